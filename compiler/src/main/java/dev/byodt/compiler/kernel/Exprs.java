@@ -1,0 +1,211 @@
+package dev.byodt.compiler.kernel;
+
+import dev.byodt.compiler.kernel.Expr.IntConst;
+import dev.byodt.compiler.kernel.Expr.Op;
+import dev.byodt.compiler.kernel.Expr.RealConst;
+
+import java.util.List;
+
+/**
+ * Factory for kernel expressions, meant to be imported statically so that operator definitions read as
+ * formulas: {@code add(mul(x, real(0.5)), y)}. Integer arithmetic on constants is folded here, so index
+ * computations over static shapes come out as short as they would be written by hand.
+ */
+public final class Exprs {
+    private Exprs() {}
+
+    // ---- constants
+
+    /** An I64 constant (indices, extents). */
+    public static Expr idx(long value) { return new IntConst(ScalarType.I64, value); }
+
+    /** A REAL constant: a FloatImm the datatype converts at compile time. */
+    public static Expr real(double value) { return new RealConst(ScalarType.REAL, value); }
+
+    /** A constant of any type. */
+    public static Expr constant(ScalarType type, double value) {
+        return type.isInteger() || type == ScalarType.BOOL ? new IntConst(type, (long) value) : new RealConst(type, value);
+    }
+
+    public static Expr bool(boolean value) { return new IntConst(ScalarType.BOOL, value ? 1 : 0); }
+
+    // ---- arithmetic
+
+    public static Expr add(Expr a, Expr b) {
+        if (isInt(a, 0)) return b;
+        if (isInt(b, 0)) return a;
+        return foldOrMake(ScalarOp.ADD, a, b);
+    }
+
+    public static Expr add(Expr a, long b) { return add(a, new IntConst(a.type(), b)); }
+
+    public static Expr sub(Expr a, Expr b) {
+        if (isInt(b, 0)) return a;
+        return foldOrMake(ScalarOp.SUB, a, b);
+    }
+
+    public static Expr sub(Expr a, long b) { return sub(a, new IntConst(a.type(), b)); }
+
+    public static Expr mul(Expr a, Expr b) {
+        if (isInt(a, 1)) return b;
+        if (isInt(b, 1)) return a;
+        if (isInt(a, 0) || isInt(b, 0)) return new IntConst(a.type(), 0);
+        return foldOrMake(ScalarOp.MUL, a, b);
+    }
+
+    public static Expr mul(Expr a, long b) { return mul(a, new IntConst(a.type(), b)); }
+
+    /** Division; on integers it truncates toward zero, like C. */
+    public static Expr div(Expr a, Expr b) {
+        if (isInt(b, 1)) return a;
+        return foldOrMake(ScalarOp.DIV, a, b);
+    }
+
+    public static Expr div(Expr a, long b) { return div(a, new IntConst(a.type(), b)); }
+
+    public static Expr rem(Expr a, Expr b) { return foldOrMake(ScalarOp.REM, a, b); }
+
+    public static Expr rem(Expr a, long b) { return rem(a, new IntConst(a.type(), b)); }
+
+    public static Expr neg(Expr a) { return op(ScalarOp.NEG, a.type(), a); }
+
+    public static Expr abs(Expr a) { return op(ScalarOp.ABS, a.type(), a); }
+
+    public static Expr min(Expr a, Expr b) { return foldOrMake(ScalarOp.MIN, a, b); }
+
+    public static Expr max(Expr a, Expr b) { return foldOrMake(ScalarOp.MAX, a, b); }
+
+    public static Expr min(Expr a, long b) { return min(a, new IntConst(a.type(), b)); }
+
+    public static Expr max(Expr a, long b) { return max(a, new IntConst(a.type(), b)); }
+
+    // ---- real-valued functions
+
+    public static Expr sqrt(Expr a) { return op(ScalarOp.SQRT, a.type(), a); }
+
+    public static Expr exp(Expr a) { return op(ScalarOp.EXP, a.type(), a); }
+
+    public static Expr log(Expr a) { return op(ScalarOp.LOG, a.type(), a); }
+
+    public static Expr tanh(Expr a) { return op(ScalarOp.TANH, a.type(), a); }
+
+    public static Expr sigmoid(Expr a) { return op(ScalarOp.SIGMOID, a.type(), a); }
+
+    public static Expr erf(Expr a) { return op(ScalarOp.ERF, a.type(), a); }
+
+    public static Expr pow(Expr a, Expr b) { return op(ScalarOp.POW, a.type(), a, b); }
+
+    // ---- comparisons and logic
+
+    public static Expr lt(Expr a, Expr b) { return compare(ScalarOp.LT, a, b); }
+
+    public static Expr le(Expr a, Expr b) { return compare(ScalarOp.LE, a, b); }
+
+    public static Expr gt(Expr a, Expr b) { return compare(ScalarOp.GT, a, b); }
+
+    public static Expr ge(Expr a, Expr b) { return compare(ScalarOp.GE, a, b); }
+
+    public static Expr eq(Expr a, Expr b) { return compare(ScalarOp.EQ, a, b); }
+
+    public static Expr ne(Expr a, Expr b) { return compare(ScalarOp.NE, a, b); }
+
+    public static Expr lt(Expr a, long b) { return lt(a, new IntConst(a.type(), b)); }
+
+    public static Expr ge(Expr a, long b) { return ge(a, new IntConst(a.type(), b)); }
+
+    public static Expr and(Expr a, Expr b) {
+        if (isInt(a, 1)) return b;
+        if (isInt(b, 1)) return a;
+        return op(ScalarOp.AND, ScalarType.BOOL, a, b);
+    }
+
+    public static Expr or(Expr a, Expr b) { return op(ScalarOp.OR, ScalarType.BOOL, a, b); }
+
+    public static Expr not(Expr a) { return op(ScalarOp.NOT, ScalarType.BOOL, a); }
+
+    /** condition ? ifTrue : ifFalse */
+    public static Expr select(Expr condition, Expr ifTrue, Expr ifFalse) {
+        requireType(condition, ScalarType.BOOL, "select condition");
+        sameType(ScalarOp.SELECT, ifTrue, ifFalse);
+        return new Op(ScalarOp.SELECT, ifTrue.type(), List.of(condition, ifTrue, ifFalse));
+    }
+
+    // ---- conversions and accumulation
+
+    /** Converts to another type; a no-op when the type already matches. */
+    public static Expr cast(ScalarType to, Expr a) {
+        if (a.type() == to) return a;
+        if (a instanceof IntConst c && to.isInteger()) return new IntConst(to, c.value());
+        return new Op(ScalarOp.CAST, to, List.of(a));
+    }
+
+    /** acc + a * b, accumulated as the accumulation mode says (a and b REAL, acc ACC). */
+    public static Expr mac(Expr acc, Expr a, Expr b) {
+        requireType(acc, ScalarType.ACC, "mac accumulator");
+        return new Op(ScalarOp.MAC, ScalarType.ACC, List.of(acc, a, b));
+    }
+
+    /** acc + a in the accumulator. */
+    public static Expr accumulate(Expr acc, Expr a) {
+        requireType(acc, ScalarType.ACC, "accumulator");
+        return new Op(ScalarOp.ADD, ScalarType.ACC, List.of(acc, cast(ScalarType.ACC, a)));
+    }
+
+    /** Row-major flat offset of the given indices in a tensor of this shape. */
+    public static Expr flatIndex(long[] shape, Expr... indices) {
+        if (indices.length != shape.length) {
+            throw new IllegalArgumentException(indices.length + " indices for a rank-" + shape.length + " shape");
+        }
+        Expr offset = idx(0);
+        long stride = 1;
+        for (int d = shape.length - 1; d >= 0; d--) {
+            if (shape[d] != 1) offset = add(offset, mul(indices[d], stride));
+            stride *= shape[d];
+        }
+        return offset;
+    }
+
+    // ---- plumbing
+
+    private static Expr op(ScalarOp op, ScalarType type, Expr... args) {
+        return new Op(op, type, List.of(args));
+    }
+
+    private static Expr compare(ScalarOp op, Expr a, Expr b) {
+        sameType(op, a, b);
+        return op(op, ScalarType.BOOL, a, b);
+    }
+
+    private static Expr foldOrMake(ScalarOp op, Expr a, Expr b) {
+        sameType(op, a, b);
+        if (a instanceof IntConst x && b instanceof IntConst y && a.type().isInteger()) {
+            long l = x.value(), r = y.value();
+            long v = switch (op) {
+                case ADD -> l + r;
+                case SUB -> l - r;
+                case MUL -> l * r;
+                case DIV -> l / r;
+                case REM -> l % r;
+                case MIN -> Math.min(l, r);
+                case MAX -> Math.max(l, r);
+                default -> throw new IllegalStateException(op.toString());
+            };
+            return new IntConst(a.type(), v);
+        }
+        return op(op, a.type(), a, b);
+    }
+
+    private static boolean isInt(Expr e, long v) {
+        return e instanceof IntConst c && c.value() == v;
+    }
+
+    private static void sameType(ScalarOp op, Expr a, Expr b) {
+        if (a.type() != b.type()) {
+            throw new IllegalArgumentException(op + " of " + a.type() + " and " + b.type());
+        }
+    }
+
+    private static void requireType(Expr e, ScalarType type, String what) {
+        if (e.type() != type) throw new IllegalArgumentException(what + " must be " + type + ", not " + e.type());
+    }
+}

@@ -1,0 +1,199 @@
+package dev.byodt.compiler.kernel;
+
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs a kernel in Java on tensors, with float32 semantics for REAL and ACC. The compiler uses it to fold
+ * kernels whose inputs are all known at compile time (shape computations, weight transforms); tests use it
+ * as a second executor of the same kernels. It is a tree walker, meant for small tensors, not for speed.
+ */
+public final class Interpreter {
+    private final Map<Buffer, Tensor> tensors;
+    private final Map<LoopVar, Long> loopValues = new HashMap<>();
+    private final Map<Local, Object> localValues = new HashMap<>();
+
+    private Interpreter(Map<Buffer, Tensor> tensors) {
+        this.tensors = tensors;
+    }
+
+    /** Runs the kernel; {@code inputs} are its input tensors in order (null where omitted). Returns its outputs. */
+    public static List<Tensor> run(Kernel kernel, List<Tensor> inputs) {
+        Map<Buffer, Tensor> tensors = new HashMap<>();
+        for (int i = 0; i < kernel.inputs().size(); i++) {
+            Buffer b = kernel.inputs().get(i);
+            if (b != null && i < inputs.size() && inputs.get(i) != null) tensors.put(b, inputs.get(i));
+        }
+        List<Tensor> outputs = kernel.outputs().stream().map(b -> Tensor.zeros(elementTypeOf(b), b.shape())).toList();
+        for (int i = 0; i < outputs.size(); i++) tensors.put(kernel.outputs().get(i), outputs.get(i));
+        new Interpreter(tensors).execute(kernel.body());
+        return outputs;
+    }
+
+    private static ElementType elementTypeOf(Buffer b) {
+        return switch (b.elementType()) {
+            case REAL, ACC, F32 -> ElementType.FLOAT32;
+            case I32 -> ElementType.INT32;
+            case I64 -> ElementType.INT64;
+            default -> throw new IllegalArgumentException("the interpreter keeps no tensors of " + b.elementType());
+        };
+    }
+
+    private void execute(List<Stmt> body) {
+        for (Stmt s : body) execute(s);
+    }
+
+    private void execute(Stmt stmt) {
+        switch (stmt) {
+            case Stmt.For f -> {
+                long extent = (Long) eval(f.extent());
+                for (long i = 0; i < extent; i++) {
+                    loopValues.put(f.var(), i);
+                    execute(f.body());
+                }
+                loopValues.remove(f.var());
+            }
+            case Stmt.Store s -> {
+                Tensor t = tensor(s.buffer());
+                long index = (Long) eval(s.index());
+                Object v = eval(s.value());
+                if (v instanceof Float x) t.setFloat(index, x);
+                else t.setLong(index, (Long) v);
+            }
+            case Stmt.Assign a -> localValues.put(a.local(), eval(a.value()));
+            case Stmt.If i -> execute(truth(eval(i.condition())) ? i.then() : i.otherwise());
+        }
+    }
+
+    /** Values are Float for REAL, ACC and F32, Long for integers, Boolean for BOOL. */
+    private Object eval(Expr e) {
+        return switch (e) {
+            case Expr.IntConst c -> c.type() == ScalarType.BOOL ? (Object) (c.value() != 0) : (Object) c.value();
+            case Expr.RealConst c -> (float) c.value();
+            case Expr.Var v -> loopValues.get(v.var());
+            case Expr.LocalRef l -> localValues.get(l.local());
+            case Expr.Load l -> {
+                Tensor t = tensor(l.buffer());
+                long index = (Long) eval(l.index());
+                if (index < 0 || index >= t.elementCount()) {
+                    throw new IndexOutOfBoundsException("index " + index + " outside " + l.buffer());
+                }
+                yield l.type() == ScalarType.I32 || l.type() == ScalarType.I64 ? (Object) t.getLong(index) : (Object) t.getFloat(index);
+            }
+            case Expr.Op o -> apply(o);
+            case Expr.Call c -> throw new IllegalStateException("the interpreter runs kernels before datatype lowering, found a call to " + c.function());
+        };
+    }
+
+    private Object apply(Expr.Op o) {
+        Object[] a = o.args().stream().map(this::eval).toArray();
+        return switch (o.op()) {
+            case SELECT -> truth(a[0]) ? a[1] : a[2];
+            case CAST -> cast(o.type(), a[0]);
+            case AND -> truth(a[0]) && truth(a[1]);
+            case OR -> truth(a[0]) || truth(a[1]);
+            case NOT -> !truth(a[0]);
+            case MAC -> (Float) a[0] + (Float) a[1] * (Float) a[2];
+            case LT, LE, GT, GE, EQ, NE -> compare(o.op(), a[0], a[1]);
+            default -> a[0] instanceof Long ? integer(o.op(), a) : real(o.op(), a);
+        };
+    }
+
+    private static Object cast(ScalarType to, Object v) {
+        if (to == ScalarType.BOOL) return truth(v) || (v instanceof Long l && l != 0) || (v instanceof Float f && f != 0);
+        double d = v instanceof Float f ? f : v instanceof Long l ? (double) l : ((Boolean) v ? 1 : 0);
+        if (!to.isInteger()) return (float) d;
+        if (v instanceof Long l) return to == ScalarType.I32 ? (long) l.intValue() : l;
+        return to == ScalarType.I32 ? (long) (int) d : (long) d;
+    }
+
+    private static Boolean compare(ScalarOp op, Object x, Object y) {
+        int c = x instanceof Long a ? Long.compare(a, (Long) y) : 0;
+        if (x instanceof Float a) {
+            float b = (Float) y;
+            // IEEE semantics: every ordered comparison with NaN is false, NE is true.
+            if (Float.isNaN(a) || Float.isNaN(b)) return op == ScalarOp.NE;
+            c = a < b ? -1 : a > b ? 1 : 0;
+        }
+        return switch (op) {
+            case LT -> c < 0;
+            case LE -> c <= 0;
+            case GT -> c > 0;
+            case GE -> c >= 0;
+            case EQ -> c == 0;
+            default -> c != 0;
+        };
+    }
+
+    private static Long integer(ScalarOp op, Object[] a) {
+        long x = (Long) a[0];
+        long y = a.length > 1 ? (Long) a[1] : 0;
+        return switch (op) {
+            case ADD -> x + y;
+            case SUB -> x - y;
+            case MUL -> x * y;
+            case DIV -> x / y;
+            case REM -> x % y;
+            case NEG -> -x;
+            case ABS -> Math.abs(x);
+            case MIN -> Math.min(x, y);
+            case MAX -> Math.max(x, y);
+            default -> throw new IllegalStateException(op + " on integers");
+        };
+    }
+
+    private static Float real(ScalarOp op, Object[] a) {
+        float x = (Float) a[0];
+        float y = a.length > 1 ? (Float) a[1] : 0;
+        return switch (op) {
+            case ADD -> x + y;
+            case SUB -> x - y;
+            case MUL -> x * y;
+            case DIV -> x / y;
+            case NEG -> -x;
+            case ABS -> Math.abs(x);
+            // ONNX Min/Max propagate NaN.
+            case MIN -> Float.isNaN(x) || Float.isNaN(y) ? Float.NaN : Math.min(x, y);
+            case MAX -> Float.isNaN(x) || Float.isNaN(y) ? Float.NaN : Math.max(x, y);
+            case SQRT -> (float) Math.sqrt(x);
+            case EXP -> (float) Math.exp(x);
+            case LOG -> (float) Math.log(x);
+            case TANH -> (float) Math.tanh(x);
+            case SIGMOID -> (float) (1 / (1 + Math.exp(-(double) x)));
+            case ERF -> (float) erf(x);
+            case POW -> (float) Math.pow(x, y);
+            default -> throw new IllegalStateException(op + " on reals");
+        };
+    }
+
+    /** erf by its Maclaurin series near 0 and the continued fraction of erfc beyond: double accuracy for float results. */
+    static double erf(double x) {
+        if (Double.isNaN(x)) return x;
+        double ax = Math.abs(x);
+        if (ax < 2.5) {
+            double term = ax, sum = ax, x2 = ax * ax;
+            for (int n = 1; n < 60; n++) {
+                term *= -x2 / n;
+                sum += term / (2 * n + 1);
+            }
+            return Math.copySign(sum * 2 / Math.sqrt(Math.PI), x);
+        }
+        if (ax > 6) return Math.copySign(1, x);
+        double f = 0;
+        for (int n = 60; n >= 1; n--) f = n / 2.0 / (ax + f);
+        double erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + f);
+        return Math.copySign(1 - erfc, x);
+    }
+
+    private static boolean truth(Object v) { return v instanceof Boolean b && b; }
+
+    private Tensor tensor(Buffer b) {
+        Tensor t = tensors.get(b);
+        if (t == null) throw new IllegalStateException("no tensor bound to " + b);
+        return t;
+    }
+}

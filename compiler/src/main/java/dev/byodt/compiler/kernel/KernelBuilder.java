@@ -1,0 +1,117 @@
+package dev.byodt.compiler.kernel;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Builds a kernel's loop nest in the order an operator author thinks of it:
+ * <pre>
+ * kb.loops(out.shape(), i -> kb.store(out, flatIndex(out.shape(), i), tanh(kb.load(in, flatIndex(in.shape(), i)))));
+ * </pre>
+ * Loops of extent 1 are not emitted (their index is the constant 0), and loops of extent 0 not at all.
+ */
+public final class KernelBuilder {
+    private final String name;
+    private final String opType;
+    private final List<Buffer> inputs;
+    private final List<Buffer> outputs;
+    private final Deque<List<Stmt>> scopes = new ArrayDeque<>();
+    private int nextId;
+
+    public KernelBuilder(String name, String opType, List<Buffer> inputs, List<Buffer> outputs) {
+        this.name = name;
+        this.opType = opType;
+        this.inputs = new ArrayList<>(inputs);
+        this.outputs = List.copyOf(outputs);
+        scopes.push(new ArrayList<>());
+    }
+
+    public String name() { return name; }
+
+    /** Input i, or null when the node omits it. */
+    public Buffer input(int i) { return i < inputs.size() ? inputs.get(i) : null; }
+
+    public int inputCount() { return inputs.size(); }
+
+    public Buffer output(int i) { return outputs.get(i); }
+
+    public Expr load(Buffer buffer, Expr index) { return new Expr.Load(buffer, index); }
+
+    public void store(Buffer buffer, Expr index, Expr value) {
+        if (value.type() != buffer.elementType()) {
+            throw new IllegalArgumentException("storing " + value.type() + " into " + buffer);
+        }
+        emit(new Stmt.Store(buffer, index, value));
+    }
+
+    /** for (i = 0; i < extent; i++) body(i) */
+    public void loop(long extent, Consumer<Expr> body) {
+        if (extent <= 0) return;
+        if (extent == 1) {
+            body.accept(Exprs.idx(0));
+            return;
+        }
+        LoopVar var = new LoopVar("i" + nextId++);
+        scopes.push(new ArrayList<>());
+        body.accept(new Expr.Var(var));
+        List<Stmt> inner = scopes.pop();
+        emit(new Stmt.For(var, Exprs.idx(extent), inner));
+    }
+
+    /** A loop nest over every index of a shape, outermost dimension first. */
+    public void loops(long[] extents, Consumer<Expr[]> body) {
+        nest(extents, 0, new Expr[extents.length], body);
+    }
+
+    private void nest(long[] extents, int depth, Expr[] indices, Consumer<Expr[]> body) {
+        if (depth == extents.length) {
+            body.accept(indices.clone());
+            return;
+        }
+        loop(extents[depth], i -> {
+            indices[depth] = i;
+            nest(extents, depth + 1, indices, body);
+        });
+    }
+
+    /** Declares a local initialised to a value; its type is the value's. */
+    public Local local(String hint, Expr initial) {
+        Local local = new Local(hint + nextId++, initial.type());
+        emit(new Stmt.Assign(local, initial));
+        return local;
+    }
+
+    public Expr get(Local local) { return new Expr.LocalRef(local); }
+
+    public void assign(Local local, Expr value) {
+        if (value.type() != local.type()) throw new IllegalArgumentException("assigning " + value.type() + " to " + local);
+        emit(new Stmt.Assign(local, value));
+    }
+
+    /** if (condition) then */
+    public void when(Expr condition, Runnable then) { ifElse(condition, then, () -> { }); }
+
+    public void ifElse(Expr condition, Runnable then, Runnable otherwise) {
+        if (condition instanceof Expr.IntConst c) {
+            (c.value() != 0 ? then : otherwise).run();
+            return;
+        }
+        scopes.push(new ArrayList<>());
+        then.run();
+        List<Stmt> thenBody = scopes.pop();
+        scopes.push(new ArrayList<>());
+        otherwise.run();
+        List<Stmt> elseBody = scopes.pop();
+        emit(new Stmt.If(condition, thenBody, elseBody));
+    }
+
+    public Kernel build() {
+        if (scopes.size() != 1) throw new IllegalStateException("unbalanced scopes in kernel " + name);
+        return new Kernel(name, opType, inputs, outputs, scopes.peek());
+    }
+
+    private void emit(Stmt stmt) { scopes.peek().add(stmt); }
+}

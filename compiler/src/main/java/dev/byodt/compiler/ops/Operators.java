@@ -1,0 +1,27 @@
+package dev.byodt.compiler.ops;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The operators byodt implements, by ONNX op_type (default domain). Each family of operators registers
+ * its members here; lookup failures name the operator so a model's unsupported ops can be listed up front.
+ */
+public final class Operators {
+    private static final Map<String, Operator> BY_TYPE = new TreeMap<>();
+
+    static {
+    }
+
+    private Operators() {}
+
+    /** The operator for an op_type, or null when byodt does not implement it. */
+    public static Operator lookup(String opType) { return BY_TYPE.get(opType); }
+
+    public static Set<String> supported() { return BY_TYPE.keySet(); }
+
+    static void register(String opType, Operator operator) {
+        if (BY_TYPE.put(opType, operator) != null) throw new IllegalStateException(opType + " registered twice");
+    }
+}
