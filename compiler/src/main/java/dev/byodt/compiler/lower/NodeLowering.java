@@ -1,0 +1,33 @@
+package dev.byodt.compiler.lower;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.ops.Operator;
+import dev.byodt.compiler.ops.Operators;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/** Turns one node into its kernel, given how the graph's values map to buffers. */
+public final class NodeLowering {
+    private NodeLowering() {}
+
+    /**
+     * @param bufferOf the buffer holding each value; the same value must always give the same buffer, so
+     *                 that kernels of one graph share their tensors
+     */
+    public static Kernel lower(Node node, Function<Value, Buffer> bufferOf) {
+        Operator op = Operators.lookup(node.opType());
+        if (op == null) throw node.error("operator " + node.opType() + " is not supported");
+        List<Buffer> inputs = new ArrayList<>();
+        for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
+        List<Buffer> outputs = node.outputs().stream().map(bufferOf).toList();
+        KernelBuilder kb = new KernelBuilder(node.name(), node.opType(), inputs, outputs);
+        op.lower(node, kb);
+        return kb.build();
+    }
+}
