@@ -171,10 +171,13 @@ final class GraphImporter {
                     attributeError = e;
                 }
             }
+            // Omitted optional outputs at the end are dropped; one omitted before a used output still gets a
+            // value, so operators see their outputs at the positions ONNX gives them.
+            int outputCount = proto.getOutputCount();
+            while (outputCount > 0 && proto.getOutput(outputCount - 1).isEmpty()) outputCount--;
             List<Value> outputs = new ArrayList<>();
-            for (int i = 0; i < proto.getOutputCount(); i++) {
+            for (int i = 0; i < outputCount; i++) {
                 String output = proto.getOutput(i);
-                // An omitted optional output still gets a value, so operators need not special-case it.
                 outputs.add(output.isEmpty() ? new Value(name + "/unused_output_" + i) : define(output, "node '" + name + "'"));
             }
             String domain = ModelReader.normalizeDomain(proto.getDomain());
