@@ -10,6 +10,7 @@ import dev.byodt.runtime.ElementType;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +32,14 @@ import java.util.TreeMap;
 public record ModelSummary(Path file, long irVersion, Map<String, Long> opsets, String producer,
                            List<TensorInfo> inputs, List<TensorInfo> outputs, Map<String, Integer> operators,
                            long parameterCount, long parameterBytes, List<Unsupported> unsupported) {
+
+    public ModelSummary {
+        opsets = Collections.unmodifiableMap(new LinkedHashMap<>(opsets));
+        operators = Collections.unmodifiableMap(new TreeMap<>(operators));
+        inputs = List.copyOf(inputs);
+        outputs = List.copyOf(outputs);
+        unsupported = List.copyOf(unsupported);
+    }
 
     /** A graph input or output as declared: element type name and shape such as "Nx1x28x28". */
     public record TensorInfo(String name, String type, String shape) {}
@@ -96,9 +105,16 @@ public record ModelSummary(Path file, long irVersion, Map<String, Long> opsets, 
         } else {
             out.append("\nunsupported\n");
             table(out, "  ", unsupported.stream().map(u -> new String[] {u.subject(),
-                u.count() == 1 ? u.where() : u.where() + " and " + (u.count() - 1) + " more", u.reason(), u.detail()}).toList());
+                u.count() == 1 ? u.where() : u.where() + " and " + (u.count() - 1) + " more", explain(u)}).toList());
         }
         return out.toString();
+    }
+
+    /** The reason, and the error's detail where the reason alone does not say what is wrong. */
+    private static String explain(Unsupported u) {
+        boolean selfExplaining = u.reason().equals(ImportProblem.Kind.NOT_IMPLEMENTED.description())
+            || u.reason().equals(ImportProblem.Kind.UNSUPPORTED_DOMAIN.description());
+        return selfExplaining ? u.reason() : u.reason() + ": " + u.detail();
     }
 
     private static TensorInfo info(ValueInfoProto value) {
@@ -113,12 +129,12 @@ public record ModelSummary(Path file, long irVersion, Map<String, Long> opsets, 
         return new TensorInfo(value.getName(), typeName, shape);
     }
 
-    /** One row per subject and reason, in the order the importer met them. */
+    /** One row per operator and reason, and per weight or input, in the order the importer met them. */
     private static List<Unsupported> group(List<ImportProblem> problems) {
         Map<String, Unsupported> rows = new LinkedHashMap<>();
         for (ImportProblem p : problems) {
             String subject = p.opType() == null ? "-" : p.opType();
-            rows.merge(subject + "\n" + p.kind(),
+            rows.merge(p.opType() == null ? p.where() : subject + "\n" + p.kind(),
                 new Unsupported(subject, p.where(), 1, p.kind().description(), p.error().getMessage()),
                 (first, next) -> new Unsupported(first.subject(), first.where(), first.count() + 1, first.reason(), first.detail()));
         }
