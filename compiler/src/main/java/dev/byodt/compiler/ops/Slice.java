@@ -75,12 +75,12 @@ final class Slice implements Operator {
             if (steps[k] > 0) {
                 first = clamp(first, 0, size);
                 end = clamp(end, 0, size);
-                count[d] = Math.max(0, Math.ceilDiv(end - first, steps[k]));
             } else {
                 first = clamp(first, 0, size - 1);
                 end = clamp(end, -1, size - 1);
-                count[d] = Math.max(0, Math.ceilDiv(first - end, -steps[k]));
             }
+            // ceilDiv rounds toward positive infinity for either sign of step; an empty axis gives nothing.
+            count[d] = size == 0 ? 0 : Math.max(0, Math.ceilDiv(end - first, steps[k]));
             start[d] = first;
             step[d] = steps[k];
         }

@@ -11,6 +11,7 @@ import dev.byodt.runtime.ElementType;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.BinaryOperator;
 
 import static dev.byodt.compiler.kernel.Exprs.div;
@@ -66,6 +67,6 @@ final class VariadicOps implements Operator {
     }
 
     private static List<Value> presentInputs(Node node) {
-        return node.inputs().stream().filter(v -> v != null).toList();
+        return node.inputs().stream().filter(Objects::nonNull).toList();
     }
 }

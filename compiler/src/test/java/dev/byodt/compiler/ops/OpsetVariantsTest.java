@@ -72,6 +72,17 @@ class OpsetVariantsTest {
     }
 
     @Test
+    void sliceClampsExtremeBoundsForNegativeSteps() {
+        Tensor x = floats(0, 1, 2, 3, 4);
+        assertArrayEquals(new float[] {4, 2, 0}, new NodeCase("Slice", 13).input(x).constant(longs(-1))
+            .constant(longs(Long.MIN_VALUE)).omitted().constant(longs(-2)).runOne().toFloatArray());
+        assertArrayEquals(new float[] {4}, new NodeCase("Slice", 13).input(x).constant(longs(Long.MAX_VALUE))
+            .constant(longs(0)).omitted().constant(longs(Long.MIN_VALUE)).runOne().toFloatArray());
+        assertArrayEquals(new long[] {0}, new NodeCase("Slice", 13).input(floats()).constant(longs(-1))
+            .constant(longs(Long.MIN_VALUE)).omitted().constant(longs(-1)).runOne().shape());
+    }
+
+    @Test
     void padModesAndAttributeForms() {
         Tensor x = floats(1, 2, 3);
         assertArrayEquals(new float[] {3, 2, 1, 2, 3, 2},
