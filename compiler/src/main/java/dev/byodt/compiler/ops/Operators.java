@@ -12,6 +12,22 @@ public final class Operators {
     private static final Map<String, Operator> BY_TYPE = new TreeMap<>();
 
     static {
+        UnaryMath.registerAll();
+        Activations.registerAll();
+        BinaryArithmetic.registerAll();
+        Pow.registerAll();
+        VariadicOps.registerAll();
+        Clip.registerAll();
+        Reshaping.registerAll();
+        Transpose.registerAll();
+        Concat.registerAll();
+        Split.registerAll();
+        Slice.registerAll();
+        Gather.registerAll();
+        Pad.registerAll();
+        ShapeOf.registerAll();
+        Cast.registerAll();
+        ConstantOfShape.registerAll();
     }
 
     private Operators() {}
