@@ -12,8 +12,17 @@ public final class Operators {
     private static final Map<String, Operator> BY_TYPE = new TreeMap<>();
 
     static {
+        MatMul.registerAll();
+        Gemm.registerAll();
         Conv.registerAll();
         Pooling.registerAll();
+        GlobalPooling.registerAll();
+        LocalResponseNormalization.registerAll();
+        BatchNormalization.registerAll();
+        InstanceNormalization.registerAll();
+        LayerNormalization.registerAll();
+        Softmax.registerAll();
+        Reductions.registerAll();
     }
 
     private Operators() {}
