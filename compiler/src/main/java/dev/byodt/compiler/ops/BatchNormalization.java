@@ -46,7 +46,9 @@ final class BatchNormalization implements Operator {
             throw node.badAttribute("training_mode", 1, "inference only");
         }
         for (int i = 1; i < node.outputs().size(); i++) {
-            if (Operands.hasOutput(node, i)) throw node.error("training outputs (running and saved statistics) are not supported");
+            if (Operands.hasOutput(node, i)) {
+                throw node.error("training outputs (running and saved statistics) are not supported");
+            }
         }
         boolean spatial = node.opsetVersion() > 8 || node.intAttr("spatial", 1) != 0;
         long[] expected = spatial ? new long[] {x[1]} : Arrays.copyOfRange(x, 1, x.length);

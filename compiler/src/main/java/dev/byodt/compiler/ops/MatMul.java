@@ -63,7 +63,8 @@ final class MatMul implements Operator {
             long dx = d < out.length - x.length ? 1 : x[d - (out.length - x.length)];
             long dy = d < out.length - y.length ? 1 : y[d - (out.length - y.length)];
             if (dx != dy && dx != 1 && dy != 1) {
-                throw node.error("batch dimensions of A " + Shapes.format(a) + " and B " + Shapes.format(b) + " do not broadcast");
+                throw node.error("batch dimensions of A " + Shapes.format(a) + " and B " + Shapes.format(b)
+                    + " do not broadcast");
             }
             out[d] = dx == 1 ? dy : dx;
         }

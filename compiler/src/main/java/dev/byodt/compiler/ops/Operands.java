@@ -36,7 +36,8 @@ final class Operands {
 
     static TensorType requireRank(Node node, TensorType t, String role, int minRank) {
         if (t.rank() < minRank) {
-            throw node.error("input " + role + " has shape " + Shapes.format(t.shape()) + " but needs rank " + minRank + " or more");
+            throw node.error("input " + role + " has shape " + Shapes.format(t.shape()) + " but needs rank " + minRank
+                + " or more");
         }
         return t;
     }

@@ -77,7 +77,7 @@ final class Pooling implements Operator {
         // in padding, which needs pads as large as the kernel) is -inf.
         Local best = kb.local("max", real(Double.NEGATIVE_INFINITY));
         window.forEachTap(kb, out, (position, tap) ->
-            kb.assign(best, max(kb.get(best), kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position))))));
+            kb.assign(best, max(kb.get(best), element(kb, x, batch, channel, position))));
         return kb.get(best);
     }
 
@@ -85,10 +85,14 @@ final class Pooling implements Operator {
                              boolean countPadding) {
         Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
         window.forEachTap(kb, out, (position, tap) ->
-            kb.assign(sum, accumulate(kb.get(sum), kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position))))));
+            kb.assign(sum, accumulate(kb.get(sum), element(kb, x, batch, channel, position))));
         Expr count = window.tapCount(0, out[0], countPadding);
         for (int axis = 1; axis < window.rank(); axis++) count = mul(count, window.tapCount(axis, out[axis], countPadding));
         Expr divisor = count instanceof Expr.IntConst c ? real(c.value()) : cast(ScalarType.REAL, count);
         return div(cast(ScalarType.REAL, kb.get(sum)), divisor);
+    }
+
+    private static Expr element(KernelBuilder kb, Buffer x, Expr batch, Expr channel, Expr[] position) {
+        return kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)));
     }
 }

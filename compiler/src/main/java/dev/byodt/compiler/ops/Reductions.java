@@ -116,12 +116,14 @@ final class Reductions implements Operator {
             Expr outIndex = flatIndex(kept, outer);
             if (kind == Kind.MAX) {
                 Local largest = kb.local("max", real(Double.NEGATIVE_INFINITY));
-                kb.loops(folded, inner -> kb.assign(largest, max(kb.get(largest), kb.load(x, inputIndex(shape, reduced, outer, inner)))));
+                kb.loops(folded, inner ->
+                    kb.assign(largest, max(kb.get(largest), kb.load(x, inputIndex(shape, reduced, outer, inner)))));
                 kb.store(y, outIndex, kb.get(largest));
                 return;
             }
             Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
-            kb.loops(folded, inner -> kb.assign(sum, accumulate(kb.get(sum), kb.load(x, inputIndex(shape, reduced, outer, inner)))));
+            kb.loops(folded, inner ->
+                kb.assign(sum, accumulate(kb.get(sum), kb.load(x, inputIndex(shape, reduced, outer, inner)))));
             Expr total = cast(ScalarType.REAL, kb.get(sum));
             kb.store(y, outIndex, kind == Kind.MEAN ? div(total, real(elements)) : total);
         });

@@ -60,13 +60,13 @@ final class WindowGeometry {
         long[] begin = new long[n];
         long[] end = new long[n];
         long[] output = new long[n];
+        long[] pads = node.intsAttr("pads", new long[2 * n]);
+        if (pads.length != 2 * n) throw node.badAttribute("pads", pads, 2 * n + " values for rank-" + n + " windows");
+        if (Arrays.stream(pads).anyMatch(p -> p < 0)) throw node.badAttribute("pads", pads, "pads of 0 or more");
         for (int d = 0; d < n; d++) {
             long extent = (kernel[d] - 1) * dilations[d] + 1;
             switch (autoPad) {
                 case "NOTSET" -> {
-                    long[] pads = node.intsAttr("pads", new long[2 * n]);
-                    if (pads.length != 2 * n) throw node.badAttribute("pads", pads, 2 * n + " values for rank-" + n + " windows");
-                    if (Arrays.stream(pads).anyMatch(p -> p < 0)) throw node.badAttribute("pads", pads, "pads of 0 or more");
                     begin[d] = pads[d];
                     end[d] = pads[n + d];
                     output[d] = explicitOutputSize(node, inputSpatial[d], begin[d], end[d], extent, strides[d], ceilMode);
@@ -175,19 +175,17 @@ final class WindowGeometry {
      */
     Expr tapCount(int axis, Expr out, boolean countPadding) {
         long k = kernel[axis];
-        long s = strides[axis];
         long d = dilations[axis];
         long pb = padBegin[axis];
-        Expr start = mul(out, s);
-        // Taps t with start - pb + t*d below the limit number ceil((limit + pb - start) / d); the window
-        // start lies before the input's end (ceil_mode drops windows that do not), so the numerator is positive.
+        Expr start = mul(out, strides[axis]);
+        // Taps t with start - pb + t*d < limit number ceil((limit + pb - start) / d), written for truncating
+        // division; where that numerator is not positive the window counts nothing and the clamp below holds.
         long limit = countPadding ? input[axis] + padEnd[axis] : input[axis];
-        Expr upTo = lastTapPosition(axis) >= limit
-            ? min(div(sub(idx(limit + pb + d - 1), start), d), k)
-            : idx(k);
-        if (countPadding || pb == 0) return upTo;
-        // Taps before the input: those with start - pb + t*d < 0, ceil((pb - start) / d) of them when positive.
-        Expr skipped = max(div(sub(idx(pb + d - 1), start), d), 0);
-        return max(sub(upTo, skipped), 0);
+        Expr belowLimit = lastTapPosition(axis) >= limit ? min(div(sub(idx(limit + pb + d - 1), start), d), k) : idx(k);
+        // Every window starts inside the padded input, so with padding counted it holds at least one tap.
+        if (countPadding) return belowLimit;
+        // Taps before the input: start - pb + t*d < 0, ceil((pb - start) / d) of them where that is positive.
+        Expr beforeInput = pb > 0 ? max(div(sub(idx(pb + d - 1), start), d), 0) : idx(0);
+        return max(sub(belowLimit, beforeInput), 0);
     }
 }
