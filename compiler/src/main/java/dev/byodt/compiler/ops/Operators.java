@@ -28,6 +28,17 @@ public final class Operators {
         ShapeOf.registerAll();
         Cast.registerAll();
         ConstantOfShape.registerAll();
+        MatMul.registerAll();
+        Gemm.registerAll();
+        Conv.registerAll();
+        Pooling.registerAll();
+        GlobalPooling.registerAll();
+        LocalResponseNormalization.registerAll();
+        BatchNormalization.registerAll();
+        InstanceNormalization.registerAll();
+        LayerNormalization.registerAll();
+        Softmax.registerAll();
+        Reductions.registerAll();
     }
 
     private Operators() {}
