@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * with ONNX's expected outputs. Cases whose tensors have element types byodt does not support, and the
  * listed cases that ask for features byodt refuses, must be rejected rather than computed.
  */
-class OnnxNodeConformanceTest {
+class NetworkLayerNodeCasesTest {
     private static final Path CASES = Path.of(System.getProperty("byodt.onnxNodeDir", "/work/shared/onnx-node"));
     private static final Set<String> OPERATORS = Set.of("MatMul", "Gemm", "Conv", "MaxPool", "AveragePool",
         "GlobalAveragePool", "GlobalMaxPool", "LRN", "BatchNormalization", "InstanceNormalization",
