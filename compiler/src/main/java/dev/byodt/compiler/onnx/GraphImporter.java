@@ -107,7 +107,6 @@ final class GraphImporter {
     private List<Value> addInputs(GraphProto graph, Map<String, long[]> shapeOverrides) {
         Map<String, long[]> unused = new TreeMap<>(shapeOverrides);
         List<Value> inputs = new ArrayList<>();
-        List<String> inputNames = new ArrayList<>();
         for (ValueInfoProto input : graph.getInputList()) {
             if (values.containsKey(input.getName())) {
                 if (unused.containsKey(input.getName())) {
@@ -117,7 +116,6 @@ final class GraphImporter {
                 continue;
             }
             Value value = define(input.getName(), "a graph input");
-            inputNames.add(input.getName());
             inputs.add(value);
             long[] override = unused.remove(input.getName());
             if (override != null) {
@@ -133,7 +131,7 @@ final class GraphImporter {
         }
         if (!unused.isEmpty()) {
             throw new ByodtException("a shape is given for '" + unused.keySet().iterator().next() + "', which is not an input of "
-                + file + " (its inputs: " + String.join(", ", inputNames) + ")");
+                + file + " (its inputs: " + String.join(", ", inputs.stream().map(Value::name).toList()) + ")");
         }
         return inputs;
     }
