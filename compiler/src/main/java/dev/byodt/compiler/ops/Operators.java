@@ -12,6 +12,33 @@ public final class Operators {
     private static final Map<String, Operator> BY_TYPE = new TreeMap<>();
 
     static {
+        UnaryMath.registerAll();
+        Activations.registerAll();
+        BinaryArithmetic.registerAll();
+        Pow.registerAll();
+        VariadicOps.registerAll();
+        Clip.registerAll();
+        Reshaping.registerAll();
+        Transpose.registerAll();
+        Concat.registerAll();
+        Split.registerAll();
+        Slice.registerAll();
+        Gather.registerAll();
+        Pad.registerAll();
+        ShapeOf.registerAll();
+        Cast.registerAll();
+        ConstantOfShape.registerAll();
+        MatMul.registerAll();
+        Gemm.registerAll();
+        Conv.registerAll();
+        Pooling.registerAll();
+        GlobalPooling.registerAll();
+        LocalResponseNormalization.registerAll();
+        BatchNormalization.registerAll();
+        InstanceNormalization.registerAll();
+        LayerNormalization.registerAll();
+        Softmax.registerAll();
+        Reductions.registerAll();
     }
 
     private Operators() {}

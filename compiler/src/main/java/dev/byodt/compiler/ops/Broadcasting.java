@@ -1,0 +1,59 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.runtime.Shapes;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+
+/**
+ * ONNX multidirectional (numpy-style) broadcasting: shapes are aligned at their last dimension, missing
+ * leading dimensions count as 1, and a dimension of 1 stretches to the other operands' size.
+ */
+final class Broadcasting {
+    private Broadcasting() {}
+
+    /** The shape every operand broadcasts to, or an error naming the shapes that do not fit together. */
+    static long[] shape(Node node, List<long[]> shapes) {
+        int rank = shapes.stream().mapToInt(s -> s.length).max().orElse(0);
+        long[] out = new long[rank];
+        Arrays.fill(out, 1);
+        for (long[] s : shapes) {
+            for (int i = 0; i < s.length; i++) {
+                int d = rank - s.length + i;
+                if (s[i] == 1 || s[i] == out[d]) continue;
+                if (out[d] != 1) {
+                    throw node.error("input shapes " + shapes.stream().map(Shapes::format).collect(Collectors.joining(", "))
+                        + " do not broadcast");
+                }
+                out[d] = s[i];
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The flat index, in a tensor of shape {@code inShape}, of the element that broadcasts to the output
+     * element at {@code outIndex}. Dimensions of size 1 contribute nothing to a flat index, which is
+     * exactly how they stretch, so only the leading dimensions the input lacks need dropping.
+     */
+    static Expr index(long[] inShape, Expr[] outIndex) {
+        return flatIndex(inShape, Arrays.copyOfRange(outIndex, outIndex.length - inShape.length, outIndex.length));
+    }
+
+    /** out = formula(inputs...) element by element, each input read at its broadcast position. */
+    static void map(KernelBuilder kb, Buffer out, List<Buffer> inputs, Function<List<Expr>, Expr> formula) {
+        long[] shape = out.shape();
+        kb.loops(shape, i -> {
+            List<Expr> args = inputs.stream().map(b -> kb.load(b, index(b.shape(), i))).toList();
+            kb.store(out, flatIndex(shape, i), formula.apply(args));
+        });
+    }
+}

@@ -1,0 +1,63 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.runtime.ElementType;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.BinaryOperator;
+
+import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+
+/**
+ * An operator on two tensors of one element type, element by element with multidirectional broadcasting
+ * (opset 7 on). Before opset 7 broadcasting was opt-in: attribute broadcast=1 let B broadcast to A,
+ * aligned at the end or, with attribute axis, starting at that axis of A.
+ */
+final class ElementwiseBinary implements Operator {
+    private final BinaryOperator<Expr> formula;
+
+    /** An operator ONNX defines on float and integer tensors alike; the formula must work on both. */
+    ElementwiseBinary(BinaryOperator<Expr> formula) {
+        this.formula = formula;
+    }
+
+    @Override
+    public List<TensorType> inferTypes(Node node) {
+        ElementType type = TypeRules.common(node, List.of(node.input(0), node.input(1)));
+        long[] a = node.input(0).type().shape();
+        long[] b = bShape(node);
+        if (node.opsetVersion() < 7 && node.intAttr("broadcast", 0) == 0 && !Arrays.equals(a, b)) {
+            throw node.error("inputs of different shapes need attribute broadcast=1 before opset 7");
+        }
+        return List.of(new TensorType(type, Broadcasting.shape(node, List.of(a, b))));
+    }
+
+    @Override
+    public void lower(Node node, KernelBuilder kb) {
+        Buffer a = kb.input(0), b = kb.input(1), out = kb.output(0);
+        long[] bShape = bShape(node);
+        kb.loops(out.shape(), i -> kb.store(out, flatIndex(out.shape(), i),
+            formula.apply(kb.load(a, Broadcasting.index(a.shape(), i)), kb.load(b, Broadcasting.index(bShape, i)))));
+    }
+
+    /**
+     * B's shape as broadcasting sees it. With the legacy axis attribute, B's dimensions are padded with 1s
+     * to A's rank, starting at that axis; inserting 1s leaves B's row-major layout unchanged.
+     */
+    private static long[] bShape(Node node) {
+        long[] b = node.input(1).type().shape();
+        if (node.opsetVersion() >= 7 || node.intAttr("broadcast", 0) == 0 || !node.hasAttribute("axis")) return b;
+        int rankA = node.input(0).type().rank();
+        int axis = Axes.normalize(node, node.intAttr("axis", 0), rankA);
+        if (axis + b.length > rankA) throw node.error("input B of rank " + b.length + " does not fit A from axis " + axis);
+        long[] padded = new long[rankA];
+        Arrays.fill(padded, 1);
+        System.arraycopy(b, 0, padded, axis, b.length);
+        return padded;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.Shapes;
+
+import java.util.List;
+
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.cast;
+import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.mac;
+import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.real;
+
+/**
+ * ONNX Gemm: Y = alpha * A' B' + beta * C, where A' and B' are A and B, transposed when transA and transB
+ * say, and the optional C broadcasts to the M x N result. (Opsets before 7 name the broadcast explicitly;
+ * broadcasting C is the same computation whatever that attribute says of it.)
+ */
+final class Gemm implements Operator {
+    static void registerAll() {
+        Operators.register("Gemm", new Gemm());
+    }
+
+    private record Shape(long m, long k, long n, boolean transA, boolean transB, long[] c) {}
+
+    @Override
+    public List<TensorType> inferTypes(Node node) {
+        Shape s = shape(node);
+        return List.of(Operands.floatTensor(new long[] {s.m(), s.n()}));
+    }
+
+    private static Shape shape(Node node) {
+        TensorType a = Operands.floatInput(node, 0, "A");
+        TensorType b = Operands.floatInput(node, 1, "B");
+        TensorType c = Operands.optionalFloatInput(node, 2, "C");
+        if (a.rank() != 2 || b.rank() != 2) {
+            throw node.error("A " + Shapes.format(a.shape()) + " and B " + Shapes.format(b.shape()) + " must be matrices");
+        }
+        boolean transA = node.intAttr("transA", 0) != 0;
+        boolean transB = node.intAttr("transB", 0) != 0;
+        long m = transA ? a.dim(1) : a.dim(0);
+        long k = transA ? a.dim(0) : a.dim(1);
+        long kb = transB ? b.dim(1) : b.dim(0);
+        long n = transB ? b.dim(0) : b.dim(1);
+        if (k != kb) {
+            throw node.error("cannot multiply A " + Shapes.format(a.shape()) + (transA ? " (transposed)" : "") + " by B "
+                + Shapes.format(b.shape()) + (transB ? " (transposed)" : ""));
+        }
+        if (c != null && !BroadcastIndex.broadcastsTo(c.shape(), new long[] {m, n})) {
+            throw node.error("C of shape " + Shapes.format(c.shape()) + " does not broadcast to " + m + "x" + n);
+        }
+        return new Shape(m, k, n, transA, transB, c == null ? null : c.shape());
+    }
+
+    @Override
+    public void lower(Node node, KernelBuilder kb) {
+        Shape s = shape(node);
+        float alpha = node.floatAttr("alpha", 1);
+        float beta = node.floatAttr("beta", 1);
+        Buffer a = kb.input(0);
+        Buffer b = kb.input(1);
+        Buffer c = beta == 0 ? null : kb.input(2);
+        Buffer y = kb.output(0);
+        kb.loop(s.m(), i -> kb.loop(s.n(), j -> {
+            Local acc = kb.local("acc", constant(ScalarType.ACC, 0));
+            kb.loop(s.k(), k -> {
+                Expr aIndex = s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k);
+                Expr bIndex = s.transB() ? add(mul(j, s.k()), k) : add(mul(k, s.n()), j);
+                kb.assign(acc, mac(kb.get(acc), kb.load(a, aIndex), kb.load(b, bIndex)));
+            });
+            Expr result = cast(ScalarType.REAL, kb.get(acc));
+            if (alpha != 1) result = mul(real(alpha), result);
+            if (c != null) {
+                Expr cValue = kb.load(c, BroadcastIndex.of(s.c(), new Expr[] {i, j}));
+                result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
+            }
+            kb.store(y, add(mul(i, s.n()), j), result);
+        }));
+    }
+}

@@ -1,0 +1,95 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.Shapes;
+
+import java.util.Arrays;
+import java.util.List;
+
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.cast;
+import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.mac;
+import static dev.byodt.compiler.kernel.Exprs.mul;
+
+/**
+ * ONNX MatMul, numpy's matmul: a stack of matrix products over the broadcast leading (batch) dimensions.
+ * A 1-D A is a row vector and a 1-D B a column vector, and that dimension is dropped from the result.
+ */
+final class MatMul implements Operator {
+    static void registerAll() {
+        Operators.register("MatMul", new MatMul());
+    }
+
+    /** The operands as batches of M x K and K x N matrices, and the shapes of everything involved. */
+    private record Shape(long[] aBatch, long[] bBatch, long[] batch, long m, long k, long n, long[] output) {}
+
+    @Override
+    public List<TensorType> inferTypes(Node node) {
+        return List.of(Operands.floatTensor(shape(node).output()));
+    }
+
+    private static Shape shape(Node node) {
+        long[] a = Operands.requireRank(node, Operands.floatInput(node, 0, "A"), "A", 1).shape();
+        long[] b = Operands.requireRank(node, Operands.floatInput(node, 1, "B"), "B", 1).shape();
+        long[] a2 = a.length == 1 ? new long[] {1, a[0]} : a;
+        long[] b2 = b.length == 1 ? new long[] {b[0], 1} : b;
+        long m = a2[a2.length - 2];
+        long k = a2[a2.length - 1];
+        long n = b2[b2.length - 1];
+        if (b2[b2.length - 2] != k) {
+            throw node.error("cannot multiply A of shape " + Shapes.format(a) + " by B of shape " + Shapes.format(b));
+        }
+        long[] aBatch = Arrays.copyOf(a2, a2.length - 2);
+        long[] bBatch = Arrays.copyOf(b2, b2.length - 2);
+        long[] batch = broadcast(node, aBatch, bBatch, a, b);
+        long[] output = Arrays.copyOf(batch, batch.length + (a.length > 1 ? 1 : 0) + (b.length > 1 ? 1 : 0));
+        int d = batch.length;
+        if (a.length > 1) output[d++] = m;
+        if (b.length > 1) output[d] = n;
+        return new Shape(aBatch, bBatch, batch, m, k, n, output);
+    }
+
+    private static long[] broadcast(Node node, long[] x, long[] y, long[] a, long[] b) {
+        long[] out = new long[Math.max(x.length, y.length)];
+        for (int d = 0; d < out.length; d++) {
+            long dx = d < out.length - x.length ? 1 : x[d - (out.length - x.length)];
+            long dy = d < out.length - y.length ? 1 : y[d - (out.length - y.length)];
+            if (dx != dy && dx != 1 && dy != 1) {
+                throw node.error("batch dimensions of A " + Shapes.format(a) + " and B " + Shapes.format(b)
+                    + " do not broadcast");
+            }
+            out[d] = dx == 1 ? dy : dx;
+        }
+        return out;
+    }
+
+    @Override
+    public void lower(Node node, KernelBuilder kb) {
+        Shape s = shape(node);
+        Buffer a = kb.input(0);
+        Buffer b = kb.input(1);
+        Buffer y = kb.output(0);
+        long[] matrices = {Shapes.elementCount(s.batch(), "batch"), s.m(), s.n()};
+        kb.loops(s.batch(), batch -> {
+            Expr aBase = mul(BroadcastIndex.of(s.aBatch(), batch), s.m() * s.k());
+            Expr bBase = mul(BroadcastIndex.of(s.bBatch(), batch), s.k() * s.n());
+            Expr matrix = flatIndex(s.batch(), batch);
+            kb.loop(s.m(), i -> kb.loop(s.n(), j -> {
+                Local acc = kb.local("acc", constant(ScalarType.ACC, 0));
+                kb.loop(s.k(), k -> kb.assign(acc, mac(kb.get(acc),
+                    kb.load(a, add(aBase, add(mul(i, s.k()), k))),
+                    kb.load(b, add(bBase, add(mul(k, s.n()), j))))));
+                // The output's dropped vector dimensions have size 1, so its flat layout is batch x M x N.
+                kb.store(y, flatIndex(matrices, matrix, i, j), cast(ScalarType.REAL, kb.get(acc)));
+            }));
+        });
+    }
+}

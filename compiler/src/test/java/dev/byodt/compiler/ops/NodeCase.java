@@ -1,0 +1,107 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Attribute;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.lower.NodeLowering;
+import dev.byodt.runtime.Tensor;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** One node built by hand, for the operator behaviours the ONNX node cases do not reach (old opsets, errors). */
+final class NodeCase {
+    private final String opType;
+    private final int opset;
+    private final Map<String, Attribute> attributes = new LinkedHashMap<>();
+    private final List<Value> inputs = new ArrayList<>();
+    private final List<Value> runtimeInputs = new ArrayList<>();
+    private final List<Tensor> runtimeValues = new ArrayList<>();
+    private int outputCount = 1;
+
+    NodeCase(String opType, int opset) {
+        this.opType = opType;
+        this.opset = opset;
+    }
+
+    NodeCase attr(String name, Object value) {
+        attributes.put(name, switch (value) {
+            case Float f -> new Attribute.FloatAttr(f);
+            case Long l -> new Attribute.IntAttr(l);
+            case Integer i -> new Attribute.IntAttr(i);
+            case String s -> new Attribute.StringAttr(s);
+            case long[] l -> new Attribute.IntsAttr(l);
+            case Tensor t -> new Attribute.TensorAttr(t);
+            default -> throw new IllegalArgumentException(value.toString());
+        });
+        return this;
+    }
+
+    /** An input only known at run time. */
+    NodeCase input(Tensor value) {
+        Value v = new Value("in" + inputs.size());
+        v.setType(new TensorType(value.type(), value.shape()));
+        inputs.add(v);
+        runtimeInputs.add(v);
+        runtimeValues.add(value);
+        return this;
+    }
+
+    /** An input known at compile time (a weight, or a folded value). */
+    NodeCase constant(Tensor value) {
+        Value v = new Value("c" + inputs.size());
+        v.setConstant(value);
+        inputs.add(v);
+        return this;
+    }
+
+    NodeCase omitted() {
+        inputs.add(null);
+        return this;
+    }
+
+    NodeCase outputs(int count) {
+        outputCount = count;
+        return this;
+    }
+
+    Node node() {
+        List<Value> outputs = new ArrayList<>();
+        for (int k = 0; k < outputCount; k++) outputs.add(new Value("out" + k));
+        return new Node(opType.toLowerCase(), opType, "", opset, inputs, outputs, attributes);
+    }
+
+    List<Tensor> run() {
+        Node node = node();
+        Graph graph = new Graph("case", runtimeInputs, node.outputs(), List.of(node));
+        return GraphRunner.run(graph, runtimeValues, v -> false);
+    }
+
+    Tensor runOne() { return run().getFirst(); }
+
+    /** The node's kernel, after shape inference. */
+    Kernel kernel() {
+        Node node = node();
+        List<TensorType> types = Operators.lookup(opType).inferTypes(node);
+        for (int k = 0; k < types.size(); k++) node.output(k).setType(types.get(k));
+        Map<Value, Buffer> buffers = new HashMap<>();
+        return NodeLowering.lower(node, v -> buffers.computeIfAbsent(v,
+            x -> new Buffer(x.name(), ScalarType.of(x.type().elementType()), x.type().shape())));
+    }
+
+    static Tensor floats(long[] shape, float... values) { return Tensor.ofFloats(shape, values); }
+
+    static Tensor floats(float... values) { return Tensor.ofFloats(new long[] {values.length}, values); }
+
+    static Tensor longs(long... values) { return Tensor.ofLongs(new long[] {values.length}, values); }
+
+    static Tensor longs(long[] shape, long... values) { return Tensor.ofLongs(shape, values); }
+}

@@ -1,0 +1,63 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import static dev.byodt.compiler.ops.NodeCase.floats;
+import static dev.byodt.compiler.ops.NodeCase.longs;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What users see when a model asks for something these operators cannot do: one line naming node and problem. */
+class OperatorErrorsTest {
+    private static void assertError(String expectedPart, Executable run) {
+        ByodtException e = assertThrows(ByodtException.class, run);
+        assertTrue(e.getMessage().contains(expectedPart), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), "multi-line message: " + e.getMessage());
+    }
+
+    @Test
+    void castToATypeByodtLacksNamesTheType() {
+        assertError("double", () -> new NodeCase("Cast", 13).attr("to", 11L).input(floats(1)).runOne());
+    }
+
+    @Test
+    void shapesThatDoNotBroadcast() {
+        assertError("do not broadcast", () -> new NodeCase("Add", 14).input(floats(new long[] {2, 3}, new float[6])).input(floats(1, 2, 3, 4)).runOne());
+    }
+
+    @Test
+    void floatOnlyOperatorsRejectIntegers() {
+        assertError("floating-point", () -> new NodeCase("Sqrt", 13).input(longs(4)).runOne());
+    }
+
+    @Test
+    void shapeInputsMustBeKnownAtCompileTime() {
+        assertError("compile time", () -> new NodeCase("Reshape", 13).input(floats(1, 2)).input(longs(2)).runOne());
+    }
+
+    @Test
+    void unsupportedAttributeValues() {
+        assertError("approximate=exact", () -> new NodeCase("Gelu", 20).attr("approximate", "exact").input(floats(1)).runOne());
+        assertError("mode=circular", () -> new NodeCase("Pad", 13).attr("mode", "circular").input(floats(1)).constant(longs(1, 1)).runOne());
+        assertError("perm", () -> new NodeCase("Transpose", 13).attr("perm", new long[] {0, 0}).input(floats(new long[] {1, 1}, 1)).runOne());
+    }
+
+    @Test
+    void dropoutInTrainingModeOrWithAMask() {
+        assertError("training mode", () -> new NodeCase("Dropout", 13).input(floats(1)).omitted()
+            .constant(Tensor.ofLongs(new long[0], new long[] {1})).runOne());
+        assertError("mask", () -> new NodeCase("Dropout", 13).input(floats(1)).outputs(2).runOne());
+    }
+
+    @Test
+    void outOfRangeConstantIndicesAndAxes() {
+        assertError("index 3", () -> new NodeCase("Gather", 13).input(floats(1, 2, 3)).constant(longs(3)).runOne());
+        assertError("axis 2", () -> new NodeCase("Concat", 13).attr("axis", 2L).input(floats(1)).input(floats(2)).runOne());
+        assertError("cannot squeeze", () -> new NodeCase("Squeeze", 13).input(floats(1, 2)).constant(longs(0)).runOne());
+        assertError("cannot reshape", () -> new NodeCase("Reshape", 13).input(floats(1, 2, 3)).constant(longs(2, -1)).runOne());
+    }
+}
