@@ -21,7 +21,8 @@ import static org.bytedeco.llvm.global.LLVM.*;
 /**
  * Links a datatype's C library into a model's module before optimization, so that its functions inline
  * into the kernels and vectorize with them. The C source is compiled by the clang bundled with LLVM
- * for the module's triple (cached by content hash). Linked functions become internal: the module exports
+ * for the module's triple (cached by content hash), without contracting a*b+c into fused multiply-adds, so
+ * results do not depend on whether the target has FMA. Linked functions become internal: the module exports
  * only its entry point, and the library's names cannot clash with anything else in a process or a link.
  */
 public final class LibraryLinker {
@@ -31,7 +32,7 @@ public final class LibraryLinker {
     public static void link(LLVMModuleRef module, String resource, String triple) {
         String source = readResource(resource);
         String fileName = resource.substring(resource.lastIndexOf('/') + 1);
-        Path bitcode = BundledTools.get().compileToBitcode(source, fileName, triple, List.of());
+        Path bitcode = BundledTools.get().compileToBitcode(source, fileName, triple, List.of("-ffp-contract=off"));
         linkBitcode(module, bitcode);
     }
 

@@ -8,6 +8,9 @@
  * follow C99 Annex F.
  */
 
+/* The exported functions inline into every kernel that calls them, where the loops around them can vectorize. */
+#define ALWAYS_INLINE __attribute__((always_inline))
+
 typedef unsigned long long u64;
 typedef long long i64;
 
@@ -59,10 +62,16 @@ static double exp_d(double x) {
     return (1 + expm1_reduced(r)) * pow2(k);
 }
 
-/* e^x - 1 in double for |x| < 700, without cancellation near 0. */
-static double expm1_d(double x) {
-    if (fabs_d(x) <= 0.34657359027997264) return expm1_reduced(x);
-    return exp_d(x) - 1;
+/*
+ * e^x - 1 in double for 0 <= x < 700, without branches (so loops calling it vectorize) and without
+ * cancellation near 0: with x = k ln2 + r, e^x - 1 = 2^k (e^r - 1) + (2^k - 1), where k = 0 leaves e^r - 1
+ * itself and k >= 1 adds two numbers of which the second dominates.
+ */
+static double expm1_nonnegative(double x) {
+    int k = round_to_int(x * INV_LN2);
+    double r = (x - k * LN2_HI) - k * LN2_LO;
+    double scale = pow2(k);
+    return scale * expm1_reduced(r) + (scale - 1);
 }
 
 /* ln x in double for finite x > 0 (float arguments, so the double is normal). */
@@ -80,14 +89,14 @@ static double log_d(double x) {
     return e * LN2_HI + (e * LN2_LO + ln_m);
 }
 
-float float32_exp(float x) {
+ALWAYS_INLINE float float32_exp(float x) {
     if (is_nan(x)) return x;
     if (x > 89.0f) return 1.0f / 0.0f;                                         /* beyond ln(FLT_MAX): +inf */
     if (x < -104.0f) return 0.0f;                                             /* below half of the smallest subnormal */
     return (float)exp_d(x);
 }
 
-float float32_log(float x) {
+ALWAYS_INLINE float float32_log(float x) {
     if (is_nan(x)) return x;
     if (x < 0) return 0.0f / 0.0f;
     if (x == 0) return -1.0f / 0.0f;
@@ -95,23 +104,26 @@ float float32_log(float x) {
     return (float)log_d(x);
 }
 
-float float32_tanh(float x) {
-    if (is_nan(x)) return x;
+ALWAYS_INLINE float float32_tanh(float x) {
+    /* Straight-line code with selects, so that a loop of tanh vectorizes. Beyond 10, tanh rounds to +-1
+       (1 - tanh(10) < 2^-25); NaN is replaced by 0 inside and returned at the end. */
     double a = fabs_d(x);
-    if (a > 10) return copysign_f(1.0f, x);          /* 1 - tanh(10) < 2^-25: rounds to 1 */
+    a = a < 10 ? a : 10;
+    a = is_nan(x) ? 0 : a;
     /* tanh a = (e^2a - 1)/(e^2a + 1), with expm1 so that small arguments keep their digits. */
-    double t = expm1_d(2 * a);
-    return copysign_f((float)(t / (t + 2)), x);       /* odd: keeps the sign of zero */
+    double t = expm1_nonnegative(2 * a);
+    float result = copysign_f((float)(t / (t + 2)), x);       /* odd: keeps the sign of zero */
+    return is_nan(x) ? x : result;
 }
 
-float float32_sigmoid(float x) {
+ALWAYS_INLINE float float32_sigmoid(float x) {
     if (is_nan(x)) return x;
     if (x > 20) return 1.0f;                          /* 1 - sigmoid(20) < 2^-25 */
     if (x < -110) return 0.0f;                        /* e^-110 is below float's smallest subnormal */
     return (float)(1 / (1 + exp_d(-(double)x)));
 }
 
-float float32_erf(float x) {
+ALWAYS_INLINE float float32_erf(float x) {
     if (is_nan(x)) return x;
     double a = fabs_d(x);
     double result;
@@ -144,7 +156,7 @@ static int integer_kind(float y) {
     return (n & 1) ? 1 : 2;
 }
 
-float float32_pow(float x, float y) {
+ALWAYS_INLINE float float32_pow(float x, float y) {
     const float inf = 1.0f / 0.0f;
     if (y == 0) return 1.0f;                          /* even for NaN x */
     if (x == 1.0f) return 1.0f;                       /* even for NaN y */
