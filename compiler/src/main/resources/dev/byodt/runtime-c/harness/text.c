@@ -53,10 +53,12 @@ void byodt_line_add_int(struct byodt_line *line, int64_t value) {
     byodt_line_add(line, text);
 }
 
+/* Written as byodt's Java side writes shapes: [1x3x28x28], [scalar]. */
 void byodt_line_add_shape(struct byodt_line *line, int32_t rank, const int64_t *dims) {
     byodt_line_add(line, "[");
+    if (rank == 0) byodt_line_add(line, "scalar");
     for (int32_t i = 0; i < rank; i++) {
-        if (i > 0) byodt_line_add(line, ", ");
+        if (i > 0) byodt_line_add(line, "x");
         byodt_line_add_int(line, dims[i]);
     }
     byodt_line_add(line, "]");

@@ -147,8 +147,8 @@ class ExecutableTest {
         Run run = run(addOne);
         assertEquals(2, run.exitCode());
         assertTrue(run.stderr().startsWith("usage: "), run.stderr());
-        assertTrue(run.stderr().contains("input 0: x float32[1, 4]"), run.stderr());
-        assertTrue(run.stderr().contains("output 0: y float32[1, 4]"), run.stderr());
+        assertTrue(run.stderr().contains("input 0: x float32[1x4]"), run.stderr());
+        assertTrue(run.stderr().contains("output 0: y float32[1x4]"), run.stderr());
     }
 
     @Test
@@ -157,7 +157,7 @@ class ExecutableTest {
             .setDataType(Onnx.TensorProto.DataType.FLOAT_VALUE).addAllFloatData(List.of(1f, 2f, 3f)).build());
         Run run = run(addOne, input.toString());
         assertEquals(1, run.exitCode());
-        assertEquals("byodt: " + input + ": shape [1, 3] does not match: model input 'x' is float32[1, 4]\n", run.stderr());
+        assertEquals("byodt: " + input + ": shape [1x3] does not match: model input 'x' is float32[1x4]\n", run.stderr());
     }
 
     @Test
@@ -166,7 +166,7 @@ class ExecutableTest {
             .setDataType(Onnx.TensorProto.DataType.INT64_VALUE).addAllInt64Data(List.of(1L, 2L, 3L, 4L)).build());
         Run run = run(addOne, input.toString());
         assertEquals(1, run.exitCode());
-        assertEquals("byodt: " + input + ": element type int64 does not match: model input 'x' is float32[1, 4]\n", run.stderr());
+        assertEquals("byodt: " + input + ": element type int64 does not match: model input 'x' is float32[1x4]\n", run.stderr());
     }
 
     @Test
