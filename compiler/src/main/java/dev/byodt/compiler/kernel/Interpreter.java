@@ -99,7 +99,8 @@ public final class Interpreter {
             case NOT -> !truth(a[0]);
             case MAC -> (Float) a[0] + (Float) a[1] * (Float) a[2];
             case LT, LE, GT, GE, EQ, NE -> compare(o.op(), a[0], a[1]);
-            default -> a[0] instanceof Long ? integer(o.op(), a) : real(o.op(), a);
+            // The casts keep this a reference conditional: Long vs Float operands would promote integers to float.
+            default -> a[0] instanceof Long ? (Object) integer(o.op(), a) : (Object) real(o.op(), a);
         };
     }
 

@@ -12,6 +12,8 @@ public final class Operators {
     private static final Map<String, Operator> BY_TYPE = new TreeMap<>();
 
     static {
+        Conv.registerAll();
+        Pooling.registerAll();
     }
 
     private Operators() {}

@@ -1,0 +1,149 @@
+package dev.byodt.compiler.codegen;
+
+import dev.byodt.compiler.target.Llvm;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Shapes;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+import org.bytedeco.llvm.LLVM.LLVMOrcDefinitionGeneratorRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcJITDylibRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcLLJITBuilderRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcLLJITRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcThreadSafeModuleRef;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+/**
+ * A compiled model running in this process: ORC's LLJIT turns the module into machine code, and the entry
+ * function is called through java.lang.foreign on the tensors' off-heap memory, in place.
+ *
+ * <p>Thread-safe: each thread that runs the model gets its own workspace. Close it only when no thread
+ * is running it any more; closing frees the machine code.
+ */
+public final class HostModel implements AutoCloseable {
+    private final ProgramSignature signature;
+    private final LLVMOrcLLJITRef jit;
+    private final MethodHandle entry;
+    private final Arena workspaces = Arena.ofShared();
+    private final ThreadLocal<MemorySegment> workspace;
+    private boolean closed;
+
+    private HostModel(ProgramSignature signature, LLVMOrcLLJITRef jit, MethodHandle entry) {
+        this.signature = signature;
+        this.jit = jit;
+        this.entry = entry;
+        long bytes = signature.workspaceBytes();
+        this.workspace = ThreadLocal.withInitial(() -> bytes == 0 ? MemorySegment.NULL : allocateWorkspace(bytes));
+    }
+
+    /** JIT-compiles a module built for the host; the compiled module can be closed afterwards. */
+    public static HostModel jit(CompiledModule compiled) {
+        Llvm.initializeNative();
+        LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+        // The JIT's own copy of the target machine: the builder takes ownership of it.
+        LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
+            LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(compiled.target().createTargetMachine()));
+        LLVMOrcLLJITRef jit = new LLVMOrcLLJITRef();
+        Llvm.check(LLVMOrcCreateLLJIT(jit, builder), "starting the JIT");
+        try {
+            LLVMOrcJITDylibRef main = LLVMOrcLLJITGetMainJITDylib(jit);
+            // O3 turns copy and fill loops into memcpy/memset calls: resolve them from this process.
+            LLVMOrcDefinitionGeneratorRef processSymbols = new LLVMOrcDefinitionGeneratorRef();
+            Llvm.check(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(processSymbols,
+                LLVMOrcLLJITGetGlobalPrefix(jit), null, null), "looking up this process's symbols");
+            LLVMOrcJITDylibAddGenerator(main, processSymbols);
+
+            // The JIT takes ownership of the module it compiles, so it gets a copy and the original stays usable.
+            LLVMOrcThreadSafeModuleRef copy = LLVMOrcCreateNewThreadSafeModule(LLVMCloneModule(compiled.module()),
+                compiled.threadSafeContext());
+            Llvm.check(LLVMOrcLLJITAddLLVMIRModule(jit, main, copy), "adding the model to the JIT");
+            long[] address = new long[1];
+            String symbol = compiled.signature().entrySymbol();
+            Llvm.check(LLVMOrcLLJITLookup(jit, address, symbol), "compiling " + symbol);
+
+            ProgramSignature signature = compiled.signature();
+            int params = signature.inputs().size() + signature.outputs().size() + 1;
+            MemoryLayout[] pointers = Collections.nCopies(params, ValueLayout.ADDRESS).toArray(new MemoryLayout[0]);
+            MethodHandle handle = Linker.nativeLinker().downcallHandle(MemorySegment.ofAddress(address[0]),
+                FunctionDescriptor.ofVoid(pointers));
+            return new HostModel(signature, jit, handle.asSpreader(Object[].class, params));
+        } catch (RuntimeException e) {
+            LLVMOrcDisposeLLJIT(jit);
+            throw e;
+        }
+    }
+
+    public ProgramSignature signature() { return signature; }
+
+    public List<TensorSpec> inputs() { return signature.inputs(); }
+
+    public List<TensorSpec> outputs() { return signature.outputs(); }
+
+    /** Runs the model on inputs matching {@link #inputs()}; returns new output tensors. */
+    public List<Tensor> run(List<Tensor> inputs) {
+        List<Tensor> outputs = new ArrayList<>();
+        for (TensorSpec spec : signature.outputs()) outputs.add(Tensor.zeros(spec.type(), spec.shape()));
+        run(inputs, outputs);
+        return outputs;
+    }
+
+    /** Runs the model, writing into the caller's output tensors (which must match {@link #outputs()}). */
+    public void run(List<Tensor> inputs, List<Tensor> outputs) {
+        check("input", signature.inputs(), inputs);
+        check("output", signature.outputs(), outputs);
+        Object[] args = new Object[inputs.size() + outputs.size() + 1];
+        int i = 0;
+        for (Tensor t : inputs) args[i++] = t.data();
+        for (Tensor t : outputs) args[i++] = t.data();
+        args[i] = workspace.get();
+        try {
+            entry.invoke(args);
+        } catch (Throwable e) {
+            throw new IllegalStateException("calling the compiled model failed", e);
+        }
+    }
+
+    private static void check(String role, List<TensorSpec> specs, List<Tensor> tensors) {
+        if (tensors.size() != specs.size()) {
+            throw new ByodtException("the model has " + specs.size() + " " + role + (specs.size() == 1 ? "" : "s")
+                + " but was given " + tensors.size());
+        }
+        for (int i = 0; i < specs.size(); i++) {
+            TensorSpec spec = specs.get(i);
+            Tensor t = tensors.get(i);
+            if (t.type() != spec.type()) {
+                throw new ByodtException(role + " '" + spec.name() + "' has type " + t.type()
+                    + " but the model was compiled for " + spec.type());
+            }
+            if (!Arrays.equals(t.shape(), spec.shape())) {
+                throw new ByodtException(role + " '" + spec.name() + "' has shape " + Shapes.format(t.shape())
+                    + " but the model was compiled for " + Shapes.format(spec.shape()));
+            }
+        }
+    }
+
+    private synchronized MemorySegment allocateWorkspace(long bytes) {
+        if (closed) throw new IllegalStateException("the model was closed");
+        return workspaces.allocate(bytes, 64);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) return;
+        closed = true;
+        LLVMOrcDisposeLLJIT(jit);
+        workspaces.close();
+    }
+}

@@ -1,0 +1,447 @@
+package dev.byodt.compiler.codegen;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.LoopVar;
+import dev.byodt.compiler.kernel.ScalarOp;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.kernel.Stmt;
+import dev.byodt.compiler.lower.MachineTypes;
+import dev.byodt.compiler.lower.MemoryPlan;
+import dev.byodt.compiler.lower.Program;
+import dev.byodt.runtime.Tensor;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
+import org.bytedeco.llvm.LLVM.LLVMBuilderRef;
+import org.bytedeco.llvm.LLVM.LLVMContextRef;
+import org.bytedeco.llvm.LLVM.LLVMModuleRef;
+import org.bytedeco.llvm.LLVM.LLVMTypeRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+/**
+ * Emits a program as one LLVM module:
+ * <pre>
+ * define internal void @k0.Conv.conv1(ptr noalias %x, ptr noalias %w, ptr noalias %y) { loops }
+ * ...
+ * define void @ENTRY(ptr noalias %image, ptr noalias %logits, ptr noalias %workspace) {
+ *   call void @k0.Conv.conv1(ptr %image, ptr @weight.w, ptr (workspace + offset)) ...
+ * }
+ * </pre>
+ * Each kernel is a function of its buffers, each passed once and marked noalias, which is true by
+ * construction (the memory plan never overlaps a kernel's buffers) and is what lets LLVM vectorize.
+ * Weights are private constants of raw bytes, 64-byte aligned. The program must contain machine types
+ * only (after datatype lowering); calls name functions the caller links into the module.
+ */
+public final class LlvmCodegen {
+    private final LLVMContextRef context;
+    private final LLVMModuleRef module;
+    private final LLVMBuilderRef builder;
+    private final LLVMTypeRef voidType;
+    private final LLVMTypeRef ptrType;
+    private final LLVMTypeRef i64;
+
+    // The kernel function being emitted: where its buffers, loop variables and locals are.
+    private LLVMValueRef function;
+    private final Map<Buffer, LLVMValueRef> bufferPointers = new HashMap<>();
+    private final Map<LoopVar, LLVMValueRef> loopValues = new HashMap<>();
+    private final Map<Local, LLVMValueRef> localSlots = new HashMap<>();
+
+    private LlvmCodegen(LLVMContextRef context, String moduleName) {
+        this.context = context;
+        this.module = LLVMModuleCreateWithNameInContext(moduleName, context);
+        this.builder = LLVMCreateBuilderInContext(context);
+        this.voidType = LLVMVoidTypeInContext(context);
+        this.ptrType = LLVMPointerTypeInContext(context, 0);
+        this.i64 = LLVMInt64TypeInContext(context);
+    }
+
+    /** A new module in {@code context} whose external function {@code entrySymbol} runs the program. */
+    public static LLVMModuleRef generate(Program program, MemoryPlan plan, String entrySymbol, LLVMContextRef context) {
+        LlvmCodegen codegen = new LlvmCodegen(context, program.name() == null || program.name().isEmpty() ? "model" : program.name());
+        try {
+            codegen.emitProgram(program, plan, entrySymbol);
+            return codegen.module;
+        } finally {
+            LLVMDisposeBuilder(codegen.builder);
+        }
+    }
+
+    // ---- the entry function
+
+    private void emitProgram(Program program, MemoryPlan plan, String entrySymbol) {
+        Map<Buffer, LLVMValueRef> weights = new HashMap<>();
+        program.constants().forEach((buffer, tensor) -> weights.put(buffer, weight(buffer, tensor)));
+
+        List<LLVMValueRef> kernelFunctions = new ArrayList<>();
+        List<List<Buffer>> kernelParams = new ArrayList<>();
+        for (int k = 0; k < program.kernels().size(); k++) {
+            Kernel kernel = program.kernels().get(k);
+            List<Buffer> params = parameters(kernel);
+            kernelFunctions.add(emitKernel(kernel, k, params));
+            kernelParams.add(params);
+        }
+
+        List<Buffer> entryParams = new ArrayList<>(program.inputs());
+        entryParams.addAll(program.outputs());
+        int paramCount = entryParams.size() + 1;
+        LLVMValueRef entry = LLVMAddFunction(module, entrySymbol, functionType(voidType, paramCount));
+        addFunctionAttribute(entry, "nounwind");
+        Map<Buffer, LLVMValueRef> callerMemory = new HashMap<>();
+        for (int i = 0; i < entryParams.size(); i++) {
+            LLVMValueRef param = LLVMGetParam(entry, i);
+            name(param, entryParams.get(i).name());
+            addParamAttribute(entry, i, "noalias");
+            callerMemory.put(entryParams.get(i), param);
+        }
+        LLVMValueRef workspace = LLVMGetParam(entry, paramCount - 1);
+        name(workspace, "workspace");
+        addParamAttribute(entry, paramCount - 1, "noalias");
+
+        LLVMPositionBuilderAtEnd(builder, LLVMAppendBasicBlockInContext(context, entry, "entry"));
+        for (int k = 0; k < kernelFunctions.size(); k++) {
+            List<Buffer> params = kernelParams.get(k);
+            PointerPointer<LLVMValueRef> args = new PointerPointer<>(params.size());
+            for (int i = 0; i < params.size(); i++) {
+                Buffer b = params.get(i);
+                LLVMValueRef pointer = callerMemory.containsKey(b) ? callerMemory.get(b)
+                    : weights.containsKey(b) ? weights.get(b)
+                    : gep(LLVMInt8TypeInContext(context), workspace, LLVMConstInt(i64, plan.offsetOf(b), 0), b.name());
+                args.put(i, pointer);
+            }
+            LLVMBuildCall2(builder, functionType(voidType, params.size()), kernelFunctions.get(k), args, params.size(), "");
+        }
+        LLVMBuildRetVoid(builder);
+    }
+
+    /** @weight.NAME = private unnamed_addr constant [N x i8] c"...", align 64 */
+    private LLVMValueRef weight(Buffer buffer, Tensor tensor) {
+        long bytes = tensor.data().byteSize();
+        BytePointer data = new BytePointer(tensor.data().asByteBuffer());
+        LLVMValueRef init = LLVMConstStringInContext2(context, data, bytes, 1);
+        LLVMValueRef global = LLVMAddGlobal(module, LLVMTypeOf(init), "weight." + buffer.name());
+        LLVMSetInitializer(global, init);
+        LLVMSetGlobalConstant(global, 1);
+        LLVMSetLinkage(global, LLVMPrivateLinkage);
+        LLVMSetUnnamedAddr(global, 1);
+        LLVMSetAlignment(global, MemoryPlan.ALIGNMENT);
+        return global;
+    }
+
+    /** The distinct buffers a kernel touches: those it loads (in input order), then its outputs. */
+    private static List<Buffer> parameters(Kernel kernel) {
+        Set<Buffer> loaded = kernel.loadedBuffers();
+        Set<Buffer> params = new LinkedHashSet<>();
+        for (Buffer b : kernel.inputs()) {
+            if (b != null && loaded.contains(b)) params.add(b);
+        }
+        params.addAll(kernel.outputs());
+        params.addAll(loaded);
+        return new ArrayList<>(params);
+    }
+
+    // ---- kernel functions
+
+    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params) {
+        String name = "k" + index + "." + kernel.opType() + "." + kernel.name();
+        function = LLVMAddFunction(module, name, functionType(voidType, params.size()));
+        LLVMSetLinkage(function, LLVMInternalLinkage);
+        addFunctionAttribute(function, "nounwind");
+        bufferPointers.clear();
+        loopValues.clear();
+        localSlots.clear();
+        for (int i = 0; i < params.size(); i++) {
+            LLVMValueRef param = LLVMGetParam(function, i);
+            name(param, params.get(i).name());
+            addParamAttribute(function, i, "noalias");
+            bufferPointers.put(params.get(i), param);
+        }
+        LLVMPositionBuilderAtEnd(builder, LLVMAppendBasicBlockInContext(context, function, "entry"));
+        declareLocals(kernel.body());
+        emit(kernel.body());
+        LLVMBuildRetVoid(builder);
+        return function;
+    }
+
+    /** Every local gets a stack slot in the entry block, which mem2reg turns into SSA values. */
+    private void declareLocals(List<Stmt> body) {
+        for (Stmt s : body) {
+            switch (s) {
+                case Stmt.Assign a -> localSlots.computeIfAbsent(a.local(),
+                    l -> LLVMBuildAlloca(builder, type(l.type()), l.name()));
+                case Stmt.For f -> declareLocals(f.body());
+                case Stmt.If i -> {
+                    declareLocals(i.then());
+                    declareLocals(i.otherwise());
+                }
+                case Stmt.Store st -> { }
+            }
+        }
+    }
+
+    private void emit(List<Stmt> body) {
+        for (Stmt s : body) emit(s);
+    }
+
+    private void emit(Stmt stmt) {
+        switch (stmt) {
+            case Stmt.For f -> emitLoop(f);
+            case Stmt.Store s -> {
+                LLVMValueRef store = LLVMBuildStore(builder, expr(s.value()), element(s.buffer(), s.index()));
+                LLVMSetAlignment(store, MachineTypes.byteSize(s.buffer().elementType()));
+            }
+            case Stmt.Assign a -> LLVMBuildStore(builder, expr(a.value()), localSlots.get(a.local()));
+            case Stmt.If i -> emitIf(i);
+        }
+    }
+
+    /**
+     * <pre>
+     * header: %i = phi i64 [0, %before], [%i.next, %latch]; br (%i < extent), %body, %exit
+     * body:   ...; %i.next = add nsw i64 %i, 1; br %header
+     * </pre>
+     */
+    private void emitLoop(Stmt.For loop) {
+        String name = loop.var().name();
+        LLVMValueRef extent = expr(loop.extent());
+        LLVMBasicBlockRef before = LLVMGetInsertBlock(builder);
+        LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(context, function, name + ".header");
+        LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(context, function, name + ".body");
+        LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(context, function, name + ".exit");
+        LLVMBuildBr(builder, header);
+
+        LLVMPositionBuilderAtEnd(builder, header);
+        LLVMValueRef i = LLVMBuildPhi(builder, i64, name);
+        LLVMAddIncoming(i, LLVMConstInt(i64, 0, 0), before, 1);
+        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntSLT, i, extent, name + ".inside"), body, exit);
+
+        LLVMPositionBuilderAtEnd(builder, body);
+        loopValues.put(loop.var(), i);
+        emit(loop.body());
+        loopValues.remove(loop.var());
+        LLVMValueRef next = LLVMBuildNSWAdd(builder, i, LLVMConstInt(i64, 1, 0), name + ".next");
+        LLVMAddIncoming(i, next, LLVMGetInsertBlock(builder), 1);
+        LLVMBuildBr(builder, header);
+
+        LLVMPositionBuilderAtEnd(builder, exit);
+    }
+
+    private void emitIf(Stmt.If s) {
+        LLVMValueRef condition = expr(s.condition());
+        LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(context, function, "then");
+        LLVMBasicBlockRef otherwise = LLVMAppendBasicBlockInContext(context, function, "else");
+        LLVMBasicBlockRef merge = LLVMAppendBasicBlockInContext(context, function, "endif");
+        LLVMBuildCondBr(builder, condition, then, otherwise);
+        LLVMPositionBuilderAtEnd(builder, then);
+        emit(s.then());
+        LLVMBuildBr(builder, merge);
+        LLVMPositionBuilderAtEnd(builder, otherwise);
+        emit(s.otherwise());
+        LLVMBuildBr(builder, merge);
+        LLVMPositionBuilderAtEnd(builder, merge);
+    }
+
+    /** getelementptr inbounds T, ptr %buffer, i64 index */
+    private LLVMValueRef element(Buffer buffer, Expr index) {
+        LLVMValueRef base = bufferPointers.get(buffer);
+        if (base == null) throw new IllegalStateException("kernel touches " + buffer + " which is not among its buffers");
+        return gep(type(buffer.elementType()), base, expr(index), "");
+    }
+
+    private LLVMValueRef gep(LLVMTypeRef elementType, LLVMValueRef base, LLVMValueRef index, String name) {
+        return LLVMBuildInBoundsGEP2(builder, elementType, base, index, 1, new BytePointer(name));
+    }
+
+    // ---- expressions
+
+    private LLVMValueRef expr(Expr e) {
+        return switch (e) {
+            case Expr.IntConst c -> LLVMConstInt(type(c.type()), c.value(), 1);
+            case Expr.RealConst c -> LLVMConstReal(type(c.type()), c.type() == ScalarType.F32 ? (float) c.value() : c.value());
+            case Expr.Var v -> loopValues.get(v.var());
+            case Expr.LocalRef l -> LLVMBuildLoad2(builder, type(l.type()), localSlots.get(l.local()), l.local().name());
+            case Expr.Load l -> {
+                LLVMValueRef load = LLVMBuildLoad2(builder, type(l.type()), element(l.buffer(), l.index()), "");
+                LLVMSetAlignment(load, MachineTypes.byteSize(l.type()));
+                yield load;
+            }
+            case Expr.Op o -> op(o);
+            case Expr.Call c -> call(c.function(), type(c.type()), c.args().stream().map(this::expr).toList());
+        };
+    }
+
+    private LLVMValueRef op(Expr.Op o) {
+        List<LLVMValueRef> a = o.args().stream().map(this::expr).toList();
+        ScalarType operand = o.arg(0).type();
+        return switch (o.op()) {
+            case SELECT -> LLVMBuildSelect(builder, a.get(0), a.get(1), a.get(2), "");
+            case CAST -> cast(a.get(0), operand, o.type());
+            case AND -> LLVMBuildAnd(builder, a.get(0), a.get(1), "");
+            case OR -> LLVMBuildOr(builder, a.get(0), a.get(1), "");
+            case NOT -> LLVMBuildNot(builder, a.get(0), "");
+            case LT, LE, GT, GE, EQ, NE -> operand.isMachineFloat() ? floatCompare(o.op(), a) : intCompare(o.op(), a);
+            default -> {
+                if (operand.isMachineFloat()) yield floatOp(o.op(), a, type(o.type()));
+                if (operand.isInteger()) yield intOp(o.op(), a, type(o.type()));
+                throw new IllegalStateException(o.op() + " on " + operand + " reached code generation");
+            }
+        };
+    }
+
+    private LLVMValueRef floatOp(ScalarOp op, List<LLVMValueRef> a, LLVMTypeRef t) {
+        return switch (op) {
+            case ADD -> LLVMBuildFAdd(builder, a.get(0), a.get(1), "");
+            case SUB -> LLVMBuildFSub(builder, a.get(0), a.get(1), "");
+            case MUL -> LLVMBuildFMul(builder, a.get(0), a.get(1), "");
+            case DIV -> LLVMBuildFDiv(builder, a.get(0), a.get(1), "");
+            case REM -> LLVMBuildFRem(builder, a.get(0), a.get(1), "");
+            case NEG -> LLVMBuildFNeg(builder, a.get(0), "");
+            case ABS -> call("llvm.fabs" + suffix(t), t, a);
+            // ONNX Min, Max and Relu propagate NaN: llvm.minimum/maximum do, minnum/maxnum do not.
+            case MIN -> call("llvm.minimum" + suffix(t), t, a);
+            case MAX -> call("llvm.maximum" + suffix(t), t, a);
+            case SQRT -> call("llvm.sqrt" + suffix(t), t, a);
+            case MAC -> LLVMBuildFAdd(builder, a.get(0), LLVMBuildFMul(builder, a.get(1), a.get(2), ""), "");
+            default -> throw new IllegalStateException(op + " on a machine float must be lowered by the datatype");
+        };
+    }
+
+    private LLVMValueRef intOp(ScalarOp op, List<LLVMValueRef> a, LLVMTypeRef t) {
+        return switch (op) {
+            case ADD -> LLVMBuildAdd(builder, a.get(0), a.get(1), "");
+            case SUB -> LLVMBuildSub(builder, a.get(0), a.get(1), "");
+            case MUL -> LLVMBuildMul(builder, a.get(0), a.get(1), "");
+            case DIV -> LLVMBuildSDiv(builder, a.get(0), a.get(1), "");
+            case REM -> LLVMBuildSRem(builder, a.get(0), a.get(1), "");
+            case NEG -> LLVMBuildNeg(builder, a.get(0), "");
+            case ABS -> call("llvm.abs" + suffix(t), t, List.of(a.get(0), LLVMConstInt(LLVMInt1TypeInContext(context), 0, 0)));
+            case MIN -> call("llvm.smin" + suffix(t), t, a);
+            case MAX -> call("llvm.smax" + suffix(t), t, a);
+            case MAC -> LLVMBuildAdd(builder, a.get(0), LLVMBuildMul(builder, a.get(1), a.get(2), ""), "");
+            default -> throw new IllegalStateException(op + " on integers");
+        };
+    }
+
+    /** Ordered comparisons (false when either side is NaN), except NE, which is true then. */
+    private LLVMValueRef floatCompare(ScalarOp op, List<LLVMValueRef> a) {
+        int predicate = switch (op) {
+            case LT -> LLVMRealOLT;
+            case LE -> LLVMRealOLE;
+            case GT -> LLVMRealOGT;
+            case GE -> LLVMRealOGE;
+            case EQ -> LLVMRealOEQ;
+            default -> LLVMRealUNE;
+        };
+        return LLVMBuildFCmp(builder, predicate, a.get(0), a.get(1), "");
+    }
+
+    private LLVMValueRef intCompare(ScalarOp op, List<LLVMValueRef> a) {
+        int predicate = switch (op) {
+            case LT -> LLVMIntSLT;
+            case LE -> LLVMIntSLE;
+            case GT -> LLVMIntSGT;
+            case GE -> LLVMIntSGE;
+            case EQ -> LLVMIntEQ;
+            default -> LLVMIntNE;
+        };
+        return LLVMBuildICmp(builder, predicate, a.get(0), a.get(1), "");
+    }
+
+    /**
+     * Conversions between machine types. Float to integer saturates (llvm.fptosi.sat: NaN gives 0), which is
+     * defined for every input, unlike fptosi, and is what the interpreter (Java's casts) computes.
+     */
+    private LLVMValueRef cast(LLVMValueRef v, ScalarType from, ScalarType to) {
+        if (from == to) return v;
+        LLVMTypeRef target = type(to);
+        if (to == ScalarType.BOOL) {
+            return from.isMachineFloat()
+                ? LLVMBuildFCmp(builder, LLVMRealUNE, v, LLVMConstReal(type(from), 0), "")
+                : LLVMBuildICmp(builder, LLVMIntNE, v, LLVMConstInt(type(from), 0, 0), "");
+        }
+        if (from == ScalarType.BOOL) {
+            return to.isMachineFloat() ? LLVMBuildUIToFP(builder, v, target, "") : LLVMBuildZExt(builder, v, target, "");
+        }
+        if (from.isMachineFloat() && to.isMachineFloat()) {
+            return MachineTypes.byteSize(to) > MachineTypes.byteSize(from)
+                ? LLVMBuildFPExt(builder, v, target, "") : LLVMBuildFPTrunc(builder, v, target, "");
+        }
+        if (from.isInteger() && to.isMachineFloat()) return LLVMBuildSIToFP(builder, v, target, "");
+        if (from.isMachineFloat() && to.isInteger()) {
+            return call("llvm.fptosi.sat" + suffix(target) + suffix(type(from)), target, List.of(v));
+        }
+        return MachineTypes.byteSize(to) > MachineTypes.byteSize(from)
+            ? LLVMBuildSExt(builder, v, target, "") : LLVMBuildTrunc(builder, v, target, "");
+    }
+
+    /** A call to a function of this module, declared on first use (library functions are linked in later). */
+    private LLVMValueRef call(String callee, LLVMTypeRef result, List<LLVMValueRef> args) {
+        PointerPointer<LLVMTypeRef> paramTypes = new PointerPointer<>(args.size());
+        PointerPointer<LLVMValueRef> values = new PointerPointer<>(args.size());
+        for (int i = 0; i < args.size(); i++) {
+            paramTypes.put(i, LLVMTypeOf(args.get(i)));
+            values.put(i, args.get(i));
+        }
+        LLVMTypeRef fnType = LLVMFunctionType(result, paramTypes, args.size(), 0);
+        LLVMValueRef fn = LLVMGetNamedFunction(module, callee);
+        if (fn == null || fn.isNull()) fn = LLVMAddFunction(module, callee, fnType);
+        return LLVMBuildCall2(builder, fnType, fn, values, args.size(), "");
+    }
+
+    // ---- types and attributes
+
+    private LLVMTypeRef type(ScalarType t) {
+        return switch (t) {
+            case BOOL -> LLVMInt1TypeInContext(context);
+            case I8 -> LLVMInt8TypeInContext(context);
+            case I16 -> LLVMInt16TypeInContext(context);
+            case I32 -> LLVMInt32TypeInContext(context);
+            case I64 -> i64;
+            case F32 -> LLVMFloatTypeInContext(context);
+            case F64 -> LLVMDoubleTypeInContext(context);
+            case REAL, ACC -> throw new IllegalStateException(t + " reached code generation: the datatype was not lowered");
+        };
+    }
+
+    /** An intrinsic's overload suffix: .f32, .i64, ... */
+    private String suffix(LLVMTypeRef t) {
+        if (t.equals(LLVMFloatTypeInContext(context))) return ".f32";
+        if (t.equals(LLVMDoubleTypeInContext(context))) return ".f64";
+        return ".i" + LLVMGetIntTypeWidth(t);
+    }
+
+    /** void (ptr, ptr, ...) */
+    private LLVMTypeRef functionType(LLVMTypeRef result, int pointerParams) {
+        PointerPointer<LLVMTypeRef> params = new PointerPointer<>(pointerParams);
+        for (int i = 0; i < pointerParams; i++) params.put(i, ptrType);
+        return LLVMFunctionType(result, params, pointerParams, 0);
+    }
+
+    private void addFunctionAttribute(LLVMValueRef fn, String attribute) {
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, enumAttribute(attribute));
+    }
+
+    private void addParamAttribute(LLVMValueRef fn, int param, String attribute) {
+        LLVMAddAttributeAtIndex(fn, param + 1, enumAttribute(attribute));
+    }
+
+    private org.bytedeco.llvm.LLVM.LLVMAttributeRef enumAttribute(String attribute) {
+        int kind = LLVMGetEnumAttributeKindForName(attribute, attribute.length());
+        return LLVMCreateEnumAttribute(context, kind, 0);
+    }
+
+    private static void name(LLVMValueRef value, String name) {
+        LLVMSetValueName2(value, name, name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+    }
+}

@@ -1,0 +1,39 @@
+package dev.byodt.compiler.codegen;
+
+import dev.byodt.compiler.target.Llvm;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.llvm.LLVM.LLVMModuleRef;
+import org.bytedeco.llvm.LLVM.LLVMPassBuilderOptionsRef;
+import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+/** LLVM's O3 pipeline (new pass manager) with the target's cost model, so loops vectorize for its CPU. */
+public final class Optimizer {
+    private Optimizer() {}
+
+    /**
+     * Verifies the module first: a module that does not verify is a bug in byodt's code generation, and
+     * optimizing it would fail in ways that hide the cause.
+     */
+    public static void verify(LLVMModuleRef module) {
+        BytePointer message = new BytePointer();
+        if (LLVMVerifyModule(module, LLVMReturnStatusAction, message) != 0) {
+            throw new IllegalStateException("byodt generated an invalid LLVM module: " + Llvm.take(message));
+        }
+        Llvm.take(message);
+    }
+
+    public static void optimize(LLVMModuleRef module, LLVMTargetMachineRef targetMachine) {
+        LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+        try {
+            LLVMPassBuilderOptionsSetLoopVectorization(options, 1);
+            LLVMPassBuilderOptionsSetSLPVectorization(options, 1);
+            LLVMPassBuilderOptionsSetLoopInterleaving(options, 1);
+            LLVMPassBuilderOptionsSetLoopUnrolling(options, 1);
+            Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
+        } finally {
+            LLVMDisposePassBuilderOptions(options);
+        }
+    }
+}

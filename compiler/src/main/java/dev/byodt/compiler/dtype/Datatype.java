@@ -1,0 +1,34 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.ScalarType;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A number format, as code generation needs it: the machine type its values are stored in, and how each
+ * scalar operation on its values is computed, either by machine instructions or by calls into its C
+ * library. Datatypes know nothing about operators; the scalar operations are the whole contract.
+ */
+public interface Datatype {
+    /** The name users write after --dtype. */
+    String name();
+
+    /** The machine type holding one value (and one accumulator): F32 for float32, I16 for a 16-bit posit. */
+    ScalarType storageType();
+
+    /** The machine constant standing for a real constant of this datatype. */
+    Expr constant(double value);
+
+    /**
+     * The machine expression computing {@code op}, an operation whose operands or result are REAL or ACC.
+     * {@code loweredArgs} are op's operands already in machine types; {@code op} keeps the abstract types,
+     * so the datatype can tell a REAL operand from an F32 one that happens to have the same storage.
+     * Calls name functions of {@link #library()}.
+     */
+    Expr lower(Expr.Op op, List<Expr> loweredArgs);
+
+    /** The classpath resource holding the C source of the datatype's library, if it has one. */
+    Optional<String> library();
+}

@@ -1,0 +1,102 @@
+package dev.byodt.compiler.lower;
+
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns a graph into a {@link Program}: one buffer per value, one kernel per node in graph order, and the
+ * role of every buffer. Nodes whose outputs were all folded to constants need no kernel. Each graph
+ * output gets a buffer of its own that one kernel writes: when the output is a constant, a graph input,
+ * or a value already returned as another output, a copy kernel fills it, because the caller's output
+ * memory must hold the result whatever the graph's shape.
+ */
+public final class GraphLowering {
+    private final Map<Value, Buffer> bufferOfValue = new HashMap<>();
+    private final Map<Buffer, Value> valueOfBuffer = new HashMap<>();
+
+    private GraphLowering() {}
+
+    public static Program lower(Graph graph) {
+        return new GraphLowering().run(graph);
+    }
+
+    private Program run(Graph graph) {
+        List<Buffer> inputs = graph.inputs().stream().map(this::bufferOf).toList();
+        List<Kernel> kernels = new ArrayList<>();
+        for (Node node : graph.nodes()) {
+            if (node.outputs().stream().allMatch(Value::isConstant)) continue;
+            kernels.add(NodeLowering.lower(node, this::bufferOf));
+        }
+        Set<Buffer> written = new HashSet<>();
+        kernels.forEach(k -> written.addAll(k.outputs()));
+
+        List<Buffer> outputs = new ArrayList<>();
+        for (Value v : graph.outputs()) {
+            Buffer source = bufferOf(v);
+            boolean needsCopy = !written.contains(source) || outputs.contains(source);
+            if (needsCopy) {
+                Buffer own = new Buffer(v.name(), source.elementType(), source.shape());
+                kernels.add(copy(source, own));
+                outputs.add(own);
+            } else {
+                outputs.add(source);
+            }
+        }
+
+        Map<Buffer, Tensor> constants = new LinkedHashMap<>();
+        Set<Buffer> temporaries = new LinkedHashSet<>();
+        Set<Buffer> callerMemory = new HashSet<>(inputs);
+        callerMemory.addAll(outputs);
+        for (Kernel k : kernels) {
+            for (Buffer b : k.loadedBuffers()) {
+                Value v = valueOfBuffer.get(b);
+                if (v != null && v.isConstant() && !written.contains(b)) constants.put(b, v.constant());
+                else if (!callerMemory.contains(b)) temporaries.add(b);
+            }
+            for (Buffer b : k.outputs()) {
+                if (!callerMemory.contains(b)) temporaries.add(b);
+            }
+        }
+        return new Program(graph.name(), kernels, inputs, specs(graph.inputs()), outputs, specs(graph.outputs()),
+            constants, new ArrayList<>(temporaries));
+    }
+
+    private Buffer bufferOf(Value v) {
+        return bufferOfValue.computeIfAbsent(v, value -> {
+            TensorType type = value.type();
+            if (type == null) throw new ByodtException("tensor '" + value.name() + "' has no known type or shape");
+            Buffer b = new Buffer(value.name(), ScalarType.of(type.elementType()), type.shape());
+            valueOfBuffer.put(b, value);
+            return b;
+        });
+    }
+
+    private static List<TensorSpec> specs(List<Value> values) {
+        return values.stream().map(v -> new TensorSpec(v.name(), v.type().elementType(), v.type().shape())).toList();
+    }
+
+    /** out[i] = source[i] over the flat tensor. */
+    private static Kernel copy(Buffer source, Buffer out) {
+        KernelBuilder kb = new KernelBuilder("copy to " + out.name(), "Identity", List.of(source), List.of(out));
+        kb.loop(out.size(), i -> kb.store(out, i, kb.load(source, i)));
+        return kb.build();
+    }
+}

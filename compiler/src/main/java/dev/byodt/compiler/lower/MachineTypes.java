@@ -1,0 +1,18 @@
+package dev.byodt.compiler.lower;
+
+import dev.byodt.compiler.kernel.ScalarType;
+
+/** Storage sizes of the machine scalar types that remain after datatype lowering. */
+public final class MachineTypes {
+    private MachineTypes() {}
+
+    public static int byteSize(ScalarType type) {
+        return switch (type) {
+            case BOOL, I8 -> 1;
+            case I16 -> 2;
+            case I32, F32 -> 4;
+            case I64, F64 -> 8;
+            case REAL, ACC -> throw new IllegalStateException(type + " has no size before datatype lowering");
+        };
+    }
+}

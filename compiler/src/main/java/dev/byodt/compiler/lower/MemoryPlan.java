@@ -1,0 +1,98 @@
+package dev.byodt.compiler.lower;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Kernel;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where each temporary lives in the one workspace a model needs per call. A temporary is live from the
+ * first kernel that touches it to the last one; temporaries whose lifetimes share a kernel get disjoint
+ * bytes, so a kernel's inputs and outputs never overlap and kernels may take them as noalias pointers.
+ * Placement is greedy first-fit, largest first, at 64-byte aligned offsets (a cache line, and enough for
+ * any vector load).
+ */
+public record MemoryPlan(Map<Buffer, Long> offsets, long workspaceBytes) {
+    public static final int ALIGNMENT = 64;
+
+    public MemoryPlan {
+        offsets = Collections.unmodifiableMap(new HashMap<>(offsets));
+    }
+
+    public long offsetOf(Buffer temporary) {
+        Long offset = offsets.get(temporary);
+        if (offset == null) throw new IllegalArgumentException(temporary + " is not a temporary of this plan");
+        return offset;
+    }
+
+    /** Plans a program whose buffers have machine element types (after datatype lowering). */
+    public static MemoryPlan of(Program program) {
+        Map<Buffer, Lifetime> lifetimes = new HashMap<>();
+        for (Buffer b : program.temporaries()) lifetimes.put(b, new Lifetime(b, bytesOf(b)));
+        List<Kernel> kernels = program.kernels();
+        for (int k = 0; k < kernels.size(); k++) {
+            for (Buffer b : kernels.get(k).outputs()) touch(lifetimes.get(b), k);
+            for (Buffer b : kernels.get(k).loadedBuffers()) touch(lifetimes.get(b), k);
+        }
+        List<Lifetime> bySize = new ArrayList<>(lifetimes.values());
+        bySize.sort(Comparator.comparingLong((Lifetime l) -> -l.bytes).thenComparingInt(l -> l.first));
+
+        List<Lifetime> placed = new ArrayList<>();
+        Map<Buffer, Long> offsets = new HashMap<>();
+        long workspace = 0;
+        for (Lifetime l : bySize) {
+            l.offset = firstFit(l, placed);
+            placed.add(l);
+            offsets.put(l.buffer, l.offset);
+            workspace = Math.max(workspace, l.offset + l.bytes);
+        }
+        return new MemoryPlan(offsets, workspace);
+    }
+
+    /** The lowest aligned offset where l fits between the placed buffers that are live at the same time. */
+    private static long firstFit(Lifetime l, List<Lifetime> placed) {
+        List<Lifetime> conflicts = new ArrayList<>();
+        for (Lifetime p : placed) {
+            if (p.first <= l.last && l.first <= p.last) conflicts.add(p);
+        }
+        conflicts.sort(Comparator.comparingLong(p -> p.offset));
+        long candidate = 0;
+        for (Lifetime p : conflicts) {
+            if (candidate + l.bytes <= p.offset) break;
+            candidate = Math.max(candidate, alignUp(p.offset + p.bytes));
+        }
+        return candidate;
+    }
+
+    private static void touch(Lifetime l, int kernel) {
+        if (l == null) return;
+        l.first = Math.min(l.first, kernel);
+        l.last = Math.max(l.last, kernel);
+    }
+
+    private static long bytesOf(Buffer b) {
+        return Math.multiplyExact(b.size(), (long) MachineTypes.byteSize(b.elementType()));
+    }
+
+    private static long alignUp(long n) {
+        return (n + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+    }
+
+    private static final class Lifetime {
+        final Buffer buffer;
+        final long bytes;
+        int first = Integer.MAX_VALUE;
+        int last = -1;
+        long offset;
+
+        Lifetime(Buffer buffer, long bytes) {
+            this.buffer = buffer;
+            this.bytes = bytes;
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.byodt.compiler.lower;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A whole model as loop nests: the kernels in execution order and the role of every buffer they touch.
+ * Each buffer is exactly one of: a run-time input (the caller's memory), an output (the caller's memory),
+ * a constant (weights, baked into the code), or a temporary (a slice of the workspace).
+ *
+ * @param inputs      run-time inputs, in graph order; {@code inputSpecs} says how callers see them
+ * @param outputs     graph outputs, in graph order, each written by exactly one kernel
+ * @param constants   the constant buffers some kernel loads, with their values
+ * @param temporaries every other buffer a kernel reads or writes
+ */
+public record Program(String name, List<Kernel> kernels, List<Buffer> inputs, List<TensorSpec> inputSpecs,
+                      List<Buffer> outputs, List<TensorSpec> outputSpecs, Map<Buffer, Tensor> constants,
+                      List<Buffer> temporaries) {
+    public Program {
+        kernels = List.copyOf(kernels);
+        inputs = List.copyOf(inputs);
+        inputSpecs = List.copyOf(inputSpecs);
+        outputs = List.copyOf(outputs);
+        outputSpecs = List.copyOf(outputSpecs);
+        constants = Collections.unmodifiableMap(new LinkedHashMap<>(constants));
+        temporaries = List.copyOf(temporaries);
+    }
+}

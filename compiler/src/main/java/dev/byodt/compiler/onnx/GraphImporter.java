@@ -1,0 +1,290 @@
+package dev.byodt.compiler.onnx;
+
+import dev.byodt.compiler.graph.Attribute;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Interpreter;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.lower.NodeLowering;
+import dev.byodt.compiler.ops.Operator;
+import dev.byodt.compiler.ops.Operators;
+import dev.byodt.onnx.Onnx.AttributeProto;
+import dev.byodt.onnx.Onnx.GraphProto;
+import dev.byodt.onnx.Onnx.ModelProto;
+import dev.byodt.onnx.Onnx.NodeProto;
+import dev.byodt.onnx.Onnx.TensorProto;
+import dev.byodt.onnx.Onnx.ValueInfoProto;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorProtos;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Turns a parsed model into a Graph: values for weights, inputs and node outputs; static types for all of
+ * them, node by node in graph order; and compile-time evaluation of every node whose kernel reads only
+ * constants, which folds shape computations (Shape, Gather, Concat feeding Reshape) and weight transforms.
+ *
+ * <p>Malformed models (a value used before it is defined, defined twice, an output nothing defines) are
+ * errors at once. What byodt merely does not support is collected as {@link ImportProblem}s and the import
+ * goes on around it, so that one run can list every unsupported operator; nodes that depend on an
+ * unsupported one are left untyped and are not reported again.
+ */
+final class GraphImporter {
+    /** The import's outcome: the graph is complete only when there are no problems. */
+    record Result(Graph graph, List<ImportProblem> problems) {}
+
+    private final Path file;
+    private final ModelProto model;
+    private final Map<String, Long> opsets;
+    private final Map<String, Value> values = new HashMap<>();
+    /** Weights and inputs byodt cannot hold, with the reason; their consumers are reported against them. */
+    private final Map<Value, String> unsupportedValues = new IdentityHashMap<>();
+    private final Map<Value, Buffer> buffers = new IdentityHashMap<>();
+    private final Map<Buffer, Value> valueOfBuffer = new IdentityHashMap<>();
+    private final List<ImportProblem> problems = new ArrayList<>();
+    private final Set<Node> skipped = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    GraphImporter(Path file, ModelProto model) {
+        this.file = file;
+        this.model = model;
+        this.opsets = ModelReader.opsetImports(model);
+    }
+
+    Result run(Map<String, long[]> shapeOverrides) {
+        GraphProto graph = model.getGraph();
+        if (graph.getSparseInitializerCount() > 0) {
+            throw new ByodtException(file + " has sparse initializers (for example '"
+                + graph.getSparseInitializer(0).getValues().getName() + "'), which byodt does not support");
+        }
+        addInitializers(graph);
+        List<Value> inputs = addInputs(graph, shapeOverrides);
+        List<Node> nodes = buildNodes(graph);
+        findMissingOperators(nodes);
+        List<Node> remaining = inferAndFold(nodes);
+        List<Value> outputs = new ArrayList<>();
+        for (ValueInfoProto output : graph.getOutputList()) {
+            Value value = values.get(output.getName());
+            if (value == null) {
+                throw new ByodtException("graph output '" + output.getName() + "' of " + file
+                    + " is not defined by any node, input or initializer");
+            }
+            outputs.add(value);
+        }
+        String name = graph.getName().isEmpty() ? String.valueOf(file.getFileName()) : graph.getName();
+        return new Result(new Graph(name, List.copyOf(inputs), List.copyOf(outputs), List.copyOf(remaining)),
+            List.copyOf(problems));
+    }
+
+    private void addInitializers(GraphProto graph) {
+        for (TensorProto initializer : graph.getInitializerList()) {
+            String name = initializer.getName();
+            Value value = define(name, "an initializer");
+            try {
+                value.setConstant(TensorProtos.fromProto(initializer, "initializer '" + name + "' of " + file));
+            } catch (ByodtException e) {
+                unsupportedValues.put(value, e.getMessage());
+                problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "initializer '" + name + "'", e));
+            }
+        }
+    }
+
+    /** The run-time inputs: graph inputs that are not initializers (IR 3 lists weights among the inputs too). */
+    private List<Value> addInputs(GraphProto graph, Map<String, long[]> shapeOverrides) {
+        Map<String, long[]> unused = new TreeMap<>(shapeOverrides);
+        List<Value> inputs = new ArrayList<>();
+        List<String> inputNames = new ArrayList<>();
+        for (ValueInfoProto input : graph.getInputList()) {
+            if (values.containsKey(input.getName())) {
+                if (unused.containsKey(input.getName())) {
+                    throw new ByodtException("a shape is given for '" + input.getName() + "', which is a weight of "
+                        + file + ", not a run-time input");
+                }
+                continue;
+            }
+            Value value = define(input.getName(), "a graph input");
+            inputNames.add(input.getName());
+            inputs.add(value);
+            long[] override = unused.remove(input.getName());
+            if (override != null) {
+                value.setType(InputTypes.resolve(input, override, file.toString()));
+                continue;
+            }
+            try {
+                value.setType(InputTypes.resolve(input, null, file.toString()));
+            } catch (ByodtException e) {
+                unsupportedValues.put(value, e.getMessage());
+                problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "input '" + input.getName() + "'", e));
+            }
+        }
+        if (!unused.isEmpty()) {
+            throw new ByodtException("a shape is given for '" + unused.keySet().iterator().next() + "', which is not an input of "
+                + file + " (its inputs: " + String.join(", ", inputNames) + ")");
+        }
+        return inputs;
+    }
+
+    private List<Node> buildNodes(GraphProto graph) {
+        Set<String> definedByNodes = new HashSet<>();
+        for (NodeProto proto : graph.getNodeList()) definedByNodes.addAll(proto.getOutputList());
+        List<Node> nodes = new ArrayList<>();
+        for (int index = 0; index < graph.getNodeCount(); index++) {
+            NodeProto proto = graph.getNode(index);
+            // Unnamed nodes are common (the ONNX node tests name none); the position finds them in a viewer.
+            String name = proto.getName().isEmpty() ? proto.getOpType() + "_" + index : proto.getName();
+            String describe = proto.getOpType() + " node '" + name + "' of " + file;
+            List<Value> inputs = new ArrayList<>();
+            for (String input : proto.getInputList()) {
+                if (input.isEmpty()) {
+                    inputs.add(null);
+                    continue;
+                }
+                Value value = values.get(input);
+                if (value == null) {
+                    throw new ByodtException(describe + (definedByNodes.contains(input)
+                        ? " uses '" + input + "' before it is defined (ONNX requires nodes in topological order)"
+                        : " uses '" + input + "', which nothing in the model defines"));
+                }
+                inputs.add(value);
+            }
+            Map<String, Attribute> attributes = new LinkedHashMap<>();
+            ByodtException attributeError = null;
+            for (AttributeProto attribute : proto.getAttributeList()) {
+                try {
+                    attributes.put(attribute.getName(), AttributeConverter.convert(attribute,
+                        "attribute '" + attribute.getName() + "' of " + describe));
+                } catch (ByodtException e) {
+                    attributeError = e;
+                }
+            }
+            List<Value> outputs = new ArrayList<>();
+            for (int i = 0; i < proto.getOutputCount(); i++) {
+                String output = proto.getOutput(i);
+                // An omitted optional output still gets a value, so operators need not special-case it.
+                outputs.add(output.isEmpty() ? new Value(name + "/unused_output_" + i) : define(output, "node '" + name + "'"));
+            }
+            String domain = ModelReader.normalizeDomain(proto.getDomain());
+            Node node = new Node(name, proto.getOpType(), domain, opsetVersion(domain, describe), Collections.unmodifiableList(inputs),
+                List.copyOf(outputs), Collections.unmodifiableMap(attributes));
+            if (attributeError != null) {
+                skipped.add(node);
+                problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, node.opType(), "node '" + name + "'", attributeError));
+            }
+            nodes.add(node);
+        }
+        return nodes;
+    }
+
+    private int opsetVersion(String domain, String describe) {
+        Long version = opsets.get(domain);
+        if (version != null) return Math.toIntExact(version);
+        if (domain.isEmpty()) throw new ByodtException(describe + " needs the ONNX operator set, which the model does not import");
+        return 0;
+    }
+
+    /** Every node whose operator byodt lacks, all found before any shape is inferred so one error can list them. */
+    private void findMissingOperators(List<Node> nodes) {
+        for (Node node : nodes) {
+            if (!node.domain().isEmpty()) {
+                skipped.add(node);
+                problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_DOMAIN, node.domain() + "." + node.opType(),
+                    "node '" + node.name() + "'", node.error("operator domain '" + node.domain() + "' is not supported")));
+            } else if (!isConstantNode(node) && Operators.lookup(node.opType()) == null) {
+                skipped.add(node);
+                problems.add(new ImportProblem(ImportProblem.Kind.NOT_IMPLEMENTED, node.opType(),
+                    "node '" + node.name() + "'", node.error("operator " + node.opType() + " is not supported")));
+            }
+        }
+    }
+
+    /** Types every node's outputs in graph order and evaluates what is known at compile time; returns the rest. */
+    private List<Node> inferAndFold(List<Node> nodes) {
+        List<Node> remaining = new ArrayList<>();
+        for (Node node : nodes) {
+            if (skipped.contains(node) || !inputsTyped(node)) continue;
+            try {
+                if (isConstantNode(node)) {
+                    if (node.outputs().size() != 1) throw node.error("has " + node.outputs().size() + " outputs, not 1");
+                    node.output(0).setConstant(ConstantNodes.valueOf(node));
+                } else if (!inferAndMaybeFold(node)) {
+                    remaining.add(node);
+                }
+            } catch (ByodtException e) {
+                for (Value output : node.outputs()) output.setType(null);
+                problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_USE, node.opType(), "node '" + node.name() + "'", e));
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("internal error on " + node.describe() + " of " + file + ": " + e, e);
+            }
+        }
+        return remaining;
+    }
+
+    /** Whether the node's inputs are typed; reports a node that reads an unsupported weight or input. */
+    private boolean inputsTyped(Node node) {
+        for (Value input : node.inputs()) {
+            if (input == null || input.type() != null) continue;
+            String reason = unsupportedValues.get(input);
+            if (reason != null) {
+                problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, node.opType(), "node '" + node.name() + "'",
+                    node.error("reads '" + input.name() + "', which byodt cannot hold (" + reason + ")")));
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /** @return whether the node was evaluated at compile time (and so leaves the graph) */
+    private boolean inferAndMaybeFold(Node node) {
+        Operator operator = Operators.lookup(node.opType());
+        List<TensorType> types = operator.inferTypes(node);
+        if (types.size() != node.outputs().size()) {
+            throw new IllegalStateException(types.size() + " types inferred for " + node.outputs().size() + " outputs");
+        }
+        for (int i = 0; i < types.size(); i++) node.output(i).setType(types.get(i));
+        Kernel kernel = NodeLowering.lower(node, this::bufferOf);
+        for (Buffer loaded : kernel.loadedBuffers()) {
+            Value value = valueOfBuffer.get(loaded);
+            // A kernel may read back what it wrote to its own outputs (a softmax normalising in place, say).
+            if (!value.isConstant() && !node.outputs().contains(value)) return false;
+        }
+        List<Tensor> constants = new ArrayList<>();
+        for (Value input : node.inputs()) constants.add(input == null ? null : input.constant());
+        List<Tensor> results = Interpreter.run(kernel, constants);
+        for (int i = 0; i < results.size(); i++) node.output(i).setConstant(results.get(i));
+        return true;
+    }
+
+    private Buffer bufferOf(Value value) {
+        return buffers.computeIfAbsent(value, v -> {
+            Buffer buffer = new Buffer(v.name(), ScalarType.of(v.type().elementType()), v.type().shape());
+            valueOfBuffer.put(buffer, v);
+            return buffer;
+        });
+    }
+
+    private Value define(String name, String definer) {
+        if (name.isEmpty()) throw new ByodtException(file + " has " + definer + " with an empty name");
+        if (values.containsKey(name)) throw new ByodtException(file + " defines '" + name + "' twice (again in " + definer + ")");
+        Value value = new Value(name);
+        values.put(name, value);
+        return value;
+    }
+
+    private static boolean isConstantNode(Node node) {
+        return node.domain().isEmpty() && node.opType().equals(ConstantNodes.OP_TYPE);
+    }
+}

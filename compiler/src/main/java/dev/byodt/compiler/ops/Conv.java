@@ -1,0 +1,109 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.Shapes;
+
+import java.util.Arrays;
+import java.util.List;
+
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.cast;
+import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.mac;
+import static dev.byodt.compiler.kernel.Exprs.mul;
+
+/**
+ * ONNX Conv (opsets 1 and 11): N-d grouped, strided, dilated, padded convolution of X (N x C x D1..Dn)
+ * with weights W (M x C/group x K1..Kn) plus an optional bias B (M). Each output element accumulates
+ * its input channels times its kernel window; the kernel's last axis, contiguous in both X and W, is the
+ * innermost loop.
+ */
+final class Conv implements Operator {
+    static void registerAll() {
+        Operators.register("Conv", new Conv());
+    }
+
+    /** The checked shapes of one Conv node. */
+    private record Shape(long batch, long channels, long featureMaps, long groups, long[] inputSpatial,
+                         WindowGeometry window) {
+        long channelsPerGroup() { return channels / groups; }
+
+        long mapsPerGroup() { return featureMaps / groups; }
+
+        long[] outputShape() {
+            long[] spatial = window.outputShape();
+            long[] shape = new long[2 + spatial.length];
+            shape[0] = batch;
+            shape[1] = featureMaps;
+            System.arraycopy(spatial, 0, shape, 2, spatial.length);
+            return shape;
+        }
+    }
+
+    @Override
+    public List<TensorType> inferTypes(Node node) {
+        return List.of(Operands.floatTensor(shape(node).outputShape()));
+    }
+
+    private static Shape shape(Node node) {
+        TensorType x = Operands.requireRank(node, Operands.floatInput(node, 0, "X"), "X", 3);
+        TensorType w = Operands.floatInput(node, 1, "W");
+        TensorType b = Operands.optionalFloatInput(node, 2, "B");
+        if (w.rank() != x.rank()) {
+            throw node.error("weights W of shape " + Shapes.format(w.shape()) + " do not match input X of shape "
+                + Shapes.format(x.shape()));
+        }
+        long groups = node.intAttr("group", 1);
+        long channels = x.dim(1);
+        long maps = w.dim(0);
+        if (groups < 1 || channels % groups != 0 || maps % groups != 0 || w.dim(1) * groups != channels) {
+            throw node.error("group=" + groups + " does not fit " + channels + " input channels and weights of shape "
+                + Shapes.format(w.shape()));
+        }
+        long[] kernel = Arrays.copyOfRange(w.shape(), 2, w.rank());
+        long[] declared = node.intsAttr("kernel_shape", kernel);
+        if (!Arrays.equals(declared, kernel)) {
+            throw node.badAttribute("kernel_shape", declared, "the weights' spatial shape " + Shapes.format(kernel));
+        }
+        if (b != null && (b.rank() != 1 || b.dim(0) != maps)) {
+            throw node.error("bias B has shape " + Shapes.format(b.shape()) + ", expected " + maps);
+        }
+        long[] spatial = Arrays.copyOfRange(x.shape(), 2, x.rank());
+        return new Shape(x.dim(0), channels, maps, groups, spatial, WindowGeometry.of(node, spatial, kernel));
+    }
+
+    @Override
+    public void lower(Node node, KernelBuilder kb) {
+        Shape s = shape(node);
+        Buffer x = kb.input(0);
+        Buffer w = kb.input(1);
+        Buffer bias = kb.input(2);
+        Buffer y = kb.output(0);
+        WindowGeometry window = s.window();
+        long[] outSpatial = window.outputShape();
+        kb.loop(s.batch(), batch -> kb.loop(s.groups(), group -> kb.loop(s.mapsPerGroup(), mapInGroup -> {
+            Expr map = add(mul(group, s.mapsPerGroup()), mapInGroup);
+            kb.loops(outSpatial, out -> {
+                Local acc = kb.local("acc", constant(ScalarType.ACC, 0));
+                kb.loop(s.channelsPerGroup(), channelInGroup -> {
+                    Expr channel = add(mul(group, s.channelsPerGroup()), channelInGroup);
+                    window.forEachTap(kb, out, (position, tap) -> {
+                        Expr xAt = kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)));
+                        Expr wAt = kb.load(w, flatIndex(w.shape(), WindowGeometry.indices(map, channelInGroup, tap)));
+                        kb.assign(acc, mac(kb.get(acc), xAt, wAt));
+                    });
+                });
+                Expr result = cast(ScalarType.REAL, kb.get(acc));
+                if (bias != null) result = add(result, kb.load(bias, map));
+                kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, out)), result);
+            });
+        })));
+    }
+}

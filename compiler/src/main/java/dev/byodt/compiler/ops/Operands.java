@@ -1,0 +1,64 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Shapes;
+
+/**
+ * Reading a node's operands the way the float operators of this package need them: required and optional
+ * inputs that must be float32, present outputs, and axis attributes that may count from the end.
+ */
+final class Operands {
+    private Operands() {}
+
+    /** The type of input i, which the node must provide as a float32 tensor; {@code role} names it in errors. */
+    static TensorType floatInput(Node node, int i, String role) {
+        Value v = node.input(i);
+        if (v == null) throw node.error("input " + role + " is missing");
+        return requireFloat(node, v, role);
+    }
+
+    /** The type of input i when the node provides it (then float32), else null. */
+    static TensorType optionalFloatInput(Node node, int i, String role) {
+        Value v = node.input(i);
+        return v == null ? null : requireFloat(node, v, role);
+    }
+
+    private static TensorType requireFloat(Node node, Value v, String role) {
+        TensorType t = v.type();
+        if (t.elementType() != ElementType.FLOAT32) {
+            throw node.error("input " + role + " '" + v.name() + "' is " + t.elementType() + "; only float32 is supported");
+        }
+        return t;
+    }
+
+    static TensorType requireRank(Node node, TensorType t, String role, int minRank) {
+        if (t.rank() < minRank) {
+            throw node.error("input " + role + " has shape " + Shapes.format(t.shape()) + " but needs rank " + minRank + " or more");
+        }
+        return t;
+    }
+
+    static TensorType floatTensor(long[] shape) { return new TensorType(ElementType.FLOAT32, shape); }
+
+    /** Whether the node asks for output i (ONNX omits trailing outputs or gives them an empty name). */
+    static boolean hasOutput(Node node, int i) {
+        return i < node.outputs().size() && node.output(i) != null && !node.output(i).name().isEmpty();
+    }
+
+    /** An axis in [-rank, rank) as a dimension number in [0, rank). */
+    static int axis(Node node, String attribute, long axis, int rank) {
+        if (axis < -rank || axis >= rank) {
+            throw node.error("attribute " + attribute + "=" + axis + " is out of range for rank " + rank);
+        }
+        return (int) (axis < 0 ? axis + rank : axis);
+    }
+
+    static long product(long[] shape, int from, int to) {
+        long p = 1;
+        for (int d = from; d < to; d++) p *= shape[d];
+        return p;
+    }
+}

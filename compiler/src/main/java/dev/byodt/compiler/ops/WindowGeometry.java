@@ -1,0 +1,193 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+
+import java.util.Arrays;
+
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.and;
+import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.ge;
+import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.lt;
+import static dev.byodt.compiler.kernel.Exprs.max;
+import static dev.byodt.compiler.kernel.Exprs.min;
+import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.sub;
+
+/**
+ * The sliding window of Conv and the pooling operators along each spatial axis: kernel size, stride,
+ * dilation and the padding before and after, resolved from ONNX's attributes (kernel_shape, strides,
+ * dilations, pads, auto_pad, ceil_mode) into output sizes.
+ *
+ * <p>Padding is never materialised. The window's taps that fall outside the input are skipped by
+ * conditions, emitted only on the axes where some window actually reaches past an edge, so an unpadded
+ * convolution has no conditions at all.
+ */
+final class WindowGeometry {
+    private final long[] input;
+    private final long[] kernel;
+    private final long[] strides;
+    private final long[] dilations;
+    private final long[] padBegin;
+    private final long[] padEnd;
+    private final long[] output;
+
+    private WindowGeometry(long[] input, long[] kernel, long[] strides, long[] dilations, long[] padBegin,
+                           long[] padEnd, long[] output) {
+        this.input = input;
+        this.kernel = kernel;
+        this.strides = strides;
+        this.dilations = dilations;
+        this.padBegin = padBegin;
+        this.padEnd = padEnd;
+        this.output = output;
+    }
+
+    /**
+     * Resolves the node's window attributes for an input of the given spatial shape and a kernel of the
+     * given size (Conv takes it from its weights, the pools from kernel_shape).
+     */
+    static WindowGeometry of(Node node, long[] inputSpatial, long[] kernel) {
+        int n = inputSpatial.length;
+        long[] strides = positive(node, "strides", node.intsAttr("strides", ones(n)), n);
+        long[] dilations = positive(node, "dilations", node.intsAttr("dilations", ones(n)), n);
+        positive(node, "kernel_shape", kernel, n);
+        boolean ceilMode = node.intAttr("ceil_mode", 0) != 0;
+        String autoPad = node.stringAttr("auto_pad", "NOTSET");
+        long[] begin = new long[n];
+        long[] end = new long[n];
+        long[] output = new long[n];
+        for (int d = 0; d < n; d++) {
+            long extent = (kernel[d] - 1) * dilations[d] + 1;
+            switch (autoPad) {
+                case "NOTSET" -> {
+                    long[] pads = node.intsAttr("pads", new long[2 * n]);
+                    if (pads.length != 2 * n) throw node.badAttribute("pads", pads, 2 * n + " values for rank-" + n + " windows");
+                    if (Arrays.stream(pads).anyMatch(p -> p < 0)) throw node.badAttribute("pads", pads, "pads of 0 or more");
+                    begin[d] = pads[d];
+                    end[d] = pads[n + d];
+                    output[d] = explicitOutputSize(node, inputSpatial[d], begin[d], end[d], extent, strides[d], ceilMode);
+                }
+                case "VALID" -> output[d] = explicitOutputSize(node, inputSpatial[d], 0, 0, extent, strides[d], false);
+                case "SAME_UPPER", "SAME_LOWER" -> {
+                    // The output covers ceil(input / stride) positions, and the padding that needs is split
+                    // evenly, the odd element going after the input (UPPER) or before it (LOWER).
+                    output[d] = (inputSpatial[d] + strides[d] - 1) / strides[d];
+                    long total = Math.max(0, (output[d] - 1) * strides[d] + extent - inputSpatial[d]);
+                    long small = total / 2;
+                    begin[d] = autoPad.equals("SAME_UPPER") ? small : total - small;
+                    end[d] = total - begin[d];
+                }
+                default -> throw node.badAttribute("auto_pad", autoPad, "NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+            }
+        }
+        return new WindowGeometry(inputSpatial.clone(), kernel.clone(), strides, dilations, begin, end, output);
+    }
+
+    private static long explicitOutputSize(Node node, long input, long padBegin, long padEnd, long extent, long stride,
+                                           boolean ceilMode) {
+        long room = input + padBegin + padEnd - extent;
+        if (room < 0) {
+            throw node.error("the window (extent " + extent + ") is larger than the padded input ("
+                + (input + padBegin + padEnd) + ")");
+        }
+        if (!ceilMode) return room / stride + 1;
+        long size = (room + stride - 1) / stride + 1;
+        // A last window that would start in the padding after the input sees no input element: ONNX drops it.
+        return (size - 1) * stride >= input + padBegin ? size - 1 : size;
+    }
+
+    private static long[] ones(int n) {
+        long[] a = new long[n];
+        Arrays.fill(a, 1);
+        return a;
+    }
+
+    private static long[] positive(Node node, String attribute, long[] values, int rank) {
+        if (values.length != rank) throw node.badAttribute(attribute, values, rank + " values for rank-" + rank + " windows");
+        if (Arrays.stream(values).anyMatch(v -> v < 1)) throw node.badAttribute(attribute, values, "values of 1 or more");
+        return values;
+    }
+
+    /** The indices of an element of an N x C x D1..Dn tensor (or M x C x K1..Kn weights). */
+    static Expr[] indices(Expr batch, Expr channel, Expr[] spatial) {
+        Expr[] all = new Expr[2 + spatial.length];
+        all[0] = batch;
+        all[1] = channel;
+        System.arraycopy(spatial, 0, all, 2, spatial.length);
+        return all;
+    }
+
+    int rank() { return input.length; }
+
+    /** The output's spatial shape. */
+    long[] outputShape() { return output.clone(); }
+
+    /** Receives one tap of a window: its position in the input and its index in the kernel, per axis. */
+    interface TapVisitor {
+        void visit(Expr[] inputPosition, Expr[] tap);
+    }
+
+    /**
+     * Loops over the taps of the window at output position {@code outputPosition}, calling the visitor
+     * for those inside the input. The bounds test of an axis sits right inside that axis's loop, so taps
+     * in the padding skip the inner loops too.
+     */
+    void forEachTap(KernelBuilder kb, Expr[] outputPosition, TapVisitor visitor) {
+        nest(kb, outputPosition, 0, new Expr[rank()], new Expr[rank()], visitor);
+    }
+
+    private void nest(KernelBuilder kb, Expr[] out, int axis, Expr[] position, Expr[] tap, TapVisitor visitor) {
+        if (axis == rank()) {
+            visitor.visit(position.clone(), tap.clone());
+            return;
+        }
+        kb.loop(kernel[axis], k -> {
+            Expr p = add(sub(mul(out[axis], strides[axis]), idx(padBegin[axis])), mul(k, dilations[axis]));
+            position[axis] = p;
+            tap[axis] = k;
+            Expr inside = insideInput(axis, p);
+            Runnable inner = () -> nest(kb, out, axis + 1, position, tap, visitor);
+            if (inside == null) inner.run();
+            else kb.when(inside, inner);
+        });
+    }
+
+    /** The condition that position p on this axis is inside the input, or null when every window's is. */
+    private Expr insideInput(int axis, Expr p) {
+        Expr low = padBegin[axis] > 0 ? ge(p, 0) : null;
+        Expr high = lastTapPosition(axis) >= input[axis] ? lt(p, input[axis]) : null;
+        if (low == null) return high;
+        return high == null ? low : and(low, high);
+    }
+
+    private long lastTapPosition(int axis) {
+        return (output[axis] - 1) * strides[axis] - padBegin[axis] + (kernel[axis] - 1) * dilations[axis];
+    }
+
+    /**
+     * How many taps of the window at output index {@code out} on this axis AveragePool divides by: those
+     * inside the input, or with {@code countPadding} those inside the input and its explicit padding
+     * (never the overhang ceil_mode adds). An I64 expression, a constant where every window is whole.
+     */
+    Expr tapCount(int axis, Expr out, boolean countPadding) {
+        long k = kernel[axis];
+        long s = strides[axis];
+        long d = dilations[axis];
+        long pb = padBegin[axis];
+        Expr start = mul(out, s);
+        // Taps t with start - pb + t*d below the limit number ceil((limit + pb - start) / d); the window
+        // start lies before the input's end (ceil_mode drops windows that do not), so the numerator is positive.
+        long limit = countPadding ? input[axis] + padEnd[axis] : input[axis];
+        Expr upTo = lastTapPosition(axis) >= limit
+            ? min(div(sub(idx(limit + pb + d - 1), start), d), k)
+            : idx(k);
+        if (countPadding || pb == 0) return upTo;
+        // Taps before the input: those with start - pb + t*d < 0, ceil((pb - start) / d) of them when positive.
+        Expr skipped = max(div(sub(idx(pb + d - 1), start), d), 0);
+        return max(sub(upTo, skipped), 0);
+    }
+}

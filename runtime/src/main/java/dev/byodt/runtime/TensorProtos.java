@@ -1,0 +1,159 @@
+package dev.byodt.runtime;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnsafeByteOperations;
+import dev.byodt.onnx.Onnx.TensorProto;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * ONNX TensorProto files and messages (the input_N.pb / output_N.pb of ONNX test data, and model weights)
+ * converted to and from tensors. Only float32, int32 and int64 are read; every other element type, external
+ * data and segmented tensors are errors that name the tensor, because converting them silently would change
+ * the numbers a datatype experiment is about.
+ */
+public final class TensorProtos {
+    private TensorProtos() {}
+
+    /** Reads a serialized TensorProto file. */
+    public static NamedTensor read(Path file) {
+        byte[] bytes = InputFiles.readAllBytes(file);
+        TensorProto proto;
+        try {
+            proto = TensorProto.parseFrom(bytes);
+        } catch (InvalidProtocolBufferException e) {
+            throw new ByodtException(file + " is not an ONNX TensorProto file (" + e.getMessage() + ")", e);
+        }
+        // Protobuf parses many non-protobuf files as messages with unknown fields; a tensor always has a type.
+        if (!proto.hasDataType()) throw new ByodtException(file + " is not an ONNX TensorProto file (it has no data type)");
+        return new NamedTensor(proto.getName(), fromProto(proto, "tensor '" + proto.getName() + "' in " + file));
+    }
+
+    /**
+     * Converts a TensorProto message.
+     *
+     * @param context how errors name the tensor, e.g. "initializer 'conv1.weight' of model.onnx"
+     */
+    public static Tensor fromProto(TensorProto proto, String context) {
+        ElementType type = ElementType.fromOnnx(proto.getDataType());
+        if (type == null) {
+            throw new ByodtException(context + " has element type " + ElementType.onnxName(proto.getDataType())
+                + ", which byodt does not support (float32, int32, int64)");
+        }
+        if (proto.getDataLocation() == TensorProto.DataLocation.EXTERNAL || proto.getExternalDataCount() > 0) {
+            throw new ByodtException(context + ": external data not supported");
+        }
+        if (proto.hasSegment()) throw new ByodtException(context + ": segmented tensors not supported");
+        long[] shape = proto.getDimsList().stream().mapToLong(Long::longValue).toArray();
+        long count;
+        try {
+            count = Shapes.elementCount(shape, proto.getName());
+        } catch (ByodtException e) {
+            throw new ByodtException(context + ": " + e.getMessage(), e);
+        }
+        Tensor tensor = Tensor.zeros(type, shape);
+        if (proto.hasRawData()) {
+            copyRawData(proto.getRawData(), tensor, count, context);
+        } else {
+            copyTypedData(proto, tensor, count, context);
+        }
+        return tensor;
+    }
+
+    /** The TensorProto of a tensor, its data as little-endian raw_data. */
+    public static TensorProto toProto(String name, Tensor tensor) {
+        byte[] raw = new byte[Math.toIntExact(tensor.data().byteSize())];
+        MemorySegment.copy(tensor.data(), nativeLayout(tensor.type()), 0,
+            MemorySegment.ofArray(raw), littleEndianLayout(tensor.type()), 0, tensor.elementCount());
+        TensorProto.Builder builder = TensorProto.newBuilder().setName(name).setDataType(tensor.type().onnxCode());
+        for (long d : tensor.shape()) builder.addDims(d);
+        // The array is ours alone, so protobuf may keep it without copying.
+        return builder.setRawData(UnsafeByteOperations.unsafeWrap(raw)).build();
+    }
+
+    /**
+     * Writes a TensorProto file atomically: the bytes go to a temporary file in the same directory, which is
+     * synced and then renamed over the target, so a reader never sees a half-written file.
+     */
+    public static void write(Path file, NamedTensor named) {
+        TensorProto proto = toProto(named.name(), named.tensor());
+        Path target = file.toAbsolutePath();
+        Path temp = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+        try {
+            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                OutputStream out = Channels.newOutputStream(channel);
+                proto.writeTo(out);
+                out.flush();
+                channel.force(true);
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw new ByodtException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void copyRawData(ByteString raw, Tensor tensor, long count, String context) {
+        long expected = count * tensor.type().byteSize();
+        if (raw.size() != expected) {
+            throw new ByodtException(context + " has " + raw.size() + " bytes of raw data, but shape "
+                + Shapes.format(tensor.shape()) + " of " + tensor.type() + " needs " + expected);
+        }
+        MemorySegment source = MemorySegment.ofBuffer(raw.asReadOnlyByteBuffer());
+        MemorySegment.copy(source, littleEndianLayout(tensor.type()), 0, tensor.data(), nativeLayout(tensor.type()), 0, count);
+    }
+
+    private static void copyTypedData(TensorProto proto, Tensor tensor, long count, String context) {
+        switch (tensor.type()) {
+            case FLOAT32 -> {
+                List<Float> values = checkedCount(proto.getFloatDataList(), "float_data", count, context);
+                for (int i = 0; i < values.size(); i++) tensor.setFloat(i, values.get(i));
+            }
+            case INT32 -> {
+                List<Integer> values = checkedCount(proto.getInt32DataList(), "int32_data", count, context);
+                for (int i = 0; i < values.size(); i++) tensor.setLong(i, values.get(i));
+            }
+            case INT64 -> {
+                List<Long> values = checkedCount(proto.getInt64DataList(), "int64_data", count, context);
+                for (int i = 0; i < values.size(); i++) tensor.setLong(i, values.get(i));
+            }
+        }
+    }
+
+    private static <T> List<T> checkedCount(List<T> values, String field, long count, String context) {
+        if (values.size() != count) {
+            throw new ByodtException(context + " has " + values.size() + " values in " + field + " for " + count + " elements");
+        }
+        return values;
+    }
+
+    private static ValueLayout nativeLayout(ElementType type) {
+        return switch (type) {
+            case FLOAT32 -> ValueLayout.JAVA_FLOAT_UNALIGNED;
+            case INT32 -> ValueLayout.JAVA_INT_UNALIGNED;
+            case INT64 -> ValueLayout.JAVA_LONG_UNALIGNED;
+        };
+    }
+
+    /** ONNX stores raw_data little-endian whatever the host's byte order. */
+    private static ValueLayout littleEndianLayout(ElementType type) {
+        return nativeLayout(type).withOrder(ByteOrder.LITTLE_ENDIAN);
+    }
+}
