@@ -1,5 +1,6 @@
 package dev.byodt.compiler.target;
 
+import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.BytePointer;
@@ -36,13 +37,19 @@ public final class Emitter {
     }
 
     /**
-     * Writes {@code output} of the given kind from {@code module}, compiled for {@code machine}, whose entry
-     * point is described by {@code signature}.
+     * Writes {@code output} of the given kind from a compiled model, for the target it was compiled for.
      *
      * @return the files written: the output, then the header when {@link EmitKind#writesHeader()}
+     * @throws ByodtException naming the output when code generation, compiling the harness or linking fails;
+     *         no output file is then left behind
      */
-    public List<Path> emit(EmitKind kind, LLVMModuleRef module, LLVMTargetMachineRef machine,
-                           ProgramSignature signature, Path output) {
+    public List<Path> emit(EmitKind kind, CompiledModule compiled, Path output) {
+        return emit(kind, compiled.module(), compiled.targetMachine(), compiled.signature(), output);
+    }
+
+    /** {@link #emit(EmitKind, CompiledModule, Path)} for a module built some other way (tests write IR by hand). */
+    List<Path> emit(EmitKind kind, LLVMModuleRef module, LLVMTargetMachineRef machine,
+                    ProgramSignature signature, Path output) {
         List<Path> written = new ArrayList<>(List.of(output));
         Path header = null;
         String headerText = null;
