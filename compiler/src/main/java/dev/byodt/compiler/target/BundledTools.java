@@ -186,7 +186,8 @@ public final class BundledTools {
         return cacheDirectory.resolve("bitcode").resolve(sha256(key.toString()) + ".bc");
     }
 
-    private ProcessResult run(List<String> command, Path workDirectory) {
+    /** Runs a command in {@code workDirectory} (the current directory when null). */
+    public ProcessResult run(List<String> command, Path workDirectory) {
         ProcessBuilder builder = new ProcessBuilder(command);
         if (workDirectory != null) builder.directory(workDirectory.toFile());
         String inherited = builder.environment().get("LD_LIBRARY_PATH");

@@ -1,0 +1,74 @@
+package dev.byodt.compiler.target;
+
+import dev.byodt.compiler.codegen.ProgramSignature;
+import dev.byodt.runtime.ByodtException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds a static executable that needs no C library from a model's object file: the harness and the
+ * model's glue are compiled with the bundled clang for the model's target, then everything is linked by
+ * the bundled ld.lld with {@code _start} as the entry point.
+ */
+final class ExecutableLinker {
+    private static final String GLUE_FILE = "byodt_glue.c";
+
+    private ExecutableLinker() {}
+
+    /**
+     * Links {@code modelObject} into the executable {@code output} (written atomically), using
+     * {@code workDirectory} (empty, deleted by the caller) for the harness's sources and objects.
+     */
+    static void link(BundledTools tools, Path modelObject, ProgramSignature signature, String triple,
+                     String features, Path workDirectory, Path output) throws IOException {
+        List<Path> sources = new ArrayList<>(HarnessSources.copyTo(workDirectory));
+        sources.add(Files.writeString(workDirectory.resolve(GLUE_FILE), ExecutableGlue.source(signature)));
+
+        List<String> compile = new ArrayList<>(List.of(tools.clang().toString(), "--target=" + triple));
+        compile.addAll(targetFlags(triple, features));
+        compile.addAll(List.of("-O2", "-ffreestanding", "-fno-builtin", "-nostdlib", "-fno-stack-protector", "-c"));
+        List<Path> objects = new ArrayList<>();
+        for (Path source : sources) {
+            compile.add(source.getFileName().toString());
+            objects.add(workDirectory.resolve(source.getFileName().toString().replaceFirst("\\.c$", ".o")));
+        }
+        ProcessResult compiled = tools.run(compile, workDirectory);
+        if (!compiled.succeeded()) {
+            throw new ByodtException("cannot compile the executable harness for " + triple + ": " + compiled.firstErrorLine());
+        }
+        objects.add(modelObject.toAbsolutePath());
+
+        AtomicFiles.writeExecutable(output, temporary -> {
+            List<String> linkCommand = new ArrayList<>(List.of(tools.lld().toString(), "-static", "-e", "_start",
+                "--gc-sections", "-z", "noexecstack", "-o", temporary.toString()));
+            for (Path object : objects) linkCommand.add(object.toString());
+            ProcessResult linked = tools.run(linkCommand, workDirectory);
+            if (!linked.succeeded()) {
+                throw new ByodtException("cannot link the executable " + output.getFileName() + ": " + linked.firstErrorLine());
+            }
+        });
+    }
+
+    /**
+     * clang flags that make the harness's objects link with the model's: on RISC-V the ISA string
+     * and the floating-point ABI must agree, so they are derived from the target machine's features.
+     */
+    static List<String> targetFlags(String triple, String features) {
+        boolean rv64 = triple.startsWith("riscv64");
+        if (!rv64 && !triple.startsWith("riscv32")) return List.of();
+        StringBuilder march = new StringBuilder(rv64 ? "rv64i" : "rv32i");
+        for (String extension : List.of("m", "a", "f", "d", "c")) {
+            if (hasFeature(features, extension)) march.append(extension);
+        }
+        String abi = (rv64 ? "lp64" : "ilp32") + (hasFeature(features, "d") ? "d" : hasFeature(features, "f") ? "f" : "");
+        return List.of("-march=" + march, "-mabi=" + abi);
+    }
+
+    private static boolean hasFeature(String features, String name) {
+        return ("," + features + ",").contains(",+" + name + ",");
+    }
+}

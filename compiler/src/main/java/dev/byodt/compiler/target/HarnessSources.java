@@ -1,0 +1,36 @@
+package dev.byodt.compiler.target;
+
+import dev.byodt.runtime.ByodtException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The C files of the freestanding executable harness, shipped as resources of this module. */
+final class HarnessSources {
+    private static final String RESOURCE_DIRECTORY = "/dev/byodt/runtime-c/harness/";
+    static final String HEADER = "byodt_harness.h";
+    private static final List<String> SOURCES = List.of("main.c", "syscalls.c", "memory.c", "text.c", "tensor_proto.c");
+
+    private HarnessSources() {}
+
+    /** Copies the harness into {@code directory}; returns the C files to compile (the header is beside them). */
+    static List<Path> copyTo(Path directory) throws IOException {
+        copy(HEADER, directory);
+        List<Path> sources = new ArrayList<>();
+        for (String source : SOURCES) sources.add(copy(source, directory));
+        return sources;
+    }
+
+    private static Path copy(String name, Path directory) throws IOException {
+        try (InputStream resource = HarnessSources.class.getResourceAsStream(RESOURCE_DIRECTORY + name)) {
+            if (resource == null) throw new ByodtException("byodt's jar is missing the harness file " + name);
+            Path file = directory.resolve(name);
+            Files.copy(resource, file);
+            return file;
+        }
+    }
+}
