@@ -1,0 +1,105 @@
+package dev.byodt.cli;
+
+import ai.onnxruntime.NodeInfo;
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import ai.onnxruntime.TensorInfo;
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.FloatBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {"Measure float32 inference throughput of a model compiled by byodt side by side with ONNX Runtime "
+        + "(default session options) in this process, for each batch size, and print the ratio. The model must "
+        + "have one float input whose first dimension is the batch."})
+final class BenchCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "MODEL", description = "The ONNX model file.")
+    Path model;
+
+    @Option(names = "--batch", split = ",", defaultValue = "1,64", paramLabel = "N[,N...]",
+        description = "Batch sizes to measure (default: ${DEFAULT-VALUE}).")
+    List<Integer> batches;
+
+    @Option(names = "--seconds", defaultValue = "2", description = "Measuring time per engine and batch size (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Mixin
+    CommonOptions common;
+
+    @Override
+    public Integer call() throws OrtException {
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        System.out.printf("%s, float32, host, %d cores%n", model, Runtime.getRuntime().availableProcessors());
+        System.out.printf("%6s  %14s  %18s  %8s  %12s%n", "batch", "byodt img/s", "onnxruntime img/s", "ratio", "byodt compile");
+        try (OrtSession session = env.createSession(model.toString(), new OrtSession.SessionOptions())) {
+            String inputName = session.getInputNames().iterator().next();
+            NodeInfo info = session.getInputInfo().get(inputName);
+            long[] modelShape = ((TensorInfo) info.getInfo()).getShape();
+            for (int batch : batches) {
+                if (batch <= 0) throw new UsageException("--batch sizes must be positive");
+                long[] shape = modelShape.clone();
+                shape[0] = batch;
+                for (int d = 1; d < shape.length; d++) {
+                    if (shape[d] < 0) throw new ByodtException(model + ": input '" + inputName + "' has a symbolic dimension besides the batch");
+                }
+                Tensor input = randomInput(shape);
+                long compileStart = System.nanoTime();
+                try (CompiledModule module = Compiler.compile(
+                         OnnxLoader.load(model, Map.of(inputName, shape)), CompileOptions.host());
+                     HostModel byodt = Compiler.jit(module);
+                     OnnxTensor ortInput = OnnxTensor.createTensor(env, FloatBuffer.wrap(input.toFloatArray()), shape)) {
+                    double compileSeconds = (System.nanoTime() - compileStart) / 1e9;
+                    double ours = imagesPerSecond(batch, () -> byodt.run(List.of(input)));
+                    double theirs = imagesPerSecond(batch, () -> {
+                        try (OrtSession.Result r = session.run(Map.of(inputName, ortInput))) {
+                            r.get(0);
+                        } catch (OrtException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                    System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %10.2f s%n", batch, ours, theirs, ours / theirs, compileSeconds);
+                }
+            }
+        }
+        return 0;
+    }
+
+    private static Tensor randomInput(long[] shape) {
+        Tensor t = Tensor.zeros(ElementType.FLOAT32, shape);
+        Random random = new Random(1);
+        for (long i = 0; i < t.elementCount(); i++) t.setFloat(i, random.nextFloat());
+        return t;
+    }
+
+    /** Runs the inference repeatedly: a warm-up of a quarter of the time, then counts calls for the measuring time. */
+    private double imagesPerSecond(int batch, Runnable inference) {
+        long warmupEnd = System.nanoTime() + (long) (seconds * 0.25e9);
+        while (System.nanoTime() < warmupEnd) inference.run();
+        long start = System.nanoTime(), end = start + (long) (seconds * 1e9);
+        long calls = 0, now;
+        do {
+            inference.run();
+            calls++;
+            now = System.nanoTime();
+        } while (now < end);
+        return calls * batch / ((now - start) / 1e9);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.byodt.cli;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.target.EmitKind;
+import dev.byodt.compiler.target.Emitter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+@Command(name = "compile", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Compile an ONNX model ahead of time to LLVM IR, assembly, an object file with a C header, "
+        + "a shared library, or a static executable that needs no C library.",
+        "The object and library export one C function, void ENTRY(const T *input..., T *output..., void *workspace), "
+            + "declared in the generated header with the workspace size.",
+        "The executable runs as: MODEL [-o OUTDIR] input_0.pb [input_1.pb ...] and writes OUTDIR/output_N.pb."},
+    footer = {"", "Examples:",
+        "  byodt compile models/lenet5-fashion.onnx --emit obj -o lenet5.o      # also writes lenet5.h",
+        "  byodt compile models/lenet5-fashion.onnx --emit exe -o lenet5 --shape image=64x1x28x28",
+        "  byodt compile models/lenet5-fashion.onnx --emit llvm --no-opt -o lenet5.ll"})
+final class CompileCommand implements Callable<Integer> {
+    @Mixin
+    ModelOptions modelOptions;
+
+    @Option(names = "--emit", defaultValue = "obj", paramLabel = "KIND",
+        description = "What to write: llvm (IR text), asm, obj (+ .h), so (+ .h), exe. Default: ${DEFAULT-VALUE}.")
+    String emit;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE",
+        description = "Output file. Default: the model's name with the kind's extension, in the current folder.")
+    Path output;
+
+    @Option(names = "--entry", defaultValue = CompileOptions.DEFAULT_ENTRY, paramLabel = "NAME",
+        description = "Name of the exported C function. Default: ${DEFAULT-VALUE}.")
+    String entry;
+
+    @Option(names = "--no-opt", description = "Skip LLVM's O3 optimization (with --emit llvm: see the IR as byodt generates it).")
+    boolean noOpt;
+
+    @Mixin
+    CommonOptions common;
+
+    @Override
+    public Integer call() {
+        EmitKind kind;
+        try {
+            kind = EmitKind.parse(emit);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--emit " + emit + ": expected one of llvm, asm, obj, so, exe");
+        }
+        if (!entry.matches("[A-Za-z_][A-Za-z0-9_]*")) throw new UsageException("--entry " + entry + ": not a C identifier");
+        Path out = output != null ? output : Path.of(baseName(modelOptions.model) + kind.fileExtension());
+        CompileOptions options = modelOptions.compileOptions().withEntrySymbol(entry).withOptimize(!noOpt);
+        try (CompiledModule module = Compiler.compile(modelOptions.load(), options)) {
+            List<Path> written = new Emitter().emit(kind, module, out);
+            for (Path p : written) System.out.println("wrote " + p);
+        }
+        return 0;
+    }
+
+    private static String baseName(Path model) {
+        return model.getFileName().toString().replaceFirst("\\.onnx$", "");
+    }
+}

@@ -1,0 +1,171 @@
+package dev.byodt.cli;
+
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.conformance.TestCase;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.NamedTensor;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorDiff;
+import dev.byodt.runtime.TensorProtos;
+import dev.byodt.runtime.TensorSpec;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Compile a model for this machine and run it, in one of three ways:",
+        "  on an image classification data set (default): top-1 accuracy on Fashion-MNIST/MNIST IDX files;",
+        "  --test-data DIR: an ONNX test-data folder (input_N.pb, output_N.pb), reporting the error per output;",
+        "  --input NAME=FILE.pb ... [--output DIR]: one inference, outputs written as output_N.pb."},
+    footer = {"", "Examples:",
+        "  byodt run models/lenet5-fashion.onnx",
+        "  byodt run models/lenet5-fashion.onnx --data fashion-mnist",
+        "  byodt run model.onnx --test-data test_data_set_0 --rtol 1e-4 --atol 1e-5",
+        "  byodt run model.onnx --input image=in.pb --output out/"})
+final class RunCommand implements Callable<Integer> {
+    @Mixin
+    ModelOptions modelOptions;
+
+    @ArgGroup(exclusive = true)
+    Mode mode = new Mode();
+
+    static final class Mode {
+        @Option(names = "--data", paramLabel = "SOURCE",
+            description = "IDX image data: 'sample' (the 1,000 Fashion-MNIST test images in models/, the default), "
+                + "'fashion-mnist' (the full test set of Debian's dataset-fashion-mnist), or a folder holding "
+                + "t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz]. Pixels are scaled to [0, 1].")
+        String data;
+
+        @Option(names = "--test-data", paramLabel = "DIR",
+            description = "An ONNX test-data folder (input_N.pb, output_N.pb), or a test case folder holding "
+                + "model.onnx and test_data_set_N/ folders (all of them are run).")
+        Path testData;
+
+        @Option(names = "--input", paramLabel = "NAME=FILE",
+            description = "A graph input as a TensorProto file (repeatable; inputs not named are matched by position "
+                + "when given as FILE alone).")
+        List<String> inputs;
+    }
+
+    @Option(names = "--output", paramLabel = "DIR", description = "With --input: folder to write output_N.pb into.")
+    Path outputDir;
+
+    @Option(names = "--limit", paramLabel = "N", description = "With IDX data: use only the first N images.")
+    Integer limit;
+
+    @Option(names = "--rtol", defaultValue = "1e-4", description = "With --test-data: relative tolerance (default: ${DEFAULT-VALUE}).")
+    double rtol;
+
+    @Option(names = "--atol", defaultValue = "1e-5", description = "With --test-data: absolute tolerance (default: ${DEFAULT-VALUE}).")
+    double atol;
+
+    @Mixin
+    CommonOptions common;
+
+    @Override
+    public Integer call() {
+        if (outputDir != null && mode.inputs == null) throw new UsageException("--output goes with --input");
+        if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
+        if (mode.testData != null) return runTestData();
+        if (mode.inputs != null) return runSingle();
+        return new ClassificationRun(modelOptions, mode.data, limit, common.verbose).call();
+    }
+
+    private int runTestData() {
+        List<TestCase.DataSet> sets = new ArrayList<>();
+        if (Files.isDirectory(mode.testData.resolve("test_data_set_0"))) {
+            try (var entries = Files.list(mode.testData)) {
+                for (Path dir : entries.filter(p -> p.getFileName().toString().startsWith("test_data_set_")).sorted().toList()) {
+                    sets.add(TestCase.readDataSet(dir));
+                }
+            } catch (IOException e) {
+                throw new ByodtException(mode.testData + ": cannot list the folder (" + e.getMessage() + ")");
+            }
+        } else {
+            sets.add(TestCase.readDataSet(mode.testData));
+        }
+        Graph graph = modelOptions.load();
+        boolean allWithin = true;
+        try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
+             HostModel model = Compiler.jit(module)) {
+            for (TestCase.DataSet set : sets) {
+                List<Tensor> outputs = model.run(orderInputs(model.inputs(), set.inputs()));
+                if (set.outputs().size() > outputs.size()) {
+                    throw new ByodtException(set.dir() + ": " + set.outputs().size()
+                        + " expected outputs but the model has " + outputs.size());
+                }
+                for (int i = 0; i < set.outputs().size(); i++) {
+                    TensorDiff diff = TensorDiff.of(set.outputs().get(i).tensor(), outputs.get(i), rtol, atol);
+                    allWithin &= diff.withinTolerance();
+                    System.out.printf("%s  output %d '%s': %s%s%n", set.dir().getFileName(), i, model.outputs().get(i).name(),
+                        diff.describe(), diff.withinTolerance() ? "" : "  (beyond rtol " + rtol + ", atol " + atol + ")");
+                }
+            }
+        }
+        return allWithin ? 0 : Main.MODEL_ERROR;
+    }
+
+    private int runSingle() {
+        Map<String, NamedTensor> named = new LinkedHashMap<>();
+        List<NamedTensor> positional = new ArrayList<>();
+        for (String spec : mode.inputs) {
+            int eq = spec.indexOf('=');
+            if (eq > 0) named.put(spec.substring(0, eq), TensorProtos.read(Path.of(spec.substring(eq + 1))));
+            else positional.add(TensorProtos.read(Path.of(spec)));
+        }
+        Graph graph = modelOptions.load();
+        try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
+             HostModel model = Compiler.jit(module)) {
+            List<Tensor> inputs = new ArrayList<>();
+            int next = 0;
+            for (TensorSpec spec : model.inputs()) {
+                NamedTensor t = named.remove(spec.name());
+                if (t == null && next < positional.size()) t = positional.get(next++);
+                if (t == null) throw new UsageException("no --input given for the model's input '" + spec.name() + "'");
+                inputs.add(t.tensor());
+            }
+            if (!named.isEmpty()) {
+                throw new UsageException("the model has no input named '" + named.keySet().iterator().next()
+                    + "' (inputs: " + model.inputs().stream().map(TensorSpec::name).toList() + ")");
+            }
+            List<Tensor> outputs = model.run(inputs);
+            for (int i = 0; i < outputs.size(); i++) {
+                String name = model.outputs().get(i).name();
+                if (outputDir != null) {
+                    Path file = outputDir.resolve("output_" + i + ".pb");
+                    TensorProtos.write(file, new NamedTensor(name, outputs.get(i)));
+                    System.out.println(name + " -> " + file);
+                } else {
+                    System.out.println(name + " " + outputs.get(i) + ": " + Preview.of(outputs.get(i)));
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** Test data tensors in the model's input order: by name where the files name them, else by position. */
+    static List<Tensor> orderInputs(List<TensorSpec> specs, List<NamedTensor> given) {
+        List<Tensor> ordered = new ArrayList<>();
+        for (int i = 0; i < specs.size(); i++) {
+            String name = specs.get(i).name();
+            NamedTensor match = given.stream().filter(t -> name.equals(t.name())).findFirst()
+                .orElse(i < given.size() ? given.get(i) : null);
+            if (match == null) throw new ByodtException("no test data for the model's input '" + name + "'");
+            ordered.add(match.tensor());
+        }
+        return ordered;
+    }
+}
