@@ -42,12 +42,11 @@ final class ClassificationRun {
     }
 
     int call() {
+        long start = System.nanoTime();
+        Graph graph = modelOptions.load();
         Path dataDir = resolveData();
         LabeledImages data = IdxReader.readTestSet(dataDir, limit == null ? Integer.MAX_VALUE : limit);
         if (data.size() == 0) throw new ByodtException(dataDir + ": the data set holds no images");
-
-        long start = System.nanoTime();
-        Graph graph = modelOptions.load();
         try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
              HostModel model = Compiler.jit(module)) {
             double compileSeconds = (System.nanoTime() - start) / 1e9;

@@ -5,6 +5,7 @@ import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.target.EmitKind;
 import dev.byodt.compiler.target.Emitter;
+import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,8 +51,8 @@ final class CompileCommand implements Callable<Integer> {
         EmitKind kind;
         try {
             kind = EmitKind.parse(emit);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("--emit " + emit + ": expected one of llvm, asm, obj, so, exe");
+        } catch (ByodtException e) {
+            throw new UsageException("--emit: " + e.getMessage());
         }
         if (!entry.matches("[A-Za-z_][A-Za-z0-9_]*")) throw new UsageException("--entry " + entry + ": not a C identifier");
         Path out = output != null ? output : Path.of(baseName(modelOptions.model) + kind.fileExtension());

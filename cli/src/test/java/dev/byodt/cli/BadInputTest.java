@@ -2,6 +2,7 @@ package dev.byodt.cli;
 
 import com.google.protobuf.ByteString;
 import dev.byodt.onnx.Onnx;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.NamedTensor;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
@@ -53,8 +54,8 @@ class BadInputTest {
     @Test
     void truncatedProtobuf() throws IOException {
         byte[] whole = Files.readAllBytes(LENET);
-        Path cut = Files.write(tmp.resolve("cut.onnx"), Arrays.copyOf(whole, whole.length / 2));
-        assertModelError(CommandLineRun.of("compile", cut.toString(), "-o", tmp.resolve("cut.o").toString()), "cut.onnx");
+        Path cut = Files.write(tmp.resolve("truncated.onnx"), Arrays.copyOf(whole, whole.length / 2));
+        assertModelError(CommandLineRun.of("compile", cut.toString(), "-o", tmp.resolve("cut.o").toString()), "truncated.onnx");
         assertNoFile(tmp.resolve("cut.o"));
     }
 
@@ -76,14 +77,14 @@ class BadInputTest {
     @Test
     void inputOfWrongShape() {
         Path input = tmp.resolve("input_0.pb");
-        TensorProtos.write(input, new NamedTensor("image", Tensor.zeros(dev.byodt.runtime.ElementType.FLOAT32, new long[] {1, 1, 27, 27})));
+        TensorProtos.write(input, new NamedTensor("image", Tensor.zeros(ElementType.FLOAT32, new long[] {1, 1, 27, 27})));
         assertModelError(CommandLineRun.of("run", LENET.toString(), "--input", "image=" + input), "image", "27");
     }
 
     @Test
     void inputOfWrongType() {
         Path input = tmp.resolve("input_0.pb");
-        TensorProtos.write(input, new NamedTensor("image", Tensor.zeros(dev.byodt.runtime.ElementType.INT64, new long[] {1, 1, 28, 28})));
+        TensorProtos.write(input, new NamedTensor("image", Tensor.zeros(ElementType.INT64, new long[] {1, 1, 28, 28})));
         assertModelError(CommandLineRun.of("run", LENET.toString(), "--input", "image=" + input), "image", "int64");
     }
 
@@ -96,9 +97,12 @@ class BadInputTest {
 
     @Test
     void tensorsLargerThanMemory() {
-        assertModelError(CommandLineRun.of("compile", LENET.toString(), "--shape", "image=100000000x1x28x28",
-            "-o", tmp.resolve("huge.o").toString()), "memory");
-        assertNoFile(tmp.resolve("huge.o"));
+        Path input = tmp.resolve("input_0.pb");
+        TensorProtos.write(input, new NamedTensor("image", Tensor.zeros(ElementType.FLOAT32, new long[] {1, 1, 28, 28})));
+        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--shape", "image=100000000x1x28x28",
+            "--input", "image=" + input, "--output", tmp.resolve("out").toString());
+        assertModelError(run, "memory", "GiB");
+        assertFalse(Files.exists(tmp.resolve("out")), "output folder created for a run that failed");
     }
 
     @Test

@@ -50,6 +50,7 @@ public final class HostModel implements AutoCloseable {
 
     /** JIT-compiles a module built for the host; the compiled module can be closed afterwards. */
     public static HostModel jit(CompiledModule compiled) {
+        MemoryBudget.check(compiled.signature());
         Llvm.initializeNative();
         LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
         // The JIT's own copy of the target machine: the builder takes ownership of it.

@@ -65,14 +65,14 @@ final class GraphImporter {
         this.opsets = ModelReader.opsetImports(model);
     }
 
-    Result run(Map<String, long[]> shapeOverrides) {
+    Result run(Map<String, long[]> shapeOverrides, Map<String, Tensor> boundInputs) {
         GraphProto graph = model.getGraph();
         if (graph.getSparseInitializerCount() > 0) {
             throw new ByodtException(file + " has sparse initializers (for example '"
                 + graph.getSparseInitializer(0).getValues().getName() + "'), which byodt does not support");
         }
         addInitializers(graph);
-        List<Value> inputs = addInputs(graph, shapeOverrides);
+        List<Value> inputs = addInputs(graph, shapeOverrides, boundInputs);
         List<Node> nodes = buildNodes(graph);
         findMissingOperators(nodes);
         List<Node> remaining = inferAndFold(nodes);
@@ -103,19 +103,28 @@ final class GraphImporter {
         }
     }
 
-    /** The run-time inputs: graph inputs that are not initializers (IR 3 lists weights among the inputs too). */
-    private List<Value> addInputs(GraphProto graph, Map<String, long[]> shapeOverrides) {
-        Map<String, long[]> unused = new TreeMap<>(shapeOverrides);
+    /**
+     * The run-time inputs: graph inputs that are not initializers (IR 3 lists weights among the inputs too)
+     * and not bound to a value at compile time.
+     */
+    private List<Value> addInputs(GraphProto graph, Map<String, long[]> shapeOverrides, Map<String, Tensor> boundInputs) {
+        TreeMap<String, long[]> unused = new TreeMap<>(shapeOverrides);
+        TreeMap<String, Tensor> unbound = new TreeMap<>(boundInputs);
         List<Value> inputs = new ArrayList<>();
         for (ValueInfoProto input : graph.getInputList()) {
             if (values.containsKey(input.getName())) {
-                if (unused.containsKey(input.getName())) {
-                    throw new ByodtException("a shape is given for '" + input.getName() + "', which is a weight of "
-                        + file + ", not a run-time input");
+                if (unused.containsKey(input.getName()) || unbound.containsKey(input.getName())) {
+                    throw new ByodtException("a " + (unused.containsKey(input.getName()) ? "shape" : "value") + " is given for '"
+                        + input.getName() + "', which is a weight of " + file + ", not a run-time input");
                 }
                 continue;
             }
             Value value = define(input.getName(), "a graph input");
+            Tensor bound = unbound.remove(input.getName());
+            if (bound != null) {
+                bind(value, input, bound);
+                continue;
+            }
             inputs.add(value);
             long[] override = unused.remove(input.getName());
             if (override != null) {
@@ -129,11 +138,26 @@ final class GraphImporter {
                 problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "input '" + input.getName() + "'", e));
             }
         }
+        String inputNames = String.join(", ", inputs.stream().map(Value::name).toList());
         if (!unused.isEmpty()) {
-            throw new ByodtException("a shape is given for '" + unused.keySet().iterator().next() + "', which is not an input of "
-                + file + " (its inputs: " + String.join(", ", inputs.stream().map(Value::name).toList()) + ")");
+            throw new ByodtException("a shape is given for '" + unused.firstKey() + "', which is not an input of " + file
+                + " (its inputs: " + inputNames + ")");
+        }
+        if (!unbound.isEmpty()) {
+            throw new ByodtException("a value is given for '" + unbound.firstKey() + "', which is not an input of " + file
+                + " (its inputs: " + inputNames + ")");
         }
         return inputs;
+    }
+
+    /** Fixes an input to a value known at compile time, which must fit the input's declared type. */
+    private void bind(Value value, ValueInfoProto input, Tensor bound) {
+        TensorType declared = InputTypes.resolveBound(input, bound.shape(), file.toString());
+        if (declared.elementType() != bound.type()) {
+            throw new ByodtException("the value bound to input '" + input.getName() + "' of " + file + " is " + bound.type()
+                + ", but the input is " + declared.elementType());
+        }
+        value.setConstant(bound);
     }
 
     private List<Node> buildNodes(GraphProto graph) {

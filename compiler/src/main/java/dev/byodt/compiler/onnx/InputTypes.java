@@ -21,6 +21,15 @@ final class InputTypes {
 
     /** @param override the shape the caller asks for, or null */
     static TensorType resolve(ValueInfoProto input, long[] override, String modelName) {
+        return resolve(input, override, false, modelName);
+    }
+
+    /** The type of an input bound to a value: like an override, but empty dimensions are allowed. */
+    static TensorType resolveBound(ValueInfoProto input, long[] valueShape, String modelName) {
+        return resolve(input, valueShape, true, modelName);
+    }
+
+    private static TensorType resolve(ValueInfoProto input, long[] override, boolean emptyAllowed, String modelName) {
         String what = "input '" + input.getName() + "' of " + modelName;
         TypeProto type = input.getType();
         if (type.getValueCase() != TypeProto.ValueCase.TENSOR_TYPE) {
@@ -34,12 +43,12 @@ final class InputTypes {
         }
         if (!tensor.hasShape()) {
             if (override == null) throw new ByodtException(what + " has no shape in the model; give its shape explicitly");
-            requirePositive(override, what);
+            if (!emptyAllowed) requirePositive(override, what);
             return new TensorType(elementType, override);
         }
         List<TensorShapeProto.Dimension> dims = tensor.getShape().getDimList();
         if (override != null) {
-            requirePositive(override, what);
+            if (!emptyAllowed) requirePositive(override, what);
             if (override.length != dims.size()) {
                 throw new ByodtException("shape " + Shapes.format(override) + " given for " + what + " has rank "
                     + override.length + ", but the model's input has rank " + dims.size() + " (" + describe(dims) + ")");

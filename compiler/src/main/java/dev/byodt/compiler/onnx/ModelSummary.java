@@ -77,7 +77,7 @@ public record ModelSummary(Path file, long irVersion, Map<String, Long> opsets, 
             String domain = ModelReader.normalizeDomain(node.getDomain());
             operators.merge(domain.isEmpty() ? node.getOpType() : domain + "." + node.getOpType(), 1, Integer::sum);
         }
-        List<ImportProblem> problems = new GraphImporter(file, model).run(Map.of()).problems();
+        List<ImportProblem> problems = new GraphImporter(file, model).run(Map.of(), Map.of()).problems();
         return new ModelSummary(file, model.getIrVersion(), opsets, producer.isEmpty() ? "unknown" : producer,
             inputs, outputs, operators, parameters, bytes, group(problems));
     }

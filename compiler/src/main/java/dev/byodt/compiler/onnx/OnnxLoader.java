@@ -2,6 +2,7 @@ package dev.byodt.compiler.onnx;
 
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Tensor;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,7 +32,17 @@ public final class OnnxLoader {
      *                       or anything byodt does not support, all unsupported operators listed in one message
      */
     public static Graph load(Path file, Map<String, long[]> shapeOverrides) {
-        GraphImporter.Result result = new GraphImporter(file, ModelReader.read(file)).run(shapeOverrides);
+        return load(file, shapeOverrides, Map.of());
+    }
+
+    /**
+     * Loads the model with some inputs fixed to values at compile time: they stop being run-time inputs and
+     * become constants, so that shape, axes and index inputs can fold as weights do.
+     *
+     * @param boundInputs the value of a graph input by its name; it must fit the input's declared type
+     */
+    public static Graph load(Path file, Map<String, long[]> shapeOverrides, Map<String, Tensor> boundInputs) {
+        GraphImporter.Result result = new GraphImporter(file, ModelReader.read(file)).run(shapeOverrides, boundInputs);
         List<ImportProblem> missing = result.problems().stream().filter(ImportProblem::isMissingOperator).toList();
         if (!missing.isEmpty()) throw new ByodtException("model " + file + " uses unsupported operators: " + list(missing));
         if (!result.problems().isEmpty()) throw result.problems().getFirst().error();

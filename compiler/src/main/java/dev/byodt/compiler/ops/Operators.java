@@ -26,6 +26,7 @@ public final class Operators {
         Gather.registerAll();
         Pad.registerAll();
         ShapeOf.registerAll();
+        SizeOf.registerAll();
         Cast.registerAll();
         ConstantOfShape.registerAll();
         MatMul.registerAll();

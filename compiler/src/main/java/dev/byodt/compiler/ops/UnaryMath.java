@@ -18,5 +18,6 @@ final class UnaryMath {
         Operators.register("Erf", onReals((node, x) -> Exprs.erf(x)));
         Operators.register("Tanh", onReals((node, x) -> Exprs.tanh(x)));
         Operators.register("Sigmoid", onReals((node, x) -> Exprs.sigmoid(x)));
+        Operators.register("Reciprocal", onReals((node, x) -> Exprs.div(Exprs.real(1), x)));
     }
 }

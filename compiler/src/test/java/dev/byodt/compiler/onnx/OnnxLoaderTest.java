@@ -285,7 +285,7 @@ class OnnxLoaderTest {
     @Test
     void aRealNodeTestModelParsesWithItsInputTypes() {
         Path conv = NODE_TESTS.resolve("test_conv_with_strides_padding/model.onnx");
-        GraphImporter.Result result = new GraphImporter(conv, ModelReader.read(conv)).run(Map.of());
+        GraphImporter.Result result = new GraphImporter(conv, ModelReader.read(conv)).run(Map.of(), Map.of());
         List<Value> inputs = result.graph().inputs();
         assertEquals(List.of("x", "W"), inputs.stream().map(Value::name).toList());
         assertEquals(new TensorType(ElementType.FLOAT32, new long[] {1, 1, 7, 5}), inputs.get(0).type());

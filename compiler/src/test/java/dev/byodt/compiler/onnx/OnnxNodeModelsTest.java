@@ -53,7 +53,7 @@ class OnnxNodeModelsTest {
 
     /** Parsing and input typing alone, whatever operators exist. */
     private static void checkInputsAreTyped(Path model) {
-        GraphImporter.Result result = new GraphImporter(model, ModelReader.read(model)).run(Map.of());
+        GraphImporter.Result result = new GraphImporter(model, ModelReader.read(model)).run(Map.of(), Map.of());
         for (Value input : result.graph().inputs()) {
             boolean refused = result.problems().stream().anyMatch(p -> p.where().equals("input '" + input.name() + "'"));
             assertTrue(input.type() != null || refused, model + ": input " + input.name() + " has no type and no reason");
