@@ -4,6 +4,6 @@ import picocli.CommandLine.Option;
 
 /** Options every command takes. */
 final class CommonOptions {
-    @Option(names = "--verbose", description = "Print stack traces with errors, and timings of each compiler stage.")
+    @Option(names = "--verbose", description = "Print the stack trace with an error.")
     boolean verbose;
 }

@@ -19,10 +19,10 @@ final class ConformanceCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "Folder of test case folders, e.g. ../shared/onnx-node.")
     Path dir;
 
-    @Option(names = "--rtol", defaultValue = "1e-4", description = "Relative tolerance (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rtol", defaultValue = "1e-4", paramLabel = "X", description = "Relative tolerance (default: ${DEFAULT-VALUE}).")
     double rtol;
 
-    @Option(names = "--atol", defaultValue = "1e-5", description = "Absolute tolerance (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--atol", defaultValue = "1e-5", paramLabel = "X", description = "Absolute tolerance (default: ${DEFAULT-VALUE}).")
     double atol;
 
     @Option(names = "--list", description = "List every case with its outcome, not only the failures and the unsupported ones.")

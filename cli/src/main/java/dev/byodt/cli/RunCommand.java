@@ -3,12 +3,12 @@ package dev.byodt.cli;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.conformance.DataSetRun;
 import dev.byodt.compiler.conformance.TestCase;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.NamedTensor;
 import dev.byodt.runtime.Tensor;
-import dev.byodt.runtime.TensorDiff;
 import dev.byodt.runtime.TensorProtos;
 import dev.byodt.runtime.TensorSpec;
 import picocli.CommandLine.ArgGroup;
@@ -66,10 +66,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", description = "With IDX data: use only the first N images.")
     Integer limit;
 
-    @Option(names = "--rtol", defaultValue = "1e-4", description = "With --test-data: relative tolerance (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rtol", defaultValue = "1e-4", paramLabel = "X", description = "With --test-data: relative tolerance (default: ${DEFAULT-VALUE}).")
     double rtol;
 
-    @Option(names = "--atol", defaultValue = "1e-5", description = "With --test-data: absolute tolerance (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--atol", defaultValue = "1e-5", paramLabel = "X", description = "With --test-data: absolute tolerance (default: ${DEFAULT-VALUE}).")
     double atol;
 
     @Mixin
@@ -97,22 +97,14 @@ final class RunCommand implements Callable<Integer> {
         } else {
             sets.add(TestCase.readDataSet(mode.testData));
         }
-        Graph graph = modelOptions.load();
         boolean allWithin = true;
-        try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
-             HostModel model = Compiler.jit(module)) {
-            for (TestCase.DataSet set : sets) {
-                List<Tensor> outputs = model.run(orderInputs(model.inputs(), set.inputs()));
-                if (set.outputs().size() > outputs.size()) {
-                    throw new ByodtException(set.dir() + ": " + set.outputs().size()
-                        + " expected outputs but the model has " + outputs.size());
-                }
-                for (int i = 0; i < set.outputs().size(); i++) {
-                    TensorDiff diff = TensorDiff.of(set.outputs().get(i).tensor(), outputs.get(i), rtol, atol);
-                    allWithin &= diff.withinTolerance();
-                    System.out.printf("%s  output %d '%s': %s%s%n", set.dir().getFileName(), i, model.outputs().get(i).name(),
-                        diff.describe(), diff.withinTolerance() ? "" : "  (beyond rtol " + rtol + ", atol " + atol + ")");
-                }
+        for (TestCase.DataSet set : sets) {
+            List<DataSetRun.OutputCheck> checks = DataSetRun.run(modelOptions.model, modelOptions.shapeOverrides(),
+                modelOptions.boundInputs(), modelOptions.compileOptions(), set, rtol, atol);
+            for (DataSetRun.OutputCheck check : checks) {
+                allWithin &= check.diff().withinTolerance();
+                System.out.printf("%s  output %d '%s': %s%s%n", set.dir().getFileName(), check.index(), check.name(),
+                    check.diff().describe(), check.diff().withinTolerance() ? "" : "  (beyond rtol " + rtol + ", atol " + atol + ")");
             }
         }
         return allWithin ? 0 : Main.MODEL_ERROR;
@@ -154,18 +146,5 @@ final class RunCommand implements Callable<Integer> {
             }
         }
         return 0;
-    }
-
-    /** Test data tensors in the model's input order: by name where the files name them, else by position. */
-    static List<Tensor> orderInputs(List<TensorSpec> specs, List<NamedTensor> given) {
-        List<Tensor> ordered = new ArrayList<>();
-        for (int i = 0; i < specs.size(); i++) {
-            String name = specs.get(i).name();
-            NamedTensor match = given.stream().filter(t -> name.equals(t.name())).findFirst()
-                .orElse(i < given.size() ? given.get(i) : null);
-            if (match == null) throw new ByodtException("no test data for the model's input '" + name + "'");
-            ordered.add(match.tensor());
-        }
-        return ordered;
     }
 }

@@ -1,21 +1,13 @@
 package dev.byodt.compiler.conformance;
 
 import dev.byodt.compiler.CompileOptions;
-import dev.byodt.compiler.Compiler;
-import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
-import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.runtime.ByodtException;
-import dev.byodt.runtime.NamedTensor;
-import dev.byodt.runtime.Tensor;
-import dev.byodt.runtime.TensorDiff;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -82,48 +74,20 @@ public final class ConformanceRunner {
         return dataProblem.getMessage();
     }
 
-    /**
-     * Compiles the model for one data set and runs it, or returns null when it passes. Integer inputs are
-     * bound at compile time: ONNX test cases feed shapes and axes as inputs, and byodt compiles static shapes.
-     */
+    /** Null when the data set passes, else the case's result. */
     private CaseResult runDataSet(String name, Path modelFile, TestCase.DataSet set) {
-        Graph graph;
-        List<NamedTensor> runTimeInputs = set.inputs().stream().filter(t -> !isBindable(t)).toList();
+        List<DataSetRun.OutputCheck> checks;
         try {
-            Map<String, Tensor> bound = new LinkedHashMap<>();
-            set.inputs().stream().filter(ConformanceRunner::isBindable).forEach(t -> bound.put(t.name(), t.tensor()));
-            graph = OnnxLoader.load(modelFile, Map.of(), bound);
+            checks = DataSetRun.run(modelFile, Map.of(), Map.of(), CompileOptions.host(), set, rtol, atol);
         } catch (ByodtException e) {
             return new CaseResult(name, CaseResult.Outcome.UNSUPPORTED, e.getMessage());
         } catch (RuntimeException e) {
-            return new CaseResult(name, CaseResult.Outcome.FAILED, "loading crashed: " + e);
+            return new CaseResult(name, CaseResult.Outcome.FAILED, "crashed: " + e);
         }
-        try (CompiledModule module = Compiler.compile(graph, CompileOptions.host());
-             HostModel model = Compiler.jit(module)) {
-            String problem = check(model, runTimeInputs, set);
-            return problem == null ? null : new CaseResult(name, CaseResult.Outcome.FAILED, problem);
-        } catch (ByodtException e) {
-            return new CaseResult(name, CaseResult.Outcome.UNSUPPORTED, e.getMessage());
-        } catch (RuntimeException e) {
-            return new CaseResult(name, CaseResult.Outcome.FAILED, "compiling or running crashed: " + e);
-        }
-    }
-
-    private static boolean isBindable(NamedTensor t) {
-        return t.tensor().type().isInteger() && !t.name().isEmpty();
-    }
-
-    /** Null when every output is within tolerance, else what differs. */
-    private String check(HostModel model, List<NamedTensor> runTimeInputs, TestCase.DataSet set) {
-        List<Tensor> inputs = runTimeInputs.stream().map(NamedTensor::tensor).toList();
-        List<Tensor> actual = model.run(inputs);
-        if (actual.size() < set.outputs().size()) {
-            return set.dir().getFileName() + ": model has " + actual.size() + " outputs, expected " + set.outputs().size();
-        }
-        for (int i = 0; i < set.outputs().size(); i++) {
-            TensorDiff diff = TensorDiff.of(set.outputs().get(i).tensor(), actual.get(i), rtol, atol);
-            if (!diff.withinTolerance()) {
-                return set.dir().getFileName() + " output " + i + " '" + model.outputs().get(i).name() + "': " + diff.describe();
+        for (DataSetRun.OutputCheck check : checks) {
+            if (!check.diff().withinTolerance()) {
+                return new CaseResult(name, CaseResult.Outcome.FAILED, set.dir().getFileName() + " output " + check.index()
+                    + " '" + check.name() + "': " + check.diff().describe());
             }
         }
         return null;

@@ -84,7 +84,10 @@ final class Reductions implements Operator {
     private static long[] axesInput(Node node) {
         Value axes = node.input(1);
         if (axes == null) return new long[0];
-        if (!axes.isConstant()) throw node.error("the axes input '" + axes.name() + "' must be known at compile time");
+        if (!axes.isConstant()) {
+            throw node.error("the axes input '" + axes.name() + "' must be known at compile time "
+                + "(fix it with --bind " + axes.name() + "=FILE.pb)");
+        }
         if (axes.type().elementType() != ElementType.INT64 || axes.type().rank() > 1) {
             throw node.error("the axes input '" + axes.name() + "' must be a 1-D int64 tensor, not " + axes.type());
         }

@@ -15,7 +15,8 @@ final class StaticInputs {
         Value v = node.input(index);
         if (v == null) return null;
         if (!v.isConstant()) {
-            throw node.error(role + " input '" + v.name() + "' must be known at compile time (byodt needs static shapes)");
+            throw node.error(role + " input '" + v.name() + "' must be known at compile time "
+                + "(byodt compiles static shapes; fix it with --bind " + v.name() + "=FILE.pb)");
         }
         TypeRules.requireInteger(node, v, role);
         return v.constant().toLongArray();
