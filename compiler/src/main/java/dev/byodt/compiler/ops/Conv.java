@@ -12,6 +12,7 @@ import dev.byodt.runtime.Tensor;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
@@ -19,6 +20,8 @@ import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.sub;
 
 /**
@@ -108,6 +111,11 @@ final class Conv implements Operator {
         int last = outSpatial.length - 1;
         long rowLength = outSpatial[last];
         long kernelWidth = w.dim(w.rank() - 1);
+        // The interior of a row: the outputs every tap of the row's window reaches, the same run for each tap,
+        // so that the vectorized loop over it has a fixed trip count and touches the accumulators at the same
+        // offsets each time (shifted runs would defeat store-to-load forwarding between consecutive taps).
+        long interiorStart = constantOf(window.firstValidOutput(last, idx(0)));
+        long interiorEnd = Math.max(interiorStart, constantOf(window.validOutputEnd(last, idx(kernelWidth - 1))));
         Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {rowLength});
         kb.loop(s.batch(), batch -> kb.loop(s.groups(), group -> kb.loop(s.mapsPerGroup(), mapInGroup -> {
             Expr map = add(mul(group, s.mapsPerGroup()), mapInGroup);
@@ -118,12 +126,16 @@ final class Conv implements Operator {
                     window.forEachLeadingTap(kb, row, (position, tap) -> kb.loop(kernelWidth, t -> {
                         Expr wAt = kb.load(w, flatIndex(w.shape(), WindowGeometry.indices(map, channelInGroup, append(tap, t))));
                         Expr first = window.firstValidOutput(last, t);
-                        kb.loop(sub(window.validOutputEnd(last, t), first), i -> {
-                            Expr o = add(first, i);
+                        Expr end = window.validOutputEnd(last, t);
+                        Consumer<Expr> term = o -> {
                             Expr[] at = append(position, window.inputPosition(last, o, t));
                             Expr xAt = kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, at)));
                             kb.store(acc, o, mac(kb.load(acc, o), xAt, wAt));
-                        });
+                        };
+                        // The outputs this tap reaches, in three runs: before the interior, the interior, after it.
+                        kb.loop(sub(min(idx(interiorStart), end), first), i -> term.accept(add(first, i)));
+                        kb.loop(interiorEnd - interiorStart, i -> term.accept(add(i, interiorStart)));
+                        kb.loop(sub(end, idx(interiorEnd)), i -> term.accept(add(i, interiorEnd)));
                     }));
                 });
                 kb.loop(rowLength, o -> {
@@ -183,6 +195,8 @@ final class Conv implements Operator {
             });
         })));
     }
+
+    private static long constantOf(Expr e) { return ((Expr.IntConst) e).value(); }
 
     private static Expr[] append(Expr[] leading, Expr last) {
         Expr[] all = Arrays.copyOf(leading, leading.length + 1);
