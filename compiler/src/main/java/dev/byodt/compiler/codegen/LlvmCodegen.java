@@ -139,7 +139,7 @@ public final class LlvmCodegen {
         return global;
     }
 
-    /** The distinct buffers a kernel touches: those it loads (in input order), then its outputs. */
+    /** The distinct buffers a kernel touches: those it loads (in input order), then its outputs and scratch buffers. */
     private static List<Buffer> parameters(Kernel kernel) {
         Set<Buffer> loaded = kernel.loadedBuffers();
         Set<Buffer> params = new LinkedHashSet<>();
@@ -147,6 +147,7 @@ public final class LlvmCodegen {
             if (b != null && loaded.contains(b)) params.add(b);
         }
         params.addAll(kernel.outputs());
+        params.addAll(kernel.scratch());
         params.addAll(loaded);
         return new ArrayList<>(params);
     }

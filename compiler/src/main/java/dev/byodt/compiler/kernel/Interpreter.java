@@ -30,6 +30,8 @@ public final class Interpreter {
         }
         List<Tensor> outputs = kernel.outputs().stream().map(b -> Tensor.zeros(elementTypeOf(b), b.shape())).toList();
         for (int i = 0; i < outputs.size(); i++) tensors.put(kernel.outputs().get(i), outputs.get(i));
+        tensors.putAll(kernel.constants());
+        for (Buffer b : kernel.scratch()) tensors.put(b, Tensor.zeros(elementTypeOf(b), b.shape()));
         new Interpreter(tensors).execute(kernel.body());
         return outputs;
     }

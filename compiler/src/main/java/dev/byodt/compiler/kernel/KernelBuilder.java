@@ -1,9 +1,13 @@
 package dev.byodt.compiler.kernel;
 
 import java.util.ArrayDeque;
+import dev.byodt.runtime.Tensor;
+
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -18,6 +22,8 @@ public final class KernelBuilder {
     private final String opType;
     private final List<Buffer> inputs;
     private final List<Buffer> outputs;
+    private final List<Buffer> scratch = new ArrayList<>();
+    private final Map<Buffer, Tensor> constants = new LinkedHashMap<>();
     private final Deque<List<Stmt>> scopes = new ArrayDeque<>();
     private int nextId;
 
@@ -37,6 +43,28 @@ public final class KernelBuilder {
     public int inputCount() { return inputs.size(); }
 
     public Buffer output(int i) { return outputs.get(i); }
+
+    /**
+     * A buffer private to this kernel, live only while it runs, with undefined contents on entry. Its use is a
+     * row of ACC accumulators: with the loop over outputs innermost (acc[o] = mac(acc[o], a, b) for each term)
+     * every output still sums its terms in order, and that inner loop vectorizes, where a scalar accumulator
+     * would make the reduction the inner loop and need reassociation to vectorize.
+     */
+    public Buffer scratch(String hint, ScalarType type, long[] shape) {
+        Buffer b = new Buffer(name + "." + hint + nextId++, type, shape);
+        scratch.add(b);
+        return b;
+    }
+
+    /**
+     * A constant the operator computed at compile time from its constant inputs, such as weights transposed so
+     * that the innermost loop reads them contiguously. {@code value} holds the elements in the buffer's order.
+     */
+    public Buffer constant(String hint, ScalarType type, Tensor value) {
+        Buffer b = new Buffer(name + "." + hint + nextId++, type, value.shape());
+        constants.put(b, value);
+        return b;
+    }
 
     public Expr load(Buffer buffer, Expr index) { return new Expr.Load(buffer, index); }
 
@@ -59,6 +87,19 @@ public final class KernelBuilder {
         body.accept(new Expr.Var(var));
         List<Stmt> inner = scopes.pop();
         emit(new Stmt.For(var, Exprs.idx(extent), inner));
+    }
+
+    /** for (i = 0; i < extent; i++) body(i), for an extent known only at run time (negative: no iterations). */
+    public void loop(Expr extent, Consumer<Expr> body) {
+        if (extent instanceof Expr.IntConst c) {
+            loop(c.value(), body);
+            return;
+        }
+        LoopVar var = new LoopVar("i" + nextId++);
+        scopes.push(new ArrayList<>());
+        body.accept(new Expr.Var(var));
+        List<Stmt> inner = scopes.pop();
+        emit(new Stmt.For(var, extent, inner));
     }
 
     /** A loop nest over every index of a shape, outermost dimension first. */
@@ -110,7 +151,7 @@ public final class KernelBuilder {
 
     public Kernel build() {
         if (scopes.size() != 1) throw new IllegalStateException("unbalanced scopes in kernel " + name);
-        return new Kernel(name, opType, inputs, outputs, scopes.peek());
+        return new Kernel(name, opType, inputs, outputs, scratch, constants, scopes.peek());
     }
 
     private void emit(Stmt stmt) { scopes.peek().add(stmt); }

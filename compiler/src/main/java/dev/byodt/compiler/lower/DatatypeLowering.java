@@ -45,7 +45,10 @@ public final class DatatypeLowering {
     private Kernel kernel(Kernel k) {
         // Omitted optional inputs stay null (Stream.toList accepts nulls).
         List<Buffer> inputs = k.inputs().stream().map(b -> b == null ? null : buffer(b)).toList();
-        return new Kernel(k.name(), k.opType(), inputs, k.outputs().stream().map(this::buffer).toList(), body(k.body()));
+        Map<Buffer, Tensor> constants = new LinkedHashMap<>();
+        k.constants().forEach((b, t) -> constants.put(buffer(b), t));
+        return new Kernel(k.name(), k.opType(), inputs, k.outputs().stream().map(this::buffer).toList(),
+            k.scratch().stream().map(this::buffer).toList(), constants, body(k.body()));
     }
 
     private List<Stmt> body(List<Stmt> body) {

@@ -66,7 +66,10 @@ public final class GraphLowering {
         Set<Buffer> callerMemory = new HashSet<>(inputs);
         callerMemory.addAll(outputs);
         for (Kernel k : kernels) {
+            constants.putAll(k.constants());
             for (Buffer b : k.loadedBuffers()) {
+                // The kernel's own constants are collected above; its scratch buffers are planned per kernel.
+                if (k.constants().containsKey(b) || k.scratch().contains(b)) continue;
                 Value v = valueOfBuffer.get(b);
                 if (v != null && v.isConstant() && !written.contains(b)) constants.put(b, v.constant());
                 else if (!callerMemory.contains(b)) temporaries.add(b);

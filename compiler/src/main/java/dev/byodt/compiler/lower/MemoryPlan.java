@@ -11,8 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Where each temporary lives in the one workspace a model needs per call. A temporary is live from the
- * first kernel that touches it to the last one; temporaries whose lifetimes share a kernel get disjoint
+ * Where each temporary and each kernel's scratch buffer lives in the one workspace a model needs per call.
+ * A temporary is live from the first kernel that touches it to the last one, a scratch buffer while its
+ * kernel runs; buffers whose lifetimes share a kernel get disjoint
  * bytes, so a kernel's inputs and outputs never overlap and kernels may take them as noalias pointers.
  * Placement is greedy first-fit, largest first, at 64-byte aligned offsets (a cache line, and enough for
  * any vector load).
@@ -24,9 +25,9 @@ public record MemoryPlan(Map<Buffer, Long> offsets, long workspaceBytes) {
         offsets = Collections.unmodifiableMap(new HashMap<>(offsets));
     }
 
-    public long offsetOf(Buffer temporary) {
-        Long offset = offsets.get(temporary);
-        if (offset == null) throw new IllegalArgumentException(temporary + " is not a temporary of this plan");
+    public long offsetOf(Buffer buffer) {
+        Long offset = offsets.get(buffer);
+        if (offset == null) throw new IllegalArgumentException(buffer + " is neither a temporary nor a scratch buffer of this plan");
         return offset;
     }
 
@@ -36,6 +37,11 @@ public record MemoryPlan(Map<Buffer, Long> offsets, long workspaceBytes) {
         for (Buffer b : program.temporaries()) lifetimes.put(b, new Lifetime(b, bytesOf(b)));
         List<Kernel> kernels = program.kernels();
         for (int k = 0; k < kernels.size(); k++) {
+            for (Buffer b : kernels.get(k).scratch()) {
+                Lifetime scratch = new Lifetime(b, bytesOf(b));
+                lifetimes.put(b, scratch);
+                touch(scratch, k);
+            }
             for (Buffer b : kernels.get(k).outputs()) touch(lifetimes.get(b), k);
             for (Buffer b : kernels.get(k).loadedBuffers()) touch(lifetimes.get(b), k);
         }

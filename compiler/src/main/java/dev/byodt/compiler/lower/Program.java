@@ -13,12 +13,13 @@ import java.util.Map;
 /**
  * A whole model as loop nests: the kernels in execution order and the role of every buffer they touch.
  * Each buffer is exactly one of: a run-time input (the caller's memory), an output (the caller's memory),
- * a constant (weights, baked into the code), or a temporary (a slice of the workspace).
+ * a constant (weights, baked into the code), or a temporary (a slice of the workspace). Kernels' scratch
+ * buffers are none of these: the memory plan gives each a slice of the workspace for its kernel's run.
  *
  * @param inputs      run-time inputs, in graph order; {@code inputSpecs} says how callers see them
  * @param outputs     graph outputs, in graph order, each written by exactly one kernel
- * @param constants   the constant buffers some kernel loads, with their values
- * @param temporaries every other buffer a kernel reads or writes
+ * @param constants   the constant buffers some kernel loads, with their values (kernels' own constants included)
+ * @param temporaries every other buffer a kernel reads or writes, scratch buffers excepted
  */
 public record Program(String name, List<Kernel> kernels, List<Buffer> inputs, List<TensorSpec> inputSpecs,
                       List<Buffer> outputs, List<TensorSpec> outputSpecs, Map<Buffer, Tensor> constants,

@@ -282,6 +282,8 @@ final class GraphImporter {
         for (int i = 0; i < types.size(); i++) node.output(i).setType(types.get(i));
         Kernel kernel = NodeLowering.lower(node, this::bufferOf);
         for (Buffer loaded : kernel.loadedBuffers()) {
+            // What the kernel keeps to itself, scratch rows and constants it derived, is no value of the graph.
+            if (kernel.scratch().contains(loaded) || kernel.constants().containsKey(loaded)) continue;
             Value value = valueOfBuffer.get(loaded);
             // A kernel may read back what it wrote to its own outputs (a softmax normalising in place, say).
             if (!value.isConstant() && !node.outputs().contains(value)) return false;

@@ -5,7 +5,6 @@ import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Shapes;
 
@@ -59,6 +58,12 @@ final class Gemm implements Operator {
         return new Shape(m, k, n, transA, transB, c == null ? null : c.shape());
     }
 
+    /**
+     * Row by row of Y: a scratch row of accumulators takes each term k for every column j, the loop over
+     * columns innermost so that it vectorizes while each element still sums its terms in order. That loop
+     * reads a row of B, so a constant B stored transposed (transB, the usual layout of fully connected
+     * weights) is transposed back at compile time.
+     */
     @Override
     public void lower(Node node, KernelBuilder kb) {
         Shape s = shape(node);
@@ -66,22 +71,34 @@ final class Gemm implements Operator {
         float beta = node.floatAttr("beta", 1);
         Buffer a = kb.input(0);
         Buffer b = kb.input(1);
+        boolean transB = s.transB();
+        if (transB && node.input(1).isConstant()) {
+            b = kb.constant("B.transposed", ScalarType.REAL, PackedWeights.transposed(node.input(1).constant(), 1, s.n(), s.k()));
+            transB = false;
+        }
         Buffer c = beta == 0 ? null : kb.input(2);
         Buffer y = kb.output(0);
-        kb.loop(s.m(), i -> kb.loop(s.n(), j -> {
-            Local acc = kb.local("acc", constant(ScalarType.ACC, 0));
+        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {s.n()});
+        Buffer bRows = b;
+        boolean bTransposed = transB;
+        kb.loop(s.m(), i -> {
+            kb.loop(s.n(), j -> kb.store(acc, j, constant(ScalarType.ACC, 0)));
             kb.loop(s.k(), k -> {
-                Expr aIndex = s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k);
-                Expr bIndex = s.transB() ? add(mul(j, s.k()), k) : add(mul(k, s.n()), j);
-                kb.assign(acc, mac(kb.get(acc), kb.load(a, aIndex), kb.load(b, bIndex)));
+                Expr aAt = kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k));
+                kb.loop(s.n(), j -> {
+                    Expr bIndex = bTransposed ? add(mul(j, s.k()), k) : add(mul(k, s.n()), j);
+                    kb.store(acc, j, mac(kb.load(acc, j), aAt, kb.load(bRows, bIndex)));
+                });
             });
-            Expr result = cast(ScalarType.REAL, kb.get(acc));
-            if (alpha != 1) result = mul(real(alpha), result);
-            if (c != null) {
-                Expr cValue = kb.load(c, BroadcastIndex.of(s.c(), new Expr[] {i, j}));
-                result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
-            }
-            kb.store(y, add(mul(i, s.n()), j), result);
-        }));
+            kb.loop(s.n(), j -> {
+                Expr result = cast(ScalarType.REAL, kb.load(acc, j));
+                if (alpha != 1) result = mul(real(alpha), result);
+                if (c != null) {
+                    Expr cValue = kb.load(c, BroadcastIndex.of(s.c(), new Expr[] {i, j}));
+                    result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
+                }
+                kb.store(y, add(mul(i, s.n()), j), result);
+            });
+        });
     }
 }

@@ -137,16 +137,25 @@ final class WindowGeometry {
      * in the padding skip the inner loops too.
      */
     void forEachTap(KernelBuilder kb, Expr[] outputPosition, TapVisitor visitor) {
-        nest(kb, outputPosition, 0, new Expr[rank()], new Expr[rank()], visitor);
+        forEachLeadingTap(kb, outputPosition, visitor);
+    }
+
+    /**
+     * Like {@link #forEachTap} over the first {@code leadingOutputPosition.length} axes only: the visitor gets
+     * positions and taps of those axes, and handles the remaining axes itself.
+     */
+    void forEachLeadingTap(KernelBuilder kb, Expr[] leadingOutputPosition, TapVisitor visitor) {
+        int axes = leadingOutputPosition.length;
+        nest(kb, leadingOutputPosition, 0, new Expr[axes], new Expr[axes], visitor);
     }
 
     private void nest(KernelBuilder kb, Expr[] out, int axis, Expr[] position, Expr[] tap, TapVisitor visitor) {
-        if (axis == rank()) {
+        if (axis == out.length) {
             visitor.visit(position.clone(), tap.clone());
             return;
         }
         kb.loop(kernel[axis], k -> {
-            Expr p = add(sub(mul(out[axis], strides[axis]), idx(padBegin[axis])), mul(k, dilations[axis]));
+            Expr p = inputPosition(axis, out[axis], k);
             position[axis] = p;
             tap[axis] = k;
             Expr inside = insideInput(axis, p);
@@ -154,6 +163,31 @@ final class WindowGeometry {
             if (inside == null) inner.run();
             else kb.when(inside, inner);
         });
+    }
+
+    /** Where tap {@code tap} of the window at output index {@code out} falls in the input, along this axis. */
+    Expr inputPosition(int axis, Expr out, Expr tap) {
+        return add(sub(mul(out, strides[axis]), idx(padBegin[axis])), mul(tap, dilations[axis]));
+    }
+
+    /**
+     * The first output index on this axis whose window has tap {@code tap} inside the input. With
+     * {@link #validOutputEnd} it bounds a loop over outputs that needs no test per element: the outputs o with
+     * 0 <= o*stride - padBegin + tap*dilation < input are exactly those from here to the end.
+     */
+    Expr firstValidOutput(int axis, Expr tap) {
+        if (padBegin[axis] == 0) return idx(0);
+        // ceil(max(padBegin - tap*dilation, 0) / stride), with a non-negative numerator so division truncates right.
+        Expr before = max(sub(idx(padBegin[axis]), mul(tap, dilations[axis])), 0);
+        return div(add(before, strides[axis] - 1), strides[axis]);
+    }
+
+    /** One past the last output index on this axis whose window has tap {@code tap} inside the input. */
+    Expr validOutputEnd(int axis, Expr tap) {
+        if (lastTapPosition(axis) < input[axis]) return idx(output[axis]);
+        // Outputs with o*stride < input + padBegin - tap*dilation: ceil of that bound over the stride, at least 0.
+        Expr bound = max(sub(idx(input[axis] + padBegin[axis]), mul(tap, dilations[axis])), 0);
+        return min(div(add(bound, strides[axis] - 1), strides[axis]), output[axis]);
     }
 
     /** The condition that position p on this axis is inside the input, or null when every window's is. */

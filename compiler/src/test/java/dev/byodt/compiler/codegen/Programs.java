@@ -9,6 +9,7 @@ import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
 
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +19,17 @@ import java.util.Set;
 final class Programs {
     private Programs() {}
 
-    /** A program of these kernels; every buffer that is not an input, output or constant is a temporary. */
-    static Program of(List<Kernel> kernels, List<Buffer> inputs, List<Buffer> outputs, Map<Buffer, Tensor> constants) {
+    /**
+     * A program of these kernels; every buffer that is not an input, output, constant (given, or a kernel's own)
+     * or scratch buffer is a temporary.
+     */
+    static Program of(List<Kernel> kernels, List<Buffer> inputs, List<Buffer> outputs, Map<Buffer, Tensor> givenConstants) {
+        Map<Buffer, Tensor> constants = new LinkedHashMap<>(givenConstants);
+        kernels.forEach(k -> constants.putAll(k.constants()));
         Set<Buffer> known = new HashSet<>(inputs);
         known.addAll(outputs);
         known.addAll(constants.keySet());
+        kernels.forEach(k -> known.addAll(k.scratch()));
         Set<Buffer> temporaries = new LinkedHashSet<>();
         for (Kernel k : kernels) {
             for (Buffer b : k.outputs()) if (!known.contains(b)) temporaries.add(b);
