@@ -26,10 +26,14 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Compile a model for this machine and run it, in one of three ways:",
-        "  on an image classification data set (default): top-1 accuracy on Fashion-MNIST/MNIST IDX files;",
-        "  --test-data DIR: an ONNX test-data folder (input_N.pb, output_N.pb), reporting the error per output;",
-        "  --input NAME=FILE.pb ... [--output DIR]: one inference, outputs written as output_N.pb."},
+    description = {"Compile a model for this machine and run it: top-1 accuracy on image data (the default), "
+        + "an ONNX test-data folder, or one inference on given inputs.",
+        "",
+        "Image data (--data): Fashion-MNIST/MNIST IDX files; pixels become pixel/255 in [0, 1].",
+        "Test data (--test-data DIR): input_N.pb and output_N.pb; prints the error of each output and exits 1 "
+            + "beyond --rtol/--atol. Named integer inputs (shapes, axes) are bound at compile time.",
+        "Single run (--input NAME=FILE.pb ... [--output DIR]): prints the outputs, or writes them as output_N.pb.",
+        ""},
     footer = {"", "Examples:",
         "  byodt run models/lenet5-fashion.onnx",
         "  byodt run models/lenet5-fashion.onnx --data fashion-mnist",
@@ -134,6 +138,7 @@ final class RunCommand implements Callable<Integer> {
                     + "' (inputs: " + model.inputs().stream().map(TensorSpec::name).toList() + ")");
             }
             List<Tensor> outputs = model.run(inputs);
+            if (outputDir != null) createFolder(outputDir);
             for (int i = 0; i < outputs.size(); i++) {
                 String name = model.outputs().get(i).name();
                 if (outputDir != null) {
@@ -146,5 +151,13 @@ final class RunCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    private static void createFolder(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new ByodtException("cannot create the output folder " + dir + " (" + e.getMessage() + ")");
+        }
     }
 }
