@@ -14,17 +14,25 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * Runs ONNX backend test cases through the whole pipeline (load, compile, JIT, run) and compares with their
- * expected outputs. A case byodt refuses at load or compile time counts as unsupported, with the reason;
- * a case that compiles but computes a wrong result, or crashes the compiler, counts as failed.
+ * Runs ONNX backend test cases through the whole pipeline (load, compile, JIT, run), or through another
+ * {@link GraphExecutor} after loading, and compares with their expected outputs. A case byodt refuses at
+ * load or compile time counts as unsupported, with the reason; a case that compiles but computes a wrong
+ * result, or crashes the compiler, counts as failed.
  */
 public final class ConformanceRunner {
     private final double rtol;
     private final double atol;
+    private final GraphExecutor executor;
 
     public ConformanceRunner(double rtol, double atol) {
+        this(rtol, atol, GraphExecutor.compiled(CompileOptions.host()));
+    }
+
+    /** Runs the loaded cases with another executor than the compiled pipeline for the host. */
+    public ConformanceRunner(double rtol, double atol, GraphExecutor executor) {
         this.rtol = rtol;
         this.atol = atol;
+        this.executor = executor;
     }
 
     /** Every case folder (one holding model.onnx) directly below dir, in name order. */
@@ -78,7 +86,7 @@ public final class ConformanceRunner {
     private CaseResult runDataSet(String name, Path modelFile, TestCase.DataSet set) {
         List<DataSetRun.OutputCheck> checks;
         try {
-            checks = DataSetRun.run(modelFile, Map.of(), Map.of(), CompileOptions.host(), set, rtol, atol);
+            checks = DataSetRun.run(modelFile, Map.of(), Map.of(), executor, set, rtol, atol);
         } catch (ByodtException e) {
             return new CaseResult(name, CaseResult.Outcome.UNSUPPORTED, e.getMessage());
         } catch (RuntimeException e) {

@@ -1,9 +1,6 @@
 package dev.byodt.compiler.conformance;
 
 import dev.byodt.compiler.CompileOptions;
-import dev.byodt.compiler.Compiler;
-import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.runtime.ByodtException;
@@ -18,7 +15,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Compiles a model for one test-data set, runs it and compares each output with the expected one.
+ * Loads a model for one test-data set, runs it (compiled, or with another executor) and compares each output
+ * with the expected one.
  *
  * <p>Named integer inputs of the data are bound at compile time: ONNX test data feeds shapes, axes and
  * pads as inputs, and byodt compiles static shapes. The float inputs are fed at run time, in order.
@@ -35,6 +33,33 @@ public final class DataSetRun {
      */
     public static List<OutputCheck> run(Path model, Map<String, long[]> shapes, Map<String, Tensor> bound,
                                         CompileOptions options, TestCase.DataSet set, double rtol, double atol) {
+        return run(model, shapes, bound, GraphExecutor.compiled(options), set, rtol, atol);
+    }
+
+    /** As {@link #run(Path, Map, Map, CompileOptions, TestCase.DataSet, double, double)}, with another executor. */
+    public static List<OutputCheck> run(Path model, Map<String, long[]> shapes, Map<String, Tensor> bound,
+                                        GraphExecutor executor, TestCase.DataSet set, double rtol, double atol) {
+        List<NamedTensor> actual = outputs(model, shapes, bound, executor, set);
+        if (actual.size() < set.outputs().size()) {
+            throw new ByodtException(set.dir() + " holds " + set.outputs().size() + " expected outputs, but "
+                + model + " has " + actual.size());
+        }
+        List<OutputCheck> checks = new ArrayList<>();
+        for (int i = 0; i < set.outputs().size(); i++) {
+            TensorDiff diff = TensorDiff.of(set.outputs().get(i).tensor(), actual.get(i).tensor(), rtol, atol);
+            checks.add(new OutputCheck(i, actual.get(i).name(), diff));
+        }
+        return checks;
+    }
+
+    /**
+     * Loads the model with the data's named integer inputs (and the caller's) bound at compile time and runs
+     * it on the rest of the data's inputs.
+     *
+     * @return the graph's outputs, by name, in order
+     */
+    public static List<NamedTensor> outputs(Path model, Map<String, long[]> shapes, Map<String, Tensor> bound,
+                                            GraphExecutor executor, TestCase.DataSet set) {
         Map<String, Tensor> allBound = new LinkedHashMap<>(bound);
         List<Tensor> runTimeInputs = new ArrayList<>();
         for (NamedTensor t : set.inputs()) {
@@ -43,19 +68,9 @@ public final class DataSetRun {
             else runTimeInputs.add(t.tensor());
         }
         Graph graph = OnnxLoader.load(model, shapes, allBound);
-        try (CompiledModule module = Compiler.compile(graph, options);
-             HostModel compiled = Compiler.jit(module)) {
-            List<Tensor> actual = compiled.run(runTimeInputs);
-            if (actual.size() < set.outputs().size()) {
-                throw new ByodtException(set.dir() + " holds " + set.outputs().size() + " expected outputs, but "
-                    + model + " has " + actual.size());
-            }
-            List<OutputCheck> checks = new ArrayList<>();
-            for (int i = 0; i < set.outputs().size(); i++) {
-                TensorDiff diff = TensorDiff.of(set.outputs().get(i).tensor(), actual.get(i), rtol, atol);
-                checks.add(new OutputCheck(i, compiled.outputs().get(i).name(), diff));
-            }
-            return checks;
-        }
+        List<Tensor> values = executor.run(graph, runTimeInputs);
+        List<NamedTensor> named = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) named.add(new NamedTensor(graph.outputs().get(i).name(), values.get(i)));
+        return named;
     }
 }

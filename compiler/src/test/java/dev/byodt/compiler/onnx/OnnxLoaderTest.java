@@ -1,5 +1,6 @@
 package dev.byodt.compiler.onnx;
 
+import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
@@ -9,6 +10,7 @@ import dev.byodt.onnx.Onnx.ModelProto;
 import dev.byodt.onnx.Onnx.OperatorSetIdProto;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,6 +112,30 @@ class OnnxLoaderTest {
         assertArrayEquals(new long[] {2, 4, 3}, target.constant().toLongArray());
         assertArrayEquals(new long[] {2, 4, 3}, graph.outputs().getFirst().type().shape());
         assertEquals("in/x:0", graph.inputs().getFirst().name());
+    }
+
+    /** The library's own shape operators fold the same way: x flattened to [x.shape[0], -1]. */
+    @Test
+    void shapeSubgraphOfLibraryOperatorsFoldsIntoReshape() {
+        Path file = write(dir, "flatten.onnx", model(graph()
+            .addInput(tensor("x", FLOAT, 2L, 3L, 4L))
+            .addOutput(tensor("y", FLOAT, 2L, 12L))
+            .addInitializer(longTensor("zero", new long[0], 0))
+            .addInitializer(longTensor("axes", new long[] {1}, 0))
+            .addInitializer(longTensor("minusOne", new long[] {1}, -1))
+            .addNode(node("Shape", "shape", List.of("x"), List.of("s")))
+            .addNode(node("Gather", "first", List.of("s", "zero"), List.of("n")))
+            .addNode(node("Unsqueeze", "vector", List.of("n", "axes"), List.of("nv")))
+            .addNode(node("Concat", "target", List.of("nv", "minusOne"), List.of("t"), intAttr("axis", 0)))
+            .addNode(node("Reshape", "reshape", List.of("x", "t"), List.of("y")))));
+        Graph graph = OnnxLoader.load(file);
+        assertEquals(List.of("reshape"), graph.nodes().stream().map(Node::name).toList());
+        assertArrayEquals(new long[] {2, -1}, graph.nodes().getFirst().input(1).constant().toLongArray());
+        assertArrayEquals(new long[] {2, 12}, graph.outputs().getFirst().type().shape());
+        float[] values = new float[24];
+        for (int i = 0; i < values.length; i++) values[i] = i;
+        Tensor y = GraphInterpreter.run(graph, List.of(Tensor.ofFloats(new long[] {2, 3, 4}, values))).getFirst();
+        assertArrayEquals(values, y.toFloatArray());
     }
 
     /** Constant arithmetic on floats folds too, and a constant graph output keeps its value. */

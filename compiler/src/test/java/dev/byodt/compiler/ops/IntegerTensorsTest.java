@@ -1,17 +1,11 @@
 package dev.byodt.compiler.ops;
 
-import dev.byodt.compiler.graph.Attribute;
-import dev.byodt.compiler.graph.Graph;
-import dev.byodt.compiler.graph.Node;
-import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;
-import java.util.List;
-import java.util.Map;
 
 import static dev.byodt.compiler.ops.NodeCase.floats;
 import static dev.byodt.compiler.ops.NodeCase.longs;
@@ -19,7 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Integer tensors, as shape subgraphs use them, and the folding of shape computations at compile time. */
+/**
+ * Integer tensors, as shape subgraphs use them; that those subgraphs fold at compile time is the loader's part
+ * (OnnxLoaderTest).
+ */
 class IntegerTensorsTest {
     @Test
     void integerArithmeticBroadcastsAndDivisionTruncates() {
@@ -46,44 +43,11 @@ class IntegerTensorsTest {
     }
 
     @Test
-    void shapeSubgraphFoldsIntoReshape() {
-        // y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0), [0]), [-1])): flatten all but the first axis.
-        Value x = new Value("x"), shape = new Value("shape"), first = new Value("first"), firstVector = new Value("firstVector");
-        Value target = new Value("target"), y = new Value("y");
-        Value zero = new Value("zero"), axes = new Value("axes"), minusOne = new Value("minusOne");
-        zero.setConstant(Tensor.ofLongs(new long[0], new long[] {0}));
-        axes.setConstant(longs(0));
-        minusOne.setConstant(longs(-1));
-        List<Node> nodes = List.of(
-            node("Shape", List.of(x), shape),
-            node("Gather", List.of(shape, zero), first),
-            node("Unsqueeze", List.of(first, axes), firstVector),
-            node("Concat", List.of(firstVector, minusOne), target, Map.of("axis", new Attribute.IntAttr(0))),
-            node("Reshape", List.of(x, target), y));
-        float[] values = new float[24];
-        for (int i = 0; i < values.length; i++) values[i] = i;
-        Tensor out = GraphRunner.run(new Graph("g", List.of(x), List.of(y), nodes),
-            List.of(floats(new long[] {2, 3, 4}, values)), v -> false).getFirst();
-        assertTrue(target.isConstant(), "the target shape was not folded");
-        assertArrayEquals(new long[] {2, -1}, target.constant().toLongArray());
-        assertArrayEquals(new long[] {2, 12}, out.shape());
-        assertArrayEquals(values, out.toFloatArray());
-    }
-
-    @Test
     void constantOfShapeFillsWithTheValueAttribute() {
         Tensor y = new NodeCase("ConstantOfShape", 9).attr("value", Tensor.ofLongs(new long[] {1}, new long[] {(1L << 60) + 1}))
             .constant(longs(2)).runOne();
         assertEquals(ElementType.INT64, y.type());
         assertArrayEquals(new long[] {(1L << 60) + 1, (1L << 60) + 1}, y.toLongArray());
         assertArrayEquals(new float[] {0, 0, 0}, new NodeCase("ConstantOfShape", 9).constant(longs(3)).runOne().toFloatArray());
-    }
-
-    private static Node node(String opType, List<Value> inputs, Value output) {
-        return node(opType, inputs, output, Map.of());
-    }
-
-    private static Node node(String opType, List<Value> inputs, Value output, Map<String, Attribute> attributes) {
-        return new Node(output.name(), opType, "", 13, inputs, List.of(output), attributes);
     }
 }

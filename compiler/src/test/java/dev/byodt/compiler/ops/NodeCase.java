@@ -1,5 +1,6 @@
 package dev.byodt.compiler.ops;
 
+import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.graph.Attribute;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
@@ -16,6 +17,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** One node built by hand, for the operator behaviours the ONNX node cases do not reach (old opsets, errors). */
 final class NodeCase {
@@ -73,28 +76,30 @@ final class NodeCase {
         return this;
     }
 
-    Node node() {
-        List<Value> outputs = new ArrayList<>();
-        for (int k = 0; k < outputCount; k++) outputs.add(new Value("out" + k));
-        return new Node(opType.toLowerCase(), opType, "", opset, inputs, outputs, attributes);
-    }
-
+    /** Infers the types, then runs the node's kernel in the interpreter on the run-time inputs. */
     List<Tensor> run() {
-        Node node = node();
-        Graph graph = new Graph("case", runtimeInputs, node.outputs(), List.of(node));
-        return GraphRunner.run(graph, runtimeValues, v -> false);
+        Node node = typedNode();
+        return GraphInterpreter.run(new Graph("case", runtimeInputs, node.outputs(), List.of(node)), runtimeValues);
     }
 
     Tensor runOne() { return run().getFirst(); }
 
     /** The node's kernel, after shape inference. */
     Kernel kernel() {
-        Node node = node();
-        List<TensorType> types = Operators.lookup(opType).inferTypes(node);
-        for (int k = 0; k < types.size(); k++) node.output(k).setType(types.get(k));
         Map<Value, Buffer> buffers = new HashMap<>();
-        return NodeLowering.lower(node, v -> buffers.computeIfAbsent(v,
+        return NodeLowering.lower(typedNode(), v -> buffers.computeIfAbsent(v,
             x -> new Buffer(x.name(), ScalarType.of(x.type().elementType()), x.type().shape())));
+    }
+
+    /** The node with the output types its operator infers, as the loader leaves every node. */
+    private Node typedNode() {
+        List<Value> outputs = new ArrayList<>();
+        for (int k = 0; k < outputCount; k++) outputs.add(new Value("out" + k));
+        Node node = new Node(opType.toLowerCase(), opType, "", opset, inputs, outputs, attributes);
+        List<TensorType> types = Operators.lookup(opType).inferTypes(node);
+        assertEquals(outputCount, types.size(), opType + " output types inferred");
+        for (int k = 0; k < types.size(); k++) node.output(k).setType(types.get(k));
+        return node;
     }
 
     static Tensor floats(long[] shape, float... values) { return Tensor.ofFloats(shape, values); }

@@ -16,6 +16,7 @@ class OperatorErrorsTest {
     private static void assertError(String expectedPart, Executable run) {
         ByodtException e = assertThrows(ByodtException.class, run);
         assertTrue(e.getMessage().contains(expectedPart), e.getMessage());
+        assertTrue(e.getMessage().matches("\\w+ node '\\w+': .*"), "the node is not named first: " + e.getMessage());
         assertFalse(e.getMessage().contains("\n"), "multi-line message: " + e.getMessage());
     }
 
@@ -59,5 +60,22 @@ class OperatorErrorsTest {
         assertError("axis 2", () -> new NodeCase("Concat", 13).attr("axis", 2L).input(floats(1)).input(floats(2)).runOne());
         assertError("cannot squeeze", () -> new NodeCase("Squeeze", 13).input(floats(1, 2)).constant(longs(0)).runOne());
         assertError("cannot reshape", () -> new NodeCase("Reshape", 13).input(floats(1, 2, 3)).constant(longs(2, -1)).runOne());
+    }
+
+    @Test
+    void networkLayerFeaturesByodtRefuses() {
+        Tensor image = floats(new long[] {1, 2, 4, 4}, new float[32]);
+        Tensor matrix = floats(new long[] {2, 3}, new float[6]);
+        Tensor perChannel = floats(0, 0);
+        assertError("must be known at compile time", () -> new NodeCase("ReduceSum", 13).input(image).input(longs(1)).runOne());
+        assertError("Indices", () -> new NodeCase("MaxPool", 12).attr("kernel_shape", new long[] {2, 2}).input(image).outputs(2).run());
+        assertError("training_mode", () -> new NodeCase("BatchNormalization", 15).attr("training_mode", 1L).input(image)
+            .input(perChannel).input(perChannel).input(perChannel).input(perChannel).runOne());
+        assertError("group=3", () -> new NodeCase("Conv", 11).attr("group", 3L).input(image)
+            .input(floats(new long[] {3, 1, 2, 2}, new float[12])).runOne());
+        assertError("cannot multiply", () -> new NodeCase("Gemm", 13).input(matrix).input(matrix).runOne());
+        assertError("axis=2", () -> new NodeCase("Softmax", 13).attr("axis", 2L).input(matrix).runOne());
+        assertError("auto_pad=SAME", () -> new NodeCase("AveragePool", 19).attr("kernel_shape", new long[] {2, 2})
+            .attr("auto_pad", "SAME").input(image).runOne());
     }
 }
