@@ -2,12 +2,9 @@ package dev.byodt.compiler.codegen;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.kernel.Buffer;
-import dev.byodt.compiler.kernel.Expr;
-import dev.byodt.compiler.kernel.Interpreter;
-import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
@@ -22,30 +19,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import static dev.byodt.compiler.codegen.Programs.buffer;
+import static dev.byodt.compiler.codegen.Programs.matmulProgram;
 import static dev.byodt.compiler.kernel.Exprs.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 class HostModelTest {
     static final long M = 4, K = 37, N = 5;
-
-    /** y = x . w (reduction into an ACC local), then out = max(y, 0) + 0.5 and sign = select(y > 1, y, -y). */
-    static Program matmulProgram(Buffer x, Buffer w, Buffer y, Buffer out, Buffer sign, Tensor weights) {
-        KernelBuilder mm = new KernelBuilder("mm", "MatMul", List.of(x, w), List.of(y));
-        mm.loops(new long[]{M, N}, i -> {
-            Local acc = mm.local("acc", constant(ScalarType.ACC, 0));
-            mm.loop(K, k -> mm.assign(acc, mac(mm.get(acc),
-                mm.load(x, flatIndex(x.shape(), i[0], k)), mm.load(w, flatIndex(w.shape(), k, i[1])))));
-            mm.store(y, flatIndex(y.shape(), i), cast(ScalarType.REAL, mm.get(acc)));
-        });
-        KernelBuilder relu = new KernelBuilder("relu", "Relu", List.of(y), List.of(out));
-        relu.loop(M * N, i -> relu.store(out, i, add(max(relu.load(y, i), real(0)), real(0.5))));
-        KernelBuilder sel = new KernelBuilder("sel", "Where", List.of(y), List.of(sign));
-        sel.loop(M * N, i -> {
-            Expr v = sel.load(y, i);
-            sel.store(sign, i, select(gt(v, real(1)), v, neg(v)));
-        });
-        return Programs.of(List.of(mm.build(), relu.build(), sel.build()), List.of(x), List.of(out, sign), Map.of(w, weights));
-    }
 
     static Tensor random(long[] shape, long seed) {
         Random r = new Random(seed);
@@ -57,18 +36,15 @@ class HostModelTest {
     @Test
     void jitMatchesTheInterpreterBitForBit() {
         Buffer x = buffer("x", M, K), w = buffer("w", K, N), y = buffer("y", M, N), out = buffer("out", M, N), sign = buffer("sign", M, N);
-        Tensor weights = random(w.shape(), 1);
-        Program program = matmulProgram(x, w, y, out, sign, weights);
+        Program program = matmulProgram(x, w, y, out, sign, random(w.shape(), 1));
         Tensor input = random(x.shape(), 2);
 
-        Tensor yRef = Interpreter.run(program.kernels().get(0), List.of(input, weights)).get(0);
-        Tensor outRef = Interpreter.run(program.kernels().get(1), List.of(yRef)).get(0);
-        Tensor signRef = Interpreter.run(program.kernels().get(2), List.of(yRef)).get(0);
+        List<Tensor> reference = GraphInterpreter.run(program, List.of(input));
 
         try (var compiled = Compiler.compile(program, CompileOptions.host()); var model = Compiler.jit(compiled)) {
             List<Tensor> result = model.run(List.of(input));
-            assertArrayEquals(outRef.toFloatArray(), result.get(0).toFloatArray());
-            assertArrayEquals(signRef.toFloatArray(), result.get(1).toFloatArray());
+            assertArrayEquals(reference.get(0).toFloatArray(), result.get(0).toFloatArray());
+            assertArrayEquals(reference.get(1).toFloatArray(), result.get(1).toFloatArray());
             assertEquals(M * N * 4, compiled.signature().workspaceBytes(), "only y is a temporary");
         }
     }
@@ -86,8 +62,7 @@ class HostModelTest {
     @Test
     void runsFromManyThreadsAtOnce() throws Exception {
         Buffer x = buffer("x", M, K), w = buffer("w", K, N), y = buffer("y", M, N), out = buffer("out", M, N), sign = buffer("sign", M, N);
-        Tensor weights = random(w.shape(), 1);
-        Program program = matmulProgram(x, w, y, out, sign, weights);
+        Program program = matmulProgram(x, w, y, out, sign, random(w.shape(), 1));
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try (var compiled = Compiler.compile(program, CompileOptions.host()); var model = Compiler.jit(compiled)) {
             List<Future<Boolean>> results = new java.util.ArrayList<>();
@@ -95,8 +70,7 @@ class HostModelTest {
                 long seed = 100 + t;
                 results.add(pool.submit(() -> {
                     Tensor input = random(x.shape(), seed);
-                    Tensor yRef = Interpreter.run(program.kernels().get(0), List.of(input, weights)).get(0);
-                    Tensor outRef = Interpreter.run(program.kernels().get(1), List.of(yRef)).get(0);
+                    Tensor outRef = GraphInterpreter.run(program, List.of(input)).get(0);
                     boolean same = true;
                     for (int rep = 0; rep < 200; rep++) {
                         same &= java.util.Arrays.equals(outRef.toFloatArray(), model.run(List.of(input)).get(0).toFloatArray());

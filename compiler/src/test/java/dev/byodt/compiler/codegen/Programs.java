@@ -1,7 +1,10 @@
 package dev.byodt.compiler.codegen;
 
 import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ElementType;
@@ -15,8 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import static dev.byodt.compiler.kernel.Exprs.*;
+
 /** Hand-built programs for back-end tests (no operators exist at this level). */
-final class Programs {
+public final class Programs {
     private Programs() {}
 
     /**
@@ -49,5 +54,28 @@ final class Programs {
         return new TensorSpec(b.name(), type, b.shape());
     }
 
-    static Buffer buffer(String name, long... shape) { return new Buffer(name, ScalarType.REAL, shape); }
+    public static Buffer buffer(String name, long... shape) { return new Buffer(name, ScalarType.REAL, shape); }
+
+    /**
+     * y = x . w (reduction into an ACC local), then out = max(y, 0) + 0.5 and sign = select(y > 1, y, -y):
+     * x [m, k] the input, w [k, n] a constant, y [m, n] a temporary, out and sign the outputs.
+     */
+    public static Program matmulProgram(Buffer x, Buffer w, Buffer y, Buffer out, Buffer sign, Tensor weights) {
+        long m = x.shape()[0], k = x.shape()[1], n = w.shape()[1];
+        KernelBuilder mm = new KernelBuilder("mm", "MatMul", List.of(x, w), List.of(y));
+        mm.loops(new long[] {m, n}, i -> {
+            Local acc = mm.local("acc", constant(ScalarType.ACC, 0));
+            mm.loop(k, j -> mm.assign(acc, mac(mm.get(acc),
+                mm.load(x, flatIndex(x.shape(), i[0], j)), mm.load(w, flatIndex(w.shape(), j, i[1])))));
+            mm.store(y, flatIndex(y.shape(), i), cast(ScalarType.REAL, mm.get(acc)));
+        });
+        KernelBuilder relu = new KernelBuilder("relu", "Relu", List.of(y), List.of(out));
+        relu.loop(m * n, i -> relu.store(out, i, add(max(relu.load(y, i), real(0)), real(0.5))));
+        KernelBuilder sel = new KernelBuilder("sel", "Where", List.of(y), List.of(sign));
+        sel.loop(m * n, i -> {
+            Expr v = sel.load(y, i);
+            sel.store(sign, i, select(gt(v, real(1)), v, neg(v)));
+        });
+        return of(List.of(mm.build(), relu.build(), sel.build()), List.of(x), List.of(out, sign), Map.of(w, weights));
+    }
 }

@@ -19,8 +19,8 @@ import java.util.Map;
 
 /**
  * Runs a typed graph (as OnnxLoader returns it) in the kernel interpreter: lowered by GraphLowering into the
- * kernels the compiler would turn into LLVM IR, each kernel then run in graph order on the tensors its
- * buffers hold. A second executor of the same kernels that shares nothing with code generation; a tree
+ * kernels the compiler would turn into LLVM IR, each kernel then run in program order on the tensors its
+ * buffers hold. Hand-built programs run the same way. A second executor of the same kernels that shares nothing with code generation; a tree
  * walker, so slow on big tensors.
  */
 public final class GraphInterpreter {
@@ -28,7 +28,11 @@ public final class GraphInterpreter {
 
     /** A {@link GraphExecutor}: the graph's outputs for its run-time inputs, in order. */
     public static List<Tensor> run(Graph graph, List<Tensor> inputs) {
-        Program program = GraphLowering.lower(graph);
+        return run(GraphLowering.lower(graph), inputs);
+    }
+
+    /** The program's outputs for its run-time inputs, in order. */
+    public static List<Tensor> run(Program program, List<Tensor> inputs) {
         checkInputs(program.inputSpecs(), inputs);
         Map<Buffer, Tensor> tensors = new HashMap<>(program.constants());
         for (int i = 0; i < inputs.size(); i++) tensors.put(program.inputs().get(i), inputs.get(i));

@@ -2,19 +2,15 @@ package dev.byodt.compiler.target;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.kernel.Buffer;
-import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.compiler.kernel.Local;
-import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.onnx.OnnxLoader;
-import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.NamedTensor;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
-import dev.byodt.runtime.TensorSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,10 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import static dev.byodt.compiler.kernel.Exprs.*;
+import static dev.byodt.compiler.codegen.Programs.buffer;
+import static dev.byodt.compiler.codegen.Programs.matmulProgram;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Executables emitted from the backend's CompiledModule must compute exactly what the JIT computes from it. */
@@ -77,38 +73,25 @@ class CompiledExecutableTest {
 
     @Test
     void aProgramWithTemporariesUsesTheWorkspaceInTheExecutable() throws Exception {
-        long m = 3, k = 7, n = 5;
-        Buffer x = new Buffer("x", ScalarType.REAL, new long[] {m, k});
-        Buffer w = new Buffer("w", ScalarType.REAL, new long[] {k, n});
-        Buffer y = new Buffer("y", ScalarType.REAL, new long[] {m, n});
-        Buffer out = new Buffer("out", ScalarType.REAL, new long[] {m, n});
-        float[] weights = new float[(int) (k * n)];
+        Buffer x = buffer("x", 3, 7), w = buffer("w", 7, 5), y = buffer("y", 3, 5), out = buffer("out", 3, 5), sign = buffer("sign", 3, 5);
+        float[] weights = new float[35];
         for (int i = 0; i < weights.length; i++) weights[i] = (i % 7 - 3) * 0.25f;
-        KernelBuilder mm = new KernelBuilder("mm", "MatMul", List.of(x, w), List.of(y));
-        mm.loops(new long[] {m, n}, i -> {
-            Local acc = mm.local("acc", constant(ScalarType.ACC, 0));
-            mm.loop(k, j -> mm.assign(acc, mac(mm.get(acc),
-                mm.load(x, flatIndex(x.shape(), i[0], j)), mm.load(w, flatIndex(w.shape(), j, i[1])))));
-            mm.store(y, flatIndex(y.shape(), i), cast(ScalarType.REAL, mm.get(acc)));
-        });
-        KernelBuilder relu = new KernelBuilder("relu", "Relu", List.of(y), List.of(out));
-        relu.loop(m * n, i -> relu.store(out, i, max(relu.load(y, i), real(0))));
-        TensorSpec xSpec = new TensorSpec("x", ElementType.FLOAT32, x.shape());
-        TensorSpec outSpec = new TensorSpec("out", ElementType.FLOAT32, out.shape());
-        Program program = new Program("workspace_test", List.of(mm.build(), relu.build()), List.of(x), List.of(xSpec),
-            List.of(out), List.of(outSpec), Map.of(w, Tensor.ofFloats(w.shape(), weights)), List.of(y));
-
-        float[] input = new float[(int) (m * k)];
-        for (int i = 0; i < input.length; i++) input[i] = (float) Math.sin(i + 1);
+        Program program = matmulProgram(x, w, y, out, sign, Tensor.ofFloats(w.shape(), weights));
+        float[] values = new float[21];
+        for (int i = 0; i < values.length; i++) values[i] = (float) Math.sin(i + 1);
+        Tensor input = Tensor.ofFloats(x.shape(), values);
         Path inputFile = work.resolve("x.pb");
-        TensorProtos.write(inputFile, new NamedTensor("x", Tensor.ofFloats(x.shape(), input)));
+        TensorProtos.write(inputFile, new NamedTensor("x", input));
 
         try (CompiledModule compiled = Compiler.compile(program, CompileOptions.host())) {
             assertTrue(compiled.signature().workspaceBytes() > 0, "the temporary y lives in the workspace");
-            float[] exe = runExecutable(compiled, List.of(inputFile)).getFirst().toFloatArray();
-            float[] jit = runJit(compiled, List.of(Tensor.ofFloats(x.shape(), input))).getFirst().toFloatArray();
-            assertArrayEquals(jit, exe, 0f);
-            assertTrue(java.util.stream.IntStream.range(0, exe.length).anyMatch(i -> exe[i] > 0), "not all clamped to 0");
+            List<Tensor> exe = runExecutable(compiled, List.of(inputFile));
+            List<Tensor> jit = runJit(compiled, List.of(input));
+            List<Tensor> interpreted = GraphInterpreter.run(program, List.of(input));
+            for (int o = 0; o < 2; o++) {
+                assertArrayEquals(jit.get(o).toFloatArray(), exe.get(o).toFloatArray(), 0f);
+                assertArrayEquals(interpreted.get(o).toFloatArray(), exe.get(o).toFloatArray(), 0f);
+            }
         }
     }
 }
