@@ -15,6 +15,7 @@ import java.util.Map;
 
 import static dev.byodt.compiler.onnx.Models.DOUBLE;
 import static dev.byodt.compiler.onnx.Models.FLOAT;
+import static dev.byodt.compiler.onnx.Models.NODE_TESTS;
 import static dev.byodt.compiler.onnx.Models.floatTensor;
 import static dev.byodt.compiler.onnx.Models.graph;
 import static dev.byodt.compiler.onnx.Models.model;
@@ -26,8 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ModelSummaryTest {
-    static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
-
     @TempDir
     Path dir;
 

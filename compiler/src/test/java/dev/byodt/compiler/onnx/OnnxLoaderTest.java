@@ -25,6 +25,7 @@ import java.util.Map;
 import static dev.byodt.compiler.onnx.Models.DOUBLE;
 import static dev.byodt.compiler.onnx.Models.FLOAT;
 import static dev.byodt.compiler.onnx.Models.INT64;
+import static dev.byodt.compiler.onnx.Models.NODE_TESTS;
 import static dev.byodt.compiler.onnx.Models.floatAttr;
 import static dev.byodt.compiler.onnx.Models.floatTensor;
 import static dev.byodt.compiler.onnx.Models.floats;
@@ -46,8 +47,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class OnnxLoaderTest {
-    static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
-
     @TempDir
     Path dir;
 

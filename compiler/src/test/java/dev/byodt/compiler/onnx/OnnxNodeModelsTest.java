@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
+import static dev.byodt.compiler.onnx.Models.NODE_TESTS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -25,8 +26,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * one-line ByodtException, never another exception. Which of them load depends on the operators registered.
  */
 class OnnxNodeModelsTest {
-    static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
-
     @Test
     void everyNodeTestModelParsesAndLoadsOrFailsCleanly() throws IOException {
         List<Path> models;
