@@ -29,8 +29,8 @@ enum NodeCaseRuns {
     COMPILED("compiled pipeline (O3, JIT)", GraphExecutor.compiled(CompileOptions.host())),
     INTERPRETED("kernel interpreter", GraphInterpreter::run);
 
-    static final Path CASES = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
-    static final double RTOL = 1e-4, ATOL = 1e-5;
+    private static final Path CASES = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
+    private static final double RTOL = 1e-4, ATOL = 1e-5;
 
     /**
      * Cases whose stored outputs were typed into the ONNX repository by hand with four decimals, which is
@@ -66,14 +66,14 @@ enum NodeCaseRuns {
      * the cases with rounded expected outputs, ONNX Runtime's.
      */
     void assertConforms() throws OrtException {
-        Tally tally = tally();
-        tally.with(CaseResult.Outcome.UNSUPPORTED).forEach(r -> System.out.println("  unsupported " + r.name() + ": " + r.detail()));
-        for (CaseResult r : tally.with(CaseResult.Outcome.UNSUPPORTED)) {
+        Tally all = tally();
+        for (CaseResult r : all.with(CaseResult.Outcome.UNSUPPORTED)) {
+            System.out.println("  unsupported " + r.name() + ": " + r.detail());
             assertFalse(r.detail().isBlank(), r.name() + " refused without a reason");
         }
-        assertEquals(662, tally.results().size(), "cases found in " + CASES);
+        assertEquals(662, all.results().size(), "cases found in " + CASES);
         List<String> failed = new ArrayList<>();
-        for (CaseResult r : tally.with(CaseResult.Outcome.FAILED)) {
+        for (CaseResult r : all.with(CaseResult.Outcome.FAILED)) {
             System.out.println("  failed against the stored outputs: " + r.name() + ": " + r.detail());
             Double storedPrecision = ROUNDED_EXPECTED_OUTPUTS.get(r.name());
             if (storedPrecision == null) failed.add(r.name() + ": " + r.detail());
