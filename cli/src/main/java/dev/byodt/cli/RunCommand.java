@@ -89,18 +89,8 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private int runTestData() {
-        List<TestCase.DataSet> sets = new ArrayList<>();
-        if (Files.isDirectory(mode.testData.resolve("test_data_set_0"))) {
-            try (var entries = Files.list(mode.testData)) {
-                for (Path dir : entries.filter(p -> p.getFileName().toString().startsWith("test_data_set_")).sorted().toList()) {
-                    sets.add(TestCase.readDataSet(dir));
-                }
-            } catch (IOException e) {
-                throw new ByodtException(mode.testData + ": cannot list the folder (" + e.getMessage() + ")");
-            }
-        } else {
-            sets.add(TestCase.readDataSet(mode.testData));
-        }
+        if (!Files.isDirectory(mode.testData)) throw new ByodtException("--test-data " + mode.testData + ": no such folder");
+        List<TestCase.DataSet> sets = TestCase.readDataSets(mode.testData);
         boolean allWithin = true;
         for (TestCase.DataSet set : sets) {
             List<DataSetRun.OutputCheck> checks = DataSetRun.run(modelOptions.model, modelOptions.shapeOverrides(),

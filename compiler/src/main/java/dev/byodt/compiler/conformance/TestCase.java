@@ -23,16 +23,27 @@ public record TestCase(String name, Path model, List<DataSet> dataSets) {
     public static TestCase load(Path caseDir) {
         Path model = caseDir.resolve("model.onnx");
         if (!Files.isRegularFile(model)) throw new ByodtException(caseDir + ": no model.onnx in this test case folder");
-        List<DataSet> sets = new ArrayList<>();
-        try (Stream<Path> entries = Files.list(caseDir)) {
-            for (Path dir : entries.filter(p -> p.getFileName().toString().startsWith("test_data_set_")).sorted().toList()) {
-                sets.add(readDataSet(dir));
-            }
-        } catch (IOException e) {
-            throw new ByodtException(caseDir + ": cannot list the folder (" + e.getMessage() + ")");
-        }
+        List<DataSet> sets = readDataSetFolders(caseDir);
         if (sets.isEmpty()) throw new ByodtException(caseDir + ": no test_data_set_N folder");
         return new TestCase(caseDir.getFileName().toString(), model, sets);
+    }
+
+    /** The data sets of a folder: its test_data_set_N subfolders if it has any, else the folder itself. */
+    public static List<DataSet> readDataSets(Path dir) {
+        List<DataSet> sets = readDataSetFolders(dir);
+        return sets.isEmpty() ? List.of(readDataSet(dir)) : sets;
+    }
+
+    private static List<DataSet> readDataSetFolders(Path dir) {
+        List<DataSet> sets = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(dir)) {
+            for (Path set : entries.filter(p -> p.getFileName().toString().startsWith("test_data_set_")).sorted().toList()) {
+                sets.add(readDataSet(set));
+            }
+        } catch (IOException e) {
+            throw new ByodtException(dir + ": cannot list the folder (" + e.getMessage() + ")");
+        }
+        return sets;
     }
 
     /** Reads input_N.pb and output_N.pb of one folder, in N order. */
