@@ -75,6 +75,15 @@ class BadInputTest {
     }
 
     @Test
+    void attributeValueOutOfRangeIsNamed() throws IOException {
+        Onnx.NodeProto flatten = node("Flatten", "flat").toBuilder().addAttribute(Onnx.AttributeProto.newBuilder()
+            .setName("axis").setType(Onnx.AttributeProto.AttributeType.INT).setI(7)).build();
+        Path model = writeModel(tmp.resolve("flat.onnx"), flatten);
+        assertModelError(CommandLineRun.of("compile", model.toString(), "-o", tmp.resolve("fl.o").toString()), "flat", "axis");
+        assertNoFile(tmp.resolve("fl.o"));
+    }
+
+    @Test
     void inputOfWrongShape() {
         Path input = tmp.resolve("input_0.pb");
         TensorProtos.write(input, new NamedTensor("image", Tensor.zeros(ElementType.FLOAT32, new long[] {1, 1, 27, 27})));
