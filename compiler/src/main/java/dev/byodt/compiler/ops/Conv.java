@@ -28,8 +28,8 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * ONNX Conv (opsets 1 and 11): N-d grouped, strided, dilated, padded convolution of X (N x C x D1..Dn)
  * with weights W (M x C/group x K1..Kn) plus an optional bias B (M). Each output element sums its input
  * channels times its kernel window, in that order, one term after the other (no reassociation); the
- * loop over outputs is the innermost, so that it vectorizes, either along output rows or across output
- * channels, whichever is longer.
+ * loop over outputs is the innermost, so that it vectorizes, either along output rows (on padded planes,
+ * {@link PaddedPlaneConv}, where the stride is 1) or across output channels, whichever is longer.
  */
 final class Conv implements Operator {
     static void registerAll() {
@@ -92,7 +92,9 @@ final class Conv implements Operator {
         long rowLength = outSpatial[outSpatial.length - 1];
         Value weights = node.input(1);
         if (weights.isConstant() && s.mapsPerGroup() > rowLength) lowerAcrossMaps(s, weights.constant(), kb);
-        else lowerAlongRows(s, kb);
+        else if (PaddedPlaneConv.fits(s.window())) {
+            PaddedPlaneConv.lower(kb, s.batch(), s.channels(), s.groups(), s.mapsPerGroup(), s.window());
+        } else lowerAlongRows(s, kb);
     }
 
     /**

@@ -126,6 +126,14 @@ final class WindowGeometry {
     /** The output's spatial shape. */
     long[] outputShape() { return output.clone(); }
 
+    long stride(int axis) { return strides[axis]; }
+
+    long dilation(int axis) { return dilations[axis]; }
+
+    long padBefore(int axis) { return padBegin[axis]; }
+
+    long padAfter(int axis) { return padEnd[axis]; }
+
     /** Receives one tap of a window: its position in the input and its index in the kernel, per axis. */
     interface TapVisitor {
         void visit(Expr[] inputPosition, Expr[] tap);
