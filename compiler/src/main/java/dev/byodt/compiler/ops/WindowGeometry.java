@@ -199,7 +199,7 @@ final class WindowGeometry {
     }
 
     /** The condition that position p on this axis is inside the input, or null when every window's is. */
-    private Expr insideInput(int axis, Expr p) {
+    Expr insideInput(int axis, Expr p) {
         Expr low = padBegin[axis] > 0 ? ge(p, 0) : null;
         Expr high = lastTapPosition(axis) >= input[axis] ? lt(p, input[axis]) : null;
         if (low == null) return high;
