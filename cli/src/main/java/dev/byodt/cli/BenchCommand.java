@@ -21,15 +21,23 @@ import picocli.CommandLine.Parameters;
 
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Measure float32 inference throughput of a model compiled by byodt side by side with ONNX Runtime "
         + "(default session options) in this process, for each batch size, and print the ratio. The model must "
-        + "have one float input whose first dimension is the batch."})
+        + "have one float input whose first dimension is the batch.",
+        "byodt runs one thread, ONNX Runtime's default session uses one per core. Where the batch divides among "
+        + "the cores, a further column shows byodt spread the way `byodt run` spreads images: the model compiled "
+        + "for the batch's share of one core, one call per core, concurrently."})
 final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "MODEL", description = "The ONNX model file.")
     Path model;
@@ -48,7 +56,9 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws OrtException {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         System.out.printf("%s, float32, host, %d cores%n", model, Runtime.getRuntime().availableProcessors());
-        System.out.printf("%6s  %14s  %18s  %8s  %12s%n", "batch", "byodt img/s", "onnxruntime img/s", "ratio", "byodt compile");
+        int cores = Runtime.getRuntime().availableProcessors();
+        System.out.printf("%6s  %14s  %18s  %8s  %12s  %22s%n", "batch", "byodt img/s", "onnxruntime img/s", "ratio",
+            "byodt compile", "byodt " + cores + " threads img/s");
         try (OrtSession session = env.createSession(model.toString(), new OrtSession.SessionOptions())) {
             String inputName = session.getInputNames().iterator().next();
             NodeInfo info = session.getInputInfo().get(inputName);
@@ -75,11 +85,41 @@ final class BenchCommand implements Callable<Integer> {
                             throw new IllegalStateException(e);
                         }
                     });
-                    System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %10.2f s%n", batch, ours, theirs, ours / theirs, compileSeconds);
+                    String spread = cores > 1 && batch % cores == 0
+                        ? String.format("%.0f", spreadImagesPerSecond(inputName, shape, cores)) : "-";
+                    System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %10.2f s  %22s%n", batch, ours, theirs, ours / theirs,
+                        compileSeconds, spread);
                 }
             }
         }
         return 0;
+    }
+
+    /**
+     * Images per second of byodt with the batch split evenly over {@code cores} threads: the model compiled for
+     * one share, each thread running it on its own share (its own input, output and workspace) at the same time.
+     */
+    private double spreadImagesPerSecond(String inputName, long[] shape, int cores) {
+        long[] share = shape.clone();
+        share[0] = shape[0] / cores;
+        List<Tensor> inputs = new ArrayList<>();
+        for (int c = 0; c < cores; c++) inputs.add(randomInput(share));
+        try (CompiledModule module = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, share)), CompileOptions.host());
+             HostModel byodt = Compiler.jit(module);
+             ExecutorService threads = Executors.newFixedThreadPool(cores)) {
+            List<Callable<List<Tensor>>> calls = inputs.stream()
+                .map(in -> (Callable<List<Tensor>>) () -> byodt.run(List.of(in))).toList();
+            return imagesPerSecond((int) shape[0], () -> {
+                try {
+                    for (Future<List<Tensor>> f : threads.invokeAll(calls)) f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException(e.getCause());
+                }
+            });
+        }
     }
 
     private static Tensor randomInput(long[] shape) {

@@ -6,6 +6,7 @@ import dev.byodt.compiler.codegen.LibraryLinker;
 import dev.byodt.compiler.codegen.LlvmCodegen;
 import dev.byodt.compiler.codegen.Optimizer;
 import dev.byodt.compiler.codegen.ProgramSignature;
+import dev.byodt.compiler.codegen.VectorWidth;
 import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.Float32;
 import dev.byodt.compiler.graph.Graph;
@@ -61,6 +62,7 @@ public final class Compiler {
                     "datatype " + datatype.name() + " lowered operations to calls but has no library"));
                 LibraryLinker.link(module, library, options.target().triple());
             }
+            VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
             if (options.optimize()) Optimizer.optimize(module, targetMachine);
             return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize());

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.and;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
@@ -28,8 +29,8 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * ONNX Conv (opsets 1 and 11): N-d grouped, strided, dilated, padded convolution of X (N x C x D1..Dn)
  * with weights W (M x C/group x K1..Kn) plus an optional bias B (M). Each output element sums its input
  * channels times its kernel window, in that order, one term after the other (no reassociation); the
- * loop over outputs is the innermost, so that it vectorizes, either along output rows or across output
- * channels, whichever is longer.
+ * loop over outputs is the innermost, so that it vectorizes, either along output rows (on padded planes,
+ * {@link PaddedPlaneConv}, where the stride is 1) or across output channels, whichever is longer.
  */
 final class Conv implements Operator {
     static void registerAll() {
@@ -92,7 +93,9 @@ final class Conv implements Operator {
         long rowLength = outSpatial[outSpatial.length - 1];
         Value weights = node.input(1);
         if (weights.isConstant() && s.mapsPerGroup() > rowLength) lowerAcrossMaps(s, weights.constant(), kb);
-        else lowerAlongRows(s, kb);
+        else if (PaddedPlaneConv.fits(s.window())) {
+            PaddedPlaneConv.lower(kb, s.batch(), s.channels(), s.groups(), s.mapsPerGroup(), s.window());
+        } else lowerAlongRows(s, kb);
     }
 
     /**
@@ -152,6 +155,10 @@ final class Conv implements Operator {
      * one per channel, takes each term (input channel, then taps in order), the loop over channels innermost.
      * The weights are packed at compile time so that loop reads them contiguously. Fits outputs with few
      * positions and many channels (late layers, where each window covers the whole input).
+     *
+     * <p>A few neighbouring positions along the last axis take each term together: their sums are
+     * independent, so the adder works on several at once instead of waiting for one sum's previous add,
+     * and each packed weight row loaded serves all of them.
      */
     private static void lowerAcrossMaps(Shape s, Tensor weights, KernelBuilder kb) {
         Buffer x = kb.input(0);
@@ -169,31 +176,60 @@ final class Conv implements Operator {
         packedShape[1] = s.channelsPerGroup();
         System.arraycopy(taps, 0, packedShape, 2, taps.length);
         packedShape[packedShape.length - 1] = maps;
-        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {maps});
-        kb.loop(s.batch(), batch -> kb.loop(s.groups(), group -> kb.loops(window.outputShape(), out -> {
-            kb.loop(maps, m -> kb.store(acc, m, constant(ScalarType.ACC, 0)));
+        long[] outSpatial = window.outputShape();
+        int last = outSpatial.length - 1;
+        long together = positionsTogether(outSpatial[last]);
+        long[] blockedSpatial = outSpatial.clone();
+        blockedSpatial[last] = outSpatial[last] / together;
+        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {together, maps});
+        kb.loop(s.batch(), batch -> kb.loop(s.groups(), group -> kb.loops(blockedSpatial, block -> {
+            kb.loop(together * maps, i -> kb.store(acc, i, constant(ScalarType.ACC, 0)));
             kb.loop(s.channelsPerGroup(), channelInGroup -> {
                 Expr channel = add(mul(group, s.channelsPerGroup()), channelInGroup);
-                window.forEachTap(kb, out, (position, tap) -> {
-                    Expr xAt = kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)));
-                    Expr[] packedAt = new Expr[packedShape.length];
-                    packedAt[0] = group;
-                    packedAt[1] = channelInGroup;
-                    System.arraycopy(tap, 0, packedAt, 2, tap.length);
-                    kb.loop(maps, m -> {
-                        packedAt[packedAt.length - 1] = m;
-                        Expr wAt = kb.load(packed, flatIndex(packedShape, packedAt));
-                        kb.store(acc, m, mac(kb.load(acc, m), xAt, wAt));
-                    });
-                });
+                kb.loops(taps, tap -> kb.loop(together, j -> {
+                    Expr[] at = block.clone();
+                    at[last] = add(mul(block[last], together), j);
+                    Expr[] position = new Expr[at.length];
+                    Expr inside = null;
+                    for (int axis = 0; axis < at.length; axis++) {
+                        position[axis] = window.inputPosition(axis, at[axis], tap[axis]);
+                        Expr axisInside = window.insideInput(axis, position[axis]);
+                        if (axisInside != null) inside = inside == null ? axisInside : and(inside, axisInside);
+                    }
+                    Runnable term = () -> {
+                        Expr xAt = kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)));
+                        Expr[] packedAt = new Expr[packedShape.length];
+                        packedAt[0] = group;
+                        packedAt[1] = channelInGroup;
+                        System.arraycopy(tap, 0, packedAt, 2, tap.length);
+                        kb.loop(maps, m -> {
+                            packedAt[packedAt.length - 1] = m;
+                            Expr wAt = kb.load(packed, flatIndex(packedShape, packedAt));
+                            Expr accAt = add(mul(j, maps), m);
+                            kb.store(acc, accAt, mac(kb.load(acc, accAt), xAt, wAt));
+                        });
+                    };
+                    if (inside == null) term.run();
+                    else kb.when(inside, term);
+                }));
             });
-            kb.loop(maps, m -> {
+            kb.loop(together, j -> kb.loop(maps, m -> {
+                Expr[] at = block.clone();
+                at[last] = add(mul(block[last], together), j);
                 Expr map = add(mul(group, maps), m);
-                Expr result = cast(ScalarType.REAL, kb.load(acc, m));
+                Expr result = cast(ScalarType.REAL, kb.load(acc, add(mul(j, maps), m)));
                 if (bias != null) result = add(result, kb.load(bias, map));
-                kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, out)), result);
-            });
+                kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
+            }));
         })));
+    }
+
+    /** How many positions along a row of {@code rowLength} take each term together: the largest divisor up to 8. */
+    private static long positionsTogether(long rowLength) {
+        for (long n = Math.min(8, rowLength); n > 1; n--) {
+            if (rowLength % n == 0) return n;
+        }
+        return 1;
     }
 
     private static long constantOf(Expr e) { return ((Expr.IntConst) e).value(); }

@@ -7,6 +7,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.Shapes;
 
 import java.util.Arrays;
 import java.util.List;
@@ -19,6 +20,7 @@ import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
+import static dev.byodt.compiler.kernel.Exprs.rem;
 
 /**
  * ONNX MaxPool and AveragePool: the maximum or mean of each window of X (N x C x D1..Dn), per batch item
@@ -65,11 +67,28 @@ final class Pooling implements Operator {
         boolean countPadding = node.intAttr("count_include_pad", 0) != 0;
         Buffer x = kb.input(0);
         Buffer y = kb.output(0);
-        kb.loop(x.dim(0), batch -> kb.loop(x.dim(1), channel -> kb.loops(window.outputShape(), out -> {
-            Expr result = average ? mean(kb, window, x, batch, channel, out, countPadding)
-                : maximum(kb, window, x, batch, channel, out);
-            kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, channel, out)), result);
-        })));
+        // One flat loop over the outputs: it vectorizes over a long run, loading each window's taps by gathers,
+        // where the loop over a short output row (14 for LeNet-5) vectorized badly, across rows by scatters.
+        long[] shape = y.shape();
+        kb.loop(Shapes.elementCount(shape, y.name()), i -> {
+            Expr[] at = unflatten(shape, i);
+            Expr[] out = Arrays.copyOfRange(at, 2, at.length);
+            Expr result = average ? mean(kb, window, x, at[0], at[1], out, countPadding)
+                : maximum(kb, window, x, at[0], at[1], out);
+            kb.store(y, i, result);
+        });
+    }
+
+    /** The indices of the element at flat index {@code i} of a row-major tensor of this shape. */
+    private static Expr[] unflatten(long[] shape, Expr i) {
+        Expr[] at = new Expr[shape.length];
+        long stride = 1;
+        for (int d = shape.length - 1; d >= 0; d--) {
+            Expr quotient = div(i, stride);
+            at[d] = d == 0 ? quotient : rem(quotient, shape[d]);
+            stride *= shape[d];
+        }
+        return at;
     }
 
     private static Expr maximum(KernelBuilder kb, WindowGeometry window, Buffer x, Expr batch, Expr channel, Expr[] out) {

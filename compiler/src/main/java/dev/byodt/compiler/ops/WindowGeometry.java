@@ -126,6 +126,14 @@ final class WindowGeometry {
     /** The output's spatial shape. */
     long[] outputShape() { return output.clone(); }
 
+    long stride(int axis) { return strides[axis]; }
+
+    long dilation(int axis) { return dilations[axis]; }
+
+    long padBefore(int axis) { return padBegin[axis]; }
+
+    long padAfter(int axis) { return padEnd[axis]; }
+
     /** Receives one tap of a window: its position in the input and its index in the kernel, per axis. */
     interface TapVisitor {
         void visit(Expr[] inputPosition, Expr[] tap);
@@ -191,7 +199,7 @@ final class WindowGeometry {
     }
 
     /** The condition that position p on this axis is inside the input, or null when every window's is. */
-    private Expr insideInput(int axis, Expr p) {
+    Expr insideInput(int axis, Expr p) {
         Expr low = padBegin[axis] > 0 ? ge(p, 0) : null;
         Expr high = lastTapPosition(axis) >= input[axis] ? lt(p, input[axis]) : null;
         if (low == null) return high;
