@@ -39,6 +39,16 @@ final class Broadcasting {
         return out;
     }
 
+    /** Whether an operand of this shape broadcasts to the target shape without changing it. */
+    static boolean broadcastsTo(long[] operand, long[] target) {
+        if (operand.length > target.length) return false;
+        int offset = target.length - operand.length;
+        for (int d = 0; d < operand.length; d++) {
+            if (operand[d] != 1 && operand[d] != target[offset + d]) return false;
+        }
+        return true;
+    }
+
     /**
      * The flat index, in a tensor of shape {@code inShape}, of the element that broadcasts to the output
      * element at {@code outIndex}. Dimensions of size 1 contribute nothing to a flat index, which is

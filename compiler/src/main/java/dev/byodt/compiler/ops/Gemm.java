@@ -52,7 +52,7 @@ final class Gemm implements Operator {
             throw node.error("cannot multiply A " + Shapes.format(a.shape()) + (transA ? " (transposed)" : "") + " by B "
                 + Shapes.format(b.shape()) + (transB ? " (transposed)" : ""));
         }
-        if (c != null && !BroadcastIndex.broadcastsTo(c.shape(), new long[] {m, n})) {
+        if (c != null && !Broadcasting.broadcastsTo(c.shape(), new long[] {m, n})) {
             throw node.error("C of shape " + Shapes.format(c.shape()) + " does not broadcast to " + m + "x" + n);
         }
         return new Shape(m, k, n, transA, transB, c == null ? null : c.shape());
@@ -94,7 +94,7 @@ final class Gemm implements Operator {
                 Expr result = cast(ScalarType.REAL, kb.load(acc, j));
                 if (alpha != 1) result = mul(real(alpha), result);
                 if (c != null) {
-                    Expr cValue = kb.load(c, BroadcastIndex.of(s.c(), new Expr[] {i, j}));
+                    Expr cValue = kb.load(c, Broadcasting.index(s.c(), new Expr[] {i, j}));
                     result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
                 }
                 kb.store(y, add(mul(i, s.n()), j), result);

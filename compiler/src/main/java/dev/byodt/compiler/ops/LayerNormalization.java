@@ -44,7 +44,7 @@ final class LayerNormalization implements Operator {
         for (int i = 1; i <= 2; i++) {
             String role = i == 1 ? "Scale" : "B";
             TensorType p = i == 1 ? Operands.floatInput(node, i, role) : Operands.optionalFloatInput(node, i, role);
-            if (p != null && !BroadcastIndex.broadcastsTo(p.shape(), x.shape())) {
+            if (p != null && !Broadcasting.broadcastsTo(p.shape(), x.shape())) {
                 throw node.error("input " + role + " of shape " + Shapes.format(p.shape()) + " does not broadcast to X "
                     + Shapes.format(x.shape()));
             }
@@ -59,7 +59,7 @@ final class LayerNormalization implements Operator {
     }
 
     private static int axis(Node node, int rank) {
-        return Operands.axis(node, "axis", node.intAttr("axis", -1), rank);
+        return Axes.normalize(node, node.intAttr("axis", -1), rank);
     }
 
     @Override
@@ -93,8 +93,8 @@ final class LayerNormalization implements Operator {
                 Expr[] at = concat(outer, inner);
                 Expr flat = add(start, flatIndex(block, inner));
                 Expr normalized = mul(sub(kb.load(x, flat), kb.get(mean)), kb.get(invStdDev));
-                Expr scaled = mul(normalized, kb.load(scale, BroadcastIndex.of(scale.shape(), at)));
-                kb.store(y, flat, bias == null ? scaled : add(scaled, kb.load(bias, BroadcastIndex.of(bias.shape(), at))));
+                Expr scaled = mul(normalized, kb.load(scale, Broadcasting.index(scale.shape(), at)));
+                kb.store(y, flat, bias == null ? scaled : add(scaled, kb.load(bias, Broadcasting.index(bias.shape(), at))));
             });
             if (meanOut != null) kb.store(meanOut, row, kb.get(mean));
             if (invStdDevOut != null) kb.store(invStdDevOut, row, kb.get(invStdDev));

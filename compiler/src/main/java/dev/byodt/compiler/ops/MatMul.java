@@ -79,8 +79,8 @@ final class MatMul implements Operator {
         Buffer y = kb.output(0);
         long[] matrices = {Shapes.elementCount(s.batch(), "batch"), s.m(), s.n()};
         kb.loops(s.batch(), batch -> {
-            Expr aBase = mul(BroadcastIndex.of(s.aBatch(), batch), s.m() * s.k());
-            Expr bBase = mul(BroadcastIndex.of(s.bBatch(), batch), s.k() * s.n());
+            Expr aBase = mul(Broadcasting.index(s.aBatch(), batch), s.m() * s.k());
+            Expr bBase = mul(Broadcasting.index(s.bBatch(), batch), s.k() * s.n());
             Expr matrix = flatIndex(s.batch(), batch);
             kb.loop(s.m(), i -> kb.loop(s.n(), j -> {
                 Local acc = kb.local("acc", constant(ScalarType.ACC, 0));

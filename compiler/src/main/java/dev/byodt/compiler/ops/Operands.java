@@ -8,7 +8,7 @@ import dev.byodt.runtime.Shapes;
 
 /**
  * Reading a node's operands the way the float operators of this package need them: required and optional
- * inputs that must be float32, present outputs, and axis attributes that may count from the end.
+ * inputs that must be float32, and the outputs the node asks for.
  */
 final class Operands {
     private Operands() {}
@@ -47,14 +47,6 @@ final class Operands {
     /** Whether the node asks for output i (ONNX omits trailing outputs or gives them an empty name). */
     static boolean hasOutput(Node node, int i) {
         return i < node.outputs().size() && node.output(i) != null && !node.output(i).name().isEmpty();
-    }
-
-    /** An axis in [-rank, rank) as a dimension number in [0, rank). */
-    static int axis(Node node, String attribute, long axis, int rank) {
-        if (axis < -rank || axis >= rank) {
-            throw node.error("attribute " + attribute + "=" + axis + " is out of range for rank " + rank);
-        }
-        return (int) (axis < 0 ? axis + rank : axis);
     }
 
     static long product(long[] shape, int from, int to) {

@@ -77,7 +77,7 @@ final class Reductions implements Operator {
         }
         boolean[] reduced = new boolean[rank];
         if (axes.length == 0) Arrays.fill(reduced, true);
-        for (long a : axes) reduced[Operands.axis(node, "axes", a, rank)] = true;
+        for (long a : axes) reduced[Axes.normalize(node, a, rank)] = true;
         return reduced;
     }
 

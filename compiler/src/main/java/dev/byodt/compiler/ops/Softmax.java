@@ -51,7 +51,7 @@ final class Softmax implements Operator {
     private static long[] view(Node node, long[] shape) {
         boolean perAxis = node.opsetVersion() >= 13;
         if (shape.length == 0) throw node.error("input must have rank 1 or more");
-        int axis = Operands.axis(node, "axis", node.intAttr("axis", perAxis ? -1 : 1), shape.length);
+        int axis = Axes.normalize(node, node.intAttr("axis", perAxis ? -1 : 1), shape.length);
         long outer = Operands.product(shape, 0, axis);
         if (!perAxis) return new long[] {outer, Operands.product(shape, axis, shape.length), 1};
         return new long[] {outer, shape[axis], Operands.product(shape, axis + 1, shape.length)};
