@@ -1,0 +1,55 @@
+package dev.byodt.cli.report;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The readable form of a {@link ComparisonReport}: the setup, then one row per configuration (and per
+ * output, when the model has several). "drop" is the reference's top-1 accuracy minus the datatype's,
+ * in percentage points.
+ */
+public final class ReportTable {
+    private ReportTable() {}
+
+    public static String render(ComparisonReport report) {
+        RunSetup s = report.setup();
+        StringBuilder out = new StringBuilder();
+        out.append("model      ").append(s.model()).append("  (sha256 ").append(s.modelSha256()).append(")\n");
+        out.append("data       ").append(s.data()).append('\n');
+        out.append("reference  ").append(s.reference()).append(referenceAccuracy(report)).append('\n');
+        out.append("target     ").append(s.target()).append(", byodt ").append(s.byodtVersion());
+        if (report.shard() != null) out.append(", shard ").append(report.shard()).append(" of a ").append(report.sweepSize()).append("-configuration sweep");
+        out.append("\n\n");
+        return out.append(table(report).render()).toString();
+    }
+
+    private static String referenceAccuracy(ComparisonReport report) {
+        if (report.entries().isEmpty()) return "";
+        OutputFigures first = report.entries().get(0).outputs().get(0);
+        Double accuracy = first.top1().referenceAccuracy();
+        return accuracy == null ? "" : "  (top-1 " + Figures.percent(accuracy) + " on " + first.top1().labeled() + " labelled items)";
+    }
+
+    private static TextTable table(ComparisonReport report) {
+        boolean severalOutputs = report.entries().stream().anyMatch(e -> e.outputs().size() > 1);
+        List<String> headers = new ArrayList<>(List.of("dtype", "accumulate", "rounding", "overflow"));
+        if (severalOutputs) headers.add("output");
+        headers.addAll(List.of("top-1", "drop", "agree", "max abs", "mean abs", "mean rel", "SQNR dB", "NaN", "inf", "sat"));
+        boolean[] right = new boolean[headers.size()];
+        for (int c = severalOutputs ? 5 : 4; c < right.length; c++) right[c] = true;
+        TextTable table = new TextTable(headers, right);
+        for (ReportEntry e : report.entries()) {
+            for (OutputFigures o : e.outputs()) {
+                List<String> row = new ArrayList<>(List.of(e.dtype(), e.accumulate(), e.rounding(), e.overflow()));
+                if (severalOutputs) row.add(o.output());
+                ErrorFigures f = o.errors();
+                row.addAll(List.of(Figures.percent(o.top1().testAccuracy()), Figures.points(o.top1().drop()),
+                    Figures.percent(o.top1().agreement()), Figures.error(f.maxAbsError()), Figures.error(f.meanAbsError()),
+                    Figures.error(f.meanRelError()), Figures.decibels(f.sqnrDb()),
+                    Long.toString(f.nan()), Long.toString(f.infinite()), Long.toString(f.saturated())));
+                table.addRow(row);
+            }
+        }
+        return table;
+    }
+}
