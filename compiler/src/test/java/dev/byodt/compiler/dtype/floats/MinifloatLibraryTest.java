@@ -1,15 +1,14 @@
 package dev.byodt.compiler.dtype.floats;
 
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.Rational;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -166,7 +165,7 @@ class MinifloatLibraryTest {
             checkTranscendental(lib, ref, "log", x, Math::log);
             checkTranscendental(lib, ref, "tanh", x, Math::tanh);
             checkTranscendental(lib, ref, "sigmoid", x, v -> 1 / (1 + Math.exp(-v)));
-            checkTranscendental(lib, ref, "erf", x, MinifloatLibraryTest::erf);
+            checkTranscendental(lib, ref, "erf", x, Erf::erf);
         }
     }
 
@@ -192,25 +191,6 @@ class MinifloatLibraryTest {
         if (below != above && (actual == below || actual == above)) return 1;
         fail(String.format("%s(0x%X) = 0x%X, expected 0x%X (exact %s)", op, x, actual, want, exact));
         return 0;
-    }
-
-    /** erf by its Maclaurin series in 60-digit decimal arithmetic (cancellation is absorbed by the precision); +-1 beyond 6. */
-    static double erf(double x) {
-        if (Double.isNaN(x)) return x;
-        if (Math.abs(x) >= 6) return Math.signum(x);
-        MathContext mc = new MathContext(60);
-        BigDecimal a = new BigDecimal(x), a2 = a.multiply(a, mc), power = a, sum = BigDecimal.ZERO;
-        BigDecimal factorial = BigDecimal.ONE;
-        for (int n = 0; n < 400; n++) {
-            BigDecimal term = power.divide(factorial.multiply(BigDecimal.valueOf(2L * n + 1)), mc);
-            sum = n % 2 == 0 ? sum.add(term, mc) : sum.subtract(term, mc);
-            power = power.multiply(a2, mc);
-            factorial = factorial.multiply(BigDecimal.valueOf(n + 1));
-            if (term.abs().compareTo(BigDecimal.ONE.movePointLeft(70)) < 0 && n > 4) break;
-        }
-        BigDecimal twoOverSqrtPi = new BigDecimal("1.1283791670955125738961589031215451716881012586580");
-        double y = sum.multiply(twoOverSqrtPi, mc).doubleValue();
-        return x == 0 ? x : y;
     }
 
     @ParameterizedTest
