@@ -261,4 +261,44 @@ class MinifloatLibraryTest {
         for (int i = 0; i < result.length; i++) result[i] = probes.get(i);
         return result;
     }
+
+    /**
+     * Exact accumulation: seeded random dot products and sums of finite values (lengths 1, 7 and 64), each
+     * against the exact rational sum rounded once; then infinities and NaN, which the accumulator flags.
+     */
+    @ParameterizedTest
+    @MethodSource("all")
+    void exactAccumulationRoundsTheExactSumOnce(Format f) {
+        MinifloatReference ref = f.reference();
+        Random random = new Random(77 + f.e);
+        try (NativeLibrary lib = f.compile()) {
+            for (int length : new int[]{1, 7, 64}) {
+                int count = (1 << 14) / length * length;
+                int[] a = new int[count], b = new int[count];
+                for (int i = 0; i < count; i++) {
+                    do { a[i] = random.nextInt(ref.count()); } while (!ref.isFinite(a[i]));
+                    do { b[i] = random.nextInt(ref.count()); } while (!ref.isFinite(b[i]));
+                }
+                NativeLibrary.Accumulated dots = lib.dot(a, b, length), sums = lib.sum(a, length);
+                for (int g = 0; g < count / length; g++) {
+                    Rational dot = Rational.ZERO, sum = Rational.ZERO;
+                    for (int i = g * length; i < (g + 1) * length; i++) {
+                        dot = dot.add(ref.value(a[i]).multiply(ref.value(b[i])));
+                        sum = sum.add(ref.value(a[i]));
+                    }
+                    assertEquals(ref.round(dot, false), dots.rounded()[g], "dot group " + g + " of length " + length);
+                    assertEquals(ref.round(sum, false), sums.rounded()[g], "sum group " + g + " of length " + length);
+                }
+            }
+            int one = ref.round(Rational.of(1), false), nan = ref.nan();
+            assertEquals(nan, lib.dot(new int[]{one, nan}, new int[]{one, one}, 2).rounded()[0]);
+            if (!f.ocp) {
+                int inf = ref.infinity(false), minusInf = ref.infinity(true);
+                assertEquals(inf, lib.dot(new int[]{one, inf}, new int[]{one, one}, 2).rounded()[0]);
+                assertEquals(minusInf, lib.sum(new int[]{minusInf, one}, 2).rounded()[0]);
+                assertEquals(nan, lib.sum(new int[]{inf, minusInf}, 2).rounded()[0]);
+                assertEquals(nan, lib.dot(new int[]{inf}, new int[]{0}, 1).rounded()[0]);
+            }
+        }
+    }
 }
