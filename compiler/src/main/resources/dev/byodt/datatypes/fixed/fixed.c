@@ -201,8 +201,9 @@ EXPORT T FN(div)(T a, T b) {
     int64_t numerator = value_of(a) * ((int64_t)1 << P);   /* |numerator| < 2^62 */
     int64_t divisor = value_of(b);
     int64_t safe = divisor == 0 ? 1 : divisor;
-    int64_t quotient = numerator / safe, remainder = numerator % safe;
+    int64_t quotient = numerator / safe;
 #if !FXP_TRUNCATE
+    int64_t remainder = numerator % safe;
     /* Nearest, ties to even: compare 2|r| with |b|, then step away from zero. */
     uint64_t twice = 2 * (uint64_t)(remainder < 0 ? -remainder : remainder);
     uint64_t magnitude = (uint64_t)(safe < 0 ? -safe : safe);
