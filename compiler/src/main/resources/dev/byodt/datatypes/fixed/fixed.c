@@ -1,0 +1,310 @@
+/*
+ * Fixed point fxpN_P: an N-bit two's-complement integer s standing for s / 2^P (N in 8, 16, 32; 0 <= P < N).
+ *
+ * Overflow saturates to the largest or smallest value, or with -DFXP_WRAP=1 wraps around modulo 2^N (add, sub,
+ * mul, div, neg, abs, from_i32, acc_round). Conversions from float always saturate (an out-of-range float has no
+ * meaningful wrapped value); NaN converts to 0.
+ * Rounding: to nearest with ties to even, or with -DFXP_TRUNCATE=1 the fixed-point TVM fork's behaviour:
+ * conversions from float keep the integer part of x * 2^P (toward zero, as C's cast does), a product's
+ * rescaling shifts right arithmetically (toward minus infinity, as (a * b) >> P and the P extension's
+ * SRAI16 / KHM16 do), division truncates toward zero (C's /). A product is formed exactly in 2N bits, shifted
+ * right by P with that rounding, then saturated; a quotient is exact then rounded; square root is exact then
+ * rounded; exp, log, tanh, sigmoid, erf and pow are computed in double and rounded once like a conversion.
+ * Division by zero gives the largest value for a > 0, the smallest for a < 0, and 0 for 0.
+ *
+ * Parameters: -DFXP_N -DFXP_P [-DFXP_WRAP=1] [-DFXP_TRUNCATE=1] -DBYODT_PREFIX=<prefix>.
+ */
+#include <stdint.h>
+
+#if !defined(FXP_N) || !defined(FXP_P) || !defined(BYODT_PREFIX)
+#error "fixed.c needs -DFXP_N, -DFXP_P and -DBYODT_PREFIX"
+#endif
+#if (FXP_N != 8 && FXP_N != 16 && FXP_N != 32) || FXP_P < 0 || FXP_P >= FXP_N
+#error "fixed.c supports FXP_N in 8, 16, 32 and 0 <= FXP_P < FXP_N"
+#endif
+#ifndef FXP_WRAP
+#define FXP_WRAP 0
+#endif
+#ifndef FXP_TRUNCATE
+#define FXP_TRUNCATE 0
+#endif
+
+#define N FXP_N
+#define P FXP_P
+#if N == 8
+typedef uint8_t T;
+typedef int8_t S;
+#elif N == 16
+typedef uint16_t T;
+typedef int16_t S;
+#else
+typedef uint32_t T;
+typedef int32_t S;
+#endif
+#define MAX_VALUE ((int64_t)((1ULL << (N - 1)) - 1))
+#define MIN_VALUE (-MAX_VALUE - 1)
+
+#define GLUE2(p, op) p##_##op
+#define GLUE(p, op) GLUE2(p, op)
+#define FN(op) GLUE(BYODT_PREFIX, op)
+#define EXPORT __attribute__((always_inline))
+
+static int64_t value_of(T a) { return (S)a; }
+
+/* An exact result brought into range: saturated, or wrapped modulo 2^N. */
+static T fit(int64_t v) {
+#if FXP_WRAP
+    return (T)(uint64_t)v;
+#else
+    v = v > MAX_VALUE ? MAX_VALUE : v;
+    v = v < MIN_VALUE ? MIN_VALUE : v;
+    return (T)(uint64_t)v;
+#endif
+}
+
+/* v / 2^shift with the library's rounding of products (nearest-even, or toward minus infinity); |v| < 2^63. */
+static int64_t shift_round(int64_t v, int shift) {
+    if (shift == 0) return v;
+    int64_t kept = v >> shift;                              /* arithmetic: floor */
+#if FXP_TRUNCATE
+    return kept;
+#else
+    uint64_t rest = (uint64_t)v & ((1ULL << shift) - 1);
+    uint64_t half = 1ULL << (shift - 1);
+    return kept + ((rest > half) | ((rest == half) & (kept & 1)));
+#endif
+}
+
+static uint64_t bits_of(double x) { union { double d; uint64_t u; } v = { x }; return v.u; }
+static double double_of(uint64_t u) { union { uint64_t u; double d; } v = { u }; return v.d; }
+static double pow2(int k) { return double_of((uint64_t)(k + 1023) << 52); }
+
+/* x * 2^P rounded to an integer (nearest-even, or toward zero), saturated; NaN gives 0. */
+static T from_double(double x) {
+    double y = x * pow2(P);                                 /* exact unless it overflows, which saturates anyway */
+    y = y > (double)MAX_VALUE ? (double)MAX_VALUE : y;
+    y = y < (double)MIN_VALUE ? (double)MIN_VALUE : y;
+    y = y != y ? 0 : y;
+#if !FXP_TRUNCATE
+    /* |y| <= 2^31: adding and removing 2^52 rounds to an integer in the default nearest-even mode. */
+    double magic = 4503599627370496.0;
+    y = y < 0 ? -((-y + magic) - magic) : (y + magic) - magic;
+#endif
+    return (T)(uint64_t)(int64_t)y;                          /* the conversion truncates toward zero */
+}
+
+static double to_double(T a) { return (double)value_of(a) * pow2(-P); }
+
+/* ---- double-precision elementary functions (no libm) ---- */
+
+static const double LN2_HI = 6.93147180369123816490e-01; /* ln 2 rounded to 32 bits: k * LN2_HI is exact */
+static const double LN2_LO = 1.90821492927058770002e-10; /* ln 2 - LN2_HI */
+static const double INV_LN2 = 1.44269504088896338700e+00;
+static const double TWO_OVER_SQRT_PI = 1.12837916709551255856e+00;
+
+static double abs_d(double x) { return double_of(bits_of(x) & 0x7fffffffffffffffULL); }
+static double clamp_d(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+static int nearest_int(double x) { return (int)(x < 0 ? x - 0.5 : x + 0.5); }
+
+/* e^r - 1 for |r| <= 0.35, Taylor series to degree 14: truncation error below 2^-70. */
+static double expm1_small(double r) {
+    double sum = 0, inverse_factorial[15];
+    inverse_factorial[0] = 1;
+    for (int n = 1; n <= 14; n++) inverse_factorial[n] = inverse_factorial[n - 1] / n;
+    for (int n = 14; n >= 1; n--) sum = (sum + inverse_factorial[n]) * r;
+    return sum;
+}
+
+/* e^x for x clamped to [-700, 700] (every fixed-point result there is 0 or saturated). */
+static double exp_d(double x) {
+    double c = clamp_d(x, -700, 700);
+    int k = nearest_int(c * INV_LN2);
+    double r = (c - k * LN2_HI) - k * LN2_LO;
+    return (1 + expm1_small(r)) * pow2(k);
+}
+
+static double expm1_nonnegative(double x) {
+    int k = nearest_int(x * INV_LN2);
+    double r = (x - k * LN2_HI) - k * LN2_LO;
+    double scale = pow2(k);
+    return scale * expm1_small(r) + (scale - 1);
+}
+
+/* ln x for x > 0 normal: e ln 2 + 2 atanh((m-1)/(m+1)). ln 0 = -inf, negative gives NaN. */
+static double log_d(double x) {
+    uint64_t b = bits_of(x > 0 ? x : 1);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    double m = double_of((b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+    int high = m > 1.4142135623730951;
+    m = high ? m * 0.5 : m;
+    e += high;
+    double s = (m - 1) / (m + 1), s2 = s * s, sum = 0;
+    for (int n = 16; n >= 1; n--) sum = (sum + 1.0 / (2 * n + 1)) * s2;
+    double y = e * LN2_HI + (e * LN2_LO + (2 * s + 2 * s * sum));
+    y = x == 0 ? -1.0 / 0.0 : y;
+    return x < 0 ? double_of(0x7ff8000000000000ULL) : y;
+}
+
+static double tanh_d(double x) {
+    double t = expm1_nonnegative(2 * clamp_d(abs_d(x), 0, 20));
+    double y = t / (t + 2);
+    return x < 0 ? -y : y;
+}
+
+static double sigmoid_d(double x) { return 1 / (1 + exp_d(-x)); }
+
+/* erf x = 2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1) / (1*3*...*(2n+1)): positive terms; +-1 beyond 6. */
+static double erf_d(double x) {
+    double a = clamp_d(abs_d(x), 0, 6);
+    double a2 = a * a, term = a, sum = a;
+    for (int n = 0; n < 150; n++) {
+        term *= 2 * a2 / (2 * n + 3);
+        sum += term;
+    }
+    double y = abs_d(x) >= 6 ? 1 : TWO_OVER_SQRT_PI * exp_d(-a2) * sum;
+    return x < 0 ? -y : y;
+}
+
+/* x^y for fixed-point operands: negative x with a non-integer y gives NaN (so 0), 0^negative saturates. */
+static double pow_d(double x, double y) {
+    double ax = abs_d(x);
+    double t = (abs_d(y) + 4503599627370496.0) - 4503599627370496.0;
+    int integer = t == abs_d(y);
+    double half = abs_d(y) * 0.5;
+    int odd = integer && ((half + 4503599627370496.0) - 4503599627370496.0) != half;
+    double magnitude = exp_d(clamp_d(y * log_d(ax > 0 ? ax : 1), -1e4, 1e4));
+    magnitude = ax == 0 ? (y < 0 ? 1.0 / 0.0 : 0) : magnitude;
+    double result = x < 0 && odd ? -magnitude : magnitude;
+    result = x < 0 && !integer ? double_of(0x7ff8000000000000ULL) : result;
+    return y == 0 ? 1 : result;
+}
+
+/* floor(sqrt(v)) for v < 2^62, digit by digit. */
+static uint64_t isqrt(uint64_t v) {
+    uint64_t root = 0, remainder = v;
+    for (int bit = 30; bit >= 0; bit--) {
+        uint64_t trial = (root << (bit + 1)) + ((uint64_t)1 << (2 * bit));
+        int fits = remainder >= trial;
+        remainder -= fits ? trial : 0;
+        root += fits ? (uint64_t)1 << bit : 0;
+    }
+    return root;
+}
+
+/* ---- the library ---- */
+
+EXPORT T FN(add)(T a, T b) { return fit(value_of(a) + value_of(b)); }
+EXPORT T FN(sub)(T a, T b) { return fit(value_of(a) - value_of(b)); }
+EXPORT T FN(mul)(T a, T b) { return fit(shift_round(value_of(a) * value_of(b), P)); }
+
+EXPORT T FN(div)(T a, T b) {
+    int64_t numerator = value_of(a) * ((int64_t)1 << P);   /* |numerator| < 2^62 */
+    int64_t divisor = value_of(b);
+    int64_t safe = divisor == 0 ? 1 : divisor;
+    int64_t quotient = numerator / safe;
+#if !FXP_TRUNCATE
+    int64_t remainder = numerator % safe;
+    /* Nearest, ties to even: compare 2|r| with |b|, then step away from zero. */
+    uint64_t twice = 2 * (uint64_t)(remainder < 0 ? -remainder : remainder);
+    uint64_t magnitude = (uint64_t)(safe < 0 ? -safe : safe);
+    int away = twice > magnitude || (twice == magnitude && (quotient & 1));
+    quotient += away ? ((numerator < 0) != (safe < 0) ? -1 : 1) : 0;
+#endif
+    int64_t by_zero = value_of(a) > 0 ? MAX_VALUE : value_of(a) < 0 ? MIN_VALUE : 0;
+    return divisor == 0 ? (T)(uint64_t)by_zero : fit(quotient);
+}
+
+EXPORT T FN(min)(T a, T b) { return value_of(b) < value_of(a) ? b : a; }
+EXPORT T FN(max)(T a, T b) { return value_of(b) > value_of(a) ? b : a; }
+EXPORT T FN(pow)(T a, T b) { return from_double(pow_d(to_double(a), to_double(b))); }
+
+EXPORT T FN(neg)(T a) { return fit(-value_of(a)); }
+EXPORT T FN(abs)(T a) { int64_t v = value_of(a); return fit(v < 0 ? -v : v); }
+
+/* sqrt(s / 2^P) * 2^P = sqrt(s * 2^P): an integer square root, rounded; negative inputs give 0. */
+EXPORT T FN(sqrt)(T a) {
+    int64_t v = value_of(a);
+    uint64_t scaled = (uint64_t)(v < 0 ? 0 : v) << P;
+    uint64_t root = isqrt(scaled);
+#if !FXP_TRUNCATE
+    root += scaled - root * root > root;                   /* past (root + 1/2)^2; never a tie */
+#endif
+    return fit((int64_t)root);
+}
+EXPORT T FN(exp)(T a) { return from_double(exp_d(to_double(a))); }
+EXPORT T FN(log)(T a) { return from_double(log_d(to_double(a))); }
+EXPORT T FN(tanh)(T a) { return from_double(tanh_d(to_double(a))); }
+EXPORT T FN(sigmoid)(T a) { return from_double(sigmoid_d(to_double(a))); }
+EXPORT T FN(erf)(T a) { return from_double(erf_d(to_double(a))); }
+
+EXPORT int32_t FN(lt)(T a, T b) { return value_of(a) < value_of(b); }
+EXPORT int32_t FN(le)(T a, T b) { return value_of(a) <= value_of(b); }
+EXPORT int32_t FN(gt)(T a, T b) { return value_of(a) > value_of(b); }
+EXPORT int32_t FN(ge)(T a, T b) { return value_of(a) >= value_of(b); }
+EXPORT int32_t FN(eq)(T a, T b) { return value_of(a) == value_of(b); }
+EXPORT int32_t FN(ne)(T a, T b) { return value_of(a) != value_of(b); }
+
+EXPORT T FN(from_f32)(float x) { return from_double(x); }
+EXPORT T FN(from_f64)(double x) { return from_double(x); }
+/* s / 2^P is exact in double; one rounding to float. */
+EXPORT float FN(to_f32)(T a) { return (float)to_double(a); }
+EXPORT T FN(from_i32)(int32_t x) { return fit((int64_t)x * ((int64_t)1 << P)); }
+/* The integer part, toward zero (as C's float-to-int cast). */
+EXPORT int32_t FN(to_i32)(T a) { return (int32_t)(value_of(a) / ((int64_t)1 << P)); }
+EXPORT T FN(lowest)(void) { return (T)(uint64_t)MIN_VALUE; }
+
+/* ---- exact accumulation ----
+ * A two's-complement integer of ACC_WORDS 64-bit words (little-endian) in units of 2^-2P, the unit of a
+ * product: 64 bits for N <= 16 (products below 2^30: 2^33 of them fit), 128 for N = 32.
+ */
+#if N <= 16
+#define ACC_WORDS 1
+#else
+#define ACC_WORDS 2
+#endif
+#define FXP_ACC_BITS (64 * ACC_WORDS)
+
+static void acc_add_wide(uint64_t *acc, int64_t v) {
+    uint64_t carry = 0, extension = v < 0 ? ~(uint64_t)0 : 0;
+    for (int i = 0; i < ACC_WORDS; i++) {
+        uint64_t word = i == 0 ? (uint64_t)v : extension;
+        uint64_t sum = acc[i] + word;
+        uint64_t carry_out = sum < word;
+        sum += carry;
+        carry_out |= sum < carry;
+        acc[i] = sum;
+        carry = carry_out;
+    }
+}
+
+EXPORT void FN(acc_mac)(uint64_t *acc, T a, T b) { acc_add_wide(acc, value_of(a) * value_of(b)); }
+EXPORT void FN(acc_add)(uint64_t *acc, T a) { acc_add_wide(acc, value_of(a) * ((int64_t)1 << P)); }
+
+/* The sum / 2^P, rounded like a product, then saturated (or wrapped). */
+EXPORT T FN(acc_round)(const uint64_t *acc) {
+#if ACC_WORDS == 1
+    return fit(shift_round((int64_t)acc[0], P));
+#else
+    /* 128 bits: the shifted value's low 64 bits, and whether it fits in 64 bits at all. */
+    uint64_t low = acc[0], high = acc[1];
+    uint64_t shifted_low = P == 0 ? low : (low >> P) | (high << (64 - P));
+    int64_t shifted_high = P == 0 ? (int64_t)high : (int64_t)high >> P;
+    int64_t kept = (int64_t)shifted_low;
+#if !FXP_TRUNCATE
+    uint64_t rest = P == 0 ? 0 : low & ((1ULL << P) - 1);
+    uint64_t half = P == 0 ? 1 : 1ULL << (P - 1);
+    uint64_t up = P != 0 && ((rest > half) | ((rest == half) & (shifted_low & 1)));
+    kept += (int64_t)up;
+    shifted_high += (up && shifted_low == ~(uint64_t)0);
+#endif
+    /* In range of int64 iff the high word is the sign extension of the low one. */
+    int fits = shifted_high == (kept < 0 ? -1 : 0);
+#if FXP_WRAP
+    (void)fits;
+    return (T)(uint64_t)kept;
+#else
+    int64_t saturated = shifted_high < 0 ? MIN_VALUE : MAX_VALUE;
+    return fits ? fit(kept) : (T)(uint64_t)saturated;
+#endif
+#endif
+}

@@ -1,0 +1,435 @@
+/*
+ * IEEE 754-style binary floating point with MF_EXP_BITS exponent bits and MF_FRAC_BITS fraction bits:
+ * float16 (e5m10), bfloat16 (e8m7), fp8e5m2 (e5m2) and every minifloat_eE.
+ *
+ * Layout (low 1+E+M bits of the storage integer, zero-extended): sign, E exponent bits (bias 2^(E-1) - 1),
+ * M fraction bits. Exponent 0 holds zeros and subnormals, all ones holds infinities (fraction 0) and NaNs.
+ * Every result is rounded once, to nearest with ties to even; overflow gives +-infinity; every NaN produced
+ * is the canonical quiet NaN 0.1..1.10..0 (sign clear); neg and abs only change the sign bit (IEEE 754 5.5.1).
+ *
+ * How results are exact: every value of the format is exactly a double (E <= 10, M <= 25), and for p-bit
+ * formats with 2p + 2 <= 53 the double result of + - * / of two such values, rounded once more to the
+ * format, is the correctly rounded result (double rounding is innocuous: Figueroa, "When is double rounding
+ * innocuous?", 1995). Square root is done with integers. Transcendentals are computed in double by the
+ * routines below (relative error around 2^-50) and rounded once: correctly rounded unless the exact value lies
+ * within that error of a rounding boundary.
+ *
+ * Parameters: -DMF_EXP_BITS=E (2..10) -DMF_FRAC_BITS=M (1..25, 1+E+M <= 32) -DBYODT_PREFIX=<prefix>, and
+ * -DMF_OCP_FINITE=1 for the OCP 8-bit floating point "E4M3" style (used for fp8e4m3 with E=4, M=3): the all-ones
+ * exponent holds normal numbers, the only NaN is the all-ones magnitude S.1..1.1..1, there is no infinity, and
+ * overflow (and an infinite input) saturates to the largest finite value with the sign kept (OCP's saturating
+ * conversion); a NaN input gives the NaN 0.1..1.1..1.
+ */
+#include <stdint.h>
+
+#if !defined(MF_EXP_BITS) || !defined(MF_FRAC_BITS) || !defined(BYODT_PREFIX)
+#error "minifloat.c needs -DMF_EXP_BITS, -DMF_FRAC_BITS and -DBYODT_PREFIX"
+#endif
+#if MF_EXP_BITS < 2 || MF_EXP_BITS > 10 || MF_FRAC_BITS < 1 || MF_FRAC_BITS > 25 || 1 + MF_EXP_BITS + MF_FRAC_BITS > 32
+#error "minifloat.c supports 2 <= MF_EXP_BITS <= 10, 1 <= MF_FRAC_BITS <= 25, at most 32 bits"
+#endif
+
+#define E MF_EXP_BITS
+#define M MF_FRAC_BITS
+#define BITS (1 + E + M)
+#define BIAS ((1 << (E - 1)) - 1)
+#define EXP_ALL_ONES ((1u << E) - 1)
+#define SIGN_BIT ((uint32_t)1 << (E + M))
+#define MAGNITUDE_MASK (SIGN_BIT - 1)
+#ifndef MF_OCP_FINITE
+#define MF_OCP_FINITE 0
+#endif
+#if MF_OCP_FINITE
+/* No infinity: an impossible magnitude stands for it, so the infinity tests below are never true. */
+#define INFINITY_BITS (MAGNITUDE_MASK + 1)
+#define NAN_BITS MAGNITUDE_MASK
+#define OVERFLOW_BITS (MAGNITUDE_MASK - 1)
+#define LARGEST_BINADE (BIAS + 1)
+#else
+#define INFINITY_BITS ((uint32_t)EXP_ALL_ONES << M)
+#define NAN_BITS (INFINITY_BITS | ((uint32_t)1 << (M - 1)))
+#define OVERFLOW_BITS INFINITY_BITS
+#define LARGEST_BINADE BIAS
+#endif
+
+#if BITS <= 8
+typedef uint8_t T;
+#elif BITS <= 16
+typedef uint16_t T;
+#else
+typedef uint32_t T;
+#endif
+
+#define GLUE2(p, op) p##_##op
+#define GLUE(p, op) GLUE2(p, op)
+#define FN(op) GLUE(BYODT_PREFIX, op)
+#define EXPORT __attribute__((always_inline))
+
+static uint64_t bits_of(double x) { union { double d; uint64_t u; } v = { x }; return v.u; }
+static double double_of(uint64_t u) { union { uint64_t u; double d; } v = { u }; return v.d; }
+/* 2^k for -1022 <= k <= 1023. */
+static double pow2(int k) { return double_of((uint64_t)(k + 1023) << 52); }
+
+/* ---- the format <-> double (exact one way, one rounding the other) ---- */
+
+#if MF_OCP_FINITE
+static int is_nan(T a) { return (a & MAGNITUDE_MASK) == NAN_BITS; }
+#else
+static int is_nan(T a) { return (a & MAGNITUDE_MASK) > INFINITY_BITS; }
+#endif
+
+/* The exact value of a as a double. */
+static double to_double(T a) {
+    uint64_t sign = (uint64_t)(a >> (E + M)) << 63;
+    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
+    uint64_t fraction = a & (((uint32_t)1 << M) - 1);
+    double normal = double_of(sign | ((uint64_t)(exponent - BIAS + 1023) << 52) | (fraction << (52 - M)));
+    /* A subnormal is fraction * 2^(1 - BIAS - M): an integer times a power of two, both exact. */
+    double subnormal = (double)(int32_t)fraction * pow2(1 - BIAS - M);
+    subnormal = sign ? -subnormal : subnormal;
+#if MF_OCP_FINITE
+    return exponent == 0 ? subnormal : is_nan(a) ? double_of(0x7ff8000000000000ULL) : normal;
+#else
+    double special = fraction ? double_of(0x7ff8000000000000ULL) : double_of(sign | 0x7ff0000000000000ULL);
+    return exponent == 0 ? subnormal : exponent == EXP_ALL_ONES ? special : normal;
+#endif
+}
+
+/*
+ * x rounded to the format, to nearest with ties to even. The significand (with its hidden bit) is shifted
+ * right to the format's precision at x's exponent, which for results below the normal range is the fixed
+ * precision of the subnormals; adding the result to the (biased exponent - 1) field lets a carry out of the
+ * significand bump the exponent, and a carry out of the largest exponent land on infinity's encoding.
+ */
+static T from_double(double x) {
+    uint64_t u = bits_of(x);
+    uint32_t sign = (uint32_t)(u >> 63) << (E + M);
+    uint64_t magnitude = u & 0x7fffffffffffffffULL;
+    int exponent = (int)(magnitude >> 52) - 1023;      /* double subnormals are far below the format's range */
+    uint64_t significand = (magnitude & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
+    int normal = exponent >= 1 - BIAS;
+    int shift = 52 - M + (normal ? 0 : 1 - BIAS - exponent);
+    shift = shift > 60 ? 60 : shift;
+    uint64_t kept = significand >> shift;
+    uint64_t rest = significand & (((uint64_t)1 << shift) - 1);
+    uint64_t half = (uint64_t)1 << (shift - 1);
+    kept += (rest > half) | ((rest == half) & (kept & 1));
+    int64_t encoded = (normal ? (int64_t)(exponent + BIAS - 1) << M : 0) + (int64_t)kept;
+    encoded = magnitude == 0 ? 0 : encoded;
+    encoded = encoded > OVERFLOW_BITS ? OVERFLOW_BITS : encoded;
+    T result = (T)(sign | (uint32_t)encoded);
+    return magnitude > 0x7ff0000000000000ULL ? (T)NAN_BITS : result;
+}
+
+/* ---- double-precision elementary functions (no libm) ---- */
+
+static const double LN2_HI = 6.93147180369123816490e-01; /* ln 2 rounded to 32 bits: k * LN2_HI is exact */
+static const double LN2_LO = 1.90821492927058770002e-10; /* ln 2 - LN2_HI */
+static const double INV_LN2 = 1.44269504088896338700e+00;
+static const double TWO_OVER_SQRT_PI = 1.12837916709551255856e+00;
+
+static double abs_d(double x) { return double_of(bits_of(x) & 0x7fffffffffffffffULL); }
+static double clamp_d(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+/* Nearest integer of |x| < 2^30 (ties away from zero: any nearby integer works for range reduction). */
+static int nearest_int(double x) { return (int)(x < 0 ? x - 0.5 : x + 0.5); }
+
+/* e^r - 1 for |r| <= 0.35, Taylor series to degree 14: truncation error below 0.35^15/15! < 2^-70. */
+static double expm1_small(double r) {
+    double sum = 0, inverse_factorial[15];
+    inverse_factorial[0] = 1;
+    for (int n = 1; n <= 14; n++) inverse_factorial[n] = inverse_factorial[n - 1] / n;
+    for (int n = 14; n >= 1; n--) sum = (sum + inverse_factorial[n]) * r;
+    return sum;
+}
+
+/* e^x, for x clamped to [-700, 700] (beyond, every format result is 0 or infinity anyway); NaN stays NaN. */
+static double exp_d(double x) {
+    double c = clamp_d(x, -700, 700);
+    int k = nearest_int(c * INV_LN2);
+    double r = (c - k * LN2_HI) - k * LN2_LO;
+    double y = (1 + expm1_small(r)) * pow2(k);
+    return x != x ? x : y;
+}
+
+/* e^x - 1 for 0 <= x <= 700 without cancellation: 2^k (e^r - 1) + (2^k - 1). */
+static double expm1_nonnegative(double x) {
+    int k = nearest_int(x * INV_LN2);
+    double r = (x - k * LN2_HI) - k * LN2_LO;
+    double scale = pow2(k);
+    return scale * expm1_small(r) + (scale - 1);
+}
+
+/* ln x for finite x > 0 with a normal double: ln x = e ln 2 + 2 atanh((m-1)/(m+1)), m in [0.707, 1.414]. */
+static double log_positive(double x) {
+    uint64_t b = bits_of(x);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    double m = double_of((b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+    int high = m > 1.4142135623730951;
+    m = high ? m * 0.5 : m;
+    e += high;
+    double s = (m - 1) / (m + 1), s2 = s * s, sum = 0;      /* |s| <= 0.172: 16 terms reach 2^-80 */
+    for (int n = 16; n >= 1; n--) sum = (sum + 1.0 / (2 * n + 1)) * s2;
+    return e * LN2_HI + (e * LN2_LO + (2 * s + 2 * s * sum));
+}
+
+static double log_d(double x) {
+    double y = log_positive(x > 0 && x < 1.0 / 0.0 ? x : 1);
+    y = x == 0 ? -1.0 / 0.0 : y;
+    y = x == 1.0 / 0.0 ? x : y;
+    return x < 0 || x != x ? double_of(0x7ff8000000000000ULL) : y;
+}
+
+static double tanh_d(double x) {
+    double a = clamp_d(abs_d(x), 0, 20);                     /* 1 - tanh(20) < 2^-57 */
+    a = x != x ? 0 : a;
+    double t = expm1_nonnegative(2 * a);
+    double y = t / (t + 2);
+    return x != x ? x : bits_of(x) >> 63 ? -y : y;          /* odd, so tanh(-0) = -0 */
+}
+
+static double sigmoid_d(double x) { return 1 / (1 + exp_d(-x)); }
+
+/*
+ * erf x = 2/sqrt(pi) e^(-x^2) sum_{n>=0} 2^n x^(2n+1) / (1*3*...*(2n+1)): every term positive, so no
+ * cancellation; 150 terms reach 2^-60 relative for |x| < 6. Beyond 6, erf rounds to +-1 in double.
+ */
+static double erf_d(double x) {
+    double a = clamp_d(abs_d(x), 0, 6);
+    a = x != x ? 0 : a;
+    double a2 = a * a, term = a, sum = a;
+    for (int n = 0; n < 150; n++) {
+        term *= 2 * a2 / (2 * n + 3);
+        sum += term;
+    }
+    double y = TWO_OVER_SQRT_PI * exp_d(-a2) * sum;
+    y = abs_d(x) >= 6 ? 1 : y;
+    return x != x ? x : bits_of(x) >> 63 ? -y : y;          /* odd, so erf(-0) = -0 */
+}
+
+static int is_integer_d(double y) {
+    double a = abs_d(y);
+    double t = (a + 4503599627370496.0) - 4503599627370496.0; /* rounds |y| < 2^52 to an integer */
+    return a >= 4503599627370496.0 || t == a;
+}
+
+static int is_odd_integer_d(double y) {
+    double a = abs_d(y);
+    double half = a * 0.5;
+    return a < 9007199254740992.0 && is_integer_d(y) && !is_integer_d(half);
+}
+
+/* x^y with C99 Annex F's special cases; the general case is e^(y ln|x|). */
+static double pow_d(double x, double y) {
+    double minus_inf = -1.0 / 0.0;
+    double ax = abs_d(x);
+    double nan = double_of(0x7ff8000000000000ULL), inf = 1.0 / 0.0;
+    int odd = is_odd_integer_d(y);
+    double magnitude = exp_d(clamp_d(y * log_d(ax > 0 && ax < inf ? ax : 1), -1e4, 1e4));
+    magnitude = ax == 0 ? (y < 0 ? inf : 0) : magnitude;
+    magnitude = ax == inf ? (y < 0 ? 0 : inf) : magnitude;
+    magnitude = y == inf ? (ax < 1 ? 0 : inf) : magnitude;
+    magnitude = y == -inf ? (ax < 1 ? inf : 0) : magnitude;
+    magnitude = ax == 1 && (y == inf || y == -inf) ? 1 : magnitude;
+    double result = x < 0 && odd ? -magnitude : magnitude;
+    result = x == 0 && odd ? (bits_of(x) >> 63 ? -magnitude : magnitude) : result;
+    result = x < 0 && x != minus_inf && !is_integer_d(y) && abs_d(y) != inf ? nan : result;
+    result = x != x || y != y ? nan : result;
+    return y == 0 || x == 1 ? 1 : result;
+}
+
+/* ---- square root with integers ---- */
+
+/* floor(sqrt(v)) for v < 2^62, digit by digit. */
+static uint64_t isqrt(uint64_t v) {
+    uint64_t root = 0, remainder = v;
+    for (int bit = 30; bit >= 0; bit--) {
+        uint64_t trial = (root << (bit + 1)) + ((uint64_t)1 << (2 * bit));
+        int fits = remainder >= trial;
+        remainder -= fits ? trial : 0;
+        root += fits ? (uint64_t)1 << bit : 0;
+    }
+    return root;
+}
+
+/*
+ * sqrt(a) = sqrt(m 2^e) with the integer significand m scaled so that e is even and m has 60 or 61 bits:
+ * floor(sqrt(m)) has 30 or 31 bits (>= M + 3), and a sticky bit for an inexact root; that, as a double, rounds
+ * once to the correct result.
+ */
+static T sqrt_format(T a) {
+    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
+    uint64_t fraction = a & (((uint32_t)1 << M) - 1);
+    uint64_t m = exponent ? fraction | ((uint64_t)1 << M) : fraction;
+    int e = (exponent ? (int)exponent : 1) - BIAS - M;
+    int leading = 63 - __builtin_clzll(m | 1);
+    int scale = 60 - leading;
+    scale += (e - scale) & 1;                             /* make the remaining exponent even */
+    uint64_t scaled = m << scale;
+    uint64_t root = isqrt(scaled);
+    uint64_t inexact = root * root != scaled;
+    double y = (double)((root << 1) | inexact) * pow2((e - scale) / 2 - 1);
+    T result = from_double(y);
+    result = (a & MAGNITUDE_MASK) == 0 || (a == INFINITY_BITS) ? a : result; /* sqrt(+-0) = +-0, sqrt(inf) = inf */
+    return (a & SIGN_BIT) && (a & MAGNITUDE_MASK) != 0 ? (T)NAN_BITS : is_nan(a) ? (T)NAN_BITS : result;
+}
+
+/* ---- the library ---- */
+
+EXPORT T FN(add)(T a, T b) { return from_double(to_double(a) + to_double(b)); }
+EXPORT T FN(sub)(T a, T b) { return from_double(to_double(a) - to_double(b)); }
+EXPORT T FN(mul)(T a, T b) { return from_double(to_double(a) * to_double(b)); }
+EXPORT T FN(div)(T a, T b) { return from_double(to_double(a) / to_double(b)); }
+/* ONNX Min/Max: NaN in, NaN out; equal operands (+0 and -0) give the first. */
+EXPORT T FN(min)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : to_double(b) < to_double(a) ? b : a; }
+EXPORT T FN(max)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : to_double(b) > to_double(a) ? b : a; }
+EXPORT T FN(pow)(T a, T b) { return from_double(pow_d(to_double(a), to_double(b))); }
+
+EXPORT T FN(neg)(T a) { return (T)(a ^ SIGN_BIT); }
+EXPORT T FN(abs)(T a) { return (T)(a & MAGNITUDE_MASK); }
+EXPORT T FN(sqrt)(T a) { return sqrt_format(a); }
+EXPORT T FN(exp)(T a) { return from_double(exp_d(to_double(a))); }
+EXPORT T FN(log)(T a) { return from_double(log_d(to_double(a))); }
+EXPORT T FN(tanh)(T a) { return from_double(tanh_d(to_double(a))); }
+EXPORT T FN(sigmoid)(T a) { return from_double(sigmoid_d(to_double(a))); }
+EXPORT T FN(erf)(T a) { return from_double(erf_d(to_double(a))); }
+
+/* IEEE comparisons: NaN is unordered (only ne is true), -0 == +0. */
+EXPORT int32_t FN(lt)(T a, T b) { return to_double(a) < to_double(b); }
+EXPORT int32_t FN(le)(T a, T b) { return to_double(a) <= to_double(b); }
+EXPORT int32_t FN(gt)(T a, T b) { return to_double(a) > to_double(b); }
+EXPORT int32_t FN(ge)(T a, T b) { return to_double(a) >= to_double(b); }
+EXPORT int32_t FN(eq)(T a, T b) { return to_double(a) == to_double(b); }
+EXPORT int32_t FN(ne)(T a, T b) { return to_double(a) != to_double(b); }
+
+EXPORT T FN(from_f32)(float x) { return from_double(x); }
+EXPORT T FN(from_f64)(double x) { return from_double(x); }
+/* Exact when E <= 8 and M <= 23; otherwise one rounding of the exact value. */
+EXPORT float FN(to_f32)(T a) { return (float)to_double(a); }
+EXPORT T FN(from_i32)(int32_t x) { return from_double(x); }
+/* Truncation toward zero, saturating at the int32 range; NaN gives 0. */
+EXPORT int32_t FN(to_i32)(T a) {
+    double x = clamp_d(to_double(a), -2147483648.0, 2147483647.0);
+    return (int32_t)(x != x ? 0 : x);
+}
+EXPORT T FN(lowest)(void) { return (T)(SIGN_BIT | OVERFLOW_BITS); }
+
+/* ---- exact accumulation ----
+ * The accumulator is a two's-complement fixed-point integer of ACC_WORDS * 64 bits whose unit is the square of
+ * the smallest subnormal, so every product and every value is an integer in it; its top three bits are not
+ * part of the number but flags: NaN seen, +infinity seen, -infinity seen. The integer part is wide enough for
+ * the largest product (< 2^(2 LARGEST_BINADE + 2)) with at least 2^24 such products of headroom: 64 bits for
+ * OCP E4M3, 128 for float16 and fp8e5m2, 1024 for bfloat16 (its products span 2^-266 .. 2^256).
+ */
+#define ACC_FRACTION_BITS (2 * (BIAS - 1 + M))
+#define ACC_NEEDED_BITS (ACC_FRACTION_BITS + 2 * LARGEST_BINADE + 2 + 1 + 3 + 24)
+#if ACC_NEEDED_BITS <= 64
+#define ACC_WORDS 1
+#elif ACC_NEEDED_BITS <= 128
+#define ACC_WORDS 2
+#elif ACC_NEEDED_BITS <= 256
+#define ACC_WORDS 4
+#elif ACC_NEEDED_BITS <= 512
+#define ACC_WORDS 8
+#else
+#define ACC_WORDS 16
+#endif
+#define FLAG_NAN ((uint64_t)1 << 63)
+#define FLAG_PLUS_INF ((uint64_t)1 << 62)
+#define FLAG_MINUS_INF ((uint64_t)1 << 61)
+#define FLAGS (FLAG_NAN | FLAG_PLUS_INF | FLAG_MINUS_INF)
+/* The accumulator's width in bits, for the registry (-dM lists it). */
+#define MF_ACC_BITS (64 * ACC_WORDS)
+
+/* Adds +-magnitude * 2^shift (magnitude < 2^52, 0 <= shift < ACC_WORDS * 64 - 52) to the accumulator. */
+static void acc_add_shifted(uint64_t *acc, uint64_t magnitude, int shift, int negative) {
+    uint64_t flags = acc[ACC_WORDS - 1] & FLAGS;
+    acc[ACC_WORDS - 1] = (uint64_t)((int64_t)(acc[ACC_WORDS - 1] << 3) >> 3); /* sign-extend the number */
+    uint64_t invert = negative ? ~(uint64_t)0 : 0;
+    uint64_t carry = (uint64_t)negative;                  /* -v = ~v + 1 */
+    for (int i = 0; i < ACC_WORDS; i++) {
+        int d = shift - 64 * i;
+        uint64_t word = d >= 0 && d < 64 ? magnitude << d : d < 0 && d > -64 ? magnitude >> -d : 0;
+        word ^= invert;
+        uint64_t sum = acc[i] + word;
+        uint64_t carry_out = sum < word;
+        sum += carry;
+        carry_out |= sum < carry;
+        acc[i] = sum;
+        carry = carry_out;
+    }
+    acc[ACC_WORDS - 1] = (acc[ACC_WORDS - 1] & ~FLAGS) | flags;
+}
+
+/* The integer significand and exponent of a finite a: a = significand * 2^exponent. */
+static uint64_t significand_of(T a) {
+    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
+    uint64_t fraction = a & (((uint32_t)1 << M) - 1);
+    return exponent ? fraction | ((uint64_t)1 << M) : fraction;
+}
+static int exponent_of(T a) {
+    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
+    return (exponent ? (int)exponent : 1) - BIAS - M;
+}
+
+static void acc_flag(uint64_t *acc, int nan, int infinite, int negative) {
+    acc[ACC_WORDS - 1] |= (nan ? FLAG_NAN : 0) | (!nan && infinite ? (negative ? FLAG_MINUS_INF : FLAG_PLUS_INF) : 0);
+}
+
+EXPORT void FN(acc_mac)(uint64_t *acc, T a, T b) {
+    int a_inf = (a & MAGNITUDE_MASK) == INFINITY_BITS, b_inf = (b & MAGNITUDE_MASK) == INFINITY_BITS;
+    int a_zero = (a & MAGNITUDE_MASK) == 0, b_zero = (b & MAGNITUDE_MASK) == 0;
+    int negative = ((a ^ b) & SIGN_BIT) != 0;
+    int nan = is_nan(a) || is_nan(b) || (a_inf && b_zero) || (b_inf && a_zero);
+    int special = nan || a_inf || b_inf;
+    acc_flag(acc, nan, a_inf || b_inf, negative);
+    uint64_t product = special ? 0 : significand_of(a) * significand_of(b);
+    acc_add_shifted(acc, product, special ? 0 : exponent_of(a) + exponent_of(b) + ACC_FRACTION_BITS, negative);
+}
+
+EXPORT void FN(acc_add)(uint64_t *acc, T a) {
+    int infinite = (a & MAGNITUDE_MASK) == INFINITY_BITS, nan = is_nan(a);
+    int negative = (a & SIGN_BIT) != 0;
+    acc_flag(acc, nan, infinite, negative);
+    int special = nan || infinite;
+    acc_add_shifted(acc, special ? 0 : significand_of(a), special ? 0 : exponent_of(a) + ACC_FRACTION_BITS, negative);
+}
+
+/*
+ * The accumulator rounded once: the top 52 bits of its magnitude plus a sticky bit for everything below form
+ * a 53-bit integer that is exactly a double, and rounding that to the format (at most 26 bits of precision)
+ * gives the same result as rounding the exact value.
+ */
+EXPORT T FN(acc_round)(const uint64_t *acc) {
+    uint64_t flags = acc[ACC_WORDS - 1] & FLAGS;
+    uint64_t words[ACC_WORDS];
+    for (int i = 0; i < ACC_WORDS; i++) words[i] = acc[i];
+    words[ACC_WORDS - 1] = (uint64_t)((int64_t)(words[ACC_WORDS - 1] << 3) >> 3);
+    int negative = (int64_t)words[ACC_WORDS - 1] < 0;
+    uint64_t invert = negative ? ~(uint64_t)0 : 0, carry = (uint64_t)negative;
+    int top = -1;
+    for (int i = 0; i < ACC_WORDS; i++) {
+        uint64_t w = (words[i] ^ invert) + carry;
+        carry = carry && w == 0;
+        words[i] = w;
+        top = w ? 64 * i + 63 - __builtin_clzll(w) : top;
+    }
+    int low = top - 52;                                    /* the window is bits low..top */
+    low = low < 0 ? 0 : low;
+    uint64_t window = 0, sticky = 0;
+    for (int i = 0; i < ACC_WORDS; i++) {
+        int d = 64 * i - low;
+        window |= d >= 0 && d < 64 ? words[i] << d : d < 0 && d > -64 ? words[i] >> -d : 0;
+        uint64_t below = d <= -64 ? words[i] : d < 0 ? words[i] & (((uint64_t)1 << -d) - 1) : 0;
+        sticky |= below;
+    }
+    window &= ((uint64_t)1 << 53) - 1;
+    window |= sticky != 0;
+    /* 2^(low - F) as two factors, each within double's normal range. */
+    int scale = low - ACC_FRACTION_BITS;
+    double value = (double)(int64_t)window * pow2(scale / 2) * pow2(scale - scale / 2);
+    T result = from_double(negative ? -value : value);
+    result = flags & FLAG_PLUS_INF ? (T)INFINITY_BITS : result;
+    result = flags & FLAG_MINUS_INF ? (T)(SIGN_BIT | INFINITY_BITS) : result;
+    int nan = (flags & FLAG_NAN) || ((flags & FLAG_PLUS_INF) && (flags & FLAG_MINUS_INF));
+    return nan ? (T)NAN_BITS : result;
+}

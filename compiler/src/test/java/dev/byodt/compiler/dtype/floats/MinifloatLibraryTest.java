@@ -1,0 +1,304 @@
+package dev.byodt.compiler.dtype.floats;
+
+import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import dev.byodt.compiler.dtype.reference.Erf;
+import dev.byodt.compiler.dtype.reference.MinifloatReference;
+import dev.byodt.compiler.dtype.reference.Rational;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.DoubleUnaryOperator;
+import java.util.function.IntBinaryOperator;
+import java.util.function.IntUnaryOperator;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * minifloat.c (float16, bfloat16, fp8e5m2, minifloat_e3 at 8 bits, and OCP fp8e4m3 through MF_OCP_FINITE)
+ * bit for bit against {@link MinifloatReference}: every pair of 8-bit operands, every 16-bit value for unary
+ * operations and conversions, and a million seeded pairs plus edge cases for 16-bit binary operations.
+ */
+class MinifloatLibraryTest {
+    static final String SOURCE = "dev/byodt/datatypes/minifloat/minifloat.c";
+    static final int RANDOM_PAIRS = 1_000_000;
+    /** A transcendental may differ from the reference only where the exact value is this close to a rounding boundary. */
+    static final double BOUNDARY_TOLERANCE = 0x1p-40;
+
+    record Format(String name, int e, int m, boolean ocp, int accumulatorBits) {
+        MinifloatReference reference() { return new MinifloatReference(e, m, ocp); }
+
+        NativeLibrary compile() {
+            NativeLibrary.Builder b = NativeLibrary.builder(SOURCE, name, storageBits())
+                .define("MF_EXP_BITS", "" + e).define("MF_FRAC_BITS", "" + m).accumulatorBits(accumulatorBits);
+            if (ocp) b.define("MF_OCP_FINITE", "1");
+            return b.build();
+        }
+
+        int storageBits() { return 1 + e + m <= 8 ? 8 : 1 + e + m <= 16 ? 16 : 32; }
+
+        @Override public String toString() { return name; }
+    }
+
+    static final Format FP8E5M2 = new Format("mf_e5m2", 5, 2, false, 128);
+    static final Format FP8E4M3 = new Format("fp8e4m3", 4, 3, true, 64);
+    static final Format E3M4 = new Format("mf_e3m4", 3, 4, false, 64);
+    static final Format FLOAT16 = new Format("mf_e5m10", 5, 10, false, 128);
+    static final Format BFLOAT16 = new Format("mf_e8m7", 8, 7, false, 1024);
+
+    static Stream<Format> eightBit() { return Stream.of(FP8E5M2, FP8E4M3, E3M4); }
+
+    static Stream<Format> sixteenBit() { return Stream.of(FLOAT16, BFLOAT16); }
+
+    static Stream<Format> all() { return Stream.concat(eightBit(), sixteenBit()); }
+
+    static int[] everyValue(Format f) {
+        int[] v = new int[1 << (1 + f.e + f.m)];
+        for (int i = 0; i < v.length; i++) v[i] = i;
+        return v;
+    }
+
+    @ParameterizedTest
+    @MethodSource("eightBit")
+    void everyPairOfEightBitOperands(Format f) {
+        MinifloatReference ref = f.reference();
+        int n = ref.count();
+        int[] a = new int[n * n], b = new int[n * n];
+        for (int i = 0; i < n * n; i++) { a[i] = i / n; b[i] = i % n; }
+        try (NativeLibrary lib = f.compile()) {
+            checkBinary(lib, ref, a, b);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("sixteenBit")
+    void randomPairsAndEdgeCasesOfSixteenBitOperands(Format f) {
+        MinifloatReference ref = f.reference();
+        List<Integer> edges = edgeValues(f, ref);
+        Random random = new Random(20240611L + f.m);
+        int edgeCount = edges.size() * edges.size();
+        int[] a = new int[RANDOM_PAIRS + edgeCount], b = new int[a.length];
+        for (int i = 0; i < RANDOM_PAIRS; i++) { a[i] = random.nextInt(ref.count()); b[i] = random.nextInt(ref.count()); }
+        for (int i = 0; i < edgeCount; i++) {
+            a[RANDOM_PAIRS + i] = edges.get(i / edges.size());
+            b[RANDOM_PAIRS + i] = edges.get(i % edges.size());
+        }
+        // Pairs whose sum or product is exactly a tie: x + ulp/2 style pairs, from neighbouring exponents.
+        for (int i = 0; i < 100_000; i++) {
+            int x = random.nextInt(ref.count()) & 0x7FFF;
+            a[i] = x;
+            b[i] = Math.max(0, ((x >> f.m) - f.m - 1)) << f.m;              // 2^(exp(x) - M - 1): half an ulp of x
+        }
+        try (NativeLibrary lib = f.compile()) {
+            checkBinary(lib, ref, a, b);
+        }
+    }
+
+    static List<Integer> edgeValues(Format f, MinifloatReference ref) {
+        List<Integer> v = new ArrayList<>();
+        int sign = 1 << (f.e + f.m);
+        for (int s : new int[]{0, sign}) {
+            v.add(s);                                    // zero
+            v.add(s | 1);                                // smallest subnormal
+            v.add(s | ((1 << f.m) - 1));                 // largest subnormal
+            v.add(s | (1 << f.m));                       // smallest normal
+            v.add(s | ref.round(Rational.of(1), false)); // one
+            v.add(s | (ref.round(Rational.of(1), false) + 1));
+            v.add(ref.largestFinite(s != 0));
+            v.add(s | ref.nan());
+            if (!f.ocp) v.add(ref.infinity(s != 0));
+        }
+        return v;
+    }
+
+    private void checkBinary(NativeLibrary lib, MinifloatReference ref, int[] a, int[] b) {
+        check("add", lib.binary("add", a, b), a, b, ref::add);
+        check("sub", lib.binary("sub", a, b), a, b, ref::sub);
+        check("mul", lib.binary("mul", a, b), a, b, ref::mul);
+        check("div", lib.binary("div", a, b), a, b, ref::div);
+        check("min", lib.binary("min", a, b), a, b, ref::min);
+        check("max", lib.binary("max", a, b), a, b, ref::max);
+        check("lt", lib.compare("lt", a, b), a, b, (x, y) -> ref.lt(x, y) ? 1 : 0);
+        check("le", lib.compare("le", a, b), a, b, (x, y) -> ref.toDouble(x) <= ref.toDouble(y) ? 1 : 0);
+        check("gt", lib.compare("gt", a, b), a, b, (x, y) -> ref.lt(y, x) ? 1 : 0);
+        check("ge", lib.compare("ge", a, b), a, b, (x, y) -> ref.toDouble(x) >= ref.toDouble(y) ? 1 : 0);
+        check("eq", lib.compare("eq", a, b), a, b, (x, y) -> ref.toDouble(x) == ref.toDouble(y) ? 1 : 0);
+        check("ne", lib.compare("ne", a, b), a, b, (x, y) -> ref.toDouble(x) != ref.toDouble(y) ? 1 : 0);
+        int[] pow = lib.binary("pow", a, b);
+        int tolerated = 0;
+        for (int i = 0; i < a.length; i++) {
+            tolerated += nearlyCorrect(ref, "pow", a[i], pow[i], cPow(ref.toDouble(a[i]), ref.toDouble(b[i])));
+        }
+        System.out.printf("%s pow: %d pairs, %d within %s of a rounding boundary%n", lib.prefix(), a.length, tolerated, BOUNDARY_TOLERANCE);
+    }
+
+    /** C99 pow: Java's Math.pow differs only for pow(1, NaN) and pow(-1, +-inf), which are 1 in C. */
+    static double cPow(double x, double y) {
+        if (x == 1 || (x == -1 && Double.isInfinite(y))) return 1;
+        return Math.pow(x, y);
+    }
+
+    static void check(String op, int[] actual, int[] a, int[] b, IntBinaryOperator expected) {
+        for (int i = 0; i < a.length; i++) {
+            int want = expected.applyAsInt(a[i], b[i]);
+            if (actual[i] != want) {
+                fail(String.format("%s(0x%X, 0x%X) = 0x%X, expected 0x%X", op, a[i], b[i], actual[i], want));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("all")
+    void everyValueOfUnaryOperations(Format f) {
+        MinifloatReference ref = f.reference();
+        int[] x = everyValue(f);
+        try (NativeLibrary lib = f.compile()) {
+            checkUnary("neg", lib.unary("neg", x), x, ref::neg);
+            checkUnary("abs", lib.unary("abs", x), x, ref::abs);
+            checkUnary("sqrt", lib.unary("sqrt", x), x, ref::sqrt);
+            checkTranscendental(lib, ref, "exp", x, Math::exp);
+            checkTranscendental(lib, ref, "log", x, Math::log);
+            checkTranscendental(lib, ref, "tanh", x, Math::tanh);
+            checkTranscendental(lib, ref, "sigmoid", x, v -> 1 / (1 + Math.exp(-v)));
+            checkTranscendental(lib, ref, "erf", x, Erf::erf);
+        }
+    }
+
+    static void checkUnary(String op, int[] actual, int[] x, IntUnaryOperator expected) {
+        for (int i = 0; i < x.length; i++) {
+            int want = expected.applyAsInt(x[i]);
+            if (actual[i] != want) fail(String.format("%s(0x%X) = 0x%X, expected 0x%X", op, x[i], actual[i], want));
+        }
+    }
+
+    static void checkTranscendental(NativeLibrary lib, MinifloatReference ref, String op, int[] x, DoubleUnaryOperator f) {
+        int[] actual = lib.unary(op, x);
+        int tolerated = 0;
+        for (int i = 0; i < x.length; i++) tolerated += nearlyCorrect(ref, op, x[i], actual[i], f.applyAsDouble(ref.toDouble(x[i])));
+        System.out.printf("%s %s: %d values, %d within %s of a rounding boundary%n", lib.prefix(), op, x.length, tolerated, BOUNDARY_TOLERANCE);
+    }
+
+    /** 0 when actual is the exact rounding of the reference double, 1 when it is the other rounding of a near-boundary value. */
+    static int nearlyCorrect(MinifloatReference ref, String op, int x, int actual, double exact) {
+        int want = ref.fromDouble(exact);
+        if (actual == want) return 0;
+        int below = ref.fromDouble(exact * (1 - BOUNDARY_TOLERANCE)), above = ref.fromDouble(exact * (1 + BOUNDARY_TOLERANCE));
+        if (below != above && (actual == below || actual == above)) return 1;
+        fail(String.format("%s(0x%X) = 0x%X, expected 0x%X (exact %s)", op, x, actual, want, exact));
+        return 0;
+    }
+
+    @ParameterizedTest
+    @MethodSource("all")
+    void conversions(Format f) {
+        MinifloatReference ref = f.reference();
+        int[] x = everyValue(f);
+        try (NativeLibrary lib = f.compile()) {
+            float[] floats = lib.toF32("to_f32", x);
+            for (int i = 0; i < x.length; i++) {
+                assertEquals(Float.floatToIntBits(ref.toFloat(x[i])), Float.floatToIntBits(floats[i]), "to_f32 " + x[i]);
+            }
+            checkUnary("to_i32", lib.toI32("to_i32", x), x, ref::toInt);
+            assertEquals(ref.lowest(), lib.constant("lowest"));
+
+            float[] probes = float32Probes(ref);
+            int[] rounded = lib.fromF32("from_f32", probes);
+            for (int i = 0; i < probes.length; i++) {
+                int want = ref.fromDouble(probes[i]);
+                if (rounded[i] != want) fail(String.format("from_f32(%s) = 0x%X, expected 0x%X", probes[i], rounded[i], want));
+            }
+            double[] doubles = new double[probes.length];
+            for (int i = 0; i < probes.length; i++) doubles[i] = probes[i] * (1 + 0x1p-30 * ((i % 3) - 1));
+            int[] fromDoubles = lib.fromF64("from_f64", doubles);
+            for (int i = 0; i < doubles.length; i++) {
+                int want = ref.fromDouble(doubles[i]);
+                if (fromDoubles[i] != want) fail(String.format("from_f64(%s) = 0x%X, expected 0x%X", doubles[i], fromDoubles[i], want));
+            }
+            Random random = new Random(5);
+            int[] ints = new int[100_000];
+            for (int i = 0; i < ints.length; i++) ints[i] = i < 2000 ? i - 1000 : random.nextInt() >> random.nextInt(32);
+            ints[0] = Integer.MIN_VALUE;
+            ints[1] = Integer.MAX_VALUE;
+            checkUnary("from_i32", lib.fromI32("from_i32", ints), ints, ref::fromInt);
+        }
+    }
+
+    /**
+     * Every float32 whose rounding to the format is a tie (the midpoint of two neighbours) and its two float32
+     * neighbours, every format value, float32 specials, and a million seeded random float32 bit patterns.
+     */
+    static float[] float32Probes(MinifloatReference ref) {
+        List<Float> probes = new ArrayList<>();
+        for (float special : new float[]{Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, 0f, -0f,
+            Float.MAX_VALUE, -Float.MAX_VALUE, Float.MIN_VALUE, -Float.MIN_VALUE}) probes.add(special);
+        for (int a = 0; a < ref.count(); a++) {
+            if (!ref.isFinite(a)) continue;
+            double v = ref.toDouble(a);
+            probes.add((float) v);
+            int next = a + 1;
+            Rational midpoint;
+            if (ref.isFinite(next) && (next & (ref.count() >> 1)) == (a & (ref.count() >> 1))) {
+                midpoint = ref.value(a).add(ref.value(next)).multiply(new Rational(BigInteger.ONE, BigInteger.TWO));
+            } else {
+                continue;
+            }
+            float tie = midpoint.toBigDecimal(60).floatValue();
+            if (Rational.of(tie).compareTo(midpoint) != 0) continue;   // a midpoint float32 cannot hold
+            probes.add(tie);
+            probes.add(Math.nextUp(tie));
+            probes.add(Math.nextDown(tie));
+        }
+        // The overflow threshold: the midpoint between the largest finite value and the next binade's start.
+        Random random = new Random(42);
+        for (int i = 0; i < 1_000_000; i++) probes.add(Float.intBitsToFloat(random.nextInt()));
+        for (int i = 0; i < 200_000; i++) probes.add((float) ((random.nextDouble() - 0.5) * 2 * ref.toDouble(ref.largestFinite(false)) * 1.1));
+        float[] result = new float[probes.size()];
+        for (int i = 0; i < result.length; i++) result[i] = probes.get(i);
+        return result;
+    }
+
+    /**
+     * Exact accumulation: seeded random dot products and sums of finite values (lengths 1, 7 and 64), each
+     * against the exact rational sum rounded once; then infinities and NaN, which the accumulator flags.
+     */
+    @ParameterizedTest
+    @MethodSource("all")
+    void exactAccumulationRoundsTheExactSumOnce(Format f) {
+        MinifloatReference ref = f.reference();
+        Random random = new Random(77 + f.e);
+        try (NativeLibrary lib = f.compile()) {
+            for (int length : new int[]{1, 7, 64}) {
+                int count = (1 << 14) / length * length;
+                int[] a = new int[count], b = new int[count];
+                for (int i = 0; i < count; i++) {
+                    do { a[i] = random.nextInt(ref.count()); } while (!ref.isFinite(a[i]));
+                    do { b[i] = random.nextInt(ref.count()); } while (!ref.isFinite(b[i]));
+                }
+                NativeLibrary.Accumulated dots = lib.dot(a, b, length), sums = lib.sum(a, length);
+                for (int g = 0; g < count / length; g++) {
+                    Rational dot = Rational.ZERO, sum = Rational.ZERO;
+                    for (int i = g * length; i < (g + 1) * length; i++) {
+                        dot = dot.add(ref.value(a[i]).multiply(ref.value(b[i])));
+                        sum = sum.add(ref.value(a[i]));
+                    }
+                    assertEquals(ref.round(dot, false), dots.rounded()[g], "dot group " + g + " of length " + length);
+                    assertEquals(ref.round(sum, false), sums.rounded()[g], "sum group " + g + " of length " + length);
+                }
+            }
+            int one = ref.round(Rational.of(1), false), nan = ref.nan();
+            assertEquals(nan, lib.dot(new int[]{one, nan}, new int[]{one, one}, 2).rounded()[0]);
+            if (!f.ocp) {
+                int inf = ref.infinity(false), minusInf = ref.infinity(true);
+                assertEquals(inf, lib.dot(new int[]{one, inf}, new int[]{one, one}, 2).rounded()[0]);
+                assertEquals(minusInf, lib.sum(new int[]{minusInf, one}, 2).rounded()[0]);
+                assertEquals(nan, lib.sum(new int[]{inf, minusInf}, 2).rounded()[0]);
+                assertEquals(nan, lib.dot(new int[]{inf}, new int[]{0}, 1).rounded()[0]);
+            }
+        }
+    }
+}
