@@ -50,7 +50,7 @@ public record DatatypeName(String name, int bits, int lanes) {
 
     private static int positive(String digits, String text) {
         int n = Integer.parseInt(digits);
-        if (n < 1) throw new ByodtException("malformed datatype '" + text + "': widths and lanes start at 1");
+        if (n < 1) throw new ByodtException("malformed datatype '" + text + "': widths and lanes start at 1 (" + GRAMMAR + ")");
         return n;
     }
 

@@ -52,7 +52,12 @@ public final class DatatypeRegistry {
         return this;
     }
 
-    public List<DatatypeDefinition> definitions() { return Collections.unmodifiableList(definitions); }
+    /** The definitions in type code order (float32 first), whatever order plug-ins were found in. */
+    public List<DatatypeDefinition> definitions() {
+        List<DatatypeDefinition> sorted = new ArrayList<>(definitions);
+        sorted.sort(java.util.Comparator.comparingInt(DatatypeDefinition::code));
+        return Collections.unmodifiableList(sorted);
+    }
 
     public Optional<DatatypeDefinition> byCode(int code) {
         return definitions.stream().filter(d -> d.code() == code).findFirst();
@@ -79,6 +84,6 @@ public final class DatatypeRegistry {
 
     /** "float32 (32), posit (2..32), fxp_{P:0..31} (8, 16, 32), ...": names and widths, for error messages. */
     public String describe() {
-        return definitions.stream().map(d -> d.name() + " (" + d.describeWidths() + ")").collect(Collectors.joining(", "));
+        return definitions().stream().map(d -> d.name() + " (" + d.describeWidths() + ")").collect(Collectors.joining(", "));
     }
 }
