@@ -24,13 +24,18 @@ import static org.bytedeco.llvm.global.LLVM.*;
 /**
  * Loads a datatype's library as an LLVM module and links it into a model's module before optimization, so
  * that its functions inline into the kernels and vectorize with them. A C source is compiled by the clang
- * bundled with LLVM for the module's triple (cached by content hash, parameters included), without
- * contracting a*b+c into fused multiply-adds, so results do not depend on whether the target has FMA;
- * .bc and .ll libraries are taken as they are. Linked functions become internal: the module exports only
+ * bundled with LLVM for the module's triple (cached by content hash, parameters included), see
+ * {@link #C_FLAGS}; .bc and .ll libraries are taken as they are. Linked functions become internal: the module exports only
  * its entry point, and the library's names cannot clash with anything else in a process or a link.
  */
 public final class LibraryLinker {
-    private static final List<String> C_FLAGS = List.of("-ffp-contract=off");
+    /**
+     * No FMA contraction (results must not depend on the target having FMA), and no vectorizing inside the
+     * library: clang would pair the two operands of a binary function into a 2-lane vector, and vector
+     * instructions in a loop body stop LLVM's loop vectorizer once the function is inlined there. The model's
+     * O3 vectorizes the loops, library code included, after inlining.
+     */
+    private static final List<String> C_FLAGS = List.of("-ffp-contract=off", "-fno-slp-vectorize", "-fno-vectorize");
 
     private LibraryLinker() {}
 

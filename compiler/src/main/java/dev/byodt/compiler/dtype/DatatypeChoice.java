@@ -103,11 +103,20 @@ public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Ov
         return datatype;
     }
 
-    /** Resolves every datatype named, so that a bad name fails before anything is compiled. */
+    /**
+     * Resolves every datatype named and checks it supports the accumulation mode, so that a bad choice fails
+     * before anything is compiled. (float32 accumulates in float32 whatever the mode.)
+     */
     public List<DatatypeInstance> instances() {
         List<DatatypeInstance> all = new ArrayList<>();
         all.add(registry.instance(datatype, options));
         for (Override o : overrides) all.add(registry.instance(o.datatype(), options));
+        for (DatatypeInstance i : all) {
+            if (i.definition().code() != Float32.TYPE_CODE && !i.definition().accumulationModes().contains(accumulation)) {
+                throw new ByodtException("datatype " + i + " does not support --accumulate " + accumulation.optionName()
+                    + " (it supports " + i.definition().accumulationModes().stream().map(AccumulationMode::optionName).toList() + ")");
+            }
+        }
         return all;
     }
 

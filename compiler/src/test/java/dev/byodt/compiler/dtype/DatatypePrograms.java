@@ -84,8 +84,11 @@ final class DatatypePrograms {
         }
     }
 
-    /** t16's value of a float: the top 16 bits, the rest cut off. */
-    static float t16(float x) { return Float.intBitsToFloat(Float.floatToRawIntBits(x) & 0xffff0000); }
+    /** t16's value of a float: rounded to its top 16 bits, to nearest even on the bit pattern, as t16.c does. */
+    static float t16(float x) {
+        int bits = Float.floatToRawIntBits(x);
+        return Float.intBitsToFloat((bits + 0x7fff + ((bits >>> 16) & 1)) & 0xffff0000);
+    }
 
     /** Q8.8's value of a float: round(x * 256), ties away from zero, saturated, over 256. */
     static float q8(double x) {

@@ -20,10 +20,10 @@ public final class TestDatatypes implements DatatypePlugin {
         registry.register(q8().build());
     }
 
-    /** float32 truncated to 16 bits; no sqrt, exp, log, tanh, sigmoid, erf or pow. */
+    /** float32 rounded to 16 bits; no sqrt, exp, log, tanh, sigmoid, erf or pow. */
     public static DatatypeDefinition.Builder t16() {
         return DatatypeDefinition.register("t16", 200)
-            .summary("test: float32 truncated to its top 16 bits")
+            .summary("test: float32 rounded to its top 16 bits")
             .widths(16)
             .library(LibrarySource.resource(TestDatatypes.class.getClassLoader(), T16_C))
             .prefix(i -> "t16")
