@@ -49,6 +49,7 @@ final class ClassificationRun {
         if (data.size() == 0) throw new ByodtException(dataDir + ": the data set holds no images");
         try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
              HostModel model = Compiler.jit(module)) {
+            ModelOptions.reportFallbacks(module);
             double compileSeconds = (System.nanoTime() - start) / 1e9;
             TensorSpec input = requireImageInput(model, data);
             long runStart = System.nanoTime();
@@ -57,7 +58,7 @@ final class ClassificationRun {
 
             System.out.printf("model     %s%n", modelOptions.model);
             System.out.printf("data      %s (%d images, pixel/255)%n", dataDir, data.size());
-            System.out.printf("dtype     %s%n", modelOptions.dtype);
+            System.out.printf("dtype     %s%s%n", modelOptions.dtype, modelOptions.describeDatatypeOptions());
             System.out.printf("top-1     %.2f%% (%d/%d)%s%n", 100.0 * correct / data.size(), correct, data.size(),
                 RecordedAccuracy.describe(modelOptions.model, data.size()));
             System.out.printf("time      compile %.2f s, inference %.3f s (%.0f images/s)%n", compileSeconds, runSeconds,

@@ -23,7 +23,8 @@ import java.util.concurrent.Callable;
     footer = {"", "Examples:",
         "  byodt compile models/lenet5-fashion.onnx --emit obj -o lenet5.o      # also writes lenet5.h",
         "  byodt compile models/lenet5-fashion.onnx --emit exe -o lenet5 --shape image=64x1x28x28",
-        "  byodt compile models/lenet5-fashion.onnx --emit llvm --no-opt -o lenet5.ll"})
+        "  byodt compile models/lenet5-fashion.onnx --emit llvm --no-opt -o lenet5.ll",
+        "  byodt compile models/lenet5-fashion.onnx --dtype custom[posit]16 --emit llvm --no-inline-lib -o lenet5-posit16.ll"})
 final class CompileCommand implements Callable<Integer> {
     @Mixin
     ModelOptions modelOptions;
@@ -58,6 +59,7 @@ final class CompileCommand implements Callable<Integer> {
         Path out = output != null ? output : Path.of(baseName(modelOptions.model) + kind.fileExtension());
         CompileOptions options = modelOptions.compileOptions().withEntrySymbol(entry).withOptimize(!noOpt);
         try (CompiledModule module = Compiler.compile(modelOptions.load(), options)) {
+            ModelOptions.reportFallbacks(module);
             List<Path> written = new Emitter().emit(kind, module, out);
             for (Path p : written) System.out.println("wrote " + p);
         }

@@ -1,6 +1,10 @@
 package dev.byodt.cli;
 
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.runtime.ByodtException;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.runtime.Tensor;
@@ -27,8 +31,36 @@ final class ModelOptions {
     String target;
 
     @Option(names = "--dtype", defaultValue = "float32", paramLabel = "DTYPE",
-        description = "Datatype of every float tensor. Only float32 is available in this version. Default: ${DEFAULT-VALUE}.")
+        description = "Datatype of every float tensor: float32, float16, bfloat16, fxpN_P or custom[NAME]BITS "
+            + "(see 'byodt dtypes'). Inputs and outputs stay float32. Default: ${DEFAULT-VALUE}.")
     String dtype;
+
+    @Option(names = "--dtype-map", paramLabel = "PATTERN=DTYPE,...",
+        description = "Per-node datatypes: node or output tensor names (globs with * and ?) mapped to datatypes, "
+            + "e.g. 'conv1=fxp16_13,fc*=custom[posit]16'; the first match wins, --dtype elsewhere.")
+    String dtypeMap;
+
+    @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE",
+        description = "How sums accumulate: dtype (round every add and multiply), float32 (products and sums in float32, "
+            + "round once), exact (the datatype's wide accumulator, round once). Default: ${DEFAULT-VALUE}.")
+    String accumulate;
+
+    @Option(names = "--fallback", paramLabel = "float32",
+        description = "Compute operations the datatype has no lowering for in float32 (converting to float32 and back), "
+            + "and say which; without it a missing lowering is an error.")
+    String fallback;
+
+    @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around on overflow.")
+    String overflow;
+
+    @Option(names = "--rounding", paramLabel = "nearest|truncate",
+        description = "Fixed point: round conversions and products to nearest, ties to even (default), or truncate.")
+    String rounding;
+
+    @Option(names = "--no-inline-lib",
+        description = "Keep datatype library functions out of line, so the code shows every call (with --emit llvm), "
+            + "as TVM's op-by-op calls.")
+    boolean noInlineLibraries;
 
     @Option(names = "--bind", paramLabel = "NAME=FILE",
         description = "Fix a graph input to the tensor in FILE (an onnx.TensorProto) at compile time: it stops being "
@@ -51,7 +83,41 @@ final class ModelOptions {
 
     CompileOptions compileOptions() {
         if (!target.equals("host")) throw new UsageException("unknown target '" + target + "' (available: host)");
-        if (!dtype.equals("float32")) throw new UsageException("unknown datatype '" + dtype + "' (available: float32)");
-        return CompileOptions.host();
+        return CompileOptions.host().withDatatypes(datatypeChoice()).withInlineLibraries(!noInlineLibraries);
+    }
+
+    /** The datatype options, every name resolved now: a malformed or unknown datatype is a usage error. */
+    DatatypeChoice datatypeChoice() {
+        if (fallback != null && !fallback.equals("float32")) throw new UsageException("--fallback " + fallback + ": only float32 is available");
+        Map<String, String> datatypeOptions = new LinkedHashMap<>();
+        if (overflow != null) datatypeOptions.put("overflow", overflow);
+        if (rounding != null) datatypeOptions.put("rounding", rounding);
+        try {
+            DatatypeChoice choice = DatatypeChoice.float32().withDatatype(dtype)
+                .withOverrides(DatatypeChoice.parseOverrides(dtypeMap))
+                .withAccumulation(AccumulationMode.parse(accumulate))
+                .withFallbackToFloat32(fallback != null)
+                .withOptions(datatypeOptions);
+            choice.instances();
+            return choice;
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /** ", dtype-map conv1=fxp16_13, accumulate exact": the datatype options beyond --dtype that were given. */
+    String describeDatatypeOptions() {
+        StringBuilder text = new StringBuilder();
+        if (dtypeMap != null) text.append(", dtype-map ").append(dtypeMap);
+        if (!accumulate.equals("dtype")) text.append(", accumulate ").append(accumulate);
+        if (fallback != null) text.append(", fallback ").append(fallback);
+        if (overflow != null) text.append(", overflow ").append(overflow);
+        if (rounding != null) text.append(", rounding ").append(rounding);
+        return text.toString();
+    }
+
+    /** Tells the user which operations were computed in float32 (--fallback float32). */
+    static void reportFallbacks(CompiledModule module) {
+        for (String line : module.fallbacks()) System.err.println("byodt: computed in float32 for want of a lowering: " + line);
     }
 }

@@ -115,6 +115,7 @@ final class RunCommand implements Callable<Integer> {
         Graph graph = modelOptions.load();
         try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
              HostModel model = Compiler.jit(module)) {
+            ModelOptions.reportFallbacks(module);
             List<Tensor> inputs = new ArrayList<>();
             int next = 0;
             for (TensorSpec spec : model.inputs()) {

@@ -1,28 +1,37 @@
 package dev.byodt.compiler;
 
+import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.target.Target;
 
 /**
  * How to compile a model.
  *
- * @param target      the machine to generate code for
- * @param entrySymbol the name of the exported C function that runs the model
- * @param datatype    the datatype of every real-valued tensor ("float32" for now)
- * @param optimize    run LLVM's O3 pipeline; without it the module is left as generated, for reading
+ * @param target          the machine to generate code for
+ * @param entrySymbol     the name of the exported C function that runs the model
+ * @param datatypes       the datatype of every real-valued tensor, per-node overrides, accumulation and fallback
+ * @param optimize        run LLVM's O3 pipeline; without it the module is left as generated, for reading
+ * @param inlineLibraries let datatype library functions inline into the kernels (off: every call stays a call,
+ *                        to read what a datatype was lowered to, or to measure calls as TVM makes them)
  */
-public record CompileOptions(Target target, String entrySymbol, String datatype, boolean optimize) {
+public record CompileOptions(Target target, String entrySymbol, DatatypeChoice datatypes, boolean optimize,
+                             boolean inlineLibraries) {
     public static final String DEFAULT_ENTRY = "byodt_model";
 
     /** float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}. */
     public static CompileOptions host() {
-        return new CompileOptions(Target.host(), DEFAULT_ENTRY, "float32", true);
+        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true);
     }
 
-    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatype, optimize); }
+    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries); }
 
-    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatype, optimize); }
+    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries); }
 
-    public CompileOptions withDatatype(String d) { return new CompileOptions(target, entrySymbol, d, optimize); }
+    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries); }
 
-    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatype, o); }
+    /** Every float tensor in {@code datatype} (a --dtype name), the rest of the choice unchanged. */
+    public CompileOptions withDatatype(String datatype) { return withDatatypes(datatypes.withDatatype(datatype)); }
+
+    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries); }
+
+    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i); }
 }

@@ -1,36 +1,54 @@
 package dev.byodt.compiler;
 
 import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostConversion;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.codegen.LibraryLinker;
 import dev.byodt.compiler.codegen.LlvmCodegen;
 import dev.byodt.compiler.codegen.Optimizer;
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.compiler.codegen.VectorWidth;
+import dev.byodt.compiler.dtype.CustomDatatype;
 import dev.byodt.compiler.dtype.Datatype;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.Float32;
+import dev.byodt.compiler.dtype.LoweringLog;
+import dev.byodt.compiler.dtype.LoweringTarget;
+import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.graph.Graph;
-import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
-import dev.byodt.compiler.kernel.KernelWalker;
+import dev.byodt.compiler.lower.DatatypeBoundaries;
 import dev.byodt.compiler.lower.DatatypeLowering;
+import dev.byodt.compiler.lower.DatatypePlan;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.target.Llvm;
-import dev.byodt.runtime.ByodtException;
+import dev.byodt.compiler.target.Target;
+import org.bytedeco.llvm.LLVM.LLVMContextRef;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcThreadSafeContextRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetDataRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
  * The compiler's front door: a graph in, an optimized LLVM module out (to run on the host or write to
- * files). The stages, in order: graph to loop nests (GraphLowering), abstract REAL/ACC to the datatype's
- * machine types and library calls (DatatypeLowering), workspace layout (MemoryPlan), LLVM IR
- * (LlvmCodegen), the datatype library linked in, verification, O3.
+ * files). The stages, in order: graph to loop nests (GraphLowering), a datatype per kernel with conversions
+ * where datatypes meet (DatatypeBoundaries), abstract REAL/ACC to the datatypes' machine types and library
+ * calls (DatatypeLowering, which must find a lowering for every operation), the libraries loaded and their
+ * functions checked against the calls, workspace layout (MemoryPlan), LLVM IR (LlvmCodegen), the libraries
+ * linked in, verification, O3.
  */
 public final class Compiler {
     private Compiler() {}
@@ -41,32 +59,45 @@ public final class Compiler {
 
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
     public static CompiledModule compile(Program program, CompileOptions options) {
-        Datatype datatype = datatype(options.datatype());
-        Program machine = DatatypeLowering.lower(program, datatype);
-        MemoryPlan plan = MemoryPlan.of(machine);
+        LoweringLog log = new LoweringLog();
+        DatatypePlan plan = plan(program, options, log);
+        Program machine = DatatypeLowering.lower(plan, log);
+        log.checkComplete();
+        MemoryPlan memory = MemoryPlan.of(machine);
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
-            machine.outputSpecs(), plan.workspaceBytes());
+            machine.outputSpecs(), memory.workspaceBytes());
 
         Llvm.initializeNative();
         LLVMTargetMachineRef targetMachine = options.target().createTargetMachine();
         LLVMOrcThreadSafeContextRef context = LLVMOrcCreateNewThreadSafeContext();
         LLVMModuleRef module = null;
+        List<LLVMModuleRef> libraries = new ArrayList<>();
         try {
-            module = LlvmCodegen.generate(machine, plan, options.entrySymbol(), LLVMOrcThreadSafeContextGetContext(context));
+            LLVMContextRef llvmContext = LLVMOrcThreadSafeContextGetContext(context);
+            LibraryCalls calls = LibraryCalls.of(machine);
+            if (!calls.isEmpty()) {
+                for (NativeLibrary library : libraries(plan, log)) {
+                    libraries.add(LibraryLinker.load(library, options.target().triple(), llvmContext));
+                }
+                calls.check(libraries, log, libraryOfDatatype(plan, log));
+            }
+            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext);
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);
             LLVMDisposeTargetData(layout);
-            if (callsLibrary(machine)) {
-                String library = datatype.library().orElseThrow(() -> new IllegalStateException(
-                    "datatype " + datatype.name() + " lowered operations to calls but has no library"));
-                LibraryLinker.link(module, library, options.target().triple());
+            while (!libraries.isEmpty()) {
+                LLVMModuleRef library = libraries.removeFirst();
+                if (calls.anyDefinedBy(library)) LibraryLinker.link(module, library, options.inlineLibraries());
+                else LLVMDisposeModule(library);
             }
             VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
             if (options.optimize()) Optimizer.optimize(module, targetMachine);
-            return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize());
+            return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize(),
+                log.fallbacks());
         } catch (RuntimeException e) {
+            libraries.forEach(library -> LLVMDisposeModule(library));
             if (module != null) LLVMDisposeModule(module);
             LLVMDisposeTargetMachine(targetMachine);
             LLVMOrcDisposeThreadSafeContext(context);
@@ -79,17 +110,44 @@ public final class Compiler {
         return HostModel.jit(module);
     }
 
-    static Datatype datatype(String name) {
-        if (name.equals("float32")) return new Float32();
-        throw new ByodtException("datatype '" + name + "' is not registered; registered: float32");
+    /**
+     * The datatype of each kernel: the --dtype-map pattern matching its node or output tensor names, else
+     * --dtype. One Datatype object per distinct name, which the boundary pass compares by identity.
+     */
+    private static DatatypePlan plan(Program program, CompileOptions options, LoweringLog log) {
+        DatatypeChoice choice = options.datatypes();
+        choice.instances();
+        Float32 float32 = new Float32();
+        Map<String, Datatype> byName = new HashMap<>();
+        List<Datatype> chosen = new ArrayList<>();
+        for (Kernel k : program.kernels()) {
+            String name = choice.datatypeFor(k.name(), k.outputs().stream().map(Buffer::name).toList());
+            chosen.add(byName.computeIfAbsent(name, n -> datatype(n, choice, options.target(), float32, log)));
+        }
+        return DatatypeBoundaries.plan(program, chosen, float32);
     }
 
-    private static boolean callsLibrary(Program program) {
-        for (Kernel k : program.kernels()) {
-            boolean[] found = {false};
-            KernelWalker.forEachExpr(k.body(), e -> found[0] |= e instanceof Expr.Call);
-            if (found[0]) return true;
-        }
-        return false;
+    private static Datatype datatype(String name, DatatypeChoice choice, Target target, Float32 float32, LoweringLog log) {
+        DatatypeInstance instance = choice.registry().instance(name, choice.options());
+        if (instance.definition().code() == Float32.TYPE_CODE) return float32;
+        return new CustomDatatype(instance, choice.accumulation(), LoweringTarget.of(target), choice.fallbackToFloat32(), log,
+            (i, function) -> HostConversion.of(i.library().orElseThrow(() -> new dev.byodt.runtime.ByodtException(
+                "datatype " + i + " has no library to convert constants with")), function, i.storage()));
+    }
+
+    /** The libraries of the plan's datatypes, and float32's when an operation fell back to it. */
+    private static Set<NativeLibrary> libraries(DatatypePlan plan, LoweringLog log) {
+        Set<NativeLibrary> all = new LinkedHashSet<>();
+        for (Datatype d : plan.kernelDatatypes()) d.library().ifPresent(all::add);
+        if (log.usedFallback()) new Float32().library().ifPresent(all::add);
+        return all;
+    }
+
+    private static Map<String, NativeLibrary> libraryOfDatatype(DatatypePlan plan, LoweringLog log) {
+        Map<String, NativeLibrary> map = new HashMap<>();
+        for (Datatype d : plan.kernelDatatypes()) d.library().ifPresent(l -> map.put(d.name(), l));
+        Float32 float32 = new Float32();
+        float32.library().ifPresent(l -> map.put(float32.name(), l));
+        return map;
     }
 }

@@ -7,6 +7,8 @@ import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcThreadSafeContextRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
 
+import java.util.List;
+
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
@@ -21,10 +23,19 @@ public final class CompiledModule implements AutoCloseable {
     private final Target target;
     private final ProgramSignature signature;
     private final boolean optimized;
+    private final List<String> fallbacks;
     private boolean closed;
 
     public CompiledModule(LLVMOrcThreadSafeContextRef threadSafeContext, LLVMModuleRef module,
                           LLVMTargetMachineRef targetMachine, Target target, ProgramSignature signature, boolean optimized) {
+        this(threadSafeContext, module, targetMachine, target, signature, optimized, List.of());
+    }
+
+    /** @param fallbacks the operations computed in float32 for want of a lowering, per datatype (--fallback float32) */
+    public CompiledModule(LLVMOrcThreadSafeContextRef threadSafeContext, LLVMModuleRef module,
+                          LLVMTargetMachineRef targetMachine, Target target, ProgramSignature signature, boolean optimized,
+                          List<String> fallbacks) {
+        this.fallbacks = List.copyOf(fallbacks);
         this.threadSafeContext = threadSafeContext;
         this.module = module;
         this.targetMachine = targetMachine;
@@ -38,6 +49,9 @@ public final class CompiledModule implements AutoCloseable {
     public Target target() { return target; }
 
     public boolean isOptimized() { return optimized; }
+
+    /** "custom[lns]16: exp (used by Softmax 'sm')": what fell back to float32, per datatype; empty when nothing did. */
+    public List<String> fallbacks() { return fallbacks; }
 
     public LLVMModuleRef module() { return live(module); }
 

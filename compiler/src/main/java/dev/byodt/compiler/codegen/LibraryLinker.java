@@ -1,6 +1,9 @@
 package dev.byodt.compiler.codegen;
 
+import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.target.BundledTools;
+import dev.byodt.compiler.target.Llvm;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
@@ -8,76 +11,127 @@ import org.bytedeco.llvm.LLVM.LLVMMemoryBufferRef;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
- * Links a datatype's C library into a model's module before optimization, so that its functions inline
- * into the kernels and vectorize with them. The C source is compiled by the clang bundled with LLVM
- * for the module's triple (cached by content hash), without contracting a*b+c into fused multiply-adds, so
- * results do not depend on whether the target has FMA. Linked functions become internal: the module exports
- * only its entry point, and the library's names cannot clash with anything else in a process or a link.
+ * Loads a datatype's library as an LLVM module and links it into a model's module before optimization, so
+ * that its functions inline into the kernels and vectorize with them. A C source is compiled by the clang
+ * bundled with LLVM for the module's triple (cached by content hash, parameters included), see
+ * {@link #C_FLAGS}; .bc and .ll libraries are taken as they are. Linked functions become internal: the module exports only
+ * its entry point, and the library's names cannot clash with anything else in a process or a link.
  */
 public final class LibraryLinker {
+    /**
+     * No FMA contraction (results must not depend on the target having FMA), and no vectorizing inside the
+     * library: clang would pair the two operands of a binary function into a 2-lane vector, and vector
+     * instructions in a loop body stop LLVM's loop vectorizer once the function is inlined there. The model's
+     * O3 vectorizes the loops, library code included, after inlining.
+     */
+    private static final List<String> C_FLAGS = List.of("-ffp-contract=off", "-fno-slp-vectorize", "-fno-vectorize");
+
     private LibraryLinker() {}
 
-    /** Links the C source at classpath resource {@code resource} into {@code module}. */
-    public static void link(LLVMModuleRef module, String resource, String triple) {
-        String source = readResource(resource);
-        String fileName = resource.substring(resource.lastIndexOf('/') + 1);
-        Path bitcode = BundledTools.get().compileToBitcode(source, fileName, triple, List.of("-ffp-contract=off"));
-        linkBitcode(module, bitcode);
+    /**
+     * The library as a module of {@code context}, compiled for {@code triple} when it is C source.
+     *
+     * @throws ByodtException with clang's first diagnostic (file:line:column) when the source does not compile
+     */
+    public static LLVMModuleRef load(NativeLibrary library, String triple, LLVMContextRef context) {
+        LibrarySource source = library.source();
+        return switch (source.format()) {
+            case C -> parseBitcode(compile(library, triple), source.displayName(), context);
+            case BITCODE -> parse(source.read(), source.displayName(), context, false);
+            case IR_TEXT -> parse(source.read(), source.displayName(), context, true);
+        };
     }
 
-    /** Links a bitcode file into {@code module}; the definitions it adds become internal. */
-    public static void linkBitcode(LLVMModuleRef module, Path bitcode) {
-        byte[] bytes;
+    private static byte[] compile(NativeLibrary library, String triple) {
+        List<String> flags = new ArrayList<>(C_FLAGS);
+        flags.addAll(library.compilerFlags());
+        Path bitcode = switch (library.source()) {
+            case LibrarySource.File file -> BundledTools.get().compileToBitcode(file.path(), triple, flags);
+            case LibrarySource.Resource resource -> BundledTools.get().compileToBitcode(
+                new String(resource.read(), StandardCharsets.UTF_8), resource.path(), triple, flags);
+        };
         try {
-            bytes = Files.readAllBytes(bitcode);
-        } catch (IOException e) {
-            throw new ByodtException("cannot read the datatype library " + bitcode + ": " + e.getMessage(), e);
+            return Files.readAllBytes(bitcode);
+        } catch (java.io.IOException e) {
+            throw new ByodtException("cannot read the compiled library " + bitcode + ": " + e.getMessage(), e);
         }
-        LLVMContextRef context = LLVMGetModuleContext(module);
-        BytePointer data = new BytePointer(bytes);
-        LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(data, bytes.length, new BytePointer(bitcode.toString()));
+    }
+
+    private static LLVMModuleRef parseBitcode(byte[] bytes, String name, LLVMContextRef context) {
+        return parse(bytes, name, context, false);
+    }
+
+    private static LLVMModuleRef parse(byte[] bytes, String name, LLVMContextRef context, boolean irText) {
+        // The IR parser wants a terminating NUL inside the buffer it is given; bitcode does not mind one.
+        byte[] terminated = java.util.Arrays.copyOf(bytes, bytes.length + 1);
+        LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(new BytePointer(terminated), bytes.length, new BytePointer(name));
         LLVMModuleRef library = new LLVMModuleRef();
-        if (LLVMParseBitcodeInContext2(context, buffer, library) != 0) {
-            LLVMDisposeMemoryBuffer(buffer);
-            throw new ByodtException("the datatype library " + bitcode + " is not valid LLVM bitcode");
+        if (irText) {
+            BytePointer message = new BytePointer();
+            // LLVMParseIRInContext takes ownership of the buffer.
+            if (LLVMParseIRInContext(context, buffer, library, message) != 0) {
+                throw new ByodtException("the datatype library " + name + " is not valid LLVM IR: " + firstLine(Llvm.take(message)));
+            }
+            return library;
         }
-        LLVMDisposeMemoryBuffer(buffer);
-        List<String> defined = definedFunctions(library);
+        try {
+            if (LLVMParseBitcodeInContext2(context, buffer, library) != 0) {
+                throw new ByodtException("the datatype library " + name + " is not valid LLVM bitcode");
+            }
+            return library;
+        } finally {
+            LLVMDisposeMemoryBuffer(buffer);
+        }
+    }
+
+    /** The functions {@code library} defines, each with its LLVM type as text: "i16 (i16, i16)". */
+    public static Map<String, String> definedFunctions(LLVMModuleRef library) {
+        Map<String, String> functions = new LinkedHashMap<>();
+        for (LLVMValueRef fn = LLVMGetFirstFunction(library); fn != null && !fn.isNull(); fn = LLVMGetNextFunction(fn)) {
+            if (LLVMIsDeclaration(fn) == 0) {
+                functions.put(LLVMGetValueName(fn).getString(), Llvm.take(LLVMPrintTypeToString(LLVMGlobalGetValueType(fn))));
+            }
+        }
+        return functions;
+    }
+
+    /**
+     * Links {@code library} into {@code module} (consuming it); its definitions become internal. Without
+     * {@code inline} they are also kept out of line (noinline), so the optimized module still shows each call.
+     */
+    public static void link(LLVMModuleRef module, LLVMModuleRef library, boolean inline) {
+        List<String> defined = new ArrayList<>(definedFunctions(library).keySet());
         // LLVMLinkModules2 destroys the library module, whether or not linking succeeds.
         if (LLVMLinkModules2(module, library) != 0) {
-            throw new ByodtException("the datatype library " + bitcode + " does not link with the model");
+            throw new ByodtException("a datatype library does not link with the model (" + String.join(", ", defined) + ")");
         }
+        LLVMContextRef context = LLVMGetModuleContext(module);
+        int alwaysInline = LLVMGetEnumAttributeKindForName("alwaysinline", "alwaysinline".length());
+        int noInline = LLVMGetEnumAttributeKindForName("noinline", "noinline".length());
         for (String name : defined) {
             LLVMValueRef fn = LLVMGetNamedFunction(module, name);
-            if (fn != null && !fn.isNull()) LLVMSetLinkage(fn, LLVMInternalLinkage);
+            if (fn == null || fn.isNull()) continue;
+            LLVMSetLinkage(fn, LLVMInternalLinkage);
+            if (!inline) {
+                LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, alwaysInline);
+                LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(context, noInline, 0));
+            }
         }
     }
 
-    private static List<String> definedFunctions(LLVMModuleRef library) {
-        List<String> names = new ArrayList<>();
-        for (LLVMValueRef fn = LLVMGetFirstFunction(library); fn != null && !fn.isNull(); fn = LLVMGetNextFunction(fn)) {
-            if (LLVMIsDeclaration(fn) == 0) names.add(LLVMGetValueName(fn).getString());
-        }
-        return names;
-    }
-
-    private static String readResource(String resource) {
-        try (InputStream in = LibraryLinker.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) throw new IllegalStateException("datatype library " + resource + " is missing from the classpath");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + resource, e);
-        }
+    private static String firstLine(String text) {
+        int newline = text.indexOf('\n');
+        return (newline < 0 ? text : text.substring(0, newline)).strip();
     }
 }

@@ -11,7 +11,6 @@ import dev.byodt.compiler.kernel.Stmt;
 import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.lower.Program;
-import dev.byodt.runtime.Tensor;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.PointerPointer;
 import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
@@ -21,6 +20,7 @@ import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMTypeRef;
 import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -57,6 +57,7 @@ public final class LlvmCodegen {
     private final Map<Buffer, LLVMValueRef> bufferPointers = new HashMap<>();
     private final Map<LoopVar, LLVMValueRef> loopValues = new HashMap<>();
     private final Map<Local, LLVMValueRef> localSlots = new HashMap<>();
+    private final Map<ScalarType, LLVMValueRef> accumulatorSlots = new HashMap<>();
 
     private LlvmCodegen(LLVMContextRef context, String moduleName) {
         this.context = context;
@@ -126,9 +127,9 @@ public final class LlvmCodegen {
     }
 
     /** @weight.NAME = private unnamed_addr constant [N x i8] c"...", align 64 */
-    private LLVMValueRef weight(Buffer buffer, Tensor tensor) {
-        long bytes = tensor.data().byteSize();
-        BytePointer data = new BytePointer(tensor.data().asByteBuffer());
+    private LLVMValueRef weight(Buffer buffer, MemorySegment contents) {
+        long bytes = contents.byteSize();
+        BytePointer data = new BytePointer(contents.asByteBuffer());
         LLVMValueRef init = LLVMConstStringInContext2(context, data, bytes, 1);
         LLVMValueRef global = LLVMAddGlobal(module, LLVMTypeOf(init), "weight." + buffer.name());
         LLVMSetInitializer(global, init);
@@ -167,6 +168,7 @@ public final class LlvmCodegen {
         bufferPointers.clear();
         loopValues.clear();
         localSlots.clear();
+        accumulatorSlots.clear();
         for (int i = 0; i < params.size(); i++) {
             LLVMValueRef param = LLVMGetParam(function, i);
             name(param, params.get(i).name());
@@ -283,8 +285,41 @@ public final class LlvmCodegen {
                 yield load;
             }
             case Expr.Op o -> op(o);
-            case Expr.Call c -> call(c.function(), type(c.type()), c.args().stream().map(this::expr).toList());
+            case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE
+                ? call(c.function(), type(c.type()), c.args().stream().map(this::expr).toList())
+                : callWithAccumulator(c);
         };
+    }
+
+    /**
+     * A library call taking an exact accumulator by pointer: the accumulator value goes to a stack slot in
+     * the entry block (so SROA turns it back into registers once the call is inlined), the call gets its
+     * address, and the value of an in-place update is the slot's contents afterwards.
+     */
+    private LLVMValueRef callWithAccumulator(Expr.Call c) {
+        ScalarType accumulatorType = c.args().getFirst().type();
+        LLVMValueRef slot = entrySlot(accumulatorType);
+        LLVMBuildStore(builder, expr(c.args().getFirst()), slot);
+        List<LLVMValueRef> args = new ArrayList<>();
+        args.add(slot);
+        for (Expr e : c.args().subList(1, c.args().size())) args.add(expr(e));
+        if (c.passing() == Expr.Call.Passing.READS_FIRST_BY_POINTER) return call(c.function(), type(c.type()), args);
+        call(c.function(), voidType, args);
+        return LLVMBuildLoad2(builder, type(accumulatorType), slot, "");
+    }
+
+    /** One stack slot per accumulator type and kernel, at the top of the entry block. */
+    private LLVMValueRef entrySlot(ScalarType type) {
+        return accumulatorSlots.computeIfAbsent(type, t -> {
+            LLVMBuilderRef atEntry = LLVMCreateBuilderInContext(context);
+            LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(function);
+            LLVMValueRef first = LLVMGetFirstInstruction(entry);
+            if (first == null || first.isNull()) LLVMPositionBuilderAtEnd(atEntry, entry);
+            else LLVMPositionBuilderBefore(atEntry, first);
+            LLVMValueRef slot = LLVMBuildAlloca(atEntry, type(t), "acc.slot");
+            LLVMDisposeBuilder(atEntry);
+            return slot;
+        });
     }
 
     private LLVMValueRef op(Expr.Op o) {
@@ -416,6 +451,7 @@ public final class LlvmCodegen {
             case I64 -> i64;
             case F32 -> LLVMFloatTypeInContext(context);
             case F64 -> LLVMDoubleTypeInContext(context);
+            case I128, I256, I512, I1024 -> LLVMIntTypeInContext(context, MachineTypes.byteSize(t) * 8);
             case REAL, ACC -> throw new IllegalStateException(t + " reached code generation: the datatype was not lowered");
         };
     }

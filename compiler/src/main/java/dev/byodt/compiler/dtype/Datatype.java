@@ -3,6 +3,7 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Optional;
 
@@ -15,20 +16,29 @@ public interface Datatype {
     /** The name users write after --dtype. */
     String name();
 
-    /** The machine type holding one value (and one accumulator): F32 for float32, I16 for a 16-bit posit. */
+    /** The machine type holding one value: F32 for float32, I16 for a 16-bit posit. */
     ScalarType storageType();
+
+    /** The machine type of a reduction's accumulator (ACC) under the accumulation mode compiled for. */
+    default ScalarType accumulatorType() { return storageType(); }
 
     /** The machine constant standing for a real constant of this datatype. */
     Expr constant(double value);
+
+    /** The machine constant standing for an accumulator holding {@code value}. */
+    default Expr accumulatorConstant(double value) { return constant(value); }
 
     /**
      * The machine expression computing {@code op}, an operation whose operands or result are REAL or ACC.
      * {@code loweredArgs} are op's operands already in machine types; {@code op} keeps the abstract types,
      * so the datatype can tell a REAL operand from an F32 one that happens to have the same storage.
-     * Calls name functions of {@link #library()}.
+     * Calls name functions of {@link #library()} (or of float32's, when an operation falls back to float32).
      */
     Expr lower(Expr.Op op, List<Expr> loweredArgs);
 
-    /** The classpath resource holding the C source of the datatype's library, if it has one. */
-    Optional<String> library();
+    /** Weights: float32 values (raw bytes) converted once, at compile time, to this datatype's storage. */
+    default MemorySegment convertWeights(MemorySegment float32Values) { return float32Values; }
+
+    /** The library the datatype's calls go to, if it has one. */
+    Optional<NativeLibrary> library();
 }

@@ -19,6 +19,11 @@ public final class Float32 implements Datatype {
     /** The library's functions are named float32_exp, float32_log, ... after the scalar operation. */
     public static final String LIBRARY = "dev/byodt/datatypes/float32/float32.c";
 
+    /** DLPack's code for float, which TVM's registry keeps for it too: custom datatypes start at 129. */
+    public static final int TYPE_CODE = 2;
+
+    private static final NativeLibrary NATIVE_LIBRARY = NativeLibrary.of(LibrarySource.resource(LIBRARY));
+
     @Override
     public String name() { return "float32"; }
 
@@ -40,7 +45,7 @@ public final class Float32 implements Datatype {
     }
 
     @Override
-    public Optional<String> library() { return Optional.of(LIBRARY); }
+    public Optional<NativeLibrary> library() { return Optional.of(NATIVE_LIBRARY); }
 
     public static String libraryFunction(ScalarOp op) { return "float32_" + op.name().toLowerCase(Locale.ROOT); }
 }

@@ -30,7 +30,8 @@ public final class KernelWalker {
         }
     }
 
-    private static void visit(Expr e, Consumer<Expr> visitor) {
+    /** Visits {@code e} and its sub-expressions, innermost first. */
+    public static void visit(Expr e, Consumer<Expr> visitor) {
         switch (e) {
             case Expr.Load l -> visit(l.index(), visitor);
             case Expr.Op o -> o.args().forEach(a -> visit(a, visitor));

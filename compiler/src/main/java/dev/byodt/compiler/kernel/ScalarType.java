@@ -9,11 +9,34 @@ import dev.byodt.runtime.ElementType;
  * (F32 for float32, the storage integer for a custom datatype), and code generation sees machine types only.
  */
 public enum ScalarType {
-    REAL, ACC, BOOL, I8, I16, I32, I64, F32, F64;
+    REAL, ACC, BOOL, I8, I16, I32, I64, F32, F64,
+    /**
+     * Wide integers: only exact accumulators (quires, wide fixed-point sums) have these types. Library
+     * functions take them by pointer (see {@link Expr.Call.Passing}); as values they only move and add.
+     */
+    I128, I256, I512, I1024;
 
     public boolean isAbstract() { return this == REAL || this == ACC; }
 
-    public boolean isInteger() { return this == I8 || this == I16 || this == I32 || this == I64; }
+    public boolean isInteger() { return this == I8 || this == I16 || this == I32 || this == I64 || isWide(); }
+
+    /** An exact accumulator's integer type, wider than any machine register. */
+    public boolean isWide() { return this == I128 || this == I256 || this == I512 || this == I1024; }
+
+    /** The integer type of exactly {@code bits} bits (8, 16, ..., 1024). */
+    public static ScalarType integerOfBits(int bits) {
+        return switch (bits) {
+            case 8 -> I8;
+            case 16 -> I16;
+            case 32 -> I32;
+            case 64 -> I64;
+            case 128 -> I128;
+            case 256 -> I256;
+            case 512 -> I512;
+            case 1024 -> I1024;
+            default -> throw new IllegalArgumentException("no integer type of " + bits + " bits");
+        };
+    }
 
     public boolean isMachineFloat() { return this == F32 || this == F64; }
 

@@ -1,42 +1,70 @@
 package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.dtype.Datatype;
+import dev.byodt.compiler.dtype.LoweringLog;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
-import dev.byodt.runtime.Tensor;
 
+import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Rewrites a program for one datatype: REAL and ACC become the datatype's storage type in buffers,
- * locals and expressions, real constants become machine constants, and every operation touching a REAL
- * or ACC value becomes what the datatype says (machine operations or library calls). Afterwards the
- * program contains machine types only, which is all code generation understands.
+ * Rewrites a program for its datatypes (one per kernel, see {@link DatatypePlan}): REAL and ACC become the
+ * kernel's datatype's storage and accumulator types in buffers, locals and expressions, real constants become
+ * machine constants, weights are converted to the storage, and every operation touching a REAL or ACC value
+ * becomes what the datatype says (machine operations or library calls). Afterwards the program contains
+ * machine types only, which is all code generation understands; its constants live in the program as bytes
+ * (the lowered kernels carry none).
  */
 public final class DatatypeLowering {
-    private final Datatype datatype;
+    private final DatatypePlan plan;
+    private final LoweringLog log;
+    private final Map<Buffer, Datatype> datatypeOfBuffer = new HashMap<>();
     private final Map<Buffer, Buffer> buffers = new HashMap<>();
     private final Map<Local, Local> locals = new HashMap<>();
+    private Datatype datatype;
 
-    private DatatypeLowering(Datatype datatype) {
-        this.datatype = datatype;
+    private DatatypeLowering(DatatypePlan plan, LoweringLog log) {
+        this.plan = plan;
+        this.log = log;
     }
 
+    /** Lowers a program all in one datatype. */
     public static Program lower(Program program, Datatype datatype) {
-        return new DatatypeLowering(datatype).lower(program);
+        return lower(DatatypePlan.uniform(program, datatype), new LoweringLog());
     }
 
-    private Program lower(Program p) {
-        List<Kernel> kernels = p.kernels().stream().map(this::kernel).toList();
-        Map<Buffer, Tensor> constants = new LinkedHashMap<>();
-        p.constants().forEach((b, t) -> constants.put(buffer(b), t));
+    /** Lowers each kernel in its planned datatype; operations without a lowering go to {@code log}. */
+    public static Program lower(DatatypePlan plan, LoweringLog log) {
+        return new DatatypeLowering(plan, log).lower();
+    }
+
+    private Program lower() {
+        Program p = plan.program();
+        for (int k = 0; k < p.kernels().size(); k++) {
+            Kernel kernel = p.kernels().get(k);
+            Datatype d = plan.datatypeOf(k);
+            kernel.outputs().forEach(b -> datatypeOfBuffer.put(b, d));
+            kernel.scratch().forEach(b -> datatypeOfBuffer.put(b, d));
+            kernel.constants().keySet().forEach(b -> datatypeOfBuffer.put(b, d));
+            kernel.loadedBuffers().forEach(b -> datatypeOfBuffer.putIfAbsent(b, d));
+        }
+        List<Kernel> kernels = new java.util.ArrayList<>();
+        for (int k = 0; k < p.kernels().size(); k++) {
+            datatype = plan.datatypeOf(k);
+            log.enterKernel(p.kernels().get(k));
+            kernels.add(kernel(p.kernels().get(k)));
+        }
+        Map<Buffer, MemorySegment> constants = new LinkedHashMap<>();
+        p.constants().forEach((b, bytes) -> constants.put(buffer(b), b.elementType() == ScalarType.REAL
+            ? datatypeOf(b).convertWeights(bytes) : bytes));
         return new Program(p.name(), kernels, p.inputs().stream().map(this::buffer).toList(), p.inputSpecs(),
             p.outputs().stream().map(this::buffer).toList(), p.outputSpecs(), constants,
             p.temporaries().stream().map(this::buffer).toList());
@@ -45,10 +73,8 @@ public final class DatatypeLowering {
     private Kernel kernel(Kernel k) {
         // Omitted optional inputs stay null (Stream.toList accepts nulls).
         List<Buffer> inputs = k.inputs().stream().map(b -> b == null ? null : buffer(b)).toList();
-        Map<Buffer, Tensor> constants = new LinkedHashMap<>();
-        k.constants().forEach((b, t) -> constants.put(buffer(b), t));
         return new Kernel(k.name(), k.opType(), inputs, k.outputs().stream().map(this::buffer).toList(),
-            k.scratch().stream().map(this::buffer).toList(), constants, body(k.body()));
+            k.scratch().stream().map(this::buffer).toList(), Map.of(), body(k.body()));
     }
 
     private List<Stmt> body(List<Stmt> body) {
@@ -67,11 +93,15 @@ public final class DatatypeLowering {
     private Expr expr(Expr e) {
         return switch (e) {
             case Expr.IntConst c -> c;
-            case Expr.RealConst c -> c.type().isAbstract() ? datatype.constant(c.value()) : c;
+            case Expr.RealConst c -> switch (c.type()) {
+                case REAL -> datatype.constant(c.value());
+                case ACC -> datatype.accumulatorConstant(c.value());
+                default -> c;
+            };
             case Expr.Var v -> v;
             case Expr.LocalRef l -> new Expr.LocalRef(local(l.local()));
             case Expr.Load l -> new Expr.Load(buffer(l.buffer()), expr(l.index()));
-            case Expr.Call c -> new Expr.Call(c.function(), type(c.type()), c.args().stream().map(this::expr).toList());
+            case Expr.Call c -> new Expr.Call(c.function(), type(datatype, c.type()), c.args().stream().map(this::expr).toList(), c.passing());
             case Expr.Op o -> {
                 List<Expr> args = o.args().stream().map(this::expr).toList();
                 boolean touchesDatatype = o.type().isAbstract() || o.args().stream().anyMatch(a -> a.type().isAbstract());
@@ -80,13 +110,23 @@ public final class DatatypeLowering {
         };
     }
 
-    private ScalarType type(ScalarType t) { return t.isAbstract() ? datatype.storageType() : t; }
+    private static ScalarType type(Datatype d, ScalarType t) {
+        return switch (t) {
+            case REAL -> d.storageType();
+            case ACC -> d.accumulatorType();
+            default -> t;
+        };
+    }
+
+    private Datatype datatypeOf(Buffer b) {
+        return datatypeOfBuffer.getOrDefault(b, plan.boundary());
+    }
 
     private Buffer buffer(Buffer b) {
-        return buffers.computeIfAbsent(b, old -> old.elementType().isAbstract() ? old.retyped(type(old.elementType())) : old);
+        return buffers.computeIfAbsent(b, old -> old.elementType().isAbstract() ? old.retyped(type(datatypeOf(old), old.elementType())) : old);
     }
 
     private Local local(Local l) {
-        return locals.computeIfAbsent(l, old -> old.type().isAbstract() ? new Local(old.name(), type(old.type())) : old);
+        return locals.computeIfAbsent(l, old -> old.type().isAbstract() ? new Local(old.name(), type(datatype, old.type())) : old);
     }
 }

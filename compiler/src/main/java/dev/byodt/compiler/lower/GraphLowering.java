@@ -12,6 +12,7 @@ import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -61,17 +62,17 @@ public final class GraphLowering {
             }
         }
 
-        Map<Buffer, Tensor> constants = new LinkedHashMap<>();
+        Map<Buffer, MemorySegment> constants = new LinkedHashMap<>();
         Set<Buffer> temporaries = new LinkedHashSet<>();
         Set<Buffer> callerMemory = new HashSet<>(inputs);
         callerMemory.addAll(outputs);
         for (Kernel k : kernels) {
-            constants.putAll(k.constants());
+            k.constants().forEach((b, t) -> constants.put(b, t.data()));
             for (Buffer b : k.loadedBuffers()) {
                 // The kernel's own constants are collected above; its scratch buffers are planned per kernel.
                 if (k.constants().containsKey(b) || k.scratch().contains(b)) continue;
                 Value v = valueOfBuffer.get(b);
-                if (v != null && v.isConstant() && !written.contains(b)) constants.put(b, v.constant());
+                if (v != null && v.isConstant() && !written.contains(b)) constants.put(b, v.constant().data());
                 else if (!callerMemory.contains(b)) temporaries.add(b);
             }
             for (Buffer b : k.outputs()) {

@@ -12,6 +12,10 @@ public final class MachineTypes {
             case I16 -> 2;
             case I32, F32 -> 4;
             case I64, F64 -> 8;
+            case I128 -> 16;
+            case I256 -> 32;
+            case I512 -> 64;
+            case I1024 -> 128;
             case REAL, ACC -> throw new IllegalStateException(type + " has no size before datatype lowering");
         };
     }

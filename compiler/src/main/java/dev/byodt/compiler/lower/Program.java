@@ -2,9 +2,9 @@ package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
-import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,11 +18,13 @@ import java.util.Map;
  *
  * @param inputs      run-time inputs, in graph order; {@code inputSpecs} says how callers see them
  * @param outputs     graph outputs, in graph order, each written by exactly one kernel
- * @param constants   the constant buffers some kernel loads, with their values (kernels' own constants included)
+ * @param constants   the constant buffers some kernel loads, with their contents (kernels' own constants
+ *                    included): the raw bytes of the buffer's elements in its element type, which after
+ *                    datatype lowering is the datatype's storage type
  * @param temporaries every other buffer a kernel reads or writes, scratch buffers excepted
  */
 public record Program(String name, List<Kernel> kernels, List<Buffer> inputs, List<TensorSpec> inputSpecs,
-                      List<Buffer> outputs, List<TensorSpec> outputSpecs, Map<Buffer, Tensor> constants,
+                      List<Buffer> outputs, List<TensorSpec> outputSpecs, Map<Buffer, MemorySegment> constants,
                       List<Buffer> temporaries) {
     public Program {
         kernels = List.copyOf(kernels);

@@ -11,6 +11,7 @@ import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
 
+import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -29,8 +30,9 @@ public final class Programs {
      * or scratch buffer is a temporary.
      */
     static Program of(List<Kernel> kernels, List<Buffer> inputs, List<Buffer> outputs, Map<Buffer, Tensor> givenConstants) {
-        Map<Buffer, Tensor> constants = new LinkedHashMap<>(givenConstants);
-        kernels.forEach(k -> constants.putAll(k.constants()));
+        Map<Buffer, MemorySegment> constants = new LinkedHashMap<>();
+        givenConstants.forEach((b, t) -> constants.put(b, t.data()));
+        kernels.forEach(k -> k.constants().forEach((b, t) -> constants.put(b, t.data())));
         Set<Buffer> known = new HashSet<>(inputs);
         known.addAll(outputs);
         known.addAll(constants.keySet());

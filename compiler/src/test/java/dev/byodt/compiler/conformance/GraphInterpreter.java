@@ -7,6 +7,7 @@ import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
@@ -34,7 +35,8 @@ public final class GraphInterpreter {
     /** The program's outputs for its run-time inputs, in order. */
     public static List<Tensor> run(Program program, List<Tensor> inputs) {
         checkInputs(program.inputSpecs(), inputs);
-        Map<Buffer, Tensor> tensors = new HashMap<>(program.constants());
+        Map<Buffer, Tensor> tensors = new HashMap<>();
+        program.constants().forEach((b, bytes) -> tensors.put(b, new Tensor(elementType(b), b.shape(), bytes)));
         for (int i = 0; i < inputs.size(); i++) tensors.put(program.inputs().get(i), inputs.get(i));
         for (Kernel kernel : program.kernels()) {
             // A buffer no kernel wrote and no constant holds is one the kernel does not load (a shape input).
@@ -44,6 +46,14 @@ public final class GraphInterpreter {
             for (int k = 0; k < results.size(); k++) tensors.put(kernel.outputs().get(k), results.get(k));
         }
         return program.outputs().stream().map(tensors::get).toList();
+    }
+
+    private static ElementType elementType(Buffer b) {
+        return switch (b.elementType()) {
+            case I32 -> ElementType.INT32;
+            case I64 -> ElementType.INT64;
+            default -> ElementType.FLOAT32;
+        };
     }
 
     /** The compiled model's entry refuses inputs that do not fit its signature; so does this executor. */

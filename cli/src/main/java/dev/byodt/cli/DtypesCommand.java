@@ -1,0 +1,42 @@
+package dev.byodt.cli;
+
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeDefinition;
+import dev.byodt.compiler.dtype.DatatypeOp;
+import dev.byodt.compiler.dtype.DatatypeRegistry;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+@Command(name = "dtypes", mixinStandardHelpOptions = true,
+    description = {"List every registered datatype: its NAME (custom[NAME]BITS), type code, widths, accumulation modes, "
+        + "options, library, and which scalar operations it lowers, so gaps show before compiling."})
+final class DtypesCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions common;
+
+    @Override
+    public Integer call() {
+        DatatypeRegistry registry = DatatypeChoice.builtInRegistry();
+        for (DatatypeDefinition d : registry.definitions()) {
+            System.out.printf("%-22s code %-3d  widths %-10s  accumulate %s%n", d.name(), d.code(), d.describeWidths(),
+                d.accumulationModes().stream().map(AccumulationMode::optionName).collect(Collectors.joining(", ")));
+            if (!d.summary().isEmpty()) System.out.println("    " + d.summary());
+            d.options().values().forEach(o -> System.out.println("    --" + o.name() + " " + String.join("|", o.values())));
+            d.librarySource().ifPresent(l -> System.out.println("    library " + l.displayName()));
+            List<String> lowered = new ArrayList<>(), missing = new ArrayList<>();
+            for (DatatypeOp op : DatatypeOp.values()) {
+                if (op.isAccumulatorOp() && !d.accumulationModes().contains(AccumulationMode.EXACT)) continue;
+                (d.loweredOps().contains(op) ? lowered : missing).add(op.functionSuffix());
+            }
+            System.out.println("    lowers  " + String.join(" ", lowered));
+            System.out.println("    missing " + (missing.isEmpty() ? "none" : String.join(" ", missing)));
+        }
+        return 0;
+    }
+}

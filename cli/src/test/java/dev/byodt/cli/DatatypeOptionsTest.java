@@ -1,0 +1,49 @@
+package dev.byodt.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The datatype options on the command line: listing, and bad choices as one-line usage errors before compiling. */
+class DatatypeOptionsTest {
+    private static final Path LENET = Path.of(System.getProperty("byodt.modelsDir", "../models"), "lenet5-fashion.onnx");
+
+    @Test
+    void dtypesListsEveryBuiltInWithItsOperationsAndGaps() {
+        CommandLineRun run = CommandLineRun.of("dtypes");
+        assertEquals(0, run.exitCode(), run.err());
+        for (String name : new String[] {"float32", "posit ", "posit_es0", "posit_es1", "posit_es3", "minifloat_e{E:2..8}",
+            "float16", "bfloat", "fp8e5m2", "fp8e4m3", "fxp_{P:0..31}"}) {
+            assertTrue(run.out().contains("\n" + name) || run.out().startsWith(name), name + " missing from:\n" + run.out());
+        }
+        assertTrue(run.out().contains("--overflow saturate|wrap"), run.out());
+        assertTrue(run.out().contains("    missing none"), run.out());
+    }
+
+    @Test
+    void anUnknownDatatypeIsAUsageErrorListingTheRegisteredOnes() {
+        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "custom[lns]16");
+        assertEquals(Main.USAGE_ERROR, run.exitCode());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("unknown datatype 'custom[lns]16'; registered: float32 (32), posit (2..32)"), run.err());
+    }
+
+    @Test
+    void aMalformedNameAWrongWidthAndAnUnsupportedModeAreUsageErrors() {
+        CommandLineRun malformed = CommandLineRun.of("compile", LENET.toString(), "--dtype", "posit16", "--emit", "llvm");
+        assertEquals(Main.USAGE_ERROR, malformed.exitCode());
+        assertTrue(malformed.err().contains("malformed datatype 'posit16'"), malformed.err());
+        CommandLineRun width = CommandLineRun.of("compile", LENET.toString(), "--dtype", "fxp12_4", "--emit", "llvm");
+        assertEquals(Main.USAGE_ERROR, width.exitCode());
+        assertTrue(width.err().contains("supports widths 8, 16, 32, not 12"), width.err());
+        CommandLineRun mode = CommandLineRun.of("compile", LENET.toString(), "--dtype", "bfloat16", "--accumulate", "exact", "--emit", "llvm");
+        assertEquals(Main.USAGE_ERROR, mode.exitCode());
+        assertTrue(mode.err().contains("datatype bfloat16 does not support --accumulate exact"), mode.err());
+        CommandLineRun map = CommandLineRun.of("compile", LENET.toString(), "--dtype-map", "conv1", "--emit", "llvm");
+        assertEquals(Main.USAGE_ERROR, map.exitCode());
+        assertTrue(map.err().contains("--dtype-map entry 'conv1': expected PATTERN=DTYPE"), map.err());
+    }
+}

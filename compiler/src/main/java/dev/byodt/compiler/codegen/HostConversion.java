@@ -1,0 +1,190 @@
+package dev.byodt.compiler.codegen;
+
+import dev.byodt.compiler.dtype.CompileTimeConversion;
+import dev.byodt.compiler.dtype.NativeLibrary;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.lower.MachineTypes;
+import dev.byodt.compiler.target.Llvm;
+import dev.byodt.compiler.target.Target;
+import dev.byodt.runtime.ByodtException;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.llvm.LLVM.LLVMContextRef;
+import org.bytedeco.llvm.LLVM.LLVMMemoryBufferRef;
+import org.bytedeco.llvm.LLVM.LLVMModuleRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcDefinitionGeneratorRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcJITDylibRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcLLJITBuilderRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcLLJITRef;
+import org.bytedeco.llvm.LLVM.LLVMOrcThreadSafeContextRef;
+import org.bytedeco.llvm.LLVM.LLVMTargetDataRef;
+import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+/**
+ * A datatype library's {@code T f(double)} conversion, compiled for this machine and called at compile time,
+ * so constants and weights get exactly the library's rounding, once, whatever the target. The library is
+ * JIT-compiled together with a small loop that converts a whole float32 array per call. Conversions are
+ * kept for the life of the process (one per library build and function).
+ */
+public final class HostConversion implements CompileTimeConversion {
+    private static final Map<String, HostConversion> CACHE = new ConcurrentHashMap<>();
+
+    private final ScalarType storage;
+    private final MethodHandle convertArray;
+    private final MethodHandle convertOne;
+
+    private HostConversion(ScalarType storage, MethodHandle convertArray, MethodHandle convertOne) {
+        this.storage = storage;
+        this.convertArray = convertArray;
+        this.convertOne = convertOne;
+    }
+
+    /** The conversion {@code function} of {@code library}, whose values are stored as {@code storage}. */
+    public static HostConversion of(NativeLibrary library, String function, ScalarType storage) {
+        return CACHE.computeIfAbsent(library + "\0" + function + "\0" + storage, key -> compile(library, function, storage));
+    }
+
+    @Override
+    public long convert(double value) {
+        try {
+            return (long) convertOne.invokeExact(value);
+        } catch (Throwable e) {
+            throw new IllegalStateException("calling the compile-time conversion failed", e);
+        }
+    }
+
+    @Override
+    public MemorySegment convertAll(MemorySegment float32Values) {
+        long count = float32Values.byteSize() / Float.BYTES;
+        Arena arena = Arena.ofAuto();
+        MemorySegment in = arena.allocate(Math.max(1, float32Values.byteSize()), 64).asSlice(0, float32Values.byteSize());
+        in.copyFrom(float32Values);
+        long bytes = count * MachineTypes.byteSize(storage);
+        MemorySegment out = arena.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
+        try {
+            convertArray.invokeExact(in, out, count);
+        } catch (Throwable e) {
+            throw new IllegalStateException("calling the compile-time conversion failed", e);
+        }
+        return out;
+    }
+
+    private static HostConversion compile(NativeLibrary library, String function, ScalarType storage) {
+        Llvm.initializeNative();
+        Target host = Target.host();
+        LLVMOrcThreadSafeContextRef threadSafeContext = LLVMOrcCreateNewThreadSafeContext();
+        LLVMContextRef context = LLVMOrcThreadSafeContextGetContext(threadSafeContext);
+        LLVMModuleRef driver = parse(driverIr(function, storage), context);
+        LLVMSetTarget(driver, host.triple());
+        LLVMTargetMachineRef machine = host.createTargetMachine();
+        LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
+        LLVMSetModuleDataLayout(driver, layout);
+        LLVMDisposeTargetData(layout);
+        LLVMDisposeTargetMachine(machine);
+
+        LLVMModuleRef libraryModule = LibraryLinker.load(library, host.triple(), context);
+        String type = LibraryLinker.definedFunctions(libraryModule).get(function);
+        String expected = llvmType(storage) + " (double)";
+        if (type == null) {
+            LLVMDisposeModule(libraryModule);
+            throw new ByodtException("the datatype library " + library + " defines no function " + function
+                + " (from_f64: constants and weights)");
+        }
+        if (!type.equals(expected)) {
+            LLVMDisposeModule(libraryModule);
+            throw new ByodtException(function + " in " + library + " has type " + type + ", but from_f64 needs " + expected);
+        }
+        LibraryLinker.link(driver, libraryModule, true);
+        Optimizer.verify(driver);
+
+        LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+        LLVMOrcLLJITRef jit = new LLVMOrcLLJITRef();
+        Llvm.check(LLVMOrcCreateLLJIT(jit, builder), "starting the JIT");
+        LLVMOrcJITDylibRef main = LLVMOrcLLJITGetMainJITDylib(jit);
+        LLVMOrcDefinitionGeneratorRef processSymbols = new LLVMOrcDefinitionGeneratorRef();
+        Llvm.check(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(processSymbols,
+            LLVMOrcLLJITGetGlobalPrefix(jit), null, null), "looking up this process's symbols");
+        LLVMOrcJITDylibAddGenerator(main, processSymbols);
+        Llvm.check(LLVMOrcLLJITAddLLVMIRModule(jit, main, LLVMOrcCreateNewThreadSafeModule(driver, threadSafeContext)),
+            "adding the conversion to the JIT");
+        LLVMOrcDisposeThreadSafeContext(threadSafeContext);
+
+        Linker linker = Linker.nativeLinker();
+        MethodHandle array = linker.downcallHandle(lookup(jit, "byodt_convert_array"),
+            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        MethodHandle one = linker.downcallHandle(lookup(jit, "byodt_convert_one"),
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE));
+        return new HostConversion(storage, array, one);
+    }
+
+    private static MemorySegment lookup(LLVMOrcLLJITRef jit, String symbol) {
+        long[] address = new long[1];
+        Llvm.check(LLVMOrcLLJITLookup(jit, address, symbol), "compiling " + symbol);
+        return MemorySegment.ofAddress(address[0]);
+    }
+
+    /** for (i < n) out[i] = f((double) in[i]); and the zero-extended bits of f(x) for one x. */
+    private static String driverIr(String function, ScalarType storage) {
+        String t = llvmType(storage);
+        String f = "@\"" + function + "\"";
+        return """
+            declare %1$s %2$s(double)
+
+            define void @byodt_convert_array(ptr noalias %%in, ptr noalias %%out, i64 %%n) {
+            entry:
+              %%empty = icmp sle i64 %%n, 0
+              br i1 %%empty, label %%done, label %%loop
+            loop:
+              %%i = phi i64 [ 0, %%entry ], [ %%next, %%loop ]
+              %%src = getelementptr inbounds float, ptr %%in, i64 %%i
+              %%x = load float, ptr %%src
+              %%wide = fpext float %%x to double
+              %%v = call %1$s %2$s(double %%wide)
+              %%dst = getelementptr inbounds %1$s, ptr %%out, i64 %%i
+              store %1$s %%v, ptr %%dst
+              %%next = add nsw i64 %%i, 1
+              %%more = icmp slt i64 %%next, %%n
+              br i1 %%more, label %%loop, label %%done
+            done:
+              ret void
+            }
+
+            define i64 @byodt_convert_one(double %%x) {
+              %%v = call %1$s %2$s(double %%x)
+              %%bits = zext %1$s %%v to i64
+              ret i64 %%bits
+            }
+            """.formatted(t, f);
+    }
+
+    private static LLVMModuleRef parse(String ir, LLVMContextRef context) {
+        byte[] bytes = (ir + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(new BytePointer(bytes), bytes.length - 1,
+            new BytePointer("conversion"));
+        LLVMModuleRef module = new LLVMModuleRef();
+        BytePointer message = new BytePointer();
+        if (LLVMParseIRInContext(context, buffer, module, message) != 0) {
+            throw new IllegalStateException("byodt's conversion driver does not parse: " + Llvm.take(message));
+        }
+        return module;
+    }
+
+    static String llvmType(ScalarType t) {
+        return switch (t) {
+            case F32 -> "float";
+            case F64 -> "double";
+            case BOOL -> "i1";
+            default -> "i" + MachineTypes.byteSize(t) * 8;
+        };
+    }
+}

@@ -1,0 +1,15 @@
+package dev.byodt.compiler.dtype;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A datatype library's conversion from double, run at compile time on the compiling machine: how constants
+ * and weights become storage integers with exactly the library's own rounding.
+ */
+public interface CompileTimeConversion {
+    /** The storage bits of {@code value}, zero-extended. */
+    long convert(double value);
+
+    /** Every float32 of {@code float32Values} converted, as storage integers in native byte order. */
+    MemorySegment convertAll(MemorySegment float32Values);
+}

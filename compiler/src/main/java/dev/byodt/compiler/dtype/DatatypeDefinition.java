@@ -1,0 +1,287 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ByodtException;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.ToIntFunction;
+import java.util.stream.Collectors;
+
+/**
+ * A registered datatype: the Java counterpart of TVM's {@code register(name, code)} with its
+ * {@code register_op} and {@code register_min_func} calls, as one immutable value. Built with {@link #register}:
+ * <pre>
+ * DatatypeDefinition.register("posit", 131)
+ *     .widths(2, 32)
+ *     .library(LibrarySource.resource("dev/byodt/datatypes/posit/posit.c"),
+ *              i -> List.of("POSIT_N=" + i.bits(), "POSIT_ES=2"))
+ *     .prefix(i -> "posit" + i.bits() + "es2")
+ *     .registerLibraryOps(DatatypeOp.values())                       // PREFIX_add, PREFIX_sub, ...
+ *     .registerOp(DatatypeOp.LT, LoweringTarget.ANY, s -> Exprs.lt(s.arg(0), s.arg(1)))   // inline
+ *     .accumulation(AccumulationMode.DTYPE, AccumulationMode.FLOAT32, AccumulationMode.EXACT)
+ *     .exactAccumulator(i -> i.bits() <= 8 ? 128 : i.bits() <= 16 ? 256 : 512)
+ *     .build();
+ * </pre>
+ * Nothing is compiled or even read until a model uses the datatype.
+ */
+public final class DatatypeDefinition {
+    /** TVM's range of custom type codes: 129 to 255 (the built-in float32 is DLPack's float, code 2). */
+    public static final int FIRST_CUSTOM_CODE = 129;
+    public static final int LAST_CUSTOM_CODE = 255;
+
+    /** A choice a user makes per datatype (--overflow, --rounding), passed to the library as -D parameters. */
+    public record Option(String name, List<String> values) {
+        public Option {
+            values = List.copyOf(values);
+            if (values.isEmpty()) throw new IllegalArgumentException("option " + name + " has no values");
+        }
+
+        public String defaultValue() { return values.getFirst(); }
+    }
+
+    private final NamePattern name;
+    private final int code;
+    private final String summary;
+    private final Set<Integer> widths;
+    private final IntFunction<ScalarType> storage;
+    private final LibrarySource librarySource;
+    private final Function<DatatypeInstance, List<String>> defines;
+    private final Function<DatatypeInstance, String> prefix;
+    private final Function<DatatypeInstance, String> instanceCheck;
+    private final Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> lowerings;
+    private final Set<AccumulationMode> accumulation;
+    private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
+    private final Map<String, Option> options;
+
+    private DatatypeDefinition(Builder b) {
+        name = b.name;
+        code = b.code;
+        summary = b.summary;
+        widths = Collections.unmodifiableSet(new TreeSet<>(b.widths));
+        storage = b.storage;
+        librarySource = b.librarySource;
+        defines = b.defines;
+        prefix = b.prefix;
+        instanceCheck = b.instanceCheck;
+        Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> table = new EnumMap<>(DatatypeOp.class);
+        b.lowerings.forEach((op, byTarget) -> table.put(op, Collections.unmodifiableMap(new EnumMap<>(byTarget))));
+        lowerings = Collections.unmodifiableMap(table);
+        accumulation = Collections.unmodifiableSet(EnumSet.copyOf(b.accumulation));
+        exactAccumulatorBits = b.exactAccumulatorBits;
+        options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+    }
+
+    /** TVM's register(name, code): starts a definition. {@code name} may carry a parameter: "minifloat_e{E:2..8}". */
+    public static Builder register(String name, int code) { return new Builder(NamePattern.parse(name), code); }
+
+    public NamePattern namePattern() { return name; }
+
+    public String name() { return name.toString(); }
+
+    public int code() { return code; }
+
+    public String summary() { return summary; }
+
+    public Set<Integer> widths() { return widths; }
+
+    public Set<AccumulationMode> accumulationModes() { return accumulation; }
+
+    public Map<String, Option> options() { return options; }
+
+    /** The operations this definition lowers on some target. */
+    public Set<DatatypeOp> loweredOps() { return Collections.unmodifiableSet(lowerings.keySet()); }
+
+    public Optional<LibrarySource> librarySource() { return Optional.ofNullable(librarySource); }
+
+    ScalarType storage(int bits) { return storage.apply(bits); }
+
+    String prefix(DatatypeInstance instance) { return prefix.apply(instance); }
+
+    Optional<NativeLibrary> library(DatatypeInstance instance) {
+        if (librarySource == null) return Optional.empty();
+        List<String> all = new ArrayList<>();
+        all.add("BYODT_PREFIX=" + instance.prefix());
+        all.addAll(defines.apply(instance));
+        return Optional.of(new NativeLibrary(librarySource, all));
+    }
+
+    Optional<ScalarType> exactAccumulator(DatatypeInstance instance) {
+        if (!accumulation.contains(AccumulationMode.EXACT)) return Optional.empty();
+        return Optional.of(ScalarType.integerOfBits(exactAccumulatorBits.applyAsInt(instance)));
+    }
+
+    Optional<LowerFunc> lowering(DatatypeOp op, LoweringTarget target) {
+        Map<LoweringTarget, LowerFunc> byTarget = lowerings.get(op);
+        if (byTarget == null) return Optional.empty();
+        LowerFunc own = byTarget.get(target);
+        return Optional.ofNullable(own != null ? own : byTarget.get(LoweringTarget.ANY));
+    }
+
+    /**
+     * The instance {@code datatypeName} denotes, if this definition registered its NAME; an unsupported width,
+     * a bad option value or a parameter the instance check refuses is an error.
+     */
+    Optional<DatatypeInstance> instance(DatatypeName datatypeName, Map<String, String> chosenOptions) {
+        OptionalInt parameter = name.match(datatypeName.name());
+        if (parameter.isEmpty()) return Optional.empty();
+        if (!widths.contains(datatypeName.bits())) {
+            throw new ByodtException("datatype " + datatypeName + ": " + name() + " supports widths " + describeWidths()
+                + ", not " + datatypeName.bits());
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        for (Option o : options.values()) {
+            String value = chosenOptions.getOrDefault(o.name(), o.defaultValue());
+            if (!o.values().contains(value)) {
+                throw new ByodtException("datatype " + datatypeName + ": --" + o.name() + " " + value + " is not one of " + o.values());
+            }
+            values.put(o.name(), value);
+        }
+        DatatypeInstance instance = new DatatypeInstance(this, datatypeName, parameter.getAsInt(), values);
+        String problem = instanceCheck.apply(instance);
+        if (problem != null) throw new ByodtException("datatype " + datatypeName + ": " + problem);
+        return Optional.of(instance);
+    }
+
+    /** "8, 16, 32" or "2..32". */
+    public String describeWidths() {
+        List<Integer> sorted = new ArrayList<>(widths);
+        boolean contiguous = sorted.size() > 2 && sorted.getLast() - sorted.getFirst() == sorted.size() - 1;
+        if (contiguous) return sorted.getFirst() + ".." + sorted.getLast();
+        return sorted.stream().map(String::valueOf).collect(Collectors.joining(", "));
+    }
+
+    @Override
+    public String toString() { return name() + " (code " + code + ")"; }
+
+    /** Collects a definition's parts; every method returns the builder. */
+    public static final class Builder {
+        private final NamePattern name;
+        private final int code;
+        private String summary = "";
+        private final Set<Integer> widths = new TreeSet<>();
+        private IntFunction<ScalarType> storage = Builder::smallestStorage;
+        private LibrarySource librarySource;
+        private Function<DatatypeInstance, List<String>> defines = i -> List.of();
+        private Function<DatatypeInstance, String> prefix;
+        private Function<DatatypeInstance, String> instanceCheck = i -> null;
+        private final Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> lowerings = new EnumMap<>(DatatypeOp.class);
+        private final Set<AccumulationMode> accumulation = EnumSet.of(AccumulationMode.DTYPE);
+        private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
+        private final Map<String, Option> options = new LinkedHashMap<>();
+
+        private Builder(NamePattern name, int code) {
+            this.name = name;
+            this.code = code;
+            String plainName = name.prefix();
+            this.prefix = i -> plainName + i.bits();
+        }
+
+        /** One line for `byodt dtypes`. */
+        public Builder summary(String text) {
+            summary = text;
+            return this;
+        }
+
+        public Builder widths(int... bits) {
+            for (int b : bits) widths.add(b);
+            return this;
+        }
+
+        /** Every width from {@code from} to {@code to}. */
+        public Builder widthRange(int from, int to) {
+            for (int b = from; b <= to; b++) widths.add(b);
+            return this;
+        }
+
+        /** The storage type per width, when it is not the smallest of I8, I16, I32 that holds the bits. */
+        public Builder storage(IntFunction<ScalarType> storagePerWidth) {
+            storage = storagePerWidth;
+            return this;
+        }
+
+        /** The library and the -D parameters (NAME=VALUE) of each instance; BYODT_PREFIX is always set. */
+        public Builder library(LibrarySource source, Function<DatatypeInstance, List<String>> parameters) {
+            librarySource = source;
+            defines = parameters;
+            return this;
+        }
+
+        public Builder library(LibrarySource source) { return library(source, i -> List.of()); }
+
+        /** The function-name prefix of an instance (default NAME followed by the width: "lns16"). */
+        public Builder prefix(Function<DatatypeInstance, String> prefixOfInstance) {
+            prefix = prefixOfInstance;
+            return this;
+        }
+
+        /** A check beyond the width: returns what is wrong with an instance, or null ("fxp8_9: P must be below N"). */
+        public Builder check(Function<DatatypeInstance, String> problemOfInstance) {
+            instanceCheck = problemOfInstance;
+            return this;
+        }
+
+        /** TVM's register_op: {@code f} computes {@code op} on {@code target}. */
+        public Builder registerOp(DatatypeOp op, LoweringTarget target, LowerFunc f) {
+            lowerings.computeIfAbsent(op, o -> new EnumMap<>(LoweringTarget.class)).put(target, f);
+            return this;
+        }
+
+        /** {@link #registerOp(DatatypeOp, LoweringTarget, LowerFunc)} for every target. */
+        public Builder registerOp(DatatypeOp op, LowerFunc f) { return registerOp(op, LoweringTarget.ANY, f); }
+
+        /** Each op as a call of the library function PREFIX_op ({@link LowerFunc#libraryFunction}), on every target. */
+        public Builder registerLibraryOps(DatatypeOp... ops) {
+            for (DatatypeOp op : ops) registerOp(op, LowerFunc.libraryFunction(op.functionSuffix()));
+            return this;
+        }
+
+        /** TVM's register_min_func: the most negative value, where max-pooling starts. */
+        public Builder registerMinFunc(LowerFunc f) { return registerOp(DatatypeOp.LOWEST, f); }
+
+        /** The accumulation modes the datatype supports (DTYPE always). EXACT needs {@link #exactAccumulator}. */
+        public Builder accumulation(AccumulationMode... modes) {
+            accumulation.addAll(Arrays.asList(modes));
+            return this;
+        }
+
+        /** The exact accumulator's width in bits (64, 128, 256, 512 or 1024) for each instance. */
+        public Builder exactAccumulator(ToIntFunction<DatatypeInstance> accumulatorBits) {
+            exactAccumulatorBits = accumulatorBits;
+            return this;
+        }
+
+        /** An option users set on the command line (--NAME VALUE); the first value is the default. */
+        public Builder option(String optionName, String... values) {
+            options.put(optionName, new Option(optionName, List.of(values)));
+            return this;
+        }
+
+        public DatatypeDefinition build() {
+            if (widths.isEmpty()) throw new IllegalStateException(name + ": no widths registered");
+            if (accumulation.contains(AccumulationMode.EXACT) && exactAccumulatorBits == null) {
+                throw new IllegalStateException(name + ": exact accumulation needs exactAccumulator(...)");
+            }
+            return new DatatypeDefinition(this);
+        }
+
+        private static ScalarType smallestStorage(int bits) {
+            if (bits <= 8) return ScalarType.I8;
+            if (bits <= 16) return ScalarType.I16;
+            if (bits <= 32) return ScalarType.I32;
+            throw new IllegalArgumentException("no storage type holds " + bits + " bits");
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.runtime.ByodtException;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+
+/**
+ * Every datatype byodt can compile to, by NAME and type code. Registration checks that no two datatypes
+ * share a code or a name; resolving a name the registry does not know lists what it does know.
+ */
+public final class DatatypeRegistry {
+    private final List<DatatypeDefinition> definitions = new ArrayList<>();
+
+    /** An empty registry (tests); see {@link #withBuiltIns()}. */
+    public DatatypeRegistry() {}
+
+    /** float32 and the datatypes of every {@link DatatypePlugin} on byodt's own class path. */
+    public static DatatypeRegistry withBuiltIns() {
+        DatatypeRegistry registry = new DatatypeRegistry();
+        registry.loadPlugins(DatatypeRegistry.class.getClassLoader());
+        return registry;
+    }
+
+    /** Registers the datatypes of every plug-in {@code loader} finds. */
+    public void loadPlugins(ClassLoader loader) {
+        for (DatatypePlugin plugin : ServiceLoader.load(DatatypePlugin.class, loader)) plugin.registerWith(this);
+    }
+
+    /** Adds a definition; a code outside 129..255 or a code or name already taken is an error. */
+    public DatatypeRegistry register(DatatypeDefinition definition) {
+        int code = definition.code();
+        boolean builtInFloat = definition.name().equals("float32") && code == Float32.TYPE_CODE;
+        if (!builtInFloat && (code < DatatypeDefinition.FIRST_CUSTOM_CODE || code > DatatypeDefinition.LAST_CUSTOM_CODE)) {
+            throw new ByodtException("datatype " + definition.name() + ": type code " + code + " is outside the custom range "
+                + DatatypeDefinition.FIRST_CUSTOM_CODE + ".." + DatatypeDefinition.LAST_CUSTOM_CODE);
+        }
+        for (DatatypeDefinition d : definitions) {
+            if (d.code() == code) {
+                throw new ByodtException("datatype " + definition.name() + ": type code " + code + " is already registered to " + d.name());
+            }
+            if (d.namePattern().overlaps(definition.namePattern())) {
+                throw new ByodtException("datatype " + definition.name() + ": the name clashes with the registered " + d.name());
+            }
+        }
+        definitions.add(definition);
+        return this;
+    }
+
+    /** The definitions in type code order (float32 first), whatever order plug-ins were found in. */
+    public List<DatatypeDefinition> definitions() {
+        List<DatatypeDefinition> sorted = new ArrayList<>(definitions);
+        sorted.sort(java.util.Comparator.comparingInt(DatatypeDefinition::code));
+        return Collections.unmodifiableList(sorted);
+    }
+
+    public Optional<DatatypeDefinition> byCode(int code) {
+        return definitions.stream().filter(d -> d.code() == code).findFirst();
+    }
+
+    /** The instance a --dtype text names, with the user's option values (overflow=wrap, ...). */
+    public DatatypeInstance instance(String text, Map<String, String> options) {
+        DatatypeName name;
+        try {
+            name = DatatypeName.parse(text);
+        } catch (ByodtException e) {
+            throw new ByodtException(e.getMessage() + "; registered: " + describe(), e);
+        }
+        return instance(name, options);
+    }
+
+    public DatatypeInstance instance(DatatypeName name, Map<String, String> options) {
+        for (DatatypeDefinition d : definitions) {
+            Optional<DatatypeInstance> instance = d.instance(name, options);
+            if (instance.isPresent()) return instance.get();
+        }
+        throw new ByodtException("unknown datatype '" + name + "'; registered: " + describe());
+    }
+
+    /** "float32 (32), posit (2..32), fxp_{P:0..31} (8, 16, 32), ...": names and widths, for error messages. */
+    public String describe() {
+        return definitions().stream().map(d -> d.name() + " (" + d.describeWidths() + ")").collect(Collectors.joining(", "));
+    }
+}

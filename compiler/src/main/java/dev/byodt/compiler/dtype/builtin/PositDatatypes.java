@@ -1,0 +1,50 @@
+package dev.byodt.compiler.dtype.builtin;
+
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeDefinition;
+import dev.byodt.compiler.dtype.DatatypeOp;
+import dev.byodt.compiler.dtype.DatatypePlugin;
+import dev.byodt.compiler.dtype.DatatypeRegistry;
+import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.compiler.kernel.Exprs;
+
+import java.util.List;
+
+/**
+ * Posits of the 2022 Posit Standard at 2 to 32 bits: {@code posit} (es = 2, the standard's) and
+ * {@code posit_es0}, {@code posit_es1}, {@code posit_es3}. One C library (posit.c, -DPOSIT_N -DPOSIT_ES)
+ * computes every operation; comparisons need no call, because the storage holds the N-bit pattern
+ * sign-extended, and posits compare as two's-complement integers.
+ */
+public final class PositDatatypes implements DatatypePlugin {
+    static final LibrarySource LIBRARY = LibrarySource.resource("dev/byodt/datatypes/posit/posit.c");
+
+    @Override
+    public void registerWith(DatatypeRegistry registry) {
+        registry.register(posit("posit", 131, 2));
+        registry.register(posit("posit_es0", 132, 0));
+        registry.register(posit("posit_es1", 133, 1));
+        registry.register(posit("posit_es3", 134, 3));
+    }
+
+    private static DatatypeDefinition posit(String name, int code, int es) {
+        return DatatypeDefinition.register(name, code)
+            .summary("posit, es = " + es + " (Posit Standard 2022), sign-extended storage")
+            .widthRange(2, 32)
+            .library(LIBRARY, i -> List.of("POSIT_N=" + i.bits(), "POSIT_ES=" + es))
+            .prefix(i -> "posit" + i.bits() + "es" + es)
+            .registerLibraryOps(BuiltInOps.ARITHMETIC)
+            .registerLibraryOps(BuiltInOps.CONVERSIONS)
+            .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
+            .registerOp(DatatypeOp.LT, s -> Exprs.lt(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.LE, s -> Exprs.le(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.GT, s -> Exprs.gt(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.NE, s -> Exprs.ne(s.arg(0), s.arg(1)))
+            .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
+            // The quire: at least 16N bits (DATATYPES.md).
+            .exactAccumulator(i -> i.bits() <= 8 ? 128 : i.bits() <= 16 ? 256 : 512)
+            .build();
+    }
+}

@@ -1,0 +1,56 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.compiler.kernel.Exprs;
+
+import static dev.byodt.compiler.dtype.DatatypeOp.*;
+
+/**
+ * Two small datatypes written for byodt's own tests (C sources in src/test/resources/dev/byodt/testtypes),
+ * registered through META-INF/services like any plug-in: {@code custom[t16]16}, float32 truncated to its top
+ * 16 bits, without transcendental functions; and {@code custom[q8]16}, Q8.8 fixed point with a 128-bit exact
+ * accumulator.
+ */
+public final class TestDatatypes implements DatatypePlugin {
+    public static final String T16_C = "dev/byodt/testtypes/t16.c";
+    public static final String Q8_C = "dev/byodt/testtypes/q8.c";
+
+    @Override
+    public void registerWith(DatatypeRegistry registry) {
+        registry.register(t16().build());
+        registry.register(q8().build());
+    }
+
+    /** float32 rounded to 16 bits; no sqrt, exp, log, tanh, sigmoid, erf or pow. */
+    public static DatatypeDefinition.Builder t16() {
+        return DatatypeDefinition.register("t16", 200)
+            .summary("test: float32 rounded to its top 16 bits")
+            .widths(16)
+            .library(LibrarySource.resource(TestDatatypes.class.getClassLoader(), T16_C))
+            .prefix(i -> "t16")
+            .registerLibraryOps(ADD, SUB, MUL, DIV, NEG, ABS, MIN, MAX, LT, LE, GT, GE, EQ, NE)
+            .registerLibraryOps(FROM_F32, TO_F32, FROM_I32, TO_I32, FROM_F64)
+            .registerMinFunc(LowerFunc.libraryFunction("lowest"))
+            .accumulation(AccumulationMode.FLOAT32);
+    }
+
+    /** Q8.8 fixed point; comparisons, minimum and maximum inline on the integers. */
+    public static DatatypeDefinition.Builder q8() {
+        return DatatypeDefinition.register("q8", 201)
+            .summary("test: Q8.8 fixed point with a 128-bit exact accumulator")
+            .widths(16)
+            .library(LibrarySource.resource(TestDatatypes.class.getClassLoader(), Q8_C))
+            .prefix(i -> "q8")
+            .registerLibraryOps(ADD, SUB, MUL, DIV, NEG, ABS, FROM_F32, TO_F32, FROM_I32, TO_I32, FROM_F64, LOWEST)
+            .registerLibraryOps(ACC_MAC, ACC_ADD, ACC_ROUND)
+            .registerOp(MIN, s -> Exprs.min(s.arg(0), s.arg(1)))
+            .registerOp(MAX, s -> Exprs.max(s.arg(0), s.arg(1)))
+            .registerOp(LT, s -> Exprs.lt(s.arg(0), s.arg(1)))
+            .registerOp(LE, s -> Exprs.le(s.arg(0), s.arg(1)))
+            .registerOp(GT, s -> Exprs.gt(s.arg(0), s.arg(1)))
+            .registerOp(GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
+            .registerOp(EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
+            .registerOp(NE, s -> Exprs.ne(s.arg(0), s.arg(1)))
+            .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
+            .exactAccumulator(i -> 128);
+    }
+}
