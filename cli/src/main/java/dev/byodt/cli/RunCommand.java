@@ -1,5 +1,7 @@
 package dev.byodt.cli;
 
+import dev.byodt.cli.compare.Baseline;
+import dev.byodt.cli.compare.Gate;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
@@ -26,10 +28,12 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Compile a model for this machine and run it: top-1 accuracy on image data (the default), "
+    description = {"Compile a model for this machine and run it: top-1 accuracy on data (the default), "
         + "an ONNX test-data folder, or one inference on given inputs.",
         "",
-        "Image data (--data): Fashion-MNIST/MNIST IDX files; pixels become pixel/255 in [0, 1].",
+        "Data (--data): with --dtype X (or --reference, --per-layer, --json, --csv, a gate), float32 and X run on the "
+            + "same items and are compared per output: top-1 of both, top-1 agreement, max/mean absolute error, mean "
+            + "relative error, SQNR, NaN/NaR and saturated counts. Without them, the top-1 accuracy of float32 alone.",
         "Test data (--test-data DIR): input_N.pb and output_N.pb; prints the error of each output and exits 1 "
             + "beyond --rtol/--atol. Named integer inputs (shapes, axes) are bound at compile time.",
         "Single run (--input NAME=FILE.pb ... [--output DIR]): prints the outputs, or writes them as output_N.pb.",
@@ -37,6 +41,9 @@ import java.util.concurrent.Callable;
     footer = {"", "Examples:",
         "  byodt run models/lenet5-fashion.onnx",
         "  byodt run models/lenet5-fashion.onnx --data fashion-mnist",
+        "  byodt run models/lenet5-fashion.onnx --dtype fxp16_13 --data fashion-mnist --batch 16",
+        "  byodt run models/lenet5-fashion.onnx --dtype custom[posit]8 --per-layer --limit 200 --chart layers.png",
+        "  byodt run models/lenet5-fashion.onnx --dtype bfloat16 --json r.json --csv r.csv --max-drop 1",
         "  byodt run model.onnx --test-data test_data_set_0 --rtol 1e-4 --atol 1e-5",
         "  byodt run model.onnx --input image=in.pb --output out/"})
 final class RunCommand implements Callable<Integer> {
@@ -47,10 +54,7 @@ final class RunCommand implements Callable<Integer> {
     Mode mode = new Mode();
 
     static final class Mode {
-        @Option(names = "--data", paramLabel = "SOURCE",
-            description = "IDX image data: 'sample' (the 1,000 Fashion-MNIST test images in models/, the default), "
-                + "'fashion-mnist' (the full test set of Debian's dataset-fashion-mnist), or a folder holding "
-                + "t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz]. Pixels are scaled to [0, 1].")
+        @Option(names = "--data", paramLabel = "SOURCE", description = DataOptions.DATA_DESCRIPTION)
         String data;
 
         @Option(names = "--test-data", paramLabel = "DIR",
@@ -67,8 +71,32 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--output", paramLabel = "DIR", description = "With --input: folder to write output_N.pb into.")
     Path outputDir;
 
-    @Option(names = "--limit", paramLabel = "N", description = "With IDX data: use only the first N images.")
-    Integer limit;
+    @Mixin
+    DataOptions dataOptions;
+
+    @Option(names = "--reference", defaultValue = Baseline.BYODT, paramLabel = "byodt|onnxruntime",
+        description = "Where the float32 baseline comes from: byodt's own float32 code or ONNX Runtime. Default: ${DEFAULT-VALUE}.")
+    String reference;
+
+    @Option(names = "--per-layer",
+        description = "Also compare every intermediate tensor, in graph order (both models compiled with their intermediates as "
+            + "extra float32 outputs): SQNR and errors per tensor, as a table, and as a chart with --chart.")
+    boolean perLayer;
+
+    @Option(names = "--chart", paramLabel = "FILE.png|FILE.svg", description = "With --per-layer: write the per-layer SQNR chart here.")
+    Path chart;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write every figure and the configuration (model hash, datatype options, target, version) as JSON.")
+    Path json;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "The same as CSV, one row per output.")
+    Path csv;
+
+    @Option(names = "--min-accuracy", paramLabel = "P", description = "Exit 1 when the datatype's top-1 is below P percent.")
+    Double minAccuracy;
+
+    @Option(names = "--max-drop", paramLabel = "P", description = "Exit 1 when the datatype loses more than P percentage points of top-1 against float32.")
+    Double maxDrop;
 
     @Option(names = "--rtol", defaultValue = "1e-4", paramLabel = "X", description = "With --test-data: relative tolerance (default: ${DEFAULT-VALUE}).")
     double rtol;
@@ -82,10 +110,29 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (outputDir != null && mode.inputs == null) throw new UsageException("--output goes with --input");
-        if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
+        dataOptions.check();
         if (mode.testData != null) return runTestData();
         if (mode.inputs != null) return runSingle();
-        return new ClassificationRun(modelOptions, mode.data, limit, common.verbose).call();
+        if (!reference.equals(Baseline.BYODT) && !reference.equals(Baseline.ONNX_RUNTIME)) {
+            throw new UsageException("--reference " + reference + ": expected byodt or onnxruntime");
+        }
+        if (chart != null && !perLayer) throw new UsageException("--chart goes with --per-layer");
+        if (chart != null && !chart.toString().toLowerCase(java.util.Locale.ROOT).matches(".*\\.(png|svg)")) {
+            throw new UsageException("--chart " + chart + ": the file name must end in .png or .svg");
+        }
+        if (perLayer && reference.equals(Baseline.ONNX_RUNTIME)) {
+            throw new UsageException("--per-layer compares against byodt's float32 (ONNX Runtime does not expose intermediates)");
+        }
+        Gate gate;
+        try {
+            gate = new Gate(minAccuracy, maxDrop);
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
+        boolean compare = !modelOptions.datatypeChoice().isFloat32Only() || !reference.equals(Baseline.BYODT) || perLayer
+            || json != null || csv != null || gate.isSet();
+        if (!compare) return new ClassificationRun(modelOptions, dataOptions, mode.data).call();
+        return new ComparisonRun(modelOptions, dataOptions, mode.data, reference, perLayer, json, csv, chart, gate).call();
     }
 
     private int runTestData() {

@@ -34,7 +34,8 @@ import java.util.Map;
  * those of the model's first output; without labels the top panel shows top-1 agreement with float32.
  * A point with infinite SQNR (bit-identical to float32) cannot be drawn and is named in a subtitle.
  * When a sweep has several accumulation or rounding modes, each mode is a family of its own. A float32
- * entry is the reference line, not a point. A family has the same colour in both panels.
+ * entry is the reference line, not a point. A family has the same colour in both panels. A configuration that
+ * failed to compile is not drawn (the table names it).
  */
 public final class SweepChart {
     public static final int WIDTH = 900, HEIGHT = 700;
@@ -54,7 +55,7 @@ public final class SweepChart {
     }
 
     public static JFreeChart create(ComparisonReport report, Axis axis) {
-        boolean labelled = report.entries().stream().anyMatch(e -> first(e).top1().referenceAccuracy() != null);
+        boolean labelled = report.entries().stream().filter(ReportEntry::succeeded).anyMatch(e -> first(e).top1().referenceAccuracy() != null);
         boolean severalAccumulations = report.entries().stream().map(ReportEntry::accumulate).distinct().count() > 1;
         boolean severalRoundings = report.entries().stream().map(ReportEntry::rounding).distinct().count() > 1;
         Map<String, XYSeries> accuracy = new LinkedHashMap<>(), sqnr = new LinkedHashMap<>();
@@ -136,6 +137,7 @@ public final class SweepChart {
     }
 
     private static DatatypeAxis placed(ReportEntry e, Axis axis) {
+        if (!e.succeeded()) return null;
         DatatypeAxis at = DatatypeAxis.of(e.dtype());
         if (at == null || at.byFractionBits() != (axis == Axis.FRACTION_BITS)) return null;
         return at;

@@ -35,6 +35,11 @@ public final class HtmlReport {
         }
         html.append("</tr>\n");
         for (ReportEntry e : report.entries()) {
+            if (!e.succeeded()) {
+                html.append("<tr>");
+                for (String text : List.of(e.dtype(), e.accumulate(), e.rounding(), e.overflow())) cell(html, text, false);
+                html.append("<td colspan=\"12\">failed: ").append(escape(e.failure())).append("</td></tr>\n");
+            }
             for (OutputFigures o : e.outputs()) {
                 ErrorFigures f = o.errors();
                 html.append("<tr>");

@@ -9,7 +9,8 @@ import java.util.List;
  * or line break enclosed in double quotes with quotes doubled): one header line, then one row per
  * configuration and model output, carrying every figure and the full setup so each row stands alone.
  * Accuracies are fractions in [0, 1]; numbers use Java's shortest exact decimal form ("Infinity" for an
- * exact datatype's SQNR); a figure that does not apply is an empty field.
+ * exact datatype's SQNR); a figure that does not apply is an empty field. A configuration that failed has one
+ * row with empty figures and its reason in the last column, "failure".
  */
 public final class ReportCsv {
     public static final List<String> COLUMNS = List.of(
@@ -17,7 +18,7 @@ public final class ReportCsv {
         "items", "labeled", "reference_top1", "test_top1", "top1_agreement",
         "elements", "compared", "max_abs_error", "mean_abs_error", "mean_rel_error", "sqnr_db",
         "nan", "infinite", "saturated",
-        "model", "model_sha256", "target", "byodt_version", "data", "reference", "shard");
+        "model", "model_sha256", "target", "byodt_version", "data", "reference", "shard", "failure");
 
     private ReportCsv() {}
 
@@ -26,6 +27,13 @@ public final class ReportCsv {
         appendRow(out, COLUMNS);
         RunSetup s = report.setup();
         for (ReportEntry e : report.entries()) {
+            if (!e.succeeded()) {
+                List<String> row = new ArrayList<>(List.of(Integer.toString(e.index()), e.dtype(), e.accumulate(), e.rounding(), e.overflow()));
+                while (row.size() < COLUMNS.indexOf("model")) row.add("");
+                row.addAll(List.of(s.model(), s.modelSha256(), s.target(), s.byodtVersion(), s.data(), s.reference(),
+                    report.shard() == null ? "" : report.shard(), e.failure()));
+                appendRow(out, row);
+            }
             for (OutputFigures o : e.outputs()) {
                 Top1Figures t = o.top1();
                 ErrorFigures f = o.errors();
@@ -37,7 +45,7 @@ public final class ReportCsv {
                     number(f.meanRelError()), number(f.sqnrDb()),
                     Long.toString(f.nan()), Long.toString(f.infinite()), Long.toString(f.saturated()),
                     s.model(), s.modelSha256(), s.target(), s.byodtVersion(), s.data(), s.reference(),
-                    report.shard() == null ? "" : report.shard()));
+                    report.shard() == null ? "" : report.shard(), ""));
             }
         }
         return out.toString();

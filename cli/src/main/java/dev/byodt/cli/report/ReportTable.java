@@ -20,14 +20,23 @@ public final class ReportTable {
         out.append("target     ").append(s.target()).append(", byodt ").append(s.byodtVersion());
         if (report.shard() != null) out.append(", shard ").append(report.shard()).append(" of a ").append(report.sweepSize()).append("-configuration sweep");
         out.append("\n\n");
-        return out.append(table(report).render()).toString();
+        out.append(table(report).render());
+        for (ReportEntry e : report.entries()) {
+            if (!e.succeeded()) out.append("failed: ").append(describe(e)).append(": ").append(e.failure()).append('\n');
+        }
+        return out.toString();
     }
 
     private static String referenceAccuracy(ComparisonReport report) {
-        if (report.entries().isEmpty()) return "";
-        OutputFigures first = report.entries().get(0).outputs().get(0);
+        OutputFigures first = report.entries().stream().filter(ReportEntry::succeeded).map(e -> e.outputs().get(0)).findFirst().orElse(null);
+        if (first == null) return "";
         Double accuracy = first.top1().referenceAccuracy();
         return accuracy == null ? "" : "  (top-1 " + Figures.percent(accuracy) + " on " + first.top1().labeled() + " labelled items)";
+    }
+
+    /** "fxp16_13 (accumulate exact, rounding truncate)". */
+    static String describe(ReportEntry e) {
+        return e.dtype() + " (accumulate " + e.accumulate() + ", rounding " + e.rounding() + ", overflow " + e.overflow() + ")";
     }
 
     private static TextTable table(ComparisonReport report) {
@@ -39,6 +48,13 @@ public final class ReportTable {
         for (int c = severalOutputs ? 5 : 4; c < right.length; c++) right[c] = true;
         TextTable table = new TextTable(headers, right);
         for (ReportEntry e : report.entries()) {
+            if (!e.succeeded()) {
+                List<String> row = new ArrayList<>(List.of(e.dtype(), e.accumulate(), e.rounding(), e.overflow()));
+                if (severalOutputs) row.add("");
+                row.add("failed");
+                while (row.size() < headers.size()) row.add("");
+                table.addRow(row);
+            }
             for (OutputFigures o : e.outputs()) {
                 List<String> row = new ArrayList<>(List.of(e.dtype(), e.accumulate(), e.rounding(), e.overflow()));
                 if (severalOutputs) row.add(o.output());

@@ -1,0 +1,131 @@
+package dev.byodt.cli;
+
+import dev.byodt.cli.chart.ChartFiles;
+import dev.byodt.cli.chart.LayerChart;
+import dev.byodt.cli.compare.Baseline;
+import dev.byodt.cli.compare.Batches;
+import dev.byodt.cli.compare.CompiledInference;
+import dev.byodt.cli.compare.DatatypeRun;
+import dev.byodt.cli.compare.Gate;
+import dev.byodt.cli.compare.LayerRun;
+import dev.byodt.cli.compare.SaturationProbe;
+import dev.byodt.cli.progress.Progress;
+import dev.byodt.cli.report.AtomicFiles;
+import dev.byodt.cli.report.ComparisonReport;
+import dev.byodt.cli.report.LayerTable;
+import dev.byodt.cli.report.ModelHash;
+import dev.byodt.cli.report.OutputFigures;
+import dev.byodt.cli.report.ReportCsv;
+import dev.byodt.cli.report.ReportEntry;
+import dev.byodt.cli.report.ReportJson;
+import dev.byodt.cli.report.ReportTable;
+import dev.byodt.cli.report.RunSetup;
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.IntermediateOutputs;
+import dev.byodt.runtime.data.DataSource;
+import org.jfree.chart.JFreeChart;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * `byodt run --dtype X`: float32 and X on the same data, compared per output (top-1 of both, agreement,
+ * errors, SQNR, NaN and saturated counts), optionally per intermediate tensor (--per-layer), written as
+ * JSON/CSV, and checked against an accuracy gate. Every figure is computed before any file is written, and
+ * each file is written atomically, so a failure leaves no half-written report.
+ */
+final class ComparisonRun {
+    private final ModelOptions modelOptions;
+    private final DataOptions dataOptions;
+    private final String dataSpec;
+    private final String reference;
+    private final boolean perLayer;
+    private final Path json, csv, chart;
+    private final Gate gate;
+
+    ComparisonRun(ModelOptions modelOptions, DataOptions dataOptions, String dataSpec, String reference, boolean perLayer,
+                  Path json, Path csv, Path chart, Gate gate) {
+        this.modelOptions = modelOptions;
+        this.dataOptions = dataOptions;
+        this.dataSpec = dataSpec;
+        this.reference = reference;
+        this.perLayer = perLayer;
+        this.json = json;
+        this.csv = csv;
+        this.chart = chart;
+        this.gate = gate;
+    }
+
+    static void warnFallback(String line) { System.err.println("byodt: computed in float32 for want of a lowering: " + line); }
+
+    int call() {
+        CompileOptions test = modelOptions.compileOptions();
+        CompileOptions float32 = test.withDatatypes(DatatypeChoice.float32().withRegistry(test.datatypes().registry()));
+        Graph graph = dataOptions.load(modelOptions.model, modelOptions.shapeOverrides(), modelOptions.boundInputs());
+        DataSource data = dataOptions.open(dataSpec, modelOptions.model, Baseline.singleInput(graph).shape());
+
+        List<OutputFigures> figures;
+        String layerTable = null;
+        Map<Path, byte[]> files = new LinkedHashMap<>();
+        String referenceDescription;
+        if (perLayer) {
+            LayerRun layers = compareLayers(graph, data, float32, test);
+            figures = layers.outputs();
+            layerTable = LayerTable.render(layers.layers());
+            if (chart != null) files.put(chart, chartBytes(LayerChart.create(layers.layers(), modelOptions.dtype)));
+            referenceDescription = "byodt float32";
+        } else {
+            Baseline baseline = Baseline.compute(graph, modelOptions.model, float32, reference, data, ComparisonRun::warnFallback);
+            figures = DatatypeRun.measure(graph, test, baseline, modelOptions.dtype, ComparisonRun::warnFallback);
+            referenceDescription = baseline.description();
+        }
+        String datatype = modelOptions.dtype + (modelOptions.dtypeMap == null ? "" : " with --dtype-map " + modelOptions.dtypeMap);
+        ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulate, Optional.ofNullable(modelOptions.rounding).orElse("nearest"),
+            Optional.ofNullable(modelOptions.overflow).orElse("saturate"), figures);
+        RunSetup setup = new RunSetup(modelOptions.model.toString(), ModelHash.sha256(modelOptions.model),
+            test.target().name() + " (" + test.target().triple() + ")", Version.get(), data.description(), referenceDescription);
+        ComparisonReport report = new ComparisonReport(setup, 1, null, List.of(entry));
+        Optional<String> violation = gate.violation(entry);
+
+        if (json != null) files.put(json, ReportJson.toJson(report).getBytes(StandardCharsets.UTF_8));
+        if (csv != null) files.put(csv, ReportCsv.toCsv(report).getBytes(StandardCharsets.UTF_8));
+        files.forEach(AtomicFiles::write);
+
+        System.out.print(ReportTable.render(report));
+        if (layerTable != null) System.out.print("\nper layer, in graph order (" + modelOptions.dtype + " against float32):\n" + layerTable);
+        files.keySet().forEach(f -> System.out.println("wrote " + f));
+        if (violation.isPresent()) {
+            System.err.println("byodt: accuracy gate failed: " + violation.get());
+            return Main.MODEL_ERROR;
+        }
+        return 0;
+    }
+
+    private static LayerRun compareLayers(Graph graph, DataSource data, CompileOptions float32, CompileOptions test) {
+        Graph exposed = IntermediateOutputs.expose(graph);
+        double saturation = SaturationProbe.largestFinite(test);
+        Batches batches = Batches.of(data, Baseline.singleInput(graph));
+        try (CompiledInference ref = CompiledInference.compile(exposed, float32);
+             CompiledInference tst = CompiledInference.compile(exposed, test);
+             Progress progress = Progress.start("float32 and " + test.datatypes().datatype() + ", per layer", data.size(), "img")) {
+            tst.reportFallbacks(ComparisonRun::warnFallback);
+            int[] rows = batches.rowLengths(ref.outputs().subList(0, graph.outputs().size()));
+            if (data.hasLabels()) data.requireLabelsBelow(rows[0]);
+            return LayerRun.compare(ref, tst, graph.outputs().size(), batches, saturation, progress);
+        }
+    }
+
+    /** The chart as PNG or SVG, as the file name says. */
+    private byte[] chartBytes(JFreeChart c) {
+        String name = chart.getFileName().toString().toLowerCase(Locale.ROOT);
+        if (name.endsWith(".svg")) return ChartFiles.svgDocument(c, LayerChart.WIDTH, LayerChart.HEIGHT).getBytes(StandardCharsets.UTF_8);
+        return ChartFiles.png(c, LayerChart.WIDTH, LayerChart.HEIGHT);
+    }
+}

@@ -1,0 +1,63 @@
+package dev.byodt.cli.compare;
+
+import dev.byodt.cli.progress.Progress;
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.TensorSpec;
+import dev.byodt.runtime.data.DataSource;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The float32 outputs every datatype is compared against, computed once per run or sweep on the data set:
+ * by byodt's own float32 code, or by ONNX Runtime (--reference onnxruntime).
+ *
+ * @param description "byodt float32" or "onnxruntime", as reports record it
+ */
+public record Baseline(Batches batches, ItemOutputs outputs, String description) {
+    public static final String BYODT = "byodt", ONNX_RUNTIME = "onnxruntime";
+
+    /**
+     * @param reference {@value #BYODT} or {@value #ONNX_RUNTIME}
+     * @param warnings  where messages about float32 fallbacks go
+     */
+    public static Baseline compute(Graph graph, Path model, CompileOptions float32, String reference, DataSource data,
+                                   Consumer<String> warnings) {
+        Batches batches = Batches.of(data, singleInput(graph));
+        try (Inference inference = open(graph, model, float32, reference, warnings);
+             Progress progress = Progress.start("float32 (" + reference + ")", data.size(), "img")) {
+            int[] rows = batches.rowLengths(inference.outputs());
+            if (data.hasLabels()) data.requireLabelsBelow(rows[0]);
+            return new Baseline(batches, ItemOutputs.compute(inference, batches, progress),
+                reference.equals(ONNX_RUNTIME) ? "onnxruntime float32" : "byodt float32");
+        }
+    }
+
+    private static Inference open(Graph graph, Path model, CompileOptions float32, String reference, Consumer<String> warnings) {
+        return switch (reference) {
+            case BYODT -> {
+                CompiledInference compiled = CompiledInference.compile(graph, float32);
+                compiled.reportFallbacks(warnings);
+                yield compiled;
+            }
+            case ONNX_RUNTIME -> OnnxRuntimeInference.open(model, singleInput(graph), graph.outputs().stream().map(Baseline::spec).toList());
+            default -> throw new IllegalArgumentException("reference " + reference);
+        };
+    }
+
+    /** The graph's one run-time input, as the compiled model will take it. */
+    public static TensorSpec singleInput(Graph graph) {
+        List<Value> inputs = graph.inputs();
+        if (inputs.size() != 1) {
+            throw new ByodtException("comparing on data needs a model with one input; this one has " + inputs.size()
+                + " " + inputs.stream().map(Value::name).toList() + " (fix the others with --bind)");
+        }
+        return spec(inputs.get(0));
+    }
+
+    private static TensorSpec spec(Value v) { return new TensorSpec(v.name(), v.type().elementType(), v.type().shape()); }
+}

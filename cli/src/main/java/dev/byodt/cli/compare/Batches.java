@@ -1,0 +1,55 @@
+package dev.byodt.cli.compare;
+
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Shapes;
+import dev.byodt.runtime.TensorSpec;
+import dev.byodt.runtime.data.BatchLayout;
+import dev.byodt.runtime.data.DataSource;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * How a data set is cut into model calls: call c takes items c*B .. c*B+B-1 (B = the batch the model was
+ * compiled with). The last call of a data set whose size is not a multiple of B is padded with zeros, and
+ * the padding's outputs are dropped. Each output holds one row per item: a [B, ...] output is split along
+ * its first axis (a model compiled for one item may return any shape, which is then that item's row).
+ */
+public record Batches(DataSource data, BatchLayout layout, TensorSpec input) {
+
+    public static Batches of(DataSource data, TensorSpec input) { return new Batches(data, BatchLayout.of(data, input), input); }
+
+    public int calls() { return layout.callsFor(data.size()); }
+
+    public int firstItem(int call) { return call * layout.itemsPerCall(); }
+
+    /** Items call {@code call} really holds: the batch, or fewer in a padded last call. */
+    public int itemsIn(int call) { return Math.min(layout.itemsPerCall(), data.size() - firstItem(call)); }
+
+    /** The input of call {@code call}, padding included. */
+    public float[] input(int call) {
+        long itemElements = data.itemElements();
+        float[] values = new float[Math.toIntExact(input.elementCount())];
+        MemorySegment all = MemorySegment.ofArray(values);
+        for (int k = 0; k < itemsIn(call); k++) {
+            data.readItem(firstItem(call) + k, all.asSlice(k * itemElements * Float.BYTES, itemElements * Float.BYTES));
+        }
+        return values;
+    }
+
+    /** The elements per item of each output; an output without the batch as its first axis is an error. */
+    public int[] rowLengths(List<TensorSpec> outputs) {
+        int batch = layout.itemsPerCall();
+        int[] lengths = new int[outputs.size()];
+        for (int i = 0; i < lengths.length; i++) {
+            TensorSpec out = outputs.get(i);
+            long[] shape = out.shape();
+            if (batch > 1 && (shape.length == 0 || shape[0] != batch)) {
+                throw new ByodtException("output '" + out.name() + "' has shape " + Shapes.format(shape) + ", not a batch of " + batch
+                    + " along its first axis, so its rows cannot be matched to items (run with --batch 1)");
+            }
+            lengths[i] = Math.toIntExact(out.elementCount() / batch);
+        }
+        return lengths;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.byodt.cli.compare;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/** A graph compiled by byodt for this machine and run through the JIT. */
+public final class CompiledInference implements Inference {
+    private final HostModel model;
+    private final List<String> fallbacks;
+
+    private CompiledInference(HostModel model, List<String> fallbacks) {
+        this.model = model;
+        this.fallbacks = fallbacks;
+    }
+
+    /** Compiles {@code graph}; its one input and every output must be float32. */
+    public static CompiledInference compile(Graph graph, CompileOptions options) {
+        try (CompiledModule module = Compiler.compile(graph, options)) {
+            CompiledInference inference = new CompiledInference(Compiler.jit(module), module.fallbacks());
+            try {
+                inference.requireFloatTensors();
+            } catch (RuntimeException e) {
+                inference.close();
+                throw e;
+            }
+            return inference;
+        }
+    }
+
+    private void requireFloatTensors() {
+        if (model.inputs().size() != 1) {
+            throw new ByodtException("comparing on data needs a model with one input; this one has " + model.inputs().size()
+                + " (" + model.inputs().stream().map(TensorSpec::name).toList() + ")");
+        }
+        List<TensorSpec> all = new ArrayList<>(model.inputs());
+        all.addAll(model.outputs());
+        for (TensorSpec spec : all) {
+            if (spec.type() != ElementType.FLOAT32) throw new ByodtException("tensor '" + spec.name() + "' is " + spec.type() + "; comparisons need float32 inputs and outputs");
+        }
+    }
+
+    /** Tells {@code sink} which operations were computed in float32 for want of a lowering (--fallback float32). */
+    public void reportFallbacks(Consumer<String> sink) { fallbacks.forEach(sink); }
+
+    @Override
+    public TensorSpec input() { return model.inputs().get(0); }
+
+    @Override
+    public List<TensorSpec> outputs() { return model.outputs(); }
+
+    @Override
+    public float[][] run(float[] input) {
+        TensorSpec spec = input();
+        Tensor in = Tensor.zeros(ElementType.FLOAT32, spec.shape());
+        MemorySegment.copy(input, 0, in.data(), ValueLayout.JAVA_FLOAT, 0, input.length);
+        List<Tensor> outs = model.run(List.of(in));
+        float[][] result = new float[outs.size()][];
+        for (int i = 0; i < result.length; i++) result[i] = outs.get(i).toFloatArray();
+        return result;
+    }
+
+    @Override
+    public void close() { model.close(); }
+}
