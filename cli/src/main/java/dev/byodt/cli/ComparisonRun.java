@@ -87,8 +87,9 @@ final class ComparisonRun {
             referenceDescription = baseline.description();
         }
         String datatype = modelOptions.dtype + (modelOptions.dtypeMap == null ? "" : " with --dtype-map " + modelOptions.dtypeMap);
-        ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulate, Optional.ofNullable(modelOptions.rounding).orElse("nearest"),
-            Optional.ofNullable(modelOptions.overflow).orElse("saturate"), figures);
+        Map<String, String> chosen = test.datatypes().instances().get(0).options();
+        ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulate, chosen.getOrDefault("rounding", "-"),
+            chosen.getOrDefault("overflow", "-"), figures);
         RunSetup setup = new RunSetup(modelOptions.model.toString(), ModelHash.sha256(modelOptions.model),
             test.target().name() + " (" + test.target().triple() + ")", Version.get(), data.description(), referenceDescription);
         ComparisonReport report = new ComparisonReport(setup, 1, null, List.of(entry));

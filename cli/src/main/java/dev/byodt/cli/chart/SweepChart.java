@@ -41,6 +41,8 @@ public final class SweepChart {
     public static final int WIDTH = 900, HEIGHT = 700;
     private static final Shape[] SHAPES = DefaultDrawingSupplier.createStandardSeriesShapes();
     private static final String REFERENCE_DTYPE = "float32";
+    /** The rounding a sweep records for a datatype without a rounding option. */
+    private static final String NOT_APPLICABLE = "-";
     private static final Color[] PALETTE = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd),
         new Color(0xff7f0e), new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf), new Color(0x7f7f7f), new Color(0xbcbd22)};
 
@@ -57,14 +59,14 @@ public final class SweepChart {
     public static JFreeChart create(ComparisonReport report, Axis axis) {
         boolean labelled = report.entries().stream().filter(ReportEntry::succeeded).anyMatch(e -> first(e).top1().referenceAccuracy() != null);
         boolean severalAccumulations = report.entries().stream().map(ReportEntry::accumulate).distinct().count() > 1;
-        boolean severalRoundings = report.entries().stream().map(ReportEntry::rounding).distinct().count() > 1;
+        boolean severalRoundings = report.entries().stream().map(ReportEntry::rounding).filter(r -> !r.equals(NOT_APPLICABLE)).distinct().count() > 1;
         Map<String, XYSeries> accuracy = new LinkedHashMap<>(), sqnr = new LinkedHashMap<>();
         StringBuilder notDrawn = new StringBuilder();
         Double referenceAccuracy = null;
         for (ReportEntry e : report.entries()) {
             DatatypeAxis at = placed(e, axis);
             if (at == null || e.dtype().equals(REFERENCE_DTYPE)) continue;
-            String family = at.family() + (severalAccumulations ? ", acc " + e.accumulate() : "") + (severalRoundings ? ", " + e.rounding() : "");
+            String family = at.family() + (severalAccumulations ? ", acc " + e.accumulate() : "") + (severalRoundings && !e.rounding().equals(NOT_APPLICABLE) ? ", " + e.rounding() : "");
             OutputFigures f = first(e);
             if (labelled && referenceAccuracy == null) referenceAccuracy = f.top1().referenceAccuracy();
             Double top = labelled ? f.top1().testAccuracy() : f.top1().agreement();

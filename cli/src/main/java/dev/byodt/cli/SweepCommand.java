@@ -1,0 +1,223 @@
+package dev.byodt.cli;
+
+import dev.byodt.cli.compare.Baseline;
+import dev.byodt.cli.compare.DatatypeRun;
+import dev.byodt.cli.compare.Gate;
+import dev.byodt.cli.report.ComparisonReport;
+import dev.byodt.cli.report.ModelHash;
+import dev.byodt.cli.report.OutputFigures;
+import dev.byodt.cli.report.ReportEntry;
+import dev.byodt.cli.report.ReportTable;
+import dev.byodt.cli.report.RunSetup;
+import dev.byodt.cli.sweep.DatatypeSpec;
+import dev.byodt.cli.sweep.Shard;
+import dev.byodt.cli.sweep.SweepOutputs;
+import dev.byodt.cli.sweep.SweepPlan;
+import dev.byodt.cli.sweep.SweepPoint;
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeInstance;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.data.DataSource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+@Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
+    subcommands = SweepMergeCommand.class,
+    description = {"Compare a family of datatypes against float32 on one data set: every datatype of --dtypes crossed with "
+        + "every --accumulate and --rounding value, each compiled once, the float32 baseline computed once.",
+        "",
+        "Writes into --out: results.csv, results.json, chart-bits.png/.svg (accuracy and SQNR against bit width, one line "
+            + "per family), chart-fraction-bits.png/.svg (fixed point against fraction bits) and report.html (table and "
+            + "charts in one file).",
+        "A combination a datatype does not support (bfloat16 with --accumulate exact) is left out, and --rounding applies "
+            + "only to datatypes that have that option (fixed point). A configuration that fails to compile or run is "
+            + "reported in the results as failed, with its reason, and the sweep goes on; the command then exits 1.",
+        ""},
+    footer = {"", "Examples:",
+        "  byodt sweep models/lenet5-fashion.onnx --dtypes 'fxp16_8..15,bfloat16,float16,fp8e4m3' --out sweep/",
+        "  byodt sweep models/lenet5-fashion.onnx --dtypes 'custom[posit]8..16' --accumulate dtype,exact --out sweep/ --shard 1/4",
+        "  byodt sweep merge shard1/ shard2/ shard3/ shard4/ --out sweep/"})
+final class SweepCommand implements Callable<Integer> {
+    private static final List<String> ACCUMULATIONS = Arrays.stream(AccumulationMode.values()).map(AccumulationMode::optionName).toList();
+    private static final List<String> ROUNDINGS = List.of("nearest", "truncate");
+    /** What a report shows for an option the datatype does not have. */
+    private static final String NOT_APPLICABLE = "-";
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "MODEL", description = "The ONNX model file.")
+    Path model;
+
+    @Mixin
+    ShapeOptions shapes;
+
+    @Option(names = "--dtypes", paramLabel = "SPEC",
+        description = "Datatypes, comma-separated, with ranges and brace groups: 'fxp16_8..15', 'custom[posit]6..16', "
+            + "'custom[posit_es{0..3}]8', 'bfloat16,float16,fp8e4m3'.")
+    String dtypes;
+
+    @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE[,MODE...]",
+        description = "Accumulation modes to cross with: dtype, float32, exact. Default: ${DEFAULT-VALUE}.")
+    String accumulate;
+
+    @Option(names = "--rounding", defaultValue = "nearest", paramLabel = "nearest|truncate[,...]",
+        description = "Fixed-point rounding modes to cross with. Default: ${DEFAULT-VALUE}.")
+    String rounding;
+
+    @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around.")
+    String overflow;
+
+    @Option(names = "--fallback", paramLabel = "float32", description = "Compute operations a datatype has no lowering for in float32.")
+    String fallback;
+
+    @Option(names = "--data", paramLabel = "SOURCE", description = DataOptions.DATA_DESCRIPTION)
+    String data;
+
+    @Mixin
+    DataOptions dataOptions;
+
+    @Option(names = "--reference", defaultValue = Baseline.BYODT, paramLabel = "byodt|onnxruntime",
+        description = "Where the float32 baseline comes from. Default: ${DEFAULT-VALUE}.")
+    String reference;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Folder to write the results, charts and report into.")
+    Path out;
+
+    @Option(names = "--shard", defaultValue = "1/1", paramLabel = "i/n",
+        description = "Run only shard i of n (configurations i, i+n, i+2n, ... of the sweep); join them with 'sweep merge'.")
+    String shard;
+
+    @Option(names = "--min-accuracy", paramLabel = "P", description = "Exit 1 when a gated datatype's top-1 is below P percent.")
+    Double minAccuracy;
+
+    @Option(names = "--max-drop", paramLabel = "P", description = "Exit 1 when a gated datatype loses more than P points against float32.")
+    Double maxDrop;
+
+    @Option(names = "--gate", paramLabel = "SPEC",
+        description = "The datatypes --min-accuracy/--max-drop apply to (same syntax as --dtypes); default: all of them.")
+    String gateSpec;
+
+    @Mixin
+    CommonOptions common;
+
+    @Override
+    public Integer call() {
+        if (model == null) throw new UsageException("sweep needs a MODEL (or the subcommand 'merge')");
+        if (dtypes == null) throw new UsageException("sweep needs --dtypes");
+        if (out == null) throw new UsageException("sweep needs --out DIR");
+        if (fallback != null && !fallback.equals("float32")) throw new UsageException("--fallback " + fallback + ": only float32 is available");
+        if (!reference.equals(Baseline.BYODT) && !reference.equals(Baseline.ONNX_RUNTIME)) {
+            throw new UsageException("--reference " + reference + ": expected byodt or onnxruntime");
+        }
+        dataOptions.check();
+        Gate gate;
+        List<SweepPoint> all;
+        Shard part;
+        Set<String> gated;
+        try {
+            gate = new Gate(minAccuracy, maxDrop);
+            gated = gateSpec == null ? null : Set.copyOf(DatatypeSpec.expand(gateSpec));
+            part = Shard.parse(shard);
+            all = plan(DatatypeSpec.expand(dtypes), SweepPlan.choices("--accumulate", accumulate, ACCUMULATIONS),
+                SweepPlan.choices("--rounding", rounding, ROUNDINGS));
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
+        List<SweepPoint> mine = part.select(all);
+
+        long start = System.nanoTime();
+        Graph graph = dataOptions.load(model, shapes.parse(), Map.of());
+        DataSource source = dataOptions.open(data, model, Baseline.singleInput(graph).shape());
+        CompileOptions host = CompileOptions.host();
+        Baseline baseline = Baseline.compute(graph, model, host, reference, source, ComparisonRun::warnFallback);
+        List<ReportEntry> entries = new ArrayList<>();
+        for (SweepPoint point : mine) entries.add(measure(graph, baseline, point));
+        double seconds = (System.nanoTime() - start) / 1e9;
+
+        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), host.target().name() + " (" + host.target().triple() + ")",
+            Version.get(), source.description(), baseline.description());
+        ComparisonReport report = new ComparisonReport(setup, all.size(), part.equals(Shard.WHOLE) ? null : part.toString(), entries);
+        List<Path> written = SweepOutputs.write(report, out);
+
+        System.out.print(ReportTable.render(report));
+        System.out.printf("%n%d configurations%s on %d items in %.1f s (%d cores); wrote %s%n", mine.size(),
+            part.equals(Shard.WHOLE) ? "" : " (shard " + part + " of " + all.size() + ")", source.size(), seconds,
+            Runtime.getRuntime().availableProcessors(), written.stream().map(p -> p.getFileName().toString()).toList() + " into " + out);
+        return verdict(entries, gate, gated);
+    }
+
+    /**
+     * Every datatype crossed with the accumulation modes it supports and, when it has a rounding option, with
+     * every rounding mode; numbered in that order. An unknown or malformed datatype is an error here, before any work.
+     */
+    private List<SweepPoint> plan(List<String> names, List<String> accumulations, List<String> roundings) {
+        List<SweepPoint> points = new ArrayList<>();
+        List<String> leftOut = new ArrayList<>();
+        for (String name : names) {
+            DatatypeInstance instance = DatatypeChoice.builtInRegistry().instance(name, options("nearest"));
+            for (String acc : accumulations) {
+                if (!instance.definition().accumulationModes().contains(AccumulationMode.parse(acc))) {
+                    leftOut.add(name + " with --accumulate " + acc);
+                    continue;
+                }
+                List<String> applicable = instance.options().containsKey("rounding") ? roundings : List.of(NOT_APPLICABLE);
+                for (String r : applicable) points.add(new SweepPoint(points.size(), name, acc, r));
+            }
+        }
+        if (!leftOut.isEmpty()) System.err.println("byodt: left out as unsupported: " + String.join(", ", leftOut));
+        if (points.isEmpty()) throw new ByodtException("--dtypes '" + dtypes + "' with --accumulate " + accumulate + " leaves no configuration to run");
+        return points;
+    }
+
+    private Map<String, String> options(String roundingMode) {
+        Map<String, String> options = new LinkedHashMap<>();
+        if (overflow != null) options.put("overflow", overflow);
+        if (!roundingMode.equals(NOT_APPLICABLE)) options.put("rounding", roundingMode);
+        return options;
+    }
+
+    private ReportEntry measure(Graph graph, Baseline baseline, SweepPoint point) {
+        Map<String, String> options = options(point.rounding());
+        String overflowShown = NOT_APPLICABLE;
+        try {
+            DatatypeChoice choice = DatatypeChoice.float32().withDatatype(point.dtype())
+                .withAccumulation(AccumulationMode.parse(point.accumulate()))
+                .withFallbackToFloat32(fallback != null).withOptions(options);
+            overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);
+            String label = point.dtype() + " " + point.accumulate() + (point.rounding().equals(NOT_APPLICABLE) ? "" : " " + point.rounding());
+            List<OutputFigures> figures = DatatypeRun.measure(graph, CompileOptions.host().withDatatypes(choice), baseline, label,
+                ComparisonRun::warnFallback);
+            return new ReportEntry(point.index(), point.dtype(), point.accumulate(), point.rounding(), overflowShown, figures);
+        } catch (ByodtException e) {
+            System.err.println("byodt: " + point.dtype() + " (accumulate " + point.accumulate() + ") failed: " + e.getMessage());
+            return ReportEntry.failed(point.index(), point.dtype(), point.accumulate(), point.rounding(), overflowShown, e.getMessage());
+        }
+    }
+
+    static int verdict(List<ReportEntry> entries, Gate gate, Set<String> gated) {
+        long failed = entries.stream().filter(e -> !e.succeeded()).count();
+        List<String> violations = new ArrayList<>();
+        for (ReportEntry e : entries) {
+            if (e.succeeded() && (gated == null || gated.contains(e.dtype()))) gate.violation(e).ifPresent(violations::add);
+        }
+        if (!violations.isEmpty()) {
+            System.err.println("byodt: accuracy gate failed for " + violations.size() + " configuration" + (violations.size() == 1 ? "" : "s")
+                + ": " + String.join("; ", violations));
+        }
+        if (failed > 0) System.err.println("byodt: " + failed + " of " + entries.size() + " configurations failed (see the report)");
+        return violations.isEmpty() && failed == 0 ? 0 : Main.MODEL_ERROR;
+    }
+}
