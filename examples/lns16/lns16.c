@@ -26,7 +26,9 @@
 #define GLUE(a, b) a##_##b
 #define NAME(prefix, op) GLUE(prefix, op)
 #define FN(op) NAME(BYODT_PREFIX, op)
+/* Helpers are static; the operations have external linkage so byodt finds them, and inline into the model's loops. */
 #define INLINE __attribute__((always_inline)) inline
+#define EXPORT __attribute__((always_inline))
 
 typedef uint16_t lns;
 
@@ -125,7 +127,7 @@ static INLINE lns from_log2(int32_t sign, double l2) {
     return pack(sign, round_units(l2 * LNS_FRACTION));
 }
 
-lns FN(from_f64)(double x) {
+EXPORT lns FN(from_f64)(double x) {
     double magnitude = x < 0 ? -x : x;
     /* Beyond the range the log is clamped (saturation, or zero); inside, log2 of a normal double. */
     double clamped = magnitude < 0x1p-20 ? 0x1p-20 : magnitude > 0x1p20 ? 0x1p20 : magnitude;
@@ -133,34 +135,34 @@ lns FN(from_f64)(double x) {
     return x != x ? LNS_NAN : magnitude < 0x1p-20 ? LNS_ZERO : value;
 }
 
-lns FN(from_f32)(float x) { return FN(from_f64)((double) x); }
-float FN(to_f32)(lns x) { return (float) to_double(x); }
-lns FN(from_i32)(int32_t x) { return FN(from_f64)((double) x); }
+EXPORT lns FN(from_f32)(float x) { return FN(from_f64)((double) x); }
+EXPORT float FN(to_f32)(lns x) { return (float) to_double(x); }
+EXPORT lns FN(from_i32)(int32_t x) { return FN(from_f64)((double) x); }
 
 /* Towards zero, as C casts do; NaN gives 0. Every lns16 value fits in an int32_t. */
-int32_t FN(to_i32)(lns x) { return is_nan(x) ? 0 : (int32_t) to_double(x); }
+EXPORT int32_t FN(to_i32)(lns x) { return is_nan(x) ? 0 : (int32_t) to_double(x); }
 
 /* The most negative value: where max-pooling starts. */
-lns FN(lowest)(void) { return (lns) 0xFFFF; }
+EXPORT lns FN(lowest)(void) { return (lns) 0xFFFF; }
 
 /* ---- arithmetic */
 
-INLINE lns FN(neg)(lns x) { return is_nan(x) || is_zero(x) ? x : (lns) (x ^ 0x8000); }
-INLINE lns FN(abs)(lns x) { return is_nan(x) ? x : (lns) (x & 0x7FFF); }
+EXPORT lns FN(neg)(lns x) { return is_nan(x) || is_zero(x) ? x : (lns) (x ^ 0x8000); }
+EXPORT lns FN(abs)(lns x) { return is_nan(x) ? x : (lns) (x & 0x7FFF); }
 
-INLINE lns FN(mul)(lns a, lns b) {
+EXPORT lns FN(mul)(lns a, lns b) {
     lns product = pack(sign_of(a) ^ sign_of(b), log_of(a) + log_of(b));
     return is_nan(a) || is_nan(b) ? LNS_NAN : is_zero(a) || is_zero(b) ? LNS_ZERO : product;
 }
 
 /* Without infinities, x/0 is NaN. */
-INLINE lns FN(div)(lns a, lns b) {
+EXPORT lns FN(div)(lns a, lns b) {
     lns quotient = pack(sign_of(a) ^ sign_of(b), log_of(a) - log_of(b));
     return is_nan(a) || is_nan(b) || is_zero(b) ? LNS_NAN : is_zero(a) ? LNS_ZERO : quotient;
 }
 
 /* The larger magnitude keeps its sign; the smaller one scales it by 1 + 2^-d (same signs) or 1 - 2^-d. */
-INLINE lns FN(add)(lns a, lns b) {
+EXPORT lns FN(add)(lns a, lns b) {
     int a_larger = field_of(a) >= field_of(b);
     lns large = a_larger ? a : b, small = a_larger ? b : a;
     int32_t d = field_of(large) - field_of(small);
@@ -173,60 +175,60 @@ INLINE lns FN(add)(lns a, lns b) {
     return is_nan(a) || is_nan(b) ? LNS_NAN : is_zero(a) ? b : is_zero(b) ? a : cancelled;
 }
 
-INLINE lns FN(sub)(lns a, lns b) { return FN(add)(a, FN(neg)(b)); }
+EXPORT lns FN(sub)(lns a, lns b) { return FN(add)(a, FN(neg)(b)); }
 
 /* Order: the magnitude's field with the sign applied, so that -x < 0 < x. NaN is unordered. */
 static INLINE int32_t order_key(lns x) { return sign_of(x) ? -field_of(x) : field_of(x); }
 static INLINE int unordered(lns a, lns b) { return is_nan(a) || is_nan(b); }
 
-INLINE int32_t FN(lt)(lns a, lns b) { return !unordered(a, b) && order_key(a) < order_key(b); }
-INLINE int32_t FN(le)(lns a, lns b) { return !unordered(a, b) && order_key(a) <= order_key(b); }
-INLINE int32_t FN(gt)(lns a, lns b) { return !unordered(a, b) && order_key(a) > order_key(b); }
-INLINE int32_t FN(ge)(lns a, lns b) { return !unordered(a, b) && order_key(a) >= order_key(b); }
-INLINE int32_t FN(eq)(lns a, lns b) { return !unordered(a, b) && a == b; }
-INLINE int32_t FN(ne)(lns a, lns b) { return unordered(a, b) || a != b; }
+EXPORT int32_t FN(lt)(lns a, lns b) { return !unordered(a, b) && order_key(a) < order_key(b); }
+EXPORT int32_t FN(le)(lns a, lns b) { return !unordered(a, b) && order_key(a) <= order_key(b); }
+EXPORT int32_t FN(gt)(lns a, lns b) { return !unordered(a, b) && order_key(a) > order_key(b); }
+EXPORT int32_t FN(ge)(lns a, lns b) { return !unordered(a, b) && order_key(a) >= order_key(b); }
+EXPORT int32_t FN(eq)(lns a, lns b) { return !unordered(a, b) && a == b; }
+EXPORT int32_t FN(ne)(lns a, lns b) { return unordered(a, b) || a != b; }
 
 /* ONNX Min and Max: NaN in, NaN out. */
-INLINE lns FN(min)(lns a, lns b) { return unordered(a, b) ? LNS_NAN : order_key(a) <= order_key(b) ? a : b; }
-INLINE lns FN(max)(lns a, lns b) { return unordered(a, b) ? LNS_NAN : order_key(a) >= order_key(b) ? a : b; }
+EXPORT lns FN(min)(lns a, lns b) { return unordered(a, b) ? LNS_NAN : order_key(a) <= order_key(b) ? a : b; }
+EXPORT lns FN(max)(lns a, lns b) { return unordered(a, b) ? LNS_NAN : order_key(a) >= order_key(b) ? a : b; }
 
 /* ---- functions: the log makes sqrt and log exact integer work; the rest goes through double */
 
 /* Half the log, ties to even. */
-INLINE lns FN(sqrt)(lns x) {
+EXPORT lns FN(sqrt)(lns x) {
     int32_t l = log_of(x), half = l >> 1;
     half += (l & 1) & (half & 1);
     return is_zero(x) ? LNS_ZERO : is_nan(x) || sign_of(x) ? LNS_NAN : pack(0, half);
 }
 
 /* ln|x| = log2|x| ln 2, from the stored log; log 0 saturates to the lowest value. */
-INLINE lns FN(log)(lns x) {
+EXPORT lns FN(log)(lns x) {
     double ln = log_of(x) / LNS_FRACTION * LN2;
     lns value = FN(from_f64)(ln);
     return is_nan(x) || (sign_of(x) && !is_zero(x)) ? LNS_NAN : is_zero(x) ? FN(lowest)() : value;
 }
 
 /* e^x: its log2 is x / ln 2, no exponential needed. */
-INLINE lns FN(exp)(lns x) {
+EXPORT lns FN(exp)(lns x) {
     lns value = from_log2(0, to_double(x) / LN2);
     return is_nan(x) ? LNS_NAN : value;
 }
 
-INLINE lns FN(tanh)(lns x) {
+EXPORT lns FN(tanh)(lns x) {
     double v = to_double(x);
     double clamped = v < -20.0 ? -20.0 : v > 20.0 ? 20.0 : v;
     double e = exp2_double(2.0 * clamped / LN2);
     return is_nan(x) ? LNS_NAN : FN(from_f64)((e - 1.0) / (e + 1.0));
 }
 
-INLINE lns FN(sigmoid)(lns x) {
+EXPORT lns FN(sigmoid)(lns x) {
     double v = to_double(x);
     return is_nan(x) ? LNS_NAN : FN(from_f64)(1.0 / (1.0 + exp2_double(-v / LN2)));
 }
 
 /* erf by its Maclaurin series to the 60th term below |x| = 4 (error below 1e-12 there); beyond, erf is
    within 2e-8 of +-1, far less than half a step of lns16 near 1. */
-lns FN(erf)(lns x) {
+EXPORT lns FN(erf)(lns x) {
     double v = to_double(x);
     double a = v < 0 ? -v : v;
     double t = a < 4.0 ? a : 0.0, t2 = t * t, term = t, sum = t;
@@ -239,7 +241,7 @@ lns FN(erf)(lns x) {
 }
 
 /* a^b = 2^(b log2 a) for a > 0; a negative base needs an integer exponent, whose parity gives the sign. */
-lns FN(pow)(lns a, lns b) {
+EXPORT lns FN(pow)(lns a, lns b) {
     double exponent = to_double(b);
     int32_t whole = (int32_t) exponent;
     int integral = exponent == (double) whole;
