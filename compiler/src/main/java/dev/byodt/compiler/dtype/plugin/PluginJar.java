@@ -93,12 +93,18 @@ public final class PluginJar {
         return declared.stream().filter(message::contains).findFirst().orElse(String.join(", ", declared));
     }
 
-    /** What ServiceLoader says went wrong, without its "dev.byodt...DatatypePlugin: " preamble, and the cause. */
+    /** What went wrong, in byodt's words (ServiceLoader's messages name the service, not the problem). */
     private static String reason(ServiceConfigurationError e) {
-        String message = String.valueOf(e.getMessage()).replaceFirst("^" + DatatypePlugin.class.getName().replace(".", "\\.") + ": ", "");
+        String message = String.valueOf(e.getMessage());
         Throwable cause = e.getCause();
-        if (cause == null || cause instanceof ClassNotFoundException) return message;
-        return message + " (" + oneLine(cause.getCause() != null ? cause.getCause() : cause) + ")";
+        if (cause instanceof ClassNotFoundException || message.endsWith(" not found")) return "no such class in the jar or byodt";
+        if (message.endsWith(" not a subtype")) return "does not implement " + DatatypePlugin.class.getName();
+        if (message.contains("no-arg constructor")) return "has no public constructor without parameters";
+        if (message.contains("could not be instantiated") && cause != null) {
+            Throwable thrown = cause instanceof ExceptionInInitializerError && cause.getCause() != null ? cause.getCause() : cause;
+            return "cannot be created: " + oneLine(thrown);
+        }
+        return oneLine(e);
     }
 
     private static String oneLine(Throwable e) {
