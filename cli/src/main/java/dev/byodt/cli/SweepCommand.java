@@ -64,6 +64,9 @@ final class SweepCommand implements Callable<Integer> {
     @Mixin
     ShapeOptions shapes;
 
+    @Mixin
+    PluginOptions plugins;
+
     @Option(names = "--dtypes", paramLabel = "SPEC",
         description = "Datatypes, comma-separated, with ranges and brace groups: 'fxp16_8..15', 'custom[posit]6..16', "
             + "'custom[posit_es{0..3}]8', 'bfloat16,float16,fp8e4m3'.")
@@ -167,7 +170,7 @@ final class SweepCommand implements Callable<Integer> {
         List<SweepPoint> points = new ArrayList<>();
         List<String> leftOut = new ArrayList<>();
         for (String name : names) {
-            DatatypeInstance instance = DatatypeChoice.builtInRegistry().instance(name, options("nearest"));
+            DatatypeInstance instance = plugins.registry().instance(name, options("nearest"));
             for (String acc : accumulations) {
                 if (!instance.definition().accumulationModes().contains(AccumulationMode.parse(acc))) {
                     leftOut.add(name + " with --accumulate " + acc);
@@ -193,7 +196,7 @@ final class SweepCommand implements Callable<Integer> {
         Map<String, String> options = options(point.rounding());
         String overflowShown = NOT_APPLICABLE;
         try {
-            DatatypeChoice choice = DatatypeChoice.float32().withDatatype(point.dtype())
+            DatatypeChoice choice = DatatypeChoice.float32().withRegistry(plugins.registry()).withDatatype(point.dtype())
                 .withAccumulation(AccumulationMode.parse(point.accumulate()))
                 .withFallbackToFloat32(fallback != null).withOptions(options);
             overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);

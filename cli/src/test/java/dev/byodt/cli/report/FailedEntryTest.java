@@ -33,7 +33,7 @@ class FailedEntryTest {
         assertTrue(table.contains("failed: custom[posit]6 (accumulate dtype, rounding -, overflow -): " + REASON), table);
         assertTrue(table.contains("reference  byodt float32  (top-1 89.00% on 1000 labelled items)"), "the reference comes from the first entry that ran:\n" + table);
         String[] csv = ReportCsv.toCsv(report).split("\r\n");
-        String emptyFigures = ",".repeat(ReportCsv.COLUMNS.indexOf("model") - ReportCsv.COLUMNS.indexOf("output"));
+        String emptyFigures = ",".repeat(ReportCsv.COLUMNS.indexOf("model") - ReportCsv.COLUMNS.indexOf("output") + 1);
         assertTrue(csv[1].startsWith("0,custom[posit]6,dtype,-,-" + emptyFigures + "models/lenet5-fashion.onnx,"), csv[1]);
         assertTrue(csv[1].endsWith("," + REASON), csv[1]);
         assertTrue(csv[2].endsWith(","), "a run that worked has an empty failure field: " + csv[2]);
