@@ -3,9 +3,15 @@ package dev.byodt.cli;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.byodt.cli.report.ReportJson;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.NamedTensor;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorProtos;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,6 +106,25 @@ class ComparisonCommandsTest {
         CommandLineRun run = CommandLineRun.of(concat(new String[] {"run", LENET.toString(), "--dtype", "float16"}, threeIdenticalImages()));
         assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().contains(".npy " + tmp.resolve("x.npy") + " (3 items of 1x28x28"), run.out());
+    }
+
+    @Test
+    void onnxTestDataAndImageFoldersAsData() throws IOException {
+        Path set = Files.createDirectories(tmp.resolve("case/test_data_set_0"));
+        TensorProtos.write(set.resolve("input_0.pb"), new NamedTensor("image", Tensor.zeros(ElementType.FLOAT32, new long[] {1, 1, 28, 28})));
+        CommandLineRun testData = CommandLineRun.of("run", LENET.toString(), "--dtype", "bfloat16", "--data", tmp.resolve("case").toString());
+        assertEquals(0, testData.exitCode(), testData.err());
+        assertTrue(testData.out().contains("ONNX test data " + tmp.resolve("case") + " (1 data sets"), testData.out());
+
+        Path classFolder = Files.createDirectories(tmp.resolve("images/7"));
+        BufferedImage image = new BufferedImage(56, 56, BufferedImage.TYPE_BYTE_GRAY);
+        ImageIO.write(image, "png", classFolder.resolve("a.png").toFile());
+        CommandLineRun images = CommandLineRun.of("run", LENET.toString(), "--dtype", "bfloat16", "--data", tmp.resolve("images").toString(),
+            "--mean", "0.5", "--std", "0.25");
+        assertEquals(0, images.exitCode(), images.err());
+        assertTrue(images.out().contains("images in class folders of " + tmp.resolve("images") + ", labels from folder numbers (1 images to 1x28x28"),
+            images.out());
+        assertTrue(images.out().contains("then mean [0.5], std [0.25]"), images.out());
     }
 
     @Test

@@ -19,7 +19,8 @@ import java.util.List;
 /**
  * Where the error enters: one bar per intermediate tensor, in graph order, its height the tensor's SQNR
  * against float32. A falling staircase shows error accumulating; a sudden drop points at the layer where
- * the datatype loses. Tensors with infinite SQNR (exact) have no bar and are named in a subtitle.
+ * the datatype loses. Tensors with infinite SQNR (exact) have no bar and are named in a subtitle, as are
+ * tensors with no finite element to compare (every element NaN/NaR or infinite).
  */
 public final class LayerChart {
     public static final int WIDTH = 900, HEIGHT = 500;
@@ -29,13 +30,14 @@ public final class LayerChart {
     /** @param dtype the datatype compared, for the title */
     public static JFreeChart create(List<LayerFigures> layers, String dtype) {
         DefaultCategoryDataset data = new DefaultCategoryDataset();
-        StringBuilder exact = new StringBuilder();
+        StringBuilder exact = new StringBuilder(), notFinite = new StringBuilder();
         for (LayerFigures layer : layers) {
             double db = layer.errors().sqnrDb();
             if (Double.isFinite(db)) data.addValue(db, "SQNR", layer.tensor());
             else {
                 data.addValue(null, "SQNR", layer.tensor());
-                exact.append(exact.isEmpty() ? "" : ", ").append(layer.tensor()).append(" (").append(Figures.decibels(db)).append(")");
+                StringBuilder list = Double.isNaN(db) ? notFinite : exact;
+                list.append(list.isEmpty() ? "" : ", ").append(layer.tensor()).append(Double.isNaN(db) ? "" : " (" + Figures.decibels(db) + ")");
             }
         }
         CategoryAxis tensors = new CategoryAxis("intermediate tensor, in graph order");
@@ -51,6 +53,9 @@ public final class LayerChart {
         JFreeChart chart = new JFreeChart("Where the error enters: " + dtype + " per layer", new Font("SansSerif", Font.BOLD, 16), plot, false);
         chart.setBackgroundPaint(Color.WHITE);
         if (!exact.isEmpty()) chart.addSubtitle(new TextTitle("no bar (exact): " + exact, new Font("SansSerif", Font.ITALIC, 11)));
+        if (!notFinite.isEmpty()) {
+            chart.addSubtitle(new TextTitle("no bar (every element NaN or infinite): " + notFinite, new Font("SansSerif", Font.ITALIC, 11)));
+        }
         return chart;
     }
 }
