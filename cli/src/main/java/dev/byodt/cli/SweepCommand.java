@@ -44,7 +44,7 @@ import java.util.concurrent.Callable;
         "Writes into --out: results.csv, results.json, chart-bits.png/.svg (accuracy and SQNR against bit width, one line "
             + "per family), chart-fraction-bits.png/.svg (fixed point against fraction bits) and report.html (table and "
             + "charts in one file).",
-        "A combination a datatype does not support (bfloat16 with --accumulate exact) is left out, and --rounding applies "
+        "A combination a datatype does not support (float32 with --accumulate exact) is left out, and --rounding applies "
             + "only to datatypes that have that option (fixed point). A configuration that fails to compile or run is "
             + "reported in the results as failed, with its reason, and the sweep goes on; the command then exits 1.",
         ""},
