@@ -1,0 +1,26 @@
+package dev.byodt.compiler.dtype.harness;
+
+/**
+ * The C signature of a datatype library function (T is the storage type), and so the loop driver the harness
+ * generates for it: each driver applies the function to n elements of off-heap arrays.
+ */
+public enum FunctionShape {
+    /** {@code T f(T, T)}: add, sub, mul, div, min, max, pow. */
+    BINARY,
+    /** {@code T f(T)}: neg, abs, sqrt, exp, log, tanh, sigmoid, erf. */
+    UNARY,
+    /** {@code int32_t f(T, T)}: lt, le, gt, ge, eq, ne. */
+    COMPARE,
+    /** {@code T f(float)}. */
+    FROM_F32,
+    /** {@code float f(T)}. */
+    TO_F32,
+    /** {@code T f(double)}. */
+    FROM_F64,
+    /** {@code T f(int32_t)}. */
+    FROM_I32,
+    /** {@code int32_t f(T)}. */
+    TO_I32,
+    /** {@code T f(void)}: lowest. */
+    CONSTANT
+}

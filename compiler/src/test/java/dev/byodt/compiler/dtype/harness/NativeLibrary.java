@@ -1,0 +1,366 @@
+package dev.byodt.compiler.dtype.harness;
+
+import dev.byodt.compiler.target.BundledTools;
+import dev.byodt.compiler.target.ProcessResult;
+import dev.byodt.compiler.target.Target;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A datatype's C library compiled for the host and loaded into this JVM, for tests: the library source (a
+ * classpath resource) plus generated loop drivers ({@link LoopDrivers}) is compiled by the bundled clang with
+ * {@link BundledTools#compileToBitcode} (so with the same freestanding flags as a model's libraries, plus the
+ * caller's -D parameters), linked by the bundled ld.lld into a shared object (LTO: the library inlines into
+ * the drivers), and called through java.lang.foreign. Each call converts whole arrays, so millions of
+ * elements take milliseconds.
+ *
+ * <p>Storage values travel as {@code int}s holding the storage pattern: 0..255 for uint8_t, 0..65535 for
+ * uint16_t (results come back zero-extended like that), the raw 32 bits for uint32_t. Functions are named
+ * by operation ("add") or in full ("fxp16_13_add").
+ *
+ * <pre>{@code
+ * try (NativeLibrary lib = NativeLibrary.builder("dev/byodt/datatypes/fixed/fixed.c", "fxp16_13", 16)
+ *         .define("FXP_N", "16").define("FXP_P", "13").accumulatorBits(64).build()) {
+ *     int[] sums = lib.binary("add", a, b);
+ * }
+ * }</pre>
+ * Thread-safe; close it to unload the library.
+ */
+public final class NativeLibrary implements AutoCloseable {
+    private final String prefix;
+    private final int storageBits;
+    private final int accumulatorWords;
+    private final Map<String, FunctionShape> functions;
+    private final Arena arena;
+    private final SymbolLookup symbols;
+    private final Path directory;
+    private final Map<String, MethodHandle> drivers = new ConcurrentHashMap<>();
+
+    private NativeLibrary(String prefix, int storageBits, int accumulatorWords, Map<String, FunctionShape> functions,
+                          Arena arena, SymbolLookup symbols, Path directory) {
+        this.prefix = prefix;
+        this.storageBits = storageBits;
+        this.accumulatorWords = accumulatorWords;
+        this.functions = functions;
+        this.arena = arena;
+        this.symbols = symbols;
+        this.directory = directory;
+    }
+
+    /**
+     * A library to compile: {@code resource} is the C file's classpath path, {@code prefix} its function-name
+     * prefix (passed as -DBYODT_PREFIX too), {@code storageBits} 8, 16 or 32.
+     */
+    public static Builder builder(String resource, String prefix, int storageBits) {
+        return new Builder(resource, prefix, storageBits);
+    }
+
+    /** The accumulation results of {@link #dot} and {@link #sum}: per group, the final accumulator and its rounding. */
+    public record Accumulated(int[] rounded, long[][] accumulators) {}
+
+    public static final class Builder {
+        private final String resource;
+        private final String prefix;
+        private final int storageBits;
+        private final Map<String, String> defines = new LinkedHashMap<>();
+        private final List<String> flags = new ArrayList<>();
+        private Map<String, FunctionShape> operations = StandardFunctions.all();
+        private int accumulatorBits;
+
+        private Builder(String resource, String prefix, int storageBits) {
+            if (storageBits != 8 && storageBits != 16 && storageBits != 32) {
+                throw new IllegalArgumentException("storage must be 8, 16 or 32 bits, not " + storageBits);
+            }
+            this.resource = resource;
+            this.prefix = prefix;
+            this.storageBits = storageBits;
+        }
+
+        public Builder define(String name, String value) {
+            defines.put(name, value);
+            return this;
+        }
+
+        public Builder defines(Map<String, String> more) {
+            defines.putAll(more);
+            return this;
+        }
+
+        /** Extra clang flags, after the harness's own. */
+        public Builder flag(String flag) {
+            flags.add(flag);
+            return this;
+        }
+
+        /** Drivers only for these operations (default: every operation of {@link StandardFunctions#all()}). */
+        public Builder operations(Map<String, FunctionShape> ops) {
+            operations = new LinkedHashMap<>(ops);
+            return this;
+        }
+
+        /** The library's exact accumulator width (64..512, a multiple of 64): adds the acc_mac/acc_add/acc_round drivers. */
+        public Builder accumulatorBits(int bits) {
+            if (bits % 64 != 0 || bits < 0) throw new IllegalArgumentException("accumulator bits must be a multiple of 64: " + bits);
+            accumulatorBits = bits;
+            return this;
+        }
+
+        public NativeLibrary build() {
+            Map<String, FunctionShape> functions = new LinkedHashMap<>();
+            operations.forEach((op, shape) -> functions.put(prefix + "_" + op, shape));
+            String storage = "uint" + storageBits + "_t";
+            String source = readResource(resource) + LoopDrivers.source(storage, functions, prefix, accumulatorBits / 64);
+            List<String> clangFlags = new ArrayList<>(List.of("-fPIC", "-ffp-contract=off", "-DBYODT_PREFIX=" + prefix));
+            defines.forEach((name, value) -> clangFlags.add("-D" + name + "=" + value));
+            clangFlags.addAll(flags);
+            BundledTools tools = BundledTools.get();
+            String fileName = resource.substring(resource.lastIndexOf('/') + 1);
+            Path bitcode = tools.compileToBitcode(source, fileName, hostTriple(), clangFlags);
+            Path directory;
+            try {
+                directory = Files.createTempDirectory("byodt-native-library-");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            Path sharedObject = directory.resolve(prefix + ".so");
+            ProcessResult linked = tools.run(List.of(tools.lld().toString(), "-shared", "--lto-O2",
+                bitcode.toString(), "-o", sharedObject.toString()));
+            if (!linked.succeeded()) {
+                throw new IllegalStateException("cannot link " + resource + " for " + prefix + ": " + linked.firstErrorLine());
+            }
+            Arena arena = Arena.ofShared();
+            SymbolLookup symbols = SymbolLookup.libraryLookup(sharedObject, arena);
+            return new NativeLibrary(prefix, storageBits, accumulatorBits / 64, functions, arena, symbols, directory);
+        }
+    }
+
+    /** The triple of the machine running the tests (LLVM's default triple, as the JIT uses). */
+    static String hostTriple() {
+        return Target.host().triple();
+    }
+
+    public String prefix() { return prefix; }
+
+    public int storageBits() { return storageBits; }
+
+    public int[] binary(String function, int[] a, int[] b) {
+        return callPairs(function, FunctionShape.BINARY, a, b, storage());
+    }
+
+    /** A comparison's results, 0 or 1. */
+    public int[] compare(String function, int[] a, int[] b) {
+        return callPairs(function, FunctionShape.COMPARE, a, b, ValueLayout.JAVA_INT);
+    }
+
+    public int[] unary(String function, int[] a) {
+        return toInts(callUnary(function, FunctionShape.UNARY, storageSegmentOf(a), a.length, storage()), storage());
+    }
+
+    public int[] fromF32(String function, float[] x) {
+        try (Arena call = Arena.ofConfined()) {
+            return toInts(callUnary(function, FunctionShape.FROM_F32, call.allocateFrom(ValueLayout.JAVA_FLOAT, x), x.length, storage()), storage());
+        }
+    }
+
+    public float[] toF32(String function, int[] a) {
+        return callUnary(function, FunctionShape.TO_F32, storageSegmentOf(a), a.length, ValueLayout.JAVA_FLOAT)
+            .toArray(ValueLayout.JAVA_FLOAT);
+    }
+
+    public int[] fromF64(String function, double[] x) {
+        try (Arena call = Arena.ofConfined()) {
+            return toInts(callUnary(function, FunctionShape.FROM_F64, call.allocateFrom(ValueLayout.JAVA_DOUBLE, x), x.length, storage()), storage());
+        }
+    }
+
+    public int[] fromI32(String function, int[] x) {
+        try (Arena call = Arena.ofConfined()) {
+            return toInts(callUnary(function, FunctionShape.FROM_I32, call.allocateFrom(ValueLayout.JAVA_INT, x), x.length, storage()), storage());
+        }
+    }
+
+    public int[] toI32(String function, int[] a) {
+        return callUnary(function, FunctionShape.TO_I32, storageSegmentOf(a), a.length, ValueLayout.JAVA_INT)
+            .toArray(ValueLayout.JAVA_INT);
+    }
+
+    /** A constant function's value, e.g. {@code constant("lowest")}. */
+    public int constant(String function) {
+        String name = fullName(function);
+        expectShape(name, FunctionShape.CONSTANT);
+        MethodHandle driver = driver(name, FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment out = call.allocate(storage());
+            invoke(driver, out);
+            return toInts(out, storage())[0];
+        }
+    }
+
+    /**
+     * Exact dot products: {@code a} and {@code b} split into groups of {@code length} consecutive elements,
+     * each group's products accumulated with acc_mac from the zero accumulator, then rounded with acc_round.
+     */
+    public Accumulated dot(int[] a, int[] b, int length) {
+        if (a.length != b.length) throw new IllegalArgumentException("arrays of different lengths");
+        try (Arena call = Arena.ofConfined()) {
+            return accumulate(call, prefix + "_acc_dot", length, a.length, storageSegment(call, a), storageSegment(call, b));
+        }
+    }
+
+    /** Exact sums of groups of {@code length} consecutive elements with acc_add, each rounded with acc_round. */
+    public Accumulated sum(int[] a, int length) {
+        try (Arena call = Arena.ofConfined()) {
+            return accumulate(call, prefix + "_acc_sum", length, a.length, storageSegment(call, a));
+        }
+    }
+
+    private Accumulated accumulate(Arena call, String name, int length, int count, MemorySegment... inputs) {
+        if (accumulatorWords == 0) throw new IllegalStateException(prefix + " was built without an accumulator");
+        if (length <= 0 || count % length != 0) throw new IllegalArgumentException("group length " + length + " does not divide " + count);
+        long groups = count / length;
+        MemorySegment accumulators = call.allocate(ValueLayout.JAVA_LONG, groups * accumulatorWords);
+        MemorySegment out = call.allocate(storage(), groups);
+        List<Object> args = new ArrayList<>(List.of(inputs));
+        args.add(groups);
+        args.add((long) length);
+        args.add(accumulators);
+        args.add(out);
+        FunctionDescriptor descriptor = inputs.length == 2
+            ? FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.ADDRESS)
+            : FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.ADDRESS);
+        invoke(driver(name, descriptor), args.toArray());
+        long[] words = accumulators.toArray(ValueLayout.JAVA_LONG);
+        long[][] perGroup = new long[(int) groups][];
+        for (int g = 0; g < groups; g++) {
+            perGroup[g] = Arrays.copyOfRange(words, g * accumulatorWords, (g + 1) * accumulatorWords);
+        }
+        return new Accumulated(toInts(out, storage()), perGroup);
+    }
+
+    private int[] callPairs(String function, FunctionShape shape, int[] a, int[] b, ValueLayout outLayout) {
+        if (a.length != b.length) throw new IllegalArgumentException("arrays of different lengths");
+        String name = fullName(function);
+        expectShape(name, shape);
+        MethodHandle driver = driver(name,
+            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment out = call.allocate(outLayout, Math.max(1, a.length));
+            invoke(driver, storageSegment(call, a), storageSegment(call, b), out, (long) a.length);
+            return toInts(out.asSlice(0, outLayout.byteSize() * a.length), outLayout);
+        }
+    }
+
+    /** Calls a one-input driver on {@code n} elements of {@code in}; the result lives in the automatic arena. */
+    private MemorySegment callUnary(String function, FunctionShape shape, MemorySegment in, int n, ValueLayout outLayout) {
+        String name = fullName(function);
+        expectShape(name, shape);
+        MethodHandle driver = driver(name,
+            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        MemorySegment out = Arena.ofAuto().allocate(outLayout, Math.max(1, n));
+        invoke(driver, in, out, (long) n);
+        return out.asSlice(0, outLayout.byteSize() * n);
+    }
+
+    private String fullName(String function) {
+        return function.startsWith(prefix + "_") ? function : prefix + "_" + function;
+    }
+
+    private void expectShape(String name, FunctionShape shape) {
+        FunctionShape declared = functions.get(name);
+        if (declared == null) throw new IllegalArgumentException(name + " has no driver in this library");
+        if (declared != shape) throw new IllegalArgumentException(name + " is " + declared + ", not " + shape);
+    }
+
+    private MethodHandle driver(String name, FunctionDescriptor descriptor) {
+        return drivers.computeIfAbsent(name, n -> {
+            MemorySegment address = symbols.find("drive_" + n)
+                .orElseThrow(() -> new IllegalArgumentException("drive_" + n + " is not in the compiled library"));
+            return Linker.nativeLinker().downcallHandle(address, descriptor);
+        });
+    }
+
+    private static void invoke(MethodHandle driver, Object... args) {
+        try {
+            driver.invokeWithArguments(args);
+        } catch (Throwable e) {
+            throw new IllegalStateException("calling a loop driver failed", e);
+        }
+    }
+
+    private ValueLayout storage() {
+        return switch (storageBits) {
+            case 8 -> ValueLayout.JAVA_BYTE;
+            case 16 -> ValueLayout.JAVA_SHORT;
+            default -> ValueLayout.JAVA_INT;
+        };
+    }
+
+    private MemorySegment storageSegmentOf(int[] values) {
+        return storageSegment(Arena.ofAuto(), values);
+    }
+
+    private MemorySegment storageSegment(Arena arena, int[] values) {
+        ValueLayout layout = storage();
+        MemorySegment segment = arena.allocate(layout, Math.max(1, values.length));
+        switch (storageBits) {
+            case 8 -> { for (int i = 0; i < values.length; i++) segment.set(ValueLayout.JAVA_BYTE, i, (byte) values[i]); }
+            case 16 -> { for (int i = 0; i < values.length; i++) segment.setAtIndex(ValueLayout.JAVA_SHORT, i, (short) values[i]); }
+            default -> MemorySegment.copy(values, 0, segment, ValueLayout.JAVA_INT, 0, values.length);
+        }
+        return segment;
+    }
+
+    private static int[] toInts(MemorySegment segment, ValueLayout layout) {
+        if (layout == ValueLayout.JAVA_BYTE) {
+            byte[] bytes = segment.toArray(ValueLayout.JAVA_BYTE);
+            int[] values = new int[bytes.length];
+            for (int i = 0; i < bytes.length; i++) values[i] = bytes[i] & 0xFF;
+            return values;
+        }
+        if (layout == ValueLayout.JAVA_SHORT) {
+            short[] shorts = segment.toArray(ValueLayout.JAVA_SHORT);
+            int[] values = new int[shorts.length];
+            for (int i = 0; i < shorts.length; i++) values[i] = shorts[i] & 0xFFFF;
+            return values;
+        }
+        return segment.toArray(ValueLayout.JAVA_INT);
+    }
+
+    private static String readResource(String resource) {
+        try (InputStream in = NativeLibrary.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) throw new IllegalArgumentException(resource + " is not on the classpath");
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+        try (var files = Files.list(directory)) {
+            for (Path file : files.toList()) Files.deleteIfExists(file);
+            Files.deleteIfExists(directory);
+        } catch (IOException e) {
+            // A leftover temporary shared object wastes a little space; it must not fail a test that passed.
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.byodt.compiler.dtype.harness;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The operations every datatype library defines (DATATYPES.md, "The C library of a datatype family"), by shape. */
+public final class StandardFunctions {
+    private StandardFunctions() {}
+
+    /** Operation name (the function name after {@code <prefix>_}) to shape, in the contract's order. */
+    public static Map<String, FunctionShape> all() {
+        Map<String, FunctionShape> ops = new LinkedHashMap<>();
+        for (String op : new String[]{"add", "sub", "mul", "div", "min", "max", "pow"}) ops.put(op, FunctionShape.BINARY);
+        for (String op : new String[]{"neg", "abs", "sqrt", "exp", "log", "tanh", "sigmoid", "erf"}) ops.put(op, FunctionShape.UNARY);
+        for (String op : new String[]{"lt", "le", "gt", "ge", "eq", "ne"}) ops.put(op, FunctionShape.COMPARE);
+        ops.put("from_f32", FunctionShape.FROM_F32);
+        ops.put("to_f32", FunctionShape.TO_F32);
+        ops.put("from_f64", FunctionShape.FROM_F64);
+        ops.put("from_i32", FunctionShape.FROM_I32);
+        ops.put("to_i32", FunctionShape.TO_I32);
+        ops.put("lowest", FunctionShape.CONSTANT);
+        return ops;
+    }
+}
