@@ -263,6 +263,7 @@ static inline int32_t integer_sqrt(int32_t a) {
 static const double LN2_HI = 6.93147180369123816490e-01; /* ln 2 to 32 bits: k * LN2_HI is exact */
 static const double LN2_LO = 1.90821492927058770002e-10; /* ln 2 - LN2_HI */
 static const double INV_LN2 = 1.44269504088896338700e+00;
+static const double LN2 = 6.93147180559945286227e-01;
 static const double TWO_OVER_SQRT_PI = 1.12837916709551255856e+00;
 
 static inline double abs_d(double x) { return double_of_bits(bits_of_double(x) & 0x7fffffffffffffffull); }
@@ -472,21 +473,40 @@ API posit_storage FN(erf)(posit_storage a) {
 /*
  * x^y as C99 pow on the real numbers: NaR in gives NaR; x^0 = 1 and 1^y = 1; 0^y = 0 for y > 0 and NaR
  * (infinity) for y < 0; a negative x needs an integer y (NaR otherwise). The standard's pow, which gives NaR
- * for every negative x, is stricter; ONNX's Pow follows C. Computed as e^(y ln |x|) in double.
+ * for every negative x, is stricter; ONNX's Pow follows C.
+ * Results that can be exact stay exact, because an exact result can be a rounding midpoint where only the exact
+ * value rounds right: an integer y up to 1024 multiplies by repeated squaring (exact whenever the result fits
+ * in a double), and otherwise x = 2^e m gives x^y = 2^(y e + y log2 m), exact for powers of two.
  */
 API posit_storage FN(pow)(posit_storage a, posit_storage b) {
     int32_t pa = pattern_of(a), pb = pattern_of(b);
     double x = to_double(pa), y = to_double(pb);
-    double ax = abs_d(x);
-    /* Every posit beyond 2^30 is an even integer; below, y is an integer when truncation keeps it. */
-    double ay = abs_d(y);
+    double ax = abs_d(x), ay = abs_d(y);
+    /* Every posit of 2^30 or more is an even integer; below, y is an integer when truncation keeps it. */
     double clipped = ay < 1073741824.0 ? ay : 0;
     int32_t truncated = (int32_t)clipped;
     int32_t is_integer = (ay >= 1073741824.0) | ((double)truncated == clipped);
     int32_t odd = (ay < 1073741824.0) & (truncated & 1);
-    double z = y * log_d(pa != 0 && !is_nar(pa) ? ax : 1.0);
-    z = z > 700 ? 700 : z < -700 ? -700 : z;
-    double magnitude = exp_d(z);
+
+    double power = 1, base = ax;
+    for (int i = 0; i <= 10; i++) {
+        power *= (truncated >> i) & 1 ? base : 1.0;
+        base *= base;
+    }
+    power = y < 0 ? 1 / power : power;
+
+    double safe = pa != 0 && !is_nar(pa) ? ax : 1.0;
+    u64 bits = bits_of_double(safe);
+    int32_t e = (int32_t)((bits >> 52) & 0x7ff) - 1023;
+    double m = double_of_bits((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    double t = y * e + y * (log_d(m) * INV_LN2);
+    t = t > 1000 ? 1000 : t < -1000 ? -1000 : t;
+    int32_t k = round_to_int(t);
+    double general = (1 + expm1_reduced((t - k) * LN2)) * pow2_d(k);
+
+    double magnitude = is_integer & (ay <= 1024) ? power : general;
+    /* x^y of a nonzero x is a finite nonzero real: double's overflow means maxPos, its underflow minPos. */
+    magnitude = magnitude == 0 ? 0x1p-1022 : magnitude > 0x1p1000 ? 0x1p1000 : magnitude;
     int32_t result = from_double((odd & (x < 0)) ? -magnitude : magnitude);
     result = x < 0 && !is_integer ? NAR_PATTERN : result;
     result = pa == 0 ? (pb < 0 ? NAR_PATTERN : 0) : result;

@@ -1,0 +1,74 @@
+package dev.byodt.compiler.dtype.posit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Every posit of 2 to 8 bits, es 0 to 3, exhaustively: every pair for the binary operations and every value for
+ * the unary ones and the conversions, in the library a model gets (the double shortcut) and in its exact integer
+ * arithmetic (the path of N > 16).
+ */
+class SmallPositsTest {
+    @Test
+    void everyPairAndEveryValue() {
+        for (int n = 2; n <= 8; n++) {
+            for (int es = 0; es <= 3; es++) {
+                PositReference ref = new PositReference(n, es);
+                try (PositLibrary lib = PositLibrary.compile(n, es)) {
+                    checkAll(lib, ref);
+                }
+                try (PositLibrary lib = PositLibrary.compileIntegerArithmetic(n, es)) {
+                    checkArithmetic(lib, ref);
+                }
+            }
+        }
+    }
+
+    static void checkArithmetic(PositLibrary lib, PositReference ref) {
+        int count = 1 << lib.n;
+        long[] a = new long[count * count], b = new long[count * count];
+        for (int i = 0; i < count; i++) {
+            for (int j = 0; j < count; j++) { a[i * count + j] = i; b[i * count + j] = j; }
+        }
+        PositChecks.binary(lib, ref, "add", a, b, ref::add);
+        PositChecks.binary(lib, ref, "sub", a, b, ref::sub);
+        PositChecks.binary(lib, ref, "mul", a, b, ref::mul);
+        PositChecks.binary(lib, ref, "div", a, b, ref::div);
+        PositChecks.unary(lib, ref, "sqrt", PositChecks.allPatterns(lib.n), ref::sqrt);
+    }
+
+    static void checkAll(PositLibrary lib, PositReference ref) {
+        checkArithmetic(lib, ref);
+        int count = 1 << lib.n;
+        long[] a = new long[count * count], b = new long[count * count];
+        for (int i = 0; i < count; i++) {
+            for (int j = 0; j < count; j++) { a[i * count + j] = i; b[i * count + j] = j; }
+        }
+        PositChecks.binary(lib, ref, "min", a, b, ref::min);
+        PositChecks.binary(lib, ref, "max", a, b, ref::max);
+        PositMathReference math = new PositMathReference(ref);
+        PositChecks.mathBinary(lib, ref, "pow", a, b, math::pow);
+        String[] comparisons = {"lt", "le", "gt", "ge", "eq", "ne"};
+        for (String op : comparisons) {
+            int[] actual = lib.lib.compare(op, lib.storage(a), lib.storage(b));
+            for (int i = 0; i < a.length; i++) {
+                int c = ref.compare(a[i], b[i]);
+                boolean expected = switch (op) {
+                    case "lt" -> c < 0; case "le" -> c <= 0; case "gt" -> c > 0; case "ge" -> c >= 0; case "eq" -> c == 0; default -> c != 0;
+                };
+                assertEquals(expected ? 1 : 0, actual[i], lib + " " + op + "(" + a[i] + ", " + b[i] + ")");
+            }
+        }
+        long[] all = PositChecks.allPatterns(lib.n);
+        PositChecks.unary(lib, ref, "neg", all, p -> ref.isNar(p) ? ref.nar() : ref.round(ref.value(p).negate()));
+        PositChecks.unary(lib, ref, "abs", all, p -> ref.isNar(p) ? ref.nar() : ref.round(ref.value(p).abs()));
+        PositChecks.math(lib, ref, "exp", all, math::exp);
+        PositChecks.math(lib, ref, "log", all, math::log);
+        PositChecks.math(lib, ref, "tanh", all, math::tanh);
+        PositChecks.math(lib, ref, "sigmoid", all, math::sigmoid);
+        PositChecks.math(lib, ref, "erf", all, math::erf);
+        PositConversionChecks.all(lib, ref, all);
+        assertEquals(lib.storage(ref.negate(ref.maxPos())), lib.lib.constant("lowest"), lib + " lowest = -maxPos");
+    }
+}
