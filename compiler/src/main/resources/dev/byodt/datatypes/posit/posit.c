@@ -57,6 +57,8 @@ typedef int32_t posit_signed;
 #define NAME(prefix, op) PASTE(prefix, op)
 #define FN(op) NAME(BYODT_PREFIX, op)
 #define API __attribute__((always_inline))
+/* Helpers inline too: a call left in a loop body stops it from vectorizing. */
+#define INLINE static inline __attribute__((always_inline))
 
 /* The largest scale (power of two) of a posit: maxPos = 2^MAX_SCALE, minPos = 2^-MAX_SCALE. */
 #define MAX_SCALE ((N - 2) << ES)
@@ -83,20 +85,20 @@ typedef int64_t i64;
 
 /* ---- bit helpers ---- */
 
-static inline u64 bits_of_double(double x) { union { double d; u64 u; } v = { x }; return v.u; }
-static inline double double_of_bits(u64 u) { union { u64 u; double d; } v = { u }; return v.d; }
+INLINE u64 bits_of_double(double x) { union { double d; u64 u; } v = { x }; return v.u; }
+INLINE double double_of_bits(u64 u) { union { u64 u; double d; } v = { u }; return v.d; }
 
 /* The storage integer as the sign-extended pattern. */
-static inline int32_t pattern_of(posit_storage p) { return (int32_t)(posit_signed)p; }
+INLINE int32_t pattern_of(posit_storage p) { return (int32_t)(posit_signed)p; }
 
 /* Cuts an int32 to N bits and sign-extends it again (two's complement wrap-around in N bits). */
-static inline int32_t wrap_to_n(uint32_t v) { return (int32_t)(v << (32 - N)) >> (32 - N); }
+INLINE int32_t wrap_to_n(uint32_t v) { return (int32_t)(v << (32 - N)) >> (32 - N); }
 
 /* The pattern of -x (two's complement in N bits; -NaR = NaR). */
-static inline int32_t negate(int32_t p) { return wrap_to_n(0u - (uint32_t)p); }
+INLINE int32_t negate(int32_t p) { return wrap_to_n(0u - (uint32_t)p); }
 
-static inline int clz32(uint32_t x) { return __builtin_clz(x | 1); }
-static inline int clz64(u64 x) { return x == 0 ? 64 : __builtin_clzll(x); }
+INLINE int clz32(uint32_t x) { return __builtin_clz(x | 1); }
+INLINE int clz64(u64 x) { return x == 0 ? 64 : __builtin_clzll(x); }
 
 /* ---- decoding ---- */
 
@@ -108,7 +110,7 @@ typedef struct {
     uint32_t significand;
 } unpacked;
 
-static inline unpacked decode(int32_t p) {
+INLINE unpacked decode(int32_t p) {
     uint32_t negative = (uint32_t)p >> 31;
     uint32_t magnitude = negative ? 0u - (uint32_t)p : (uint32_t)p;
     /* The magnitude's bits after the sign, left-aligned in 32 bits (the pattern is zero-padded below N bits). */
@@ -137,7 +139,7 @@ static inline unpacked decode(int32_t p) {
  * The posit nearest to (-1)^negative * significand * 2^(scale - 63) (significand in [2^63, 2^64)) plus,
  * when sticky is 1, a positive amount below the significand's last bit. Returns the sign-extended pattern.
  */
-static inline int32_t encode(uint32_t negative, int32_t scale, u64 significand, u64 sticky) {
+INLINE int32_t encode(uint32_t negative, int32_t scale, u64 significand, u64 sticky) {
     int32_t above = scale > MAX_SCALE, below = scale < -MAX_SCALE;
     int32_t s = above ? MAX_SCALE : below ? -MAX_SCALE : scale;
     int32_t regime = s >> ES; /* floor division */
@@ -160,7 +162,7 @@ static inline int32_t encode(uint32_t negative, int32_t scale, u64 significand, 
 }
 
 /* The posit nearest to a double; +-0 -> 0, +-inf and NaN -> NaR. */
-static inline int32_t from_double(double x) {
+INLINE int32_t from_double(double x) {
     u64 b = bits_of_double(x);
     int32_t biased = (int32_t)((b >> 52) & 0x7ff);
     /* A subnormal double is below every posit's minPos, so its scale only has to be below -MAX_SCALE. */
@@ -170,18 +172,18 @@ static inline int32_t from_double(double x) {
 }
 
 /* The exact value of a posit as a double (every posit of up to 32 bits is one); NaR -> NaN. */
-static inline double to_double(int32_t p) {
+INLINE double to_double(int32_t p) {
     unpacked u = decode(p);
     u64 bits = ((u64)u.negative << 63) | ((u64)(u.scale + 1023) << 52) | ((u64)(u.significand & 0x7fffffffu) << 21);
     bits = p == NAR_PATTERN ? 0x7ff8000000000000ull : bits;
     return p == 0 ? 0.0 : double_of_bits(bits);
 }
 
-static inline int32_t is_nar(int32_t p) { return p == NAR_PATTERN; }
+INLINE int32_t is_nar(int32_t p) { return p == NAR_PATTERN; }
 
 /* ---- exact integer arithmetic (N > 16, or where double is not available) ---- */
 
-static inline int32_t integer_mul(int32_t a, int32_t b) {
+INLINE int32_t integer_mul(int32_t a, int32_t b) {
     unpacked x = decode(a), y = decode(b);
     u64 product = (u64)x.significand * y.significand; /* in [2^62, 2^64) */
     uint32_t carry = (uint32_t)(product >> 63);
@@ -191,7 +193,7 @@ static inline int32_t integer_mul(int32_t a, int32_t b) {
     return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
 }
 
-static inline int32_t integer_add(int32_t a, int32_t b) {
+INLINE int32_t integer_add(int32_t a, int32_t b) {
     /* Posit magnitudes order like the magnitudes of their patterns: make x the larger one. */
     uint32_t abs_a = a < 0 ? 0u - (uint32_t)a : (uint32_t)a, abs_b = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
     int32_t swap = abs_b > abs_a;
@@ -218,7 +220,7 @@ static inline int32_t integer_add(int32_t a, int32_t b) {
 
 /* floor(numerator * 2^32 / divisor) and whether a remainder is left, by restoring division (no library
    call for 64-bit division on 32-bit targets); numerator < 2^32 <= 2 divisor. */
-static inline u64 divide_shifted(uint32_t numerator, uint32_t divisor, u64 *inexact) {
+INLINE u64 divide_shifted(uint32_t numerator, uint32_t divisor, u64 *inexact) {
     u64 remainder = numerator, quotient = 0;
     for (int i = 0; i < 33; i++) {
         u64 fits = remainder >= divisor;
@@ -230,7 +232,7 @@ static inline u64 divide_shifted(uint32_t numerator, uint32_t divisor, u64 *inex
     return quotient;
 }
 
-static inline int32_t integer_div(int32_t a, int32_t b) {
+INLINE int32_t integer_div(int32_t a, int32_t b) {
     unpacked x = decode(a), y = decode(b);
     u64 inexact;
     u64 quotient = divide_shifted(x.significand, y.significand, &inexact); /* in (2^31, 2^33) */
@@ -240,7 +242,7 @@ static inline int32_t integer_div(int32_t a, int32_t b) {
     return (is_nar(a) | is_nar(b) | (b == 0)) ? NAR_PATTERN : p;
 }
 
-static inline int32_t integer_sqrt(int32_t a) {
+INLINE int32_t integer_sqrt(int32_t a) {
     unpacked x = decode(a);
     /* sqrt(s 2^(e-31)) = sqrt(s 2^(31 + (e & 1))) 2^(floor(e/2) - 31): a 32-bit integer root. */
     u64 radicand = (u64)x.significand << (31 + (x.scale & 1));
@@ -266,12 +268,12 @@ static const double INV_LN2 = 1.44269504088896338700e+00;
 static const double LN2 = 6.93147180559945286227e-01;
 static const double TWO_OVER_SQRT_PI = 1.12837916709551255856e+00;
 
-static inline double abs_d(double x) { return double_of_bits(bits_of_double(x) & 0x7fffffffffffffffull); }
-static inline double pow2_d(int32_t k) { return double_of_bits((u64)(k + 1023) << 52); } /* -1022 <= k <= 1023 */
-static inline int32_t round_to_int(double x) { return (int32_t)(x < 0 ? x - 0.5 : x + 0.5); }
+INLINE double abs_d(double x) { return double_of_bits(bits_of_double(x) & 0x7fffffffffffffffull); }
+INLINE double pow2_d(int32_t k) { return double_of_bits((u64)(k + 1023) << 52); } /* -1022 <= k <= 1023 */
+INLINE int32_t round_to_int(double x) { return (int32_t)(x < 0 ? x - 0.5 : x + 0.5); }
 
 /* e^r - 1 for |r| <= ln(2)/2 by its Taylor series to r^14 (truncation below 2^-60 relative). */
-static inline double expm1_reduced(double r) {
+INLINE double expm1_reduced(double r) {
     double sum = 0, factorial = 1;
     double inverse[15];
     for (int n = 1; n <= 14; n++) {
@@ -283,14 +285,14 @@ static inline double expm1_reduced(double r) {
 }
 
 /* e^x for |x| <= 700, as 2^k e^r with x = k ln 2 + r. */
-static inline double exp_d(double x) {
+INLINE double exp_d(double x) {
     int32_t k = round_to_int(x * INV_LN2);
     double r = (x - k * LN2_HI) - k * LN2_LO;
     return (1 + expm1_reduced(r)) * pow2_d(k);
 }
 
 /* e^x - 1 for 0 <= x <= 700 without cancellation near 0: 2^k (e^r - 1) + (2^k - 1). */
-static inline double expm1_nonnegative(double x) {
+INLINE double expm1_nonnegative(double x) {
     int32_t k = round_to_int(x * INV_LN2);
     double r = (x - k * LN2_HI) - k * LN2_LO;
     double scale = pow2_d(k);
@@ -298,7 +300,7 @@ static inline double expm1_nonnegative(double x) {
 }
 
 /* ln x for a normal double x > 0: x = 2^e m with m in [0.707, 1.414], ln m = 2 atanh((m - 1)/(m + 1)). */
-static inline double log_d(double x) {
+INLINE double log_d(double x) {
     u64 b = bits_of_double(x);
     int32_t e = (int32_t)((b >> 52) & 0x7ff) - 1023;
     double m = double_of_bits((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
@@ -312,7 +314,7 @@ static inline double log_d(double x) {
 
 /* erf x for x >= 0: 2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1) / (1 3 5 ... (2n+1)), a series of positive terms
    (no cancellation); 130 terms reach 2^-60 at x = 5.9, and erf rounds to 1 in every posit from 5.9 on. */
-static inline double erf_nonnegative(double x) {
+INLINE double erf_nonnegative(double x) {
     double a = x < 5.9 ? x : 5.9;
     double a2 = a * a, term = a, sum = a;
     for (int n = 1; n < 130; n++) {
@@ -424,7 +426,7 @@ API posit_storage FN(max)(posit_storage a, posit_storage b) {
 API posit_storage FN(lowest)(void) { return (posit_storage)(-MAXPOS_PATTERN); }
 
 /* A transcendental result (a nonzero real unless exactly 0) rounded once; x is the argument's double. */
-static inline posit_storage round_result(double result, int32_t argument) {
+INLINE posit_storage round_result(double result, int32_t argument) {
     return (posit_storage)(is_nar(argument) ? NAR_PATTERN : from_double(result));
 }
 
@@ -522,7 +524,7 @@ API int32_t FN(acc_bits)(void) { return POSIT_ACC_BITS; }
  * acc += (-1)^negative * magnitude * 2^(scale) exactly, magnitude < 2^64 placed with its bit 0 at
  * weight 2^scale (scale >= ACC_LSB_SCALE - 64, and bits below the quire's LSB are zero); NaR makes the quire NaR.
  */
-static inline void quire_add(uint64_t *acc, uint32_t negative, u64 magnitude, int32_t scale, int32_t nar) {
+INLINE void quire_add(uint64_t *acc, uint32_t negative, u64 magnitude, int32_t scale, int32_t nar) {
     /* Bit offset in a frame with one extra zero word below the quire. */
     int32_t offset = scale - ACC_LSB_SCALE + 64;
     int32_t word = offset >> 6, bit = offset & 63;

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class PositQuireTest {
     @Test
     void dotProductsAndSumsAreExactThenRoundedOnce() {
-        int[][] formats = {{8, 2}, {8, 0}, {16, 2}, {16, 1}, {16, 3}, {32, 2}, {12, 3}, {5, 1}};
+        int[][] formats = {{8, 2}, {8, 0}, {16, 2}, {16, 1}, {16, 3}, {32, 2}, {12, 3}, {5, 1}, {20, 3}, {32, 0}};
         for (int[] format : formats) {
             PositReference ref = new PositReference(format[0], format[1]);
             try (PositLibrary lib = PositLibrary.compile(format[0], format[1])) {
