@@ -108,10 +108,4 @@ final class PositChecks {
         for (int i = 0; i < all.length; i++) all[i] = i;
         return all;
     }
-
-    static int[] ints(long[] values) {
-        int[] r = new int[values.length];
-        for (int i = 0; i < r.length; i++) r[i] = (int) values[i];
-        return r;
-    }
 }
