@@ -110,7 +110,8 @@ public final class SweepChart {
         for (int i = 0; i < series.size(); i++) {
             renderer.setSeriesStroke(i, new BasicStroke(2f));
             renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
-            renderer.setSeriesShape(i, SHAPES[i % SHAPES.length]);
+            // Shapes advance one more step per round of colours, so no two of the first 100 families look alike.
+            renderer.setSeriesShape(i, SHAPES[(i + i / PALETTE.length) % SHAPES.length]);
         }
         XYPlot plot = new XYPlot(data, null, y, renderer);
         plot.setBackgroundPaint(Color.WHITE);
