@@ -134,8 +134,9 @@ final class BenchDtypesCommand implements Callable<Integer> {
         System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
         System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul) timed against depth 1, the%n",
             ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);
-        System.out.println("difference divided by K: the conversions at the inputs and output cancel. Each time is the best of");
-        System.out.printf("repeated runs over %.2f s. 'x f32' is the ratio to float32; 'lib' the same graph compiled with%n", seconds);
+        System.out.println("difference divided by K: the conversions at the inputs and output cancel. Each time is the thread's");
+        System.out.printf("CPU time in the best of repeated runs over %.2f s (waiting for a core on a loaded machine does not%n", seconds);
+        System.out.println("count). 'x f32' is the ratio to float32; 'lib' the same graph compiled with");
         System.out.println("--no-inline-lib (library functions called out of line, nothing vectorized), 'speedup' lib / inlined.");
         StringBuilder header = new StringBuilder(String.format("%-18s", "datatype"));
         for (String op : List.of("add", "mul", "matmul")) {

@@ -8,6 +8,8 @@ import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.List;
 import java.util.function.IntFunction;
 
@@ -15,11 +17,13 @@ import java.util.function.IntFunction;
  * The cost of one operation in a datatype, free of the float32 conversions at the graph's boundary: the
  * same chain of nodes is compiled at two depths and run on the same inputs, and the difference of the two
  * times, divided by the extra nodes and the operations each performs, is what one more operation costs.
- * Each time is the fastest of repeated runs on this thread, the figure least disturbed by other work on
- * the machine.
+ * Each time is the CPU time of this thread (the compiled code runs on it) in the fastest of repeated runs:
+ * on a shared machine, wall time would count the time the thread waits for a core, CPU time does not, and
+ * the fastest run is the one least disturbed by other work (cache and memory contention remain).
  */
 public final class ChainTimer {
     private static final int MIN_RUNS = 3;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final double secondsPerGraph;
 
@@ -46,9 +50,9 @@ public final class ChainTimer {
             long best = Long.MAX_VALUE;
             long end = System.nanoTime() + (long) (secondsPerGraph * 1e9);
             for (int run = 0; run < MIN_RUNS || System.nanoTime() < end; run++) {
-                long start = System.nanoTime();
+                long start = THREADS.getCurrentThreadCpuTime();
                 model.run(inputs, outputs);
-                best = Math.min(best, System.nanoTime() - start);
+                best = Math.min(best, THREADS.getCurrentThreadCpuTime() - start);
             }
             return best;
         }
