@@ -77,7 +77,7 @@ public final class Compiler {
             LibraryCalls calls = LibraryCalls.of(machine);
             if (!calls.isEmpty()) {
                 for (NativeLibrary library : libraries(plan, log)) {
-                    libraries.add(LibraryLinker.load(library, options.target().triple(), llvmContext));
+                    libraries.add(LibraryLinker.load(library, options.target(), llvmContext));
                 }
                 calls.check(libraries, log, libraryOfDatatype(plan, log));
             }
