@@ -7,6 +7,7 @@ import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.compiler.target.PExtension;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.compiler.target.Targets;
 import dev.byodt.runtime.Tensor;
@@ -94,7 +95,10 @@ final class ModelOptions {
     }
 
     CompileOptions compileOptions() {
-        return CompileOptions.host().withTarget(target()).withDatatypes(datatypeChoice()).withInlineLibraries(!noInlineLibraries);
+        Target chosen = target();
+        DatatypeChoice datatypes = datatypeChoice();
+        PExtension.coverageNote(chosen, datatypes).ifPresent(note -> System.err.println("byodt: " + note));
+        return CompileOptions.host().withTarget(chosen).withDatatypes(datatypes).withInlineLibraries(!noInlineLibraries);
     }
 
     /** --target with --mattr and --p-opcode; an unknown target is a usage error listing the known ones. */

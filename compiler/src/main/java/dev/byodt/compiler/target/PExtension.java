@@ -1,5 +1,7 @@
 package dev.byodt.compiler.target;
 
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.NativeLibrary;
 
@@ -33,6 +35,19 @@ public final class PExtension {
         if (!target.hasP()) return Optional.empty();
         String flavour = target.isRiscv() ? "BYODT_P_OPCODE=0x" + Integer.toHexString(target.pOpcode()) : "BYODT_P_MODEL=1";
         return Optional.of(new NativeLibrary(LIBRARY, List.of(flavour)));
+    }
+
+    /**
+     * One line telling the user which chosen datatypes the P extension does not serve on {@code target}
+     * (they use base instructions), if any: P lowerings exist for fxp16_P only.
+     */
+    public static Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
+        if (!target.hasP()) return Optional.empty();
+        List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
+            .filter(name -> !name.matches("fxp16_\\d+")).distinct().toList();
+        if (unserved.isEmpty()) return Optional.empty();
+        return Optional.of("the P extension serves fxp16_P only; " + String.join(", ", unserved)
+            + (unserved.size() == 1 ? " uses" : " use") + " base " + target.name().replaceFirst("p$", "") + " instructions");
     }
 
     /** The instruction with these fields, if P has it among those byodt emits. */
