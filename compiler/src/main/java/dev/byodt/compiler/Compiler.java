@@ -64,6 +64,7 @@ public final class Compiler {
         DatatypePlan plan = plan(program, options, log);
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
+        if (options.target().hasP()) machine = PExtension.PAIRED_PRODUCTS.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
             machine.outputSpecs(), memory.workspaceBytes());

@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.NativeLibrary;
+import dev.byodt.compiler.lower.PairedProducts;
 
 import java.util.List;
 import java.util.Optional;
@@ -27,6 +28,9 @@ public final class PExtension {
         new Instruction("KHM16", 0, 0x43),
         new Instruction("SMAX16", 0, 0x41), new Instruction("SMIN16", 0, 0x40),
         new Instruction("SMALDA", 1, 0x46));
+
+    /** Dot-product loops of fxp16_P with exact accumulation, two products per SMALDA. */
+    public static final PairedProducts PAIRED_PRODUCTS = new PairedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac2");
 
     private PExtension() {}
 

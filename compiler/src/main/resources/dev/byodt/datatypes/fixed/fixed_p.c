@@ -133,3 +133,12 @@ EXPORT void byodt_p16_acc_mac(uint64_t *acc, uint16_t a, uint16_t b) {
     *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
 }
 
+
+/*
+ * Two products of a dot product at once (byodt pairs the iterations of such loops): the operands packed
+ * two to a register, lane 0 the first, then one SMALDA: acc += a0 * b0 + a1 * b1.
+ */
+EXPORT void byodt_p16_acc_mac2(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t b0, uint16_t b1) {
+    reg_t a = (reg_t)a0 | (reg_t)a1 << 16, b = (reg_t)b0 | (reg_t)b1 << 16;
+    *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
+}

@@ -89,16 +89,18 @@ class PExtensionTest {
         }
     }
 
-    @Test
-    void thePModelIsWhatTheHostBuildRuns() {
-        Graph graph = OnnxLoader.load(NODE_TESTS.resolve("test_add").resolve("model.onnx"));
-        CompileOptions options = CompileOptions.host().withTarget(hostWithPModel()).withDatatype("fxp16_13")
-            .withInlineLibraries(false);
-        Path ll = work.resolve("add.ll");
+    @ParameterizedTest(name = "{0} --accumulate {1} calls {2}")
+    @CsvSource({"test_add, dtype, @byodt_p16_add_saturate(", "test_gemm_default_no_bias, exact, @byodt_p16_acc_mac2(",
+        "test_matmul_2d, exact, @byodt_p16_acc_mac2("})
+    void thePModelIsWhatTheHostBuildRuns(String testCase, String accumulate, String call) {
+        Graph graph = OnnxLoader.load(NODE_TESTS.resolve(testCase).resolve("model.onnx"));
+        CompileOptions options = CompileOptions.host().withTarget(hostWithPModel())
+            .withDatatypes(choice("fxp16_13", accumulate, Map.of())).withInlineLibraries(false);
+        Path ll = work.resolve(testCase + ".ll");
         try (CompiledModule compiled = Compiler.compile(graph, options)) {
             new Emitter().emit(EmitKind.LLVM, compiled, ll);
         }
-        assertTrue(assertDoesNotThrow(() -> Files.readString(ll)).contains("i16 @byodt_p16_add_saturate(i16"));
+        assertTrue(assertDoesNotThrow(() -> Files.readString(ll)).contains(call), call + " in the IR of " + testCase);
     }
 
     @ParameterizedTest(name = "{0} opcode {1}")
