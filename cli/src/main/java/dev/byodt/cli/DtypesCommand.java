@@ -1,7 +1,6 @@
 package dev.byodt.cli;
 
 import dev.byodt.compiler.dtype.AccumulationMode;
-import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
@@ -18,17 +17,21 @@ import java.util.stream.Collectors;
         + "options, library, and which scalar operations it lowers, so gaps show before compiling."})
 final class DtypesCommand implements Callable<Integer> {
     @Mixin
+    PluginOptions plugins;
+
+    @Mixin
     CommonOptions common;
 
     @Override
     public Integer call() {
-        DatatypeRegistry registry = DatatypeChoice.builtInRegistry();
+        DatatypeRegistry registry = plugins.registry();
         for (DatatypeDefinition d : registry.definitions()) {
             System.out.printf("%-22s code %-3d  widths %-10s  accumulate %s%n", d.name(), d.code(), d.describeWidths(),
                 d.accumulationModes().stream().map(AccumulationMode::optionName).collect(Collectors.joining(", ")));
             if (!d.summary().isEmpty()) System.out.println("    " + d.summary());
             d.options().values().forEach(o -> System.out.println("    --" + o.name() + " " + String.join("|", o.values())));
             d.librarySource().ifPresent(l -> System.out.println("    library " + l.displayName()));
+            if (!d.origin().isEmpty()) System.out.println("    from " + d.origin());
             List<String> lowered = new ArrayList<>(), missing = new ArrayList<>();
             for (DatatypeOp op : DatatypeOp.values()) {
                 if (op.isAccumulatorOp() && !d.accumulationModes().contains(AccumulationMode.EXACT)) continue;

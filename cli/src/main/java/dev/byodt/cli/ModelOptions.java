@@ -29,6 +29,9 @@ final class ModelOptions {
     @Mixin
     ShapeOptions shapes;
 
+    @Mixin
+    PluginOptions plugins;
+
     @Option(names = "--target", defaultValue = "host", paramLabel = "TARGET",
         description = "Target to generate code for: host (this machine's CPU), riscv64 (rv64gc, lp64d), riscv32 "
             + "(rv32imac, ilp32), riscv32f (rv32imafc, ilp32f), riscv64p / riscv32p (with the P extension 0.9.x). "
@@ -124,8 +127,10 @@ final class ModelOptions {
         Map<String, String> datatypeOptions = new LinkedHashMap<>();
         if (overflow != null) datatypeOptions.put("overflow", overflow);
         if (rounding != null) datatypeOptions.put("rounding", rounding);
+        // Loading the user's datatypes is not part of the try: a broken plug-in is an error in a file, not in usage.
+        DatatypeChoice registered = DatatypeChoice.float32().withRegistry(plugins.registry());
         try {
-            DatatypeChoice choice = DatatypeChoice.float32().withDatatype(dtype)
+            DatatypeChoice choice = registered.withDatatype(dtype)
                 .withOverrides(DatatypeChoice.parseOverrides(dtypeMap))
                 .withAccumulation(AccumulationMode.parse(accumulate))
                 .withFallbackToFloat32(fallback != null)

@@ -65,6 +65,7 @@ public final class DatatypeDefinition {
     private final Set<AccumulationMode> accumulation;
     private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
     private final Map<String, Option> options;
+    private final String origin;
 
     private DatatypeDefinition(Builder b) {
         name = b.name;
@@ -82,6 +83,24 @@ public final class DatatypeDefinition {
         accumulation = Collections.unmodifiableSet(EnumSet.copyOf(b.accumulation));
         exactAccumulatorBits = b.exactAccumulatorBits;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+        origin = b.origin;
+    }
+
+    private DatatypeDefinition(DatatypeDefinition d, String origin) {
+        name = d.name;
+        code = d.code;
+        summary = d.summary;
+        widths = d.widths;
+        storage = d.storage;
+        librarySource = d.librarySource;
+        defines = d.defines;
+        prefix = d.prefix;
+        instanceCheck = d.instanceCheck;
+        lowerings = d.lowerings;
+        accumulation = d.accumulation;
+        exactAccumulatorBits = d.exactAccumulatorBits;
+        options = d.options;
+        this.origin = origin;
     }
 
     /** TVM's register(name, code): starts a definition. {@code name} may carry a parameter: "minifloat_e{E:2..8}". */
@@ -106,6 +125,12 @@ public final class DatatypeDefinition {
 
     public Optional<LibrarySource> librarySource() { return Optional.ofNullable(librarySource); }
 
+    /** Where the definition was registered from (a descriptor file, a plug-in jar); empty for byodt's own. */
+    public String origin() { return origin; }
+
+    /** This definition, said to come from {@code where} (the plug-in jar that registered it). */
+    public DatatypeDefinition withOrigin(String where) { return new DatatypeDefinition(this, where); }
+
     ScalarType storage(int bits) { return storage.apply(bits); }
 
     String prefix(DatatypeInstance instance) { return prefix.apply(instance); }
@@ -115,7 +140,7 @@ public final class DatatypeDefinition {
         List<String> all = new ArrayList<>();
         all.add("BYODT_PREFIX=" + instance.prefix());
         all.addAll(defines.apply(instance));
-        return Optional.of(new NativeLibrary(librarySource, all));
+        return Optional.of(new NativeLibrary(librarySource, all, origin));
     }
 
     Optional<ScalarType> exactAccumulator(DatatypeInstance instance) {
@@ -164,7 +189,7 @@ public final class DatatypeDefinition {
     }
 
     @Override
-    public String toString() { return name() + " (code " + code + ")"; }
+    public String toString() { return name() + " (code " + code + (origin.isEmpty() ? "" : ", " + origin) + ")"; }
 
     /** Collects a definition's parts; every method returns the builder. */
     public static final class Builder {
@@ -181,6 +206,7 @@ public final class DatatypeDefinition {
         private final Set<AccumulationMode> accumulation = EnumSet.of(AccumulationMode.DTYPE);
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private final Map<String, Option> options = new LinkedHashMap<>();
+        private String origin = "";
 
         private Builder(NamePattern name, int code) {
             this.name = name;
@@ -203,6 +229,12 @@ public final class DatatypeDefinition {
         /** Every width from {@code from} to {@code to}. */
         public Builder widthRange(int from, int to) {
             for (int b = from; b <= to; b++) widths.add(b);
+            return this;
+        }
+
+        /** Where the definition comes from, for messages: the descriptor file or plug-in jar that registers it. */
+        public Builder origin(String where) {
+            origin = where;
             return this;
         }
 

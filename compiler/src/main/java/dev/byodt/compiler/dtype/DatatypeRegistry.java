@@ -16,6 +16,8 @@ import java.util.stream.Collectors;
  */
 public final class DatatypeRegistry {
     private final List<DatatypeDefinition> definitions = new ArrayList<>();
+    /** While a plug-in jar registers its datatypes: the jar, recorded as their origin. */
+    private String registeringFrom = "";
 
     /** An empty registry (tests); see {@link #withBuiltIns()}. */
     public DatatypeRegistry() {}
@@ -32,8 +34,23 @@ public final class DatatypeRegistry {
         for (DatatypePlugin plugin : ServiceLoader.load(DatatypePlugin.class, loader)) plugin.registerWith(this);
     }
 
+    /**
+     * Lets {@code plugin} register its datatypes, recording {@code origin} (its jar) as where each came from
+     * unless the plug-in said otherwise.
+     */
+    public void registerFrom(String origin, DatatypePlugin plugin) {
+        registeringFrom = origin;
+        try {
+            plugin.registerWith(this);
+        } finally {
+            registeringFrom = "";
+        }
+    }
+
     /** Adds a definition; a code outside 129..255 or a code or name already taken is an error. */
-    public DatatypeRegistry register(DatatypeDefinition definition) {
+    public DatatypeRegistry register(DatatypeDefinition registered) {
+        DatatypeDefinition definition = registered.origin().isEmpty() && !registeringFrom.isEmpty()
+            ? registered.withOrigin(registeringFrom) : registered;
         int code = definition.code();
         boolean builtInFloat = definition.name().equals("float32") && code == Float32.TYPE_CODE;
         if (!builtInFloat && (code < DatatypeDefinition.FIRST_CUSTOM_CODE || code > DatatypeDefinition.LAST_CUSTOM_CODE)) {
@@ -42,10 +59,10 @@ public final class DatatypeRegistry {
         }
         for (DatatypeDefinition d : definitions) {
             if (d.code() == code) {
-                throw new ByodtException("datatype " + definition.name() + ": type code " + code + " is already registered to " + d.name());
+                throw new ByodtException("datatype " + definition.name() + ": type code " + code + " is already registered to " + describe(d));
             }
             if (d.namePattern().overlaps(definition.namePattern())) {
-                throw new ByodtException("datatype " + definition.name() + ": the name clashes with the registered " + d.name());
+                throw new ByodtException("datatype " + definition.name() + ": the name clashes with the registered " + describe(d));
             }
         }
         definitions.add(definition);
@@ -80,6 +97,11 @@ public final class DatatypeRegistry {
             if (instance.isPresent()) return instance.get();
         }
         throw new ByodtException("unknown datatype '" + name + "'; registered: " + describe());
+    }
+
+    /** "posit", or "lns (from lns16.yaml)" for a user's datatype. */
+    private static String describe(DatatypeDefinition d) {
+        return d.origin().isEmpty() ? d.name() : d.name() + " (from " + d.origin() + ")";
     }
 
     /** "float32 (32), posit (2..32), fxp_{P:0..31} (8, 16, 32), ...": names and widths, for error messages. */

@@ -43,8 +43,20 @@ public final class PositDatatypes implements DatatypePlugin {
             .registerOp(DatatypeOp.EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
             .registerOp(DatatypeOp.NE, s -> Exprs.ne(s.arg(0), s.arg(1)))
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
-            // The quire: at least 16N bits (DATATYPES.md).
-            .exactAccumulator(i -> i.bits() <= 8 ? 128 : i.bits() <= 16 ? 256 : 512)
+            .exactAccumulator(i -> quireBits(i.bits(), es))
             .build();
+    }
+
+    /**
+     * posit.c's quire width (its POSIT_ACC_BITS): at least 16N bits, as the standard asks, and at least
+     * 4 maxScale + 32 so that minPos^2 .. maxPos^2 with a sign and carry bits fit (es = 3 needs the latter),
+     * rounded up to 128, 256, 512 or 1024. A test checks it against the library's own macro.
+     */
+    static int quireBits(int n, int es) {
+        int maxScale = (n - 2) << es;
+        int needed = Math.max(16 * n, 4 * maxScale + 32);
+        int bits = 128;
+        while (bits < needed) bits *= 2;
+        return bits;
     }
 }

@@ -1,0 +1,591 @@
+/*
+ * Posits per the Posit Standard (2022), https://posithub.org/docs/posit_standard-2.pdf, for one instance
+ * chosen at compile time: -DPOSIT_N=<2..32> (bits) -DPOSIT_ES=<0..3> (exponent bits) -DBYODT_PREFIX=<name>.
+ *
+ * Storage: the N-bit pattern sign-extended to uint8_t / uint16_t / uint32_t (the smallest that holds it), so
+ * that the order of posits is the order of the storage integers read as signed numbers and NaR (1 followed
+ * by zeros) stays the most negative value.
+ *
+ * Rounding (section 4.1): the exact result is rounded to nearest, ties to the even bit pattern, where the
+ * midpoint between two neighbours is the (N+1)-bit posit between them. Because the posit encoding is
+ * monotonic, that is round-to-nearest-even of the exact value's infinitely long posit bit string cut after
+ * N bits, which is what encode() does; the midpoint is therefore geometric where exponent bits are cut off.
+ * A nonzero value never rounds to 0 (it becomes +-minPos) and a finite one never to NaR (+-maxPos).
+ *
+ * Arithmetic: for N <= 16 with hardware double, + - * / sqrt are computed in double and rounded once, which
+ * is exact (double rounding is innocuous when 53 >= 2p + 2 for p-bit significands, and every posit of at
+ * most 16 bits and every such result lies far inside double's range). Otherwise (N > 16, or
+ * -DPOSIT_INTEGER_ARITHMETIC=1, or a target without double hardware) they use exact integer significands
+ * with a sticky bit. exp, log, tanh, sigmoid, erf and pow use this file's own double-precision routines and
+ * round once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
+ *
+ * Exact accumulation: a fixed-point quire of POSIT_ACC_BITS bits (little-endian uint64_t words) whose least
+ * significant bit is minPos^2, so that every product of two posits is exact in it.
+ */
+#include <stdint.h>
+
+#if !defined(POSIT_N) || !defined(POSIT_ES) || !defined(BYODT_PREFIX)
+#error "define POSIT_N, POSIT_ES and BYODT_PREFIX"
+#endif
+#if POSIT_N < 2 || POSIT_N > 32 || POSIT_ES < 0 || POSIT_ES > 3
+#error "POSIT_N must be in 2..32 and POSIT_ES in 0..3"
+#endif
+
+#define N POSIT_N
+#define ES POSIT_ES
+
+#if N <= 8
+typedef uint8_t posit_storage;
+typedef int8_t posit_signed;
+#elif N <= 16
+typedef uint16_t posit_storage;
+typedef int16_t posit_signed;
+#else
+typedef uint32_t posit_storage;
+typedef int32_t posit_signed;
+#endif
+
+#ifndef POSIT_INTEGER_ARITHMETIC
+#if N <= 16 && (!defined(__riscv) || (defined(__riscv_flen) && __riscv_flen >= 64))
+#define POSIT_INTEGER_ARITHMETIC 0
+#else
+#define POSIT_INTEGER_ARITHMETIC 1
+#endif
+#endif
+
+#define PASTE(a, b) a##_##b
+#define NAME(prefix, op) PASTE(prefix, op)
+#define FN(op) NAME(BYODT_PREFIX, op)
+#define API __attribute__((always_inline))
+/* Helpers inline too: a call left in a loop body stops it from vectorizing. */
+#define INLINE static inline __attribute__((always_inline))
+
+/* The largest scale (power of two) of a posit: maxPos = 2^MAX_SCALE, minPos = 2^-MAX_SCALE. */
+#define MAX_SCALE ((N - 2) << ES)
+#define NAR_PATTERN ((int32_t)(0u - (1u << (N - 1)))) /* sign-extended: the most negative value */
+#define MAXPOS_PATTERN ((int32_t)((1u << (N - 1)) - 1))
+
+/* Quire width: at least 16N bits (the standard's), and at least 4 MAX_SCALE + 32 bits, so that the range
+   minPos^2..maxPos^2 plus a sign bit and about 30 carry bits fit (es = 3 needs the latter). */
+#define QUIRE_NEED ((4 * MAX_SCALE + 32) > 16 * N ? (4 * MAX_SCALE + 32) : 16 * N)
+#if QUIRE_NEED <= 128
+#define POSIT_ACC_BITS 128
+#elif QUIRE_NEED <= 256
+#define POSIT_ACC_BITS 256
+#elif QUIRE_NEED <= 512
+#define POSIT_ACC_BITS 512
+#else
+#define POSIT_ACC_BITS 1024
+#endif
+#define ACC_WORDS (POSIT_ACC_BITS / 64)
+#define ACC_LSB_SCALE (-2 * MAX_SCALE) /* the quire's least significant bit is 2^ACC_LSB_SCALE = minPos^2 */
+
+typedef uint64_t u64;
+typedef int64_t i64;
+
+/* ---- bit helpers ---- */
+
+INLINE u64 bits_of_double(double x) { union { double d; u64 u; } v = { x }; return v.u; }
+INLINE double double_of_bits(u64 u) { union { u64 u; double d; } v = { u }; return v.d; }
+
+/* The storage integer as the sign-extended pattern. */
+INLINE int32_t pattern_of(posit_storage p) { return (int32_t)(posit_signed)p; }
+
+/* Cuts an int32 to N bits and sign-extends it again (two's complement wrap-around in N bits). */
+INLINE int32_t wrap_to_n(uint32_t v) { return (int32_t)(v << (32 - N)) >> (32 - N); }
+
+/* The pattern of -x (two's complement in N bits; -NaR = NaR). */
+INLINE int32_t negate(int32_t p) { return wrap_to_n(0u - (uint32_t)p); }
+
+INLINE int clz32(uint32_t x) { return __builtin_clz(x | 1); }
+INLINE int clz64(u64 x) { return x == 0 ? 64 : __builtin_clzll(x); }
+
+/* ---- decoding ---- */
+
+/* A nonzero, non-NaR posit is (-1)^negative * significand * 2^(scale - 31) with significand in [2^31, 2^32).
+   For 0 and NaR the fields are meaningless; callers select those cases separately. */
+typedef struct {
+    uint32_t negative;
+    int32_t scale;
+    uint32_t significand;
+} unpacked;
+
+INLINE unpacked decode(int32_t p) {
+    uint32_t negative = (uint32_t)p >> 31;
+    uint32_t magnitude = negative ? 0u - (uint32_t)p : (uint32_t)p;
+    /* The magnitude's bits after the sign, left-aligned in 32 bits (the pattern is zero-padded below N bits). */
+    uint32_t body = magnitude << (33 - N);
+    uint32_t ones = body >> 31;                             /* a regime of ones (scale >= 0) or of zeros */
+    int run = clz32(ones ? ~body : body);
+    int32_t regime = ones ? run - 1 : -run;
+    /* Drop the regime and its terminating bit; run + 1 can be 32, so shift a 64-bit copy. */
+    u64 rest = ((u64)body << 32) << (run + 1);
+#if ES > 0
+    int32_t exponent = (int32_t)(rest >> (64 - ES));
+    rest <<= ES;
+#else
+    int32_t exponent = 0;
+#endif
+    unpacked u;
+    u.negative = negative;
+    u.scale = regime * (1 << ES) + exponent;
+    u.significand = 0x80000000u | (uint32_t)(rest >> 33);
+    return u;
+}
+
+/* ---- encoding: the rounding of section 4.1 ---- */
+
+/*
+ * The posit nearest to (-1)^negative * significand * 2^(scale - 63) (significand in [2^63, 2^64)) plus,
+ * when sticky is 1, a positive amount below the significand's last bit. Returns the sign-extended pattern.
+ */
+INLINE int32_t encode(uint32_t negative, int32_t scale, u64 significand, u64 sticky) {
+    int32_t above = scale > MAX_SCALE, below = scale < -MAX_SCALE;
+    int32_t s = above ? MAX_SCALE : below ? -MAX_SCALE : scale;
+    int32_t regime = s >> ES; /* floor division */
+    int32_t exponent = s & ((1 << ES) - 1);
+    /* Regime r >= 0: r + 1 ones and a zero; r < 0: -r zeros and a one. */
+    int32_t regime_length = regime >= 0 ? regime + 2 : 1 - regime;
+    u64 regime_bits = regime >= 0 ? (((u64)1 << (regime + 1)) - 1) << 1 : 1;
+    int32_t head_length = regime_length + ES; /* 2..N+3 */
+    u64 head = (regime_bits << ES) | (u64)exponent;
+    u64 fraction = significand << 1; /* the hidden bit dropped */
+    u64 string = (head << (64 - head_length)) | (fraction >> head_length);
+    u64 lost = (fraction << (64 - head_length)) != 0;
+    /* The posit's N-1 magnitude bits, the first cut bit, and whether anything after it is nonzero. */
+    uint32_t magnitude = (uint32_t)(string >> (65 - N));
+    uint32_t guard = (uint32_t)(string >> (64 - N)) & 1;
+    uint32_t rest = ((string << N) != 0) | (uint32_t)lost | (uint32_t)sticky;
+    magnitude += guard & (rest | (magnitude & 1));
+    magnitude = above ? (uint32_t)MAXPOS_PATTERN : below ? 1u : magnitude;
+    return negative ? -(int32_t)magnitude : (int32_t)magnitude;
+}
+
+/* The posit nearest to a double; +-0 -> 0, +-inf and NaN -> NaR. */
+INLINE int32_t from_double(double x) {
+    u64 b = bits_of_double(x);
+    int32_t biased = (int32_t)((b >> 52) & 0x7ff);
+    /* A subnormal double is below every posit's minPos, so its scale only has to be below -MAX_SCALE. */
+    int32_t p = encode((uint32_t)(b >> 63), biased - 1023, ((u64)1 << 63) | ((b << 12) >> 1), 0);
+    p = biased == 0x7ff ? NAR_PATTERN : p;
+    return (b << 1) == 0 ? 0 : p;
+}
+
+/* The exact value of a posit as a double (every posit of up to 32 bits is one); NaR -> NaN. */
+INLINE double to_double(int32_t p) {
+    unpacked u = decode(p);
+    u64 bits = ((u64)u.negative << 63) | ((u64)(u.scale + 1023) << 52) | ((u64)(u.significand & 0x7fffffffu) << 21);
+    bits = p == NAR_PATTERN ? 0x7ff8000000000000ull : bits;
+    return p == 0 ? 0.0 : double_of_bits(bits);
+}
+
+INLINE int32_t is_nar(int32_t p) { return p == NAR_PATTERN; }
+
+/* ---- exact integer arithmetic (N > 16, or where double is not available) ---- */
+
+INLINE int32_t integer_mul(int32_t a, int32_t b) {
+    unpacked x = decode(a), y = decode(b);
+    u64 product = (u64)x.significand * y.significand; /* in [2^62, 2^64) */
+    uint32_t carry = (uint32_t)(product >> 63);
+    product <<= 1 - carry;
+    int32_t p = encode(x.negative ^ y.negative, x.scale + y.scale + (int32_t)carry, product, 0);
+    p = ((a == 0) | (b == 0)) ? 0 : p;
+    return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
+}
+
+INLINE int32_t integer_add(int32_t a, int32_t b) {
+    /* Posit magnitudes order like the magnitudes of their patterns: make x the larger one. */
+    uint32_t abs_a = a < 0 ? 0u - (uint32_t)a : (uint32_t)a, abs_b = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
+    int32_t swap = abs_b > abs_a;
+    int32_t big = swap ? b : a, small = swap ? a : b;
+    unpacked x = decode(big), y = decode(small);
+    y.significand = small == 0 ? 0 : y.significand;
+    /* Significands at bits 31..62 leave a carry bit on top and 31 bits below for the aligned smaller one. */
+    u64 larger = (u64)x.significand << 31;
+    u64 smaller = (u64)y.significand << 31;
+    int32_t shift = x.scale - y.scale;
+    shift = shift > 63 ? 63 : shift < 0 ? 0 : shift;
+    u64 aligned = smaller >> shift;
+    u64 sticky = (aligned << shift) != smaller;
+    /* Subtracting a value with a nonzero tail: take one more unit and report the positive remainder as sticky. */
+    uint32_t subtract = x.negative ^ y.negative;
+    u64 sum = subtract ? larger - aligned - sticky : larger + aligned;
+    int lead = clz64(sum);
+    u64 normalized = sum << (lead & 63);
+    int32_t p = encode(x.negative, x.scale + 1 - lead, normalized, sticky);
+    p = sum == 0 ? 0 : p;
+    p = big == 0 ? 0 : p;
+    return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
+}
+
+/* floor(numerator * 2^32 / divisor) and whether a remainder is left, by restoring division (no library
+   call for 64-bit division on 32-bit targets); numerator < 2^32 <= 2 divisor. */
+INLINE u64 divide_shifted(uint32_t numerator, uint32_t divisor, u64 *inexact) {
+    u64 remainder = numerator, quotient = 0;
+    for (int i = 0; i < 33; i++) {
+        u64 fits = remainder >= divisor;
+        remainder -= fits ? divisor : 0;
+        quotient = (quotient << 1) | fits;
+        remainder <<= 1;
+    }
+    *inexact = remainder != 0;
+    return quotient;
+}
+
+INLINE int32_t integer_div(int32_t a, int32_t b) {
+    unpacked x = decode(a), y = decode(b);
+    u64 inexact;
+    u64 quotient = divide_shifted(x.significand, y.significand, &inexact); /* in (2^31, 2^33) */
+    int lead = clz64(quotient);
+    int32_t p = encode(x.negative ^ y.negative, x.scale - y.scale + 31 - lead, quotient << lead, inexact);
+    p = a == 0 ? 0 : p;
+    return (is_nar(a) | is_nar(b) | (b == 0)) ? NAR_PATTERN : p;
+}
+
+INLINE int32_t integer_sqrt(int32_t a) {
+    unpacked x = decode(a);
+    /* sqrt(s 2^(e-31)) = sqrt(s 2^(31 + (e & 1))) 2^(floor(e/2) - 31): a 32-bit integer root. */
+    u64 radicand = (u64)x.significand << (31 + (x.scale & 1));
+    u64 root = 0, remainder = 0;
+    for (int i = 0; i < 32; i++) {
+        remainder = (remainder << 2) | (radicand >> 62);
+        radicand <<= 2;
+        u64 trial = (root << 2) | 1;
+        u64 fits = remainder >= trial;
+        remainder -= fits ? trial : 0;
+        root = (root << 1) | fits;
+    }
+    int32_t p = encode(0, x.scale >> 1, root << 32, remainder != 0);
+    p = a == 0 ? 0 : p;
+    return a < 0 ? NAR_PATTERN : p; /* negative arguments and NaR */
+}
+
+/* ---- double-precision elementary functions (no libm) ---- */
+
+static const double LN2_HI = 6.93147180369123816490e-01; /* ln 2 to 32 bits: k * LN2_HI is exact */
+static const double LN2_LO = 1.90821492927058770002e-10; /* ln 2 - LN2_HI */
+static const double INV_LN2 = 1.44269504088896338700e+00;
+static const double LN2 = 6.93147180559945286227e-01;
+static const double TWO_OVER_SQRT_PI = 1.12837916709551255856e+00;
+
+INLINE double abs_d(double x) { return double_of_bits(bits_of_double(x) & 0x7fffffffffffffffull); }
+INLINE double pow2_d(int32_t k) { return double_of_bits((u64)(k + 1023) << 52); } /* -1022 <= k <= 1023 */
+INLINE int32_t round_to_int(double x) { return (int32_t)(x < 0 ? x - 0.5 : x + 0.5); }
+
+/* e^r - 1 for |r| <= ln(2)/2 by its Taylor series to r^14 (truncation below 2^-60 relative). */
+INLINE double expm1_reduced(double r) {
+    double sum = 0, factorial = 1;
+    double inverse[15];
+    for (int n = 1; n <= 14; n++) {
+        factorial *= n;
+        inverse[n] = 1 / factorial;
+    }
+    for (int n = 14; n >= 1; n--) sum = (sum + inverse[n]) * r;
+    return sum;
+}
+
+/* e^x for |x| <= 700, as 2^k e^r with x = k ln 2 + r. */
+INLINE double exp_d(double x) {
+    int32_t k = round_to_int(x * INV_LN2);
+    double r = (x - k * LN2_HI) - k * LN2_LO;
+    return (1 + expm1_reduced(r)) * pow2_d(k);
+}
+
+/* e^x - 1 for 0 <= x <= 700 without cancellation near 0: 2^k (e^r - 1) + (2^k - 1). */
+INLINE double expm1_nonnegative(double x) {
+    int32_t k = round_to_int(x * INV_LN2);
+    double r = (x - k * LN2_HI) - k * LN2_LO;
+    double scale = pow2_d(k);
+    return scale * expm1_reduced(r) + (scale - 1);
+}
+
+/* ln x for a normal double x > 0: x = 2^e m with m in [0.707, 1.414], ln m = 2 atanh((m - 1)/(m + 1)). */
+INLINE double log_d(double x) {
+    u64 b = bits_of_double(x);
+    int32_t e = (int32_t)((b >> 52) & 0x7ff) - 1023;
+    double m = double_of_bits((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    int32_t high = m > 1.4142135623730951;
+    m = high ? m * 0.5 : m;
+    e += high;
+    double s = (m - 1) / (m + 1), s2 = s * s, sum = 0;
+    for (int n = 15; n >= 1; n--) sum = (sum + 1.0 / (2 * n + 1)) * s2;
+    return e * LN2_HI + (e * LN2_LO + (2 * s + 2 * s * sum));
+}
+
+/* erf x for x >= 0: 2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1) / (1 3 5 ... (2n+1)), a series of positive terms
+   (no cancellation); 130 terms reach 2^-60 at x = 5.9, and erf rounds to 1 in every posit from 5.9 on. */
+INLINE double erf_nonnegative(double x) {
+    double a = x < 5.9 ? x : 5.9;
+    double a2 = a * a, term = a, sum = a;
+    for (int n = 1; n < 130; n++) {
+        term *= 2 * a2 / (2 * n + 1);
+        sum += term;
+    }
+    double result = TWO_OVER_SQRT_PI * exp_d(-a2) * sum;
+    return x < 5.9 ? result : 1.0;
+}
+
+/* ---- the exported functions ---- */
+
+API posit_storage FN(from_f64)(double x) { return (posit_storage)from_double(x); }
+API posit_storage FN(from_f32)(float x) { return (posit_storage)from_double((double)x); }
+API float FN(to_f32)(posit_storage p) { return (float)to_double(pattern_of(p)); }
+API double FN(to_f64)(posit_storage p) { return to_double(pattern_of(p)); }
+
+API posit_storage FN(from_i32)(int32_t i) {
+    uint32_t negative = (uint32_t)i >> 31;
+    u64 magnitude = negative ? (u64)(-(i64)i) : (u64)i;
+    int lead = clz64(magnitude);
+    int32_t p = encode(negative, 63 - lead, magnitude << (lead & 63), 0);
+    return (posit_storage)(i == 0 ? 0 : p);
+}
+
+/* Round to nearest, ties to even; saturating; NaR -> INT32_MIN. */
+API int32_t FN(to_i32)(posit_storage storage) {
+    int32_t p = pattern_of(storage);
+    unpacked u = decode(p);
+    /* value = significand 2^(scale - 31); for scale in [-1, 30] the integer part is below 2^31. */
+    int32_t scale = u.scale < -1 ? -1 : u.scale > 30 ? 30 : u.scale;
+    u64 v = (u64)u.significand << 32;
+    int32_t shift = 63 - scale; /* 33..64 */
+    u64 half_and_more = v >> (shift - 1);
+    u64 integer = half_and_more >> 1;
+    u64 half = half_and_more & 1;
+    u64 tail = (v << (65 - shift)) != 0;
+    integer += half & (tail | (integer & 1));
+    integer = u.scale < -1 ? 0 : integer;
+    int64_t signed_value = u.negative ? -(int64_t)integer : (int64_t)integer;
+    signed_value = u.scale > 30 ? (u.negative ? INT32_MIN : INT32_MAX) : signed_value;
+    signed_value = signed_value > INT32_MAX ? INT32_MAX : signed_value;
+    signed_value = p == 0 ? 0 : signed_value;
+    return p == NAR_PATTERN ? INT32_MIN : (int32_t)signed_value;
+}
+
+API posit_storage FN(neg)(posit_storage a) { return (posit_storage)negate(pattern_of(a)); }
+API posit_storage FN(abs)(posit_storage a) {
+    int32_t p = pattern_of(a);
+    return (posit_storage)(p < 0 ? negate(p) : p);
+}
+
+API posit_storage FN(add)(posit_storage a, posit_storage b) {
+#if POSIT_INTEGER_ARITHMETIC
+    return (posit_storage)integer_add(pattern_of(a), pattern_of(b));
+#else
+    return (posit_storage)from_double(to_double(pattern_of(a)) + to_double(pattern_of(b)));
+#endif
+}
+
+API posit_storage FN(sub)(posit_storage a, posit_storage b) {
+    /* a - b = a + (-b) exactly, and -NaR = NaR. */
+    return FN(add)(a, FN(neg)(b));
+}
+
+API posit_storage FN(mul)(posit_storage a, posit_storage b) {
+#if POSIT_INTEGER_ARITHMETIC
+    return (posit_storage)integer_mul(pattern_of(a), pattern_of(b));
+#else
+    return (posit_storage)from_double(to_double(pattern_of(a)) * to_double(pattern_of(b)));
+#endif
+}
+
+API posit_storage FN(div)(posit_storage a, posit_storage b) {
+#if POSIT_INTEGER_ARITHMETIC
+    return (posit_storage)integer_div(pattern_of(a), pattern_of(b));
+#else
+    /* x/0 is +-inf or NaN in double, both NaR. */
+    return (posit_storage)from_double(to_double(pattern_of(a)) / to_double(pattern_of(b)));
+#endif
+}
+
+API posit_storage FN(sqrt)(posit_storage a) {
+#if POSIT_INTEGER_ARITHMETIC
+    return (posit_storage)integer_sqrt(pattern_of(a));
+#else
+    return (posit_storage)from_double(__builtin_elementwise_sqrt(to_double(pattern_of(a))));
+#endif
+}
+
+API int32_t FN(lt)(posit_storage a, posit_storage b) { return pattern_of(a) < pattern_of(b); }
+API int32_t FN(le)(posit_storage a, posit_storage b) { return pattern_of(a) <= pattern_of(b); }
+API int32_t FN(gt)(posit_storage a, posit_storage b) { return pattern_of(a) > pattern_of(b); }
+API int32_t FN(ge)(posit_storage a, posit_storage b) { return pattern_of(a) >= pattern_of(b); }
+API int32_t FN(eq)(posit_storage a, posit_storage b) { return pattern_of(a) == pattern_of(b); }
+API int32_t FN(ne)(posit_storage a, posit_storage b) { return pattern_of(a) != pattern_of(b); }
+
+/* NaR is the most negative pattern, so min propagates it by itself; max has to be told. */
+API posit_storage FN(min)(posit_storage a, posit_storage b) {
+    return pattern_of(a) < pattern_of(b) ? a : b;
+}
+API posit_storage FN(max)(posit_storage a, posit_storage b) {
+    int32_t x = pattern_of(a), y = pattern_of(b);
+    int32_t m = x > y ? x : y;
+    return (posit_storage)((is_nar(x) | is_nar(y)) ? NAR_PATTERN : m);
+}
+
+/* -maxPos: the starting value of a max-pooling window (NaR would win every max). */
+API posit_storage FN(lowest)(void) { return (posit_storage)(-MAXPOS_PATTERN); }
+
+/* A transcendental result (a nonzero real unless exactly 0) rounded once; x is the argument's double. */
+INLINE posit_storage round_result(double result, int32_t argument) {
+    return (posit_storage)(is_nar(argument) ? NAR_PATTERN : from_double(result));
+}
+
+API posit_storage FN(exp)(posit_storage a) {
+    int32_t p = pattern_of(a);
+    double x = to_double(p);
+    /* e^+-700 is beyond every posit's maxPos / minPos, yet finite and nonzero in double. */
+    x = x > 700 ? 700 : x < -700 ? -700 : x;
+    return round_result(exp_d(is_nar(p) ? 0 : x), p);
+}
+
+API posit_storage FN(log)(posit_storage a) {
+    int32_t p = pattern_of(a);
+    double x = to_double(p);
+    double result = log_d(p > 0 ? x : 1.0);
+    return (posit_storage)(p > 0 ? from_double(result) : NAR_PATTERN); /* log 0 = -inf, log of x < 0 or NaR */
+}
+
+API posit_storage FN(tanh)(posit_storage a) {
+    int32_t p = pattern_of(a);
+    double x = to_double(p);
+    double ax = abs_d(x);
+    ax = ax < 40 ? ax : 40; /* tanh 40 is 1 - 2^-115: 1 in every posit */
+    ax = is_nar(p) ? 0 : ax;
+    double t = expm1_nonnegative(2 * ax);
+    double magnitude = t / (t + 2);
+    return round_result(x < 0 ? -magnitude : magnitude, p);
+}
+
+API posit_storage FN(sigmoid)(posit_storage a) {
+    int32_t p = pattern_of(a);
+    double x = to_double(p);
+    x = x > 700 ? 700 : x < -700 ? -700 : x;
+    x = is_nar(p) ? 0 : x;
+    return round_result(1 / (1 + exp_d(-x)), p);
+}
+
+API posit_storage FN(erf)(posit_storage a) {
+    int32_t p = pattern_of(a);
+    double x = to_double(p);
+    x = is_nar(p) ? 0 : x;
+    double magnitude = erf_nonnegative(abs_d(x));
+    return round_result(x < 0 ? -magnitude : magnitude, p);
+}
+
+/*
+ * x^y as C99 pow on the real numbers: NaR in gives NaR; x^0 = 1 and 1^y = 1; 0^y = 0 for y > 0 and NaR
+ * (infinity) for y < 0; a negative x needs an integer y (NaR otherwise). The standard's pow, which gives NaR
+ * for every negative x, is stricter; ONNX's Pow follows C.
+ * Results that can be exact stay exact, because an exact result can be a rounding midpoint where only the exact
+ * value rounds right: an integer y up to 1024 multiplies by repeated squaring (exact whenever the result fits
+ * in a double), and otherwise x = 2^e m gives x^y = 2^(y e + y log2 m), exact for powers of two.
+ */
+API posit_storage FN(pow)(posit_storage a, posit_storage b) {
+    int32_t pa = pattern_of(a), pb = pattern_of(b);
+    double x = to_double(pa), y = to_double(pb);
+    double ax = abs_d(x), ay = abs_d(y);
+    /* Every posit of 2^30 or more is an even integer; below, y is an integer when truncation keeps it. */
+    double clipped = ay < 1073741824.0 ? ay : 0;
+    int32_t truncated = (int32_t)clipped;
+    int32_t is_integer = (ay >= 1073741824.0) | ((double)truncated == clipped);
+    int32_t odd = (ay < 1073741824.0) & (truncated & 1);
+
+    double power = 1, base = ax;
+    for (int i = 0; i <= 10; i++) {
+        power *= (truncated >> i) & 1 ? base : 1.0;
+        base *= base;
+    }
+    power = y < 0 ? 1 / power : power;
+
+    double safe = pa != 0 && !is_nar(pa) ? ax : 1.0;
+    u64 bits = bits_of_double(safe);
+    int32_t e = (int32_t)((bits >> 52) & 0x7ff) - 1023;
+    double m = double_of_bits((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    double t = y * e + y * (log_d(m) * INV_LN2);
+    t = t > 1000 ? 1000 : t < -1000 ? -1000 : t;
+    int32_t k = round_to_int(t);
+    double general = (1 + expm1_reduced((t - k) * LN2)) * pow2_d(k);
+
+    double magnitude = is_integer & (ay <= 1024) ? power : general;
+    /* x^y of a nonzero x is a finite nonzero real: double's overflow means maxPos, its underflow minPos. */
+    magnitude = magnitude == 0 ? 0x1p-1022 : magnitude > 0x1p1000 ? 0x1p1000 : magnitude;
+    int32_t result = from_double((odd & (x < 0)) ? -magnitude : magnitude);
+    result = x < 0 && !is_integer ? NAR_PATTERN : result;
+    result = pa == 0 ? (pb < 0 ? NAR_PATTERN : 0) : result;
+    result = pb == 0 || x == 1.0 ? from_double(1.0) : result;
+    return (posit_storage)((is_nar(pa) | is_nar(pb)) ? NAR_PATTERN : result);
+}
+
+/* ---- the quire ---- */
+
+API int32_t FN(acc_bits)(void) { return POSIT_ACC_BITS; }
+
+/*
+ * acc += (-1)^negative * magnitude * 2^(scale) exactly, magnitude < 2^64 placed with its bit 0 at
+ * weight 2^scale (scale >= ACC_LSB_SCALE - 64, and bits below the quire's LSB are zero); NaR makes the quire NaR.
+ */
+INLINE void quire_add(uint64_t *acc, uint32_t negative, u64 magnitude, int32_t scale, int32_t nar) {
+    /* Bit offset in a frame with one extra zero word below the quire. */
+    int32_t offset = scale - ACC_LSB_SCALE + 64;
+    int32_t word = offset >> 6, bit = offset & 63;
+    u64 low = magnitude << bit;
+    u64 high = bit == 0 ? 0 : magnitude >> (64 - bit);
+    u64 flip = negative ? ~(u64)0 : 0; /* subtract as add of the complement plus one */
+    u64 carry = negative;
+    for (int i = 0; i < ACC_WORDS; i++) {
+        u64 addend = ((i + 1 == word) ? low : 0) | ((i == word) ? high : 0);
+        addend ^= flip;
+        u64 partial = acc[i] + addend;
+        u64 carry_out = partial < addend;
+        u64 total = partial + carry;
+        carry_out |= total < partial;
+        acc[i] = nar ? (i == ACC_WORDS - 1 ? (u64)1 << 63 : 0) : total;
+        carry = carry_out;
+    }
+}
+
+API void FN(acc_mac)(uint64_t *acc, posit_storage a, posit_storage b) {
+    int32_t pa = pattern_of(a), pb = pattern_of(b);
+    unpacked x = decode(pa), y = decode(pb);
+    u64 product = (u64)x.significand * y.significand; /* weight of bit 0: 2^(scale_x + scale_y - 62) */
+    product = ((pa == 0) | (pb == 0)) ? 0 : product;
+    int32_t scale = x.scale + y.scale - 62;
+    scale = product == 0 ? 0 : scale;
+    quire_add(acc, x.negative ^ y.negative, product, scale, is_nar(pa) | is_nar(pb));
+}
+
+API void FN(acc_add)(uint64_t *acc, posit_storage a) {
+    int32_t pa = pattern_of(a);
+    unpacked x = decode(pa);
+    u64 magnitude = pa == 0 ? 0 : x.significand;
+    quire_add(acc, x.negative, magnitude, pa == 0 ? 0 : x.scale - 31, is_nar(pa));
+}
+
+/* The quire rounded once. Its two top bits differ only for NaR (or after an overflow of the carry bits). */
+API posit_storage FN(acc_round)(const uint64_t *acc) {
+    uint32_t negative = (uint32_t)(acc[ACC_WORDS - 1] >> 63);
+    uint32_t next = (uint32_t)(acc[ACC_WORDS - 1] >> 62) & 1;
+    u64 flip = negative ? ~(u64)0 : 0;
+    u64 magnitude[ACC_WORDS];
+    u64 carry = negative;
+    for (int i = 0; i < ACC_WORDS; i++) {
+        u64 w = acc[i] ^ flip;
+        u64 total = w + carry;
+        carry = total < w;
+        magnitude[i] = total;
+    }
+    /* The most significant nonzero word, its leading bit, and the 64 bits from there down. */
+    int32_t top = -1;
+    for (int i = 0; i < ACC_WORDS; i++) top = magnitude[i] != 0 ? i : top;
+    int32_t safe_top = top < 0 ? 0 : top;
+    u64 head = magnitude[safe_top];
+    u64 below = safe_top > 0 ? magnitude[safe_top - 1] : 0;
+    int lead = clz64(head) & 63;
+    u64 significand = (head << lead) | (lead == 0 ? 0 : below >> (64 - lead));
+    u64 sticky = lead == 0 ? below != 0 : (below << lead) != 0;
+    for (int i = 0; i < ACC_WORDS; i++) sticky |= (i < safe_top - 1) & (magnitude[i] != 0);
+    int32_t scale = safe_top * 64 + 63 - lead + ACC_LSB_SCALE;
+    int32_t p = encode(negative, scale, significand, sticky);
+    p = top < 0 ? 0 : p;
+    return (posit_storage)(negative != next ? NAR_PATTERN : p);
+}

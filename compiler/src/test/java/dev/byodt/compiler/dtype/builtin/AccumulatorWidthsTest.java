@@ -1,0 +1,74 @@
+package dev.byodt.compiler.dtype.builtin;
+
+import dev.byodt.compiler.target.BundledTools;
+import dev.byodt.compiler.target.ProcessResult;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The exact accumulator widths the registry gives code generation are the widths the C libraries use:
+ * a mismatch would let a library write past the accumulator byodt allocated. Each library is run through
+ * the bundled clang's preprocessor, which states the width as a macro.
+ */
+class AccumulatorWidthsTest {
+    private static final Pattern DEFINE = Pattern.compile("#define (\\w+) (\\d+)");
+
+    @Test
+    void positQuiresMatchPositC() throws IOException {
+        for (int es = 0; es <= 3; es++) {
+            for (int n = 2; n <= 32; n++) {
+                int width = macro("dev/byodt/datatypes/posit/posit.c", "POSIT_ACC_BITS",
+                    List.of("POSIT_N=" + n, "POSIT_ES=" + es, "BYODT_PREFIX=p"));
+                assertEquals(width, PositDatatypes.quireBits(n, es), "posit" + n + " es " + es);
+            }
+        }
+    }
+
+    @Test
+    void minifloatAccumulatorsMatchMinifloatC() throws IOException {
+        for (int e = 2; e <= 8; e++) {
+            for (int m = 1; m <= 23 && 1 + e + m <= 32; m += 2) {
+                // MF_ACC_BITS is 64 * ACC_WORDS, and the preprocessor lists the words as a number.
+                int width = 64 * macro("dev/byodt/datatypes/minifloat/minifloat.c", "ACC_WORDS",
+                    List.of("MF_EXP_BITS=" + e, "MF_FRAC_BITS=" + m, "BYODT_PREFIX=p"));
+                assertEquals(width, MinifloatDatatypes.exactAccumulatorBits(e, m, false), "e" + e + "m" + m);
+            }
+        }
+        int ocp = 64 * macro("dev/byodt/datatypes/minifloat/minifloat.c", "ACC_WORDS",
+            List.of("MF_EXP_BITS=4", "MF_FRAC_BITS=3", "MF_OCP_FINITE=1", "BYODT_PREFIX=p"));
+        assertEquals(ocp, MinifloatDatatypes.exactAccumulatorBits(4, 3, true), "fp8e4m3");
+    }
+
+    /** The value of a macro after preprocessing the library with these definitions (clang -E -dM). */
+    private static int macro(String resource, String name, List<String> defines) throws IOException {
+        Path source = Files.createTempFile("library", ".c");
+        try (InputStream in = AccumulatorWidthsTest.class.getClassLoader().getResourceAsStream(resource)) {
+            Files.write(source, in.readAllBytes());
+            BundledTools tools = BundledTools.get();
+            List<String> command = new ArrayList<>(List.of(tools.clang().toString(), "-E", "-dM", "-ffreestanding"));
+            defines.forEach(d -> command.add("-D" + d));
+            command.add(source.toString());
+            ProcessResult result = tools.run(command);
+            assertTrue(result.succeeded(), result.stderr());
+            Matcher m = DEFINE.matcher(result.stdout());
+            while (m.find()) {
+                if (m.group(1).equals(name)) return Integer.parseInt(m.group(2));
+            }
+            throw new AssertionError(name + " not defined by " + resource + " with " + defines);
+        } finally {
+            Files.delete(source);
+        }
+    }
+}

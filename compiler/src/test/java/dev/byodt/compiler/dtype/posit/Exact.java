@@ -1,0 +1,82 @@
+package dev.byodt.compiler.dtype.posit;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+
+/** An exact rational number num/den (den > 0), not necessarily in lowest terms: the reference's arithmetic. */
+record Exact(BigInteger num, BigInteger den) implements Comparable<Exact> {
+    static final Exact ZERO = new Exact(BigInteger.ZERO, BigInteger.ONE);
+    static final Exact ONE = new Exact(BigInteger.ONE, BigInteger.ONE);
+
+    Exact {
+        if (den.signum() <= 0) throw new IllegalArgumentException("denominator must be positive");
+    }
+
+    /** m * 2^e. */
+    static Exact dyadic(BigInteger m, int e) {
+        return e >= 0 ? new Exact(m.shiftLeft(e), BigInteger.ONE) : new Exact(m, BigInteger.ONE.shiftLeft(-e));
+    }
+
+    static Exact of(long v) { return new Exact(BigInteger.valueOf(v), BigInteger.ONE); }
+
+    /** The exact value of a finite double. */
+    static Exact of(double d) {
+        if (Double.isNaN(d) || Double.isInfinite(d)) throw new IllegalArgumentException("not finite: " + d);
+        long bits = Double.doubleToRawLongBits(d);
+        int biased = (int) ((bits >>> 52) & 0x7ff);
+        long mantissa = bits & ((1L << 52) - 1);
+        long significand = biased == 0 ? mantissa : mantissa | (1L << 52);
+        int exponent = (biased == 0 ? 1 : biased) - 1075;
+        BigInteger m = BigInteger.valueOf(significand);
+        return dyadic(bits < 0 ? m.negate() : m, exponent);
+    }
+
+    static Exact of(BigDecimal d) {
+        return d.scale() >= 0 ? new Exact(d.unscaledValue(), BigInteger.TEN.pow(d.scale()))
+            : new Exact(d.unscaledValue().multiply(BigInteger.TEN.pow(-d.scale())), BigInteger.ONE);
+    }
+
+    int signum() { return num.signum(); }
+
+    Exact negate() { return new Exact(num.negate(), den); }
+
+    Exact abs() { return signum() < 0 ? negate() : this; }
+
+    Exact add(Exact o) {
+        if (den.equals(o.den)) return new Exact(num.add(o.num), den);
+        return new Exact(num.multiply(o.den).add(o.num.multiply(den)), den.multiply(o.den));
+    }
+
+    Exact subtract(Exact o) { return add(o.negate()); }
+
+    Exact multiply(Exact o) { return new Exact(num.multiply(o.num), den.multiply(o.den)); }
+
+    /** this / o for o != 0. */
+    Exact divide(Exact o) {
+        BigInteger n = num.multiply(o.den), d = den.multiply(o.num);
+        return d.signum() < 0 ? new Exact(n.negate(), d.negate()) : new Exact(n, d);
+    }
+
+    @Override
+    public int compareTo(Exact o) {
+        return num.multiply(o.den).compareTo(o.num.multiply(den));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Exact e && compareTo(e) == 0;
+    }
+
+    @Override
+    public int hashCode() {
+        throw new UnsupportedOperationException("Exact values are compared, not hashed");
+    }
+
+    /** The nearest double (correctly rounded by BigDecimal), for messages and double-based references. */
+    double toDouble() {
+        return new BigDecimal(num).divide(new BigDecimal(den), java.math.MathContext.DECIMAL128).doubleValue();
+    }
+
+    @Override
+    public String toString() { return num + "/" + den + " (~" + toDouble() + ")"; }
+}

@@ -1,0 +1,111 @@
+package dev.byodt.compiler.dtype.posit;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Runs a C function over arrays and compares every result with the reference, bit for bit. */
+final class PositChecks {
+    private PositChecks() {}
+
+    interface Binary { long apply(long a, long b); }
+
+    interface Unary { long apply(long a); }
+
+    interface MathUnary { PositMathReference.Result apply(long a); }
+
+    interface MathBinary { PositMathReference.Result apply(long a, long b); }
+
+    static String hex(PositLibrary lib, long p) {
+        return String.format("0x%0" + ((lib.n + 3) / 4) + "x", p);
+    }
+
+    static String describe(PositLibrary lib, PositReference ref, long p) {
+        return hex(lib, p) + (ref.isNar(p) ? " (NaR)" : " (" + ref.value(p).toDouble() + ")");
+    }
+
+    static void binary(PositLibrary lib, PositReference ref, String op, long[] a, long[] b, Binary expected) {
+        int[] actual = lib.lib.binary(op, lib.storage(a), lib.storage(b));
+        long[] wanted = new long[a.length];
+        IntStream.range(0, a.length).parallel().forEach(i -> wanted[i] = expected.apply(a[i], b[i]));
+        report(lib, op, a.length, i -> actual[i] == lib.storage(wanted[i]) ? null
+            : op + "(" + describe(lib, ref, a[i]) + ", " + describe(lib, ref, b[i]) + ") = " + describeStorage(lib, ref, actual[i])
+            + ", expected " + describe(lib, ref, wanted[i]));
+    }
+
+    static void unary(PositLibrary lib, PositReference ref, String op, long[] a, Unary expected) {
+        int[] actual = lib.lib.unary(op, lib.storage(a));
+        long[] wanted = new long[a.length];
+        IntStream.range(0, a.length).parallel().forEach(i -> wanted[i] = expected.apply(a[i]));
+        report(lib, op, a.length, i -> actual[i] == lib.storage(wanted[i]) ? null
+            : op + "(" + describe(lib, ref, a[i]) + ") = " + describeStorage(lib, ref, actual[i]) + ", expected " + describe(lib, ref, wanted[i]));
+    }
+
+    /** An elementary function: exact except next to a midpoint (see {@link PositMathReference#tolerated}). */
+    static void math(PositLibrary lib, PositReference ref, String op, long[] a, MathUnary expected) {
+        PositMathReference math = new PositMathReference(ref);
+        int[] actual = lib.lib.unary(op, lib.storage(a));
+        PositMathReference.Result[] wanted = new PositMathReference.Result[a.length];
+        IntStream.range(0, a.length).parallel().forEach(i -> wanted[i] = expected.apply(a[i]));
+        int[] tolerated = new int[1];
+        report(lib, op, a.length, i -> {
+            if (actual[i] == lib.storage(wanted[i].pattern())) return null;
+            if (actual[i] == lib.storage(lib.pattern(actual[i])) && math.tolerated(lib.pattern(actual[i]), wanted[i])) {
+                tolerated[0]++;
+                return null;
+            }
+            return op + "(" + describe(lib, ref, a[i]) + ") = " + describeStorage(lib, ref, actual[i]) + ", expected "
+                + describe(lib, ref, wanted[i].pattern()) + " from " + wanted[i].value();
+        });
+        if (tolerated[0] > 0) System.out.println("  " + lib + " " + op + ": " + tolerated[0] + " results next to a midpoint differ from the double reference");
+    }
+
+    static void mathBinary(PositLibrary lib, PositReference ref, String op, long[] a, long[] b, MathBinary expected) {
+        PositMathReference math = new PositMathReference(ref);
+        int[] actual = lib.lib.binary(op, lib.storage(a), lib.storage(b));
+        PositMathReference.Result[] wanted = new PositMathReference.Result[a.length];
+        IntStream.range(0, a.length).parallel().forEach(i -> wanted[i] = expected.apply(a[i], b[i]));
+        int[] tolerated = new int[1];
+        report(lib, op, a.length, i -> {
+            if (actual[i] == lib.storage(wanted[i].pattern())) return null;
+            if (actual[i] == lib.storage(lib.pattern(actual[i])) && math.tolerated(lib.pattern(actual[i]), wanted[i])) {
+                tolerated[0]++;
+                return null;
+            }
+            return op + "(" + describe(lib, ref, a[i]) + ", " + describe(lib, ref, b[i]) + ") = " + describeStorage(lib, ref, actual[i])
+                + ", expected " + describe(lib, ref, wanted[i].pattern()) + " from " + wanted[i].value();
+        });
+        if (tolerated[0] > 0) System.out.println("  " + lib + " " + op + ": " + tolerated[0] + " results next to a midpoint differ from the double reference");
+    }
+
+    static String describeStorage(PositLibrary lib, PositReference ref, int storage) {
+        long p = lib.pattern(storage);
+        String s = describe(lib, ref, p);
+        return storage == lib.storage(p) ? s : s + " [storage 0x" + Integer.toHexString(storage) + " not sign-extended]";
+    }
+
+    /** Fails with the first mismatches (the function returns a message or null per index), else prints a tally. */
+    static void report(PositLibrary lib, String op, int count, IntFunction<String> mismatch) {
+        List<String> failures = new ArrayList<>();
+        int total = 0;
+        for (int i = 0; i < count; i++) {
+            String m = mismatch.apply(i);
+            if (m != null) {
+                total++;
+                if (failures.size() < 8) failures.add(m);
+            }
+        }
+        if (total > 0) fail(lib + ": " + total + " of " + count + " wrong, e.g.\n  " + String.join("\n  ", failures));
+        System.out.println(lib + " " + op + ": " + count + " cases exact");
+    }
+
+    /** Every N-bit pattern. */
+    static long[] allPatterns(int n) {
+        long[] all = new long[1 << n];
+        for (int i = 0; i < all.length; i++) all[i] = i;
+        return all;
+    }
+}

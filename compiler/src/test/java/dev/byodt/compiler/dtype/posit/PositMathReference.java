@@ -1,0 +1,116 @@
+package dev.byodt.compiler.dtype.posit;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+
+/**
+ * References for the elementary functions: Java's Math.* in double (erf: a 60-digit BigDecimal series, Java has
+ * no erf), then the exact posit rounding of that number. A double result is within an ulp or two of the true
+ * value, so it decides the rounding except when the true value lies within about 2^-50 (relative) of a
+ * rounding midpoint: {@link #tolerated} names those cases.
+ *
+ * <p>Semantics: NaR in gives NaR out; results that are nonzero reals are never 0 and finite ones never NaR, so
+ * a double overflow means maxPos and an underflow minPos. log x is NaR for x <= 0; pow follows C99 on the
+ * reals (x^0 = 1, 1^y = 1, 0^y = NaR for y < 0, a negative x needs an integer y).
+ */
+final class PositMathReference {
+    /** How close (relative) a reference value must be to a midpoint for either neighbour to be accepted. */
+    static final double TOLERANCE = 0x1p-40;
+
+    private final PositReference r;
+
+    PositMathReference(PositReference r) { this.r = r; }
+
+    /** A reference result: the pattern and the (approximate) exact value it was rounded from. */
+    record Result(long pattern, Exact value) {}
+
+    Result exp(long p) {
+        if (r.isNar(p)) return nar();
+        return positive(Math.exp(r.toDouble(p)));
+    }
+
+    Result log(long p) {
+        if (r.isNar(p) || r.signed(p) <= 0) return nar();
+        return of(Math.log(r.toDouble(p)));
+    }
+
+    Result tanh(long p) {
+        if (r.isNar(p)) return nar();
+        return of(Math.tanh(r.toDouble(p)));
+    }
+
+    Result sigmoid(long p) {
+        if (r.isNar(p)) return nar();
+        return positive(1 / (1 + Math.exp(-r.toDouble(p))));
+    }
+
+    Result erf(long p) {
+        if (r.isNar(p)) return nar();
+        double x = r.toDouble(p);
+        if (Math.abs(x) >= 6) return of(Math.signum(x)); // 1 - erf(6) < 2^-55: 1 in every posit
+        Exact e = Exact.of(erfSeries(new BigDecimal(x)));
+        return new Result(r.round(e), e);
+    }
+
+    Result pow(long a, long b) {
+        if (r.isNar(a) || r.isNar(b)) return nar();
+        double x = r.toDouble(a), y = r.toDouble(b);
+        if (y == 0 || x == 1) return of(1);
+        if (x == 0) return y < 0 ? nar() : of(0);
+        if (x < 0 && y != Math.rint(y)) return nar();
+        double z = Math.pow(x, y);
+        double magnitude = Math.abs(z);
+        double finite = magnitude == Double.POSITIVE_INFINITY ? Double.MAX_VALUE : magnitude == 0 ? Double.MIN_VALUE : magnitude;
+        return of(Math.copySign(finite, z));
+    }
+
+    /** erf x = 2/sqrt(pi) sum (-1)^k x^(2k+1) / (k! (2k+1)), to 60 significant digits (|x| < 6: terms below 10^15). */
+    static BigDecimal erfSeries(BigDecimal x) {
+        MathContext mc = new MathContext(80);
+        BigDecimal x2 = x.multiply(x, mc);
+        BigDecimal power = x, sum = BigDecimal.ZERO, factorial = BigDecimal.ONE;
+        BigDecimal limit = new BigDecimal("1e-70");
+        for (int k = 0; ; k++) {
+            if (k > 0) {
+                factorial = factorial.multiply(BigDecimal.valueOf(k));
+                power = power.multiply(x2, mc).negate();
+            }
+            BigDecimal term = power.divide(factorial.multiply(BigDecimal.valueOf(2L * k + 1)), mc);
+            sum = sum.add(term, mc);
+            if (term.abs().compareTo(limit) < 0 && k > 2) break;
+        }
+        return sum.multiply(TWO_OVER_SQRT_PI, mc);
+    }
+
+    /** 2/sqrt(pi) to 70 digits. */
+    static final BigDecimal TWO_OVER_SQRT_PI =
+        new BigDecimal("1.1283791670955125738961589031215451716881012586579977136881714434212849");
+
+    /**
+     * Whether a C result that differs from the reference is acceptable: both neighbours of a midpoint that the
+     * reference value lies within {@link #TOLERANCE} (relative) of.
+     */
+    boolean tolerated(long actual, Result expected) {
+        if (expected.value == null || r.isNar(actual) || r.isNar(expected.pattern)) return false;
+        long lo = Math.min(r.signed(actual), r.signed(expected.pattern)), hi = Math.max(r.signed(actual), r.signed(expected.pattern));
+        if (hi - lo != 1) return false;
+        Exact midpoint = r.midpointAbove(lo);
+        Exact distance = expected.value.subtract(midpoint).abs();
+        Exact bound = midpoint.abs().multiply(Exact.of(TOLERANCE));
+        return distance.compareTo(bound) <= 0;
+    }
+
+    private Result nar() { return new Result(r.nar(), null); }
+
+    private Result of(double d) {
+        Exact e = Exact.of(d);
+        return new Result(r.round(e), e);
+    }
+
+    /** A positive real computed in double: overflow still means a finite value, underflow a nonzero one. */
+    private Result positive(double d) {
+        if (d == Double.POSITIVE_INFINITY) return new Result(r.maxPos(), null);
+        if (d == 0) return new Result(1, null);
+        return of(d);
+    }
+}

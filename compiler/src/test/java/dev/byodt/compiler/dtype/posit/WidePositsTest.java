@@ -1,0 +1,74 @@
+package dev.byodt.compiler.dtype.posit;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Posits wider than 8 bits: posit32 (es 2) with 10^5 seeded pairs and values for every operation and conversion,
+ * and widths between 9 and 31 bits with every es (3000 pairs each) in the integer arithmetic.
+ */
+class WidePositsTest {
+    @Test
+    void posit32() {
+        PositReference ref = new PositReference(32, 2);
+        PositMathReference math = new PositMathReference(ref);
+        long[][] pairs = Posit16Test.pairs(ref, new Random(32), 100_000);
+        long[] a = pairs[0], b = pairs[1];
+        try (PositLibrary lib = PositLibrary.compile(32, 2)) {
+            PositChecks.binary(lib, ref, "add", a, b, ref::add);
+            PositChecks.binary(lib, ref, "sub", a, b, ref::sub);
+            PositChecks.binary(lib, ref, "mul", a, b, ref::mul);
+            PositChecks.binary(lib, ref, "div", a, b, ref::div);
+            PositChecks.binary(lib, ref, "min", a, b, ref::min);
+            PositChecks.binary(lib, ref, "max", a, b, ref::max);
+            PositChecks.unary(lib, ref, "sqrt", a, ref::sqrt);
+            PositChecks.unary(lib, ref, "neg", a, p -> ref.isNar(p) ? ref.nar() : ref.round(ref.value(p).negate()));
+            long[] some = Arrays.copyOf(a, 20_000);
+            PositChecks.math(lib, ref, "exp", some, math::exp);
+            PositChecks.math(lib, ref, "log", some, math::log);
+            PositChecks.math(lib, ref, "tanh", some, math::tanh);
+            PositChecks.math(lib, ref, "sigmoid", some, math::sigmoid);
+            PositConversionChecks.toFloat(lib, ref, a);
+            PositConversionChecks.toInt(lib, ref, a);
+            PositConversionChecks.fromFloat(lib, ref, Posit16Test.randomFloats(new Random(3232), 100_000));
+            PositConversionChecks.fromDouble(lib, ref, PositConversionChecks.doublesAround(ref));
+            PositConversionChecks.fromInt(lib, ref, PositConversionChecks.interestingInts(new Random(3233), 100_000));
+        }
+    }
+
+    /** Widths between the tested 8, 16 and 32 bits, each exponent size; the libraries build two at a time. */
+    @Test
+    void otherWidthsAndExponentSizes() throws Exception {
+        ExecutorService builders = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<PositLibrary>> builds = new ArrayList<>();
+            for (int n : new int[]{9, 11, 12, 15, 17, 20, 24, 28, 31}) {
+                for (int es = 0; es <= 3; es++) {
+                    int bits = n, exponentBits = es;
+                    builds.add(builders.submit(() -> PositLibrary.compileIntegerArithmetic(bits, exponentBits)));
+                }
+            }
+            for (Future<PositLibrary> build : builds) {
+                try (PositLibrary lib = build.get()) {
+                    PositReference ref = new PositReference(lib.n, lib.es);
+                    long[][] pairs = Posit16Test.pairs(ref, new Random(lib.n * 4L + lib.es), 3000);
+                    long[] a = pairs[0], b = pairs[1];
+                    PositChecks.binary(lib, ref, "add", a, b, ref::add);
+                    PositChecks.binary(lib, ref, "sub", a, b, ref::sub);
+                    PositChecks.binary(lib, ref, "mul", a, b, ref::mul);
+                    PositChecks.binary(lib, ref, "div", a, b, ref::div);
+                    PositChecks.unary(lib, ref, "sqrt", a, ref::sqrt);
+                }
+            }
+        } finally {
+            builders.shutdownNow();
+        }
+    }
+}
