@@ -38,7 +38,7 @@ public final class PExtension {
     public static Optional<NativeLibrary> library(Target target) {
         if (!target.hasP()) return Optional.empty();
         String flavour = target.isRiscv() ? "BYODT_P_OPCODE=0x" + Integer.toHexString(target.pOpcode()) : "BYODT_P_MODEL=1";
-        return Optional.of(new NativeLibrary(LIBRARY, List.of(flavour)));
+        return Optional.of(new NativeLibrary(LIBRARY, List.of(flavour), ""));
     }
 
     /**
