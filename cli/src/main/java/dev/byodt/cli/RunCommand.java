@@ -84,6 +84,10 @@ final class RunCommand implements Callable<Integer> {
         description = "With a RISC-V --target: stop an emulated run after this many seconds (default: ${DEFAULT-VALUE}).")
     long timeLimitSeconds;
 
+    @Option(names = "--count-instructions",
+        description = "With a RISC-V --target: print the instructions executed per kernel for the first image, from qemu's log.")
+    boolean countInstructions;
+
     @Mixin
     CommonOptions common;
 
@@ -93,11 +97,14 @@ final class RunCommand implements Callable<Integer> {
         if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
         if (timeLimitSeconds <= 0) throw new UsageException("--time-limit must be positive");
         Target target = modelOptions.target();
+        if (countInstructions && (!target.isRiscv() || mode.inputs != null || mode.testData != null)) {
+            throw new UsageException("--count-instructions goes with a RISC-V --target and image data");
+        }
         if (target.isRiscv()) {
             if (mode.testData != null) throw new UsageException("--test-data runs on the host only; with --target " + target.name() + " use --input or IDX data");
             if (mode.inputs == null) {
                 Path data = new ClassificationRun(modelOptions, mode.data, limit, common.verbose).resolveData();
-                return new TargetRun(modelOptions, target, data, limit, Duration.ofSeconds(timeLimitSeconds)).call();
+                return new TargetRun(modelOptions, target, data, limit, Duration.ofSeconds(timeLimitSeconds), countInstructions).call();
             }
         }
         if (mode.testData != null) return runTestData();

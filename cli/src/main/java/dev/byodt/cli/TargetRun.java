@@ -5,6 +5,7 @@ import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.compiler.target.DynamicCounts;
 import dev.byodt.compiler.target.EmulatedModel;
 import dev.byodt.compiler.target.Emulator;
 import dev.byodt.compiler.target.Target;
@@ -14,6 +15,8 @@ import dev.byodt.runtime.LabeledImages;
 import dev.byodt.runtime.Tensor;
 
 import java.lang.foreign.MemorySegment;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -36,12 +39,15 @@ final class TargetRun {
     private final Integer limit;
     private final Duration timeLimit;
 
-    TargetRun(ModelOptions modelOptions, Target target, Path dataDir, Integer limit, Duration timeLimit) {
+    private final boolean countInstructions;
+
+    TargetRun(ModelOptions modelOptions, Target target, Path dataDir, Integer limit, Duration timeLimit, boolean countInstructions) {
         this.modelOptions = modelOptions;
         this.target = target;
         this.dataDir = dataDir;
         this.limit = limit;
         this.timeLimit = timeLimit;
+        this.countInstructions = countInstructions;
     }
 
     int call() {
@@ -49,7 +55,8 @@ final class TargetRun {
         Emulator emulator = Emulator.forTarget(target, timeLimit);
         LabeledImages data = IdxReader.readTestSet(dataDir, limit == null ? Integer.MAX_VALUE : limit);
         if (data.size() == 0) throw new ByodtException(dataDir + ": the data set holds no images");
-        int batch = Math.min(BATCH, data.size());
+        // Counting logs every executed block: one image per run keeps the log to a few hundred megabytes.
+        int batch = countInstructions ? 1 : Math.min(BATCH, data.size());
         Graph graph = loadWithBatch(batch);
         try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
              EmulatedModel model = EmulatedModel.build(module, emulator)) {
@@ -63,7 +70,7 @@ final class TargetRun {
                 int count = Math.min(batch, data.size() - first);
                 images.data().fill((byte) 0);
                 MemorySegment.copy(data.images().data(), first * imageBytes, images.data(), 0, count * imageBytes);
-                Tensor logits = model.run(List.of(images)).getFirst();
+                Tensor logits = runs == 0 && countInstructions ? countedRun(model, images) : model.run(List.of(images)).getFirst();
                 runs++;
                 int classes = (int) (logits.elementCount() / batch);
                 for (int i = 0; i < count; i++) {
@@ -80,6 +87,36 @@ final class TargetRun {
             System.out.printf("time      build %.2f s, emulated inference %.2f s%n", buildSeconds, runSeconds);
         }
         return 0;
+    }
+
+    /** Runs the first image with qemu's logging on and prints the executed instructions per function. */
+    private Tensor countedRun(EmulatedModel model, Tensor image) {
+        Path log = null;
+        try {
+            log = Files.createTempFile("byodt-qemu-", ".log");
+            Tensor logits = model.run(List.of(image), DynamicCounts.qemuOptions(log)).outputs().getFirst();
+            Map<String, Long> counts = DynamicCounts.read(log);
+            System.out.printf("executed instructions, first image, on %s (qemu's in_asm/exec log)%n", target.name());
+            long total = 0;
+            for (Map.Entry<String, Long> e : counts.entrySet()) {
+                if (e.getKey().startsWith("k") || e.getKey().equals(model.entrySymbol())) {
+                    System.out.printf("%12d  %s%n", e.getValue(), e.getKey());
+                }
+                total += e.getValue();
+            }
+            System.out.printf("%12d  total, harness included%n", total);
+            return logits;
+        } catch (IOException e) {
+            throw new ByodtException("cannot create a log file for qemu: " + e.getMessage(), e);
+        } finally {
+            if (log != null) {
+                try {
+                    Files.deleteIfExists(log);
+                } catch (IOException e) {
+                    // a leftover log in the temporary folder must not hide the counts
+                }
+            }
+        }
     }
 
     /** The model with the batch dimension of its one image input set to {@code batch}. */

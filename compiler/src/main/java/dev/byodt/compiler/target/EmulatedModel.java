@@ -62,6 +62,9 @@ public final class EmulatedModel implements AutoCloseable {
 
     public Path executable() { return executable; }
 
+    /** The model's exported C function (its kernels are the functions named kN.Op.node). */
+    public String entrySymbol() { return signature.entrySymbol(); }
+
     /** Runs the model once on {@code inputs} (in the order of {@link #inputs()}); returns the outputs. */
     public List<Tensor> run(List<Tensor> inputs) {
         return run(inputs, List.of()).outputs();
