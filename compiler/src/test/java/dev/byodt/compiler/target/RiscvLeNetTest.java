@@ -4,6 +4,8 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.runtime.IdxReader;
@@ -29,20 +31,25 @@ class RiscvLeNetTest {
     private static final int IMAGES = 20;
 
 
-    @ParameterizedTest(name = "{0} on {1}")
-    @CsvSource({"fxp16_13, riscv64", "fxp16_13, riscv32", "float32, riscv64", "float32, riscv32", "fxp16_13, riscv32f"})
-    void logitsOnRiscvMatchTheHost(String datatype, String targetName) {
+    private static DatatypeChoice choice(String datatype, String accumulate) {
+        return DatatypeChoice.float32().withDatatype(datatype).withAccumulation(AccumulationMode.parse(accumulate));
+    }
+
+    @ParameterizedTest(name = "{0} --accumulate {2} on {1}")
+    @CsvSource({"fxp16_13, riscv64, dtype", "fxp16_13, riscv32, dtype", "float32, riscv64, dtype", "float32, riscv32, dtype",
+        "fxp16_13, riscv32f, dtype", "fxp16_13, riscv64, exact", "fxp16_13, riscv32, exact"})
+    void logitsOnRiscvMatchTheHost(String datatype, String targetName, String accumulate) {
         Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{IMAGES, 1, 28, 28}));
         LabeledImages data = IdxReader.readTestSet(MODELS.resolve("fashion-mnist-sample"), IMAGES);
         Tensor images = data.images();
         float[] riscv, host;
         Target target = Targets.named(targetName);
-        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(target).withDatatype(datatype));
+        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(target).withDatatypes(choice(datatype, accumulate)));
              EmulatedModel model = EmulatedModel.build(compiled, Emulator.forTarget(target, Duration.ofMinutes(2)),
                  new Emitter())) {
             riscv = model.run(List.of(images)).getFirst().toFloatArray();
         }
-        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withDatatype(datatype));
+        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withDatatypes(choice(datatype, accumulate)));
              HostModel model = Compiler.jit(compiled)) {
             host = model.run(List.of(images)).getFirst().toFloatArray();
         }
