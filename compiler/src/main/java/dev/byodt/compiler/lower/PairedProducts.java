@@ -37,7 +37,7 @@ public final class PairedProducts {
             program.outputSpecs(), program.constants(), program.temporaries());
     }
 
-    private List<Stmt> rewrite(List<Stmt> body) {
+    List<Stmt> rewrite(List<Stmt> body) {
         List<Stmt> out = new ArrayList<>();
         for (Stmt s : body) {
             switch (s) {
@@ -51,7 +51,8 @@ public final class PairedProducts {
     }
 
     /**
-     * A reduction loop over {@code k} whose body is a perfect nest of loops around one product update,
+     * A reduction loop over {@code k} whose body is a perfect nest of loops (whose extents do not depend on
+     * {@code k}) around one product update,
      * {@code acc = single(acc, a, b)} or {@code buf[i] = single(buf[i], a, b)}, whose accumulator does not
      * depend on {@code k} (Gemm's row of accumulators, MatMul's one).
      */
@@ -59,7 +60,8 @@ public final class PairedProducts {
         if (!(f.extent() instanceof Expr.IntConst extent) || extent.value() < 2) return false;
         Stmt inner = f;
         while (inner instanceof Stmt.For loop) {
-            if (loop.body().size() != 1) return false;
+            // Inner loops must run the same iterations for k and k + 1, or the pair would sum mismatched terms.
+            if (loop.body().size() != 1 || (loop != f && uses(loop.extent(), f.var()))) return false;
             inner = loop.body().getFirst();
         }
         return switch (inner) {

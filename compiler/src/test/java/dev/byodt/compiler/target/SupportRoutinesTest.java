@@ -20,12 +20,13 @@ import java.util.Random;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * The soft-float routines 32-bit RISC-V executables carry (harness/softfloat.c), compiled for the host and
- * called through java.lang.foreign, against Java's float and double arithmetic (IEEE 754, round to nearest
- * even): random bit patterns (every class: subnormals, infinities, NaN), plus operands near each other so
- * that subtraction cancels and sums round at ties.
+ * The routines 32-bit RISC-V executables carry for the compiler (harness/softfloat.c, int64_division.c),
+ * compiled for the host and called through java.lang.foreign: soft float against Java's float and double
+ * arithmetic (IEEE 754, round to nearest even) on random bit patterns (every class: subnormals, infinities,
+ * NaN) plus operands near each other so that subtraction cancels and sums round at ties; 64-bit division
+ * against Java's long division.
  */
-class SoftFloatTest {
+class SupportRoutinesTest {
     private static final int CASES = 200_000;
     private static Path directory;
     private static Arena arena;
@@ -35,13 +36,18 @@ class SoftFloatTest {
     static void compile() throws IOException {
         directory = Files.createTempDirectory("byodt-softfloat-");
         BundledTools tools = BundledTools.get();
-        Path source = HarnessSources.copy("softfloat.c", directory);
         HarnessSources.copy(HarnessSources.HEADER, directory);
-        Path object = directory.resolve("softfloat.o"), shared = directory.resolve("libsoftfloat.so");
-        ProcessResult compiled = tools.run(List.of(tools.clang().toString(), "-O2", "-fPIC", "-ffreestanding", "-fno-builtin",
-            "-c", source.toString(), "-o", object.toString()));
-        assertTrue(compiled.succeeded(), compiled.firstErrorLine());
-        ProcessResult linked = tools.run(List.of(tools.lld().toString(), "-shared", "-o", shared.toString(), object.toString()));
+        List<String> link = new ArrayList<>(List.of(tools.lld().toString(), "-shared", "-o", directory.resolve("libsupport.so").toString()));
+        for (String name : HarnessSources.RISCV32_SUPPORT) {
+            Path source = HarnessSources.copy(name, directory);
+            Path object = directory.resolve(name.replace(".c", ".o"));
+            ProcessResult compiled = tools.run(List.of(tools.clang().toString(), "-O2", "-fPIC", "-ffreestanding", "-fno-builtin",
+                "-c", source.toString(), "-o", object.toString()));
+            assertTrue(compiled.succeeded(), compiled.firstErrorLine());
+            link.add(object.toString());
+        }
+        Path shared = directory.resolve("libsupport.so");
+        ProcessResult linked = tools.run(link);
         assertTrue(linked.succeeded(), linked.firstErrorLine());
         arena = Arena.ofShared();
         library = SymbolLookup.libraryLookup(shared, arena);
@@ -130,6 +136,31 @@ class SoftFloatTest {
             assertEquals(Float.isNaN(a) ? Integer.MAX_VALUE : (int) a, (int) toInt.invokeExact(a), "fix " + what);
             int n = Float.floatToRawIntBits(b);
             assertSameFloat((float) n, (float) fromInt.invokeExact(n), "float " + n);
+        }
+    }
+
+    @Test
+    void sixtyFourBitDivisionIsJavas() throws Throwable {
+        MethodHandle div = function("__divdi3", L, L, L), mod = function("__moddi3", L, L, L),
+            udiv = function("__udivdi3", L, L, L), umod = function("__umoddi3", L, L, L);
+        Random random = new Random(20240613);
+        long[] edges = {0, 1, -1, 7, -7, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 32, (1L << 32) - 1};
+        List<long[]> pairs = new ArrayList<>();
+        for (long n : edges) for (long d : edges) pairs.add(new long[]{n, d});
+        for (int i = 0; i < CASES; i++) {
+            long n = random.nextLong() >> random.nextInt(64), d = random.nextLong() >> random.nextInt(64);
+            pairs.add(new long[]{n, d});
+        }
+        for (long[] p : pairs) {
+            long n = p[0], d = p[1];
+            if (d == 0) continue;
+            String what = n + " / " + d;
+            if (!(n == Long.MIN_VALUE && d == -1)) {
+                assertEquals(n / d, (long) div.invokeExact(n, d), what);
+                assertEquals(n % d, (long) mod.invokeExact(n, d), what);
+            }
+            assertEquals(Long.divideUnsigned(n, d), (long) udiv.invokeExact(n, d), "unsigned " + what);
+            assertEquals(Long.remainderUnsigned(n, d), (long) umod.invokeExact(n, d), "unsigned " + what);
         }
     }
 
