@@ -67,7 +67,7 @@ final class ClassificationRun {
         return 0;
     }
 
-    private Path resolveData() {
+    Path resolveData() {
         Path dir = switch (dataSource) {
             case "sample" -> sampleFolder();
             case "fashion-mnist" -> {
