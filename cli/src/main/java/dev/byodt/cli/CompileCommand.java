@@ -5,6 +5,7 @@ import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.target.EmitKind;
 import dev.byodt.compiler.target.Emitter;
+import dev.byodt.compiler.target.InstructionCounts;
 import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,6 +45,10 @@ final class CompileCommand implements Callable<Integer> {
     @Option(names = "--no-opt", description = "Skip LLVM's O3 optimization (with --emit llvm: see the IR as byodt generates it).")
     boolean noOpt;
 
+    @Option(names = "--stats",
+        description = "With a RISC-V --target: print the static instruction count of each kernel (and how many are P instructions).")
+    boolean stats;
+
     @Mixin
     CommonOptions common;
 
@@ -58,12 +63,29 @@ final class CompileCommand implements Callable<Integer> {
         if (!entry.matches("[A-Za-z_][A-Za-z0-9_]*")) throw new UsageException("--entry " + entry + ": not a C identifier");
         Path out = output != null ? output : Path.of(baseName(modelOptions.model) + kind.fileExtension());
         CompileOptions options = modelOptions.compileOptions().withEntrySymbol(entry).withOptimize(!noOpt);
+        if (stats && !options.target().isRiscv()) throw new UsageException("--stats counts RISC-V instructions: give a RISC-V --target");
         try (CompiledModule module = Compiler.compile(modelOptions.load(), options)) {
             ModelOptions.reportFallbacks(module);
             List<Path> written = new Emitter().emit(kind, module, out);
             for (Path p : written) System.out.println("wrote " + p);
+            if (stats) printStats(module);
         }
         return 0;
+    }
+
+    private static void printStats(CompiledModule module) {
+        List<InstructionCounts.FunctionCount> counts = InstructionCounts.of(module);
+        boolean p = module.target().hasP();
+        System.out.printf("static instructions on %s (%s)%n", module.target().name(), module.target().triple());
+        System.out.printf("%8s %8s%s  %s%n", "instr", "16-bit", p ? "        P" : "", "function");
+        int total = 0, compressed = 0, pTotal = 0;
+        for (InstructionCounts.FunctionCount c : counts) {
+            System.out.printf("%8d %8d%s  %s%n", c.instructions(), c.compressed(), p ? String.format(" %8d", c.pInstructions()) : "", c.function());
+            total += c.instructions();
+            compressed += c.compressed();
+            pTotal += c.pInstructions();
+        }
+        System.out.printf("%8d %8d%s  total%n", total, compressed, p ? String.format(" %8d", pTotal) : "");
     }
 
     private static String baseName(Path model) {

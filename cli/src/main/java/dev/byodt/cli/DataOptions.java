@@ -98,20 +98,35 @@ final class DataOptions {
         return source;
     }
 
-    private DataSource openRaw(String spec, Path model, long[] inputShape) {
-        switch (spec) {
-            case "sample" -> {
-                return idx(sampleFolder(model));
-            }
+    /**
+     * The IDX folder a --data spec names ('sample', 'fashion-mnist' or a folder), for runs that read IDX files
+     * themselves (a RISC-V target's executable).
+     */
+    Path idxFolder(String spec, Path model) {
+        Path folder = namedIdxFolder(spec == null ? "sample" : spec, model);
+        if (folder == null) folder = Path.of(spec);
+        if (!Files.isDirectory(folder) || !hasIdx(folder)) throw new ByodtException("--data " + spec + ": no folder of IDX files at " + folder);
+        return folder;
+    }
+
+    /** The folder of 'sample' or 'fashion-mnist', or null for any other spec. */
+    private static Path namedIdxFolder(String spec, Path model) {
+        return switch (spec) {
+            case "sample" -> sampleFolder(model);
             case "fashion-mnist" -> {
                 if (!Files.isDirectory(DEBIAN_FASHION_MNIST)) {
                     throw new ByodtException(DEBIAN_FASHION_MNIST + " not found: install Debian's dataset-fashion-mnist "
                         + "(apt-get install dataset-fashion-mnist) or give --data DIR");
                 }
-                return idx(DEBIAN_FASHION_MNIST);
+                yield DEBIAN_FASHION_MNIST;
             }
-            default -> { }
-        }
+            default -> null;
+        };
+    }
+
+    private DataSource openRaw(String spec, Path model, long[] inputShape) {
+        Path named = namedIdxFolder(spec, model);
+        if (named != null) return idx(named);
         Path path = Path.of(spec);
         if (!Files.exists(path)) throw new ByodtException("--data " + spec + ": no such file or folder");
         String name = path.getFileName().toString().toLowerCase(Locale.ROOT);

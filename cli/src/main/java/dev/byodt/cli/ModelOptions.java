@@ -7,6 +7,9 @@ import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.compiler.target.PExtension;
+import dev.byodt.compiler.target.Target;
+import dev.byodt.compiler.target.Targets;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 import picocli.CommandLine.Mixin;
@@ -30,8 +33,18 @@ final class ModelOptions {
     PluginOptions plugins;
 
     @Option(names = "--target", defaultValue = "host", paramLabel = "TARGET",
-        description = "Target to generate code for: host (this machine's CPU). Default: ${DEFAULT-VALUE}.")
+        description = "Target to generate code for: host (this machine's CPU), riscv64 (rv64gc, lp64d), riscv32 "
+            + "(rv32imac, ilp32), riscv32f (rv32imafc, ilp32f), riscv64p / riscv32p (with the P extension 0.9.x). "
+            + "Default: ${DEFAULT-VALUE}.")
     String target;
+
+    @Option(names = "--mattr", paramLabel = "+p",
+        description = "Extra target features: +p (the RISC-V packed-SIMD P extension 0.9.x) on a RISC-V target.")
+    String mattr;
+
+    @Option(names = "--p-opcode", paramLabel = "OPCODE",
+        description = "Major opcode of P instructions: 0x77 (P 0.9.2 and later, the default) or 0x7f (Andes 0.5.x parts).")
+    String pOpcode;
 
     @Option(names = "--dtype", defaultValue = "float32", paramLabel = "DTYPE",
         description = "Datatype of every float tensor: float32, float16, bfloat16, fxpN_P or custom[NAME]BITS "
@@ -85,8 +98,27 @@ final class ModelOptions {
     }
 
     CompileOptions compileOptions() {
-        if (!target.equals("host")) throw new UsageException("unknown target '" + target + "' (available: host)");
-        return CompileOptions.host().withDatatypes(datatypeChoice()).withInlineLibraries(!noInlineLibraries);
+        Target chosen = target();
+        DatatypeChoice datatypes = datatypeChoice();
+        PExtension.coverageNote(chosen, datatypes).ifPresent(note -> System.err.println("byodt: " + note));
+        return CompileOptions.host().withTarget(chosen).withDatatypes(datatypes).withInlineLibraries(!noInlineLibraries);
+    }
+
+    /** --target with --mattr and --p-opcode; an unknown target is a usage error listing the known ones. */
+    Target target() {
+        Integer opcode = null;
+        if (pOpcode != null) {
+            try {
+                opcode = Integer.decode(pOpcode);
+            } catch (NumberFormatException e) {
+                throw new UsageException("--p-opcode " + pOpcode + ": not a number (expected 0x77 or 0x7f)");
+            }
+        }
+        try {
+            return Targets.named(target, mattr, opcode);
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
     }
 
     /** The datatype options, every name resolved now: a malformed or unknown datatype is a usage error. */

@@ -8,6 +8,9 @@ import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.conformance.DataSetRun;
 import dev.byodt.compiler.conformance.TestCase;
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.target.EmulatedModel;
+import dev.byodt.compiler.target.Emulator;
+import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.NamedTensor;
 import dev.byodt.runtime.Tensor;
@@ -21,6 +24,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -104,6 +108,14 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--atol", defaultValue = "1e-5", paramLabel = "X", description = "With --test-data: absolute tolerance (default: ${DEFAULT-VALUE}).")
     double atol;
 
+    @Option(names = "--time-limit", defaultValue = "300", paramLabel = "SECONDS",
+        description = "With a RISC-V --target: stop an emulated run after this many seconds (default: ${DEFAULT-VALUE}).")
+    long timeLimitSeconds;
+
+    @Option(names = "--count-instructions",
+        description = "With a RISC-V --target: print the instructions executed per kernel for the first image, from qemu's log.")
+    boolean countInstructions;
+
     @Mixin
     CommonOptions common;
 
@@ -111,6 +123,18 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() {
         if (outputDir != null && mode.inputs == null) throw new UsageException("--output goes with --input");
         dataOptions.check();
+        if (timeLimitSeconds <= 0) throw new UsageException("--time-limit must be positive");
+        Target target = modelOptions.target();
+        if (countInstructions && (!target.isRiscv() || mode.inputs != null || mode.testData != null)) {
+            throw new UsageException("--count-instructions goes with a RISC-V --target and image data");
+        }
+        if (target.isRiscv()) {
+            if (mode.testData != null) throw new UsageException("--test-data runs on the host only; with --target " + target.name() + " use --input or IDX data");
+            if (mode.inputs == null) {
+                Path data = dataOptions.idxFolder(mode.data, modelOptions.model);
+                return new TargetRun(modelOptions, target, data, dataOptions.limit, Duration.ofSeconds(timeLimitSeconds), countInstructions).call();
+            }
+        }
         if (mode.testData != null) return runTestData();
         if (mode.inputs != null) return runSingle();
         if (!reference.equals(Baseline.BYODT) && !reference.equals(Baseline.ONNX_RUNTIME)) {
@@ -160,35 +184,51 @@ final class RunCommand implements Callable<Integer> {
             else positional.add(TensorProtos.read(Path.of(spec)));
         }
         Graph graph = modelOptions.load();
-        try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
-             HostModel model = Compiler.jit(module)) {
+        try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions())) {
             ModelOptions.reportFallbacks(module);
-            List<Tensor> inputs = new ArrayList<>();
-            int next = 0;
-            for (TensorSpec spec : model.inputs()) {
-                NamedTensor t = named.remove(spec.name());
-                if (t == null && next < positional.size()) t = positional.get(next++);
-                if (t == null) throw new UsageException("no --input given for the model's input '" + spec.name() + "'");
-                inputs.add(t.tensor());
-            }
-            if (!named.isEmpty()) {
-                throw new UsageException("the model has no input named '" + named.keySet().iterator().next()
-                    + "' (inputs: " + model.inputs().stream().map(TensorSpec::name).toList() + ")");
-            }
-            List<Tensor> outputs = model.run(inputs);
-            if (outputDir != null) createFolder(outputDir);
-            for (int i = 0; i < outputs.size(); i++) {
-                String name = model.outputs().get(i).name();
-                if (outputDir != null) {
-                    Path file = outputDir.resolve("output_" + i + ".pb");
-                    TensorProtos.write(file, new NamedTensor(name, outputs.get(i)));
-                    System.out.println(name + " -> " + file);
-                } else {
-                    System.out.println(name + " " + outputs.get(i) + ": " + Preview.of(outputs.get(i)));
+            if (module.target().isRiscv()) {
+                Emulator emulator = Emulator.forTarget(module.target(), Duration.ofSeconds(timeLimitSeconds));
+                try (EmulatedModel model = EmulatedModel.build(module, emulator)) {
+                    List<Tensor> inputs = bindInputs(model.inputs(), named, positional);
+                    printOutputs(model.run(inputs), model.outputs());
+                }
+            } else {
+                try (HostModel model = Compiler.jit(module)) {
+                    printOutputs(model.run(bindInputs(model.inputs(), named, positional)), model.outputs());
                 }
             }
         }
         return 0;
+    }
+
+    private static List<Tensor> bindInputs(List<TensorSpec> specs, Map<String, NamedTensor> named, List<NamedTensor> positional) {
+        List<Tensor> inputs = new ArrayList<>();
+        int next = 0;
+        for (TensorSpec spec : specs) {
+            NamedTensor t = named.remove(spec.name());
+            if (t == null && next < positional.size()) t = positional.get(next++);
+            if (t == null) throw new UsageException("no --input given for the model's input '" + spec.name() + "'");
+            inputs.add(t.tensor());
+        }
+        if (!named.isEmpty()) {
+            throw new UsageException("the model has no input named '" + named.keySet().iterator().next()
+                + "' (inputs: " + specs.stream().map(TensorSpec::name).toList() + ")");
+        }
+        return inputs;
+    }
+
+    private void printOutputs(List<Tensor> outputs, List<TensorSpec> specs) {
+        if (outputDir != null) createFolder(outputDir);
+        for (int i = 0; i < outputs.size(); i++) {
+            String name = specs.get(i).name();
+            if (outputDir != null) {
+                Path file = outputDir.resolve("output_" + i + ".pb");
+                TensorProtos.write(file, new NamedTensor(name, outputs.get(i)));
+                System.out.println(name + " -> " + file);
+            } else {
+                System.out.println(name + " " + outputs.get(i) + ": " + Preview.of(outputs.get(i)));
+            }
+        }
     }
 
     private static void createFolder(Path dir) {

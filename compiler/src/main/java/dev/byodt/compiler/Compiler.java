@@ -26,6 +26,7 @@ import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.target.Llvm;
+import dev.byodt.compiler.target.PExtension;
 import dev.byodt.compiler.target.Target;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
@@ -63,6 +64,7 @@ public final class Compiler {
         DatatypePlan plan = plan(program, options, log);
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
+        if (options.target().hasP()) machine = PExtension.PAIRED_PRODUCTS.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
             machine.outputSpecs(), memory.workspaceBytes());
@@ -76,8 +78,8 @@ public final class Compiler {
             LLVMContextRef llvmContext = LLVMOrcThreadSafeContextGetContext(context);
             LibraryCalls calls = LibraryCalls.of(machine);
             if (!calls.isEmpty()) {
-                for (NativeLibrary library : libraries(plan, log)) {
-                    libraries.add(LibraryLinker.load(library, options.target().triple(), llvmContext));
+                for (NativeLibrary library : libraries(plan, log, options.target())) {
+                    libraries.add(LibraryLinker.load(library, options.target(), llvmContext));
                 }
                 calls.check(libraries, log, libraryOfDatatype(plan, log));
             }
@@ -135,9 +137,13 @@ public final class Compiler {
                 "datatype " + i + " has no library to convert constants with")), function, i.storage()));
     }
 
-    /** The libraries of the plan's datatypes, and float32's when an operation fell back to it. */
-    private static Set<NativeLibrary> libraries(DatatypePlan plan, LoweringLog log) {
+    /**
+     * The libraries of the plan's datatypes, float32's when an operation fell back to it, and the target's P
+     * library when it has P (linked only if a lowering calls it).
+     */
+    private static Set<NativeLibrary> libraries(DatatypePlan plan, LoweringLog log, Target target) {
         Set<NativeLibrary> all = new LinkedHashSet<>();
+        PExtension.library(target).ifPresent(all::add);
         for (Datatype d : plan.kernelDatatypes()) d.library().ifPresent(all::add);
         if (log.usedFallback()) new Float32().library().ifPresent(all::add);
         return all;

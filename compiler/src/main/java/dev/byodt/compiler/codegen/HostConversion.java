@@ -92,7 +92,7 @@ public final class HostConversion implements CompileTimeConversion {
         LLVMDisposeTargetData(layout);
         LLVMDisposeTargetMachine(machine);
 
-        LLVMModuleRef libraryModule = LibraryLinker.load(library, host.triple(), context);
+        LLVMModuleRef libraryModule = LibraryLinker.load(library, host, context);
         String type = LibraryLinker.definedFunctions(libraryModule).get(function);
         String expected = llvmType(storage) + " (double)";
         if (type == null) {

@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.target.BundledTools;
 import dev.byodt.compiler.target.Llvm;
+import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
@@ -25,7 +26,7 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * Loads a datatype's library as an LLVM module and links it into a model's module before optimization, so
  * that its functions inline into the kernels and vectorize with them. A C source is compiled by the clang
  * bundled with LLVM for the module's triple (cached by content hash, parameters included), see
- * {@link #C_FLAGS}; .bc and .ll libraries are taken as they are. Linked functions become internal: the module exports only
+ * {@link #C_FLAGS} and the target's ISA flags; .bc and .ll libraries are taken as they are. Linked functions become internal: the module exports only
  * its entry point, and the library's names cannot clash with anything else in a process or a link.
  */
 public final class LibraryLinker {
@@ -44,17 +45,21 @@ public final class LibraryLinker {
      *
      * @throws ByodtException with clang's first diagnostic (file:line:column) when the source does not compile
      */
-    public static LLVMModuleRef load(NativeLibrary library, String triple, LLVMContextRef context) {
+    public static LLVMModuleRef load(NativeLibrary library, Target target, LLVMContextRef context) {
         LibrarySource source = library.source();
         return switch (source.format()) {
-            case C -> parseBitcode(compile(library, triple), source.displayName(), context);
+            case C -> parseBitcode(compile(library, target), source.displayName(), context);
             case BITCODE -> parse(source.read(), source.displayName(), context, false);
             case IR_TEXT -> parse(source.read(), source.displayName(), context, true);
         };
     }
 
-    private static byte[] compile(NativeLibrary library, String triple) {
+    private static byte[] compile(NativeLibrary library, Target target) {
+        String triple = target.triple();
         List<String> flags = new ArrayList<>(C_FLAGS);
+        // The ISA and float ABI of the model: bitcode of another ABI does not link, and functions compiled
+        // for other features do not inline.
+        flags.addAll(target.clangFlags());
         flags.addAll(library.compilerFlags());
         Path bitcode = switch (library.source()) {
             case LibrarySource.File file -> BundledTools.get().compileToBitcode(file.path(), triple, flags);

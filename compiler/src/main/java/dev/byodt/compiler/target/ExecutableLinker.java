@@ -25,7 +25,7 @@ final class ExecutableLinker {
      */
     static void link(BundledTools tools, Path modelObject, ProgramSignature signature, String triple,
                      String features, Path workDirectory, Path output) throws IOException {
-        List<Path> sources = new ArrayList<>(HarnessSources.copyTo(workDirectory));
+        List<Path> sources = new ArrayList<>(HarnessSources.copyTo(workDirectory, triple));
         sources.add(Files.writeString(workDirectory.resolve(GLUE_FILE), ExecutableGlue.source(signature)));
 
         List<String> compile = new ArrayList<>(List.of(tools.clang().toString(), "--target=" + triple));
@@ -53,22 +53,8 @@ final class ExecutableLinker {
         });
     }
 
-    /**
-     * clang flags that make the harness's objects link with the model's: on RISC-V the ISA string
-     * and the floating-point ABI must agree, so they are derived from the target machine's features.
-     */
+    /** The clang flags of the target the model's object was generated for (its triple and LLVM features). */
     static List<String> targetFlags(String triple, String features) {
-        boolean rv64 = triple.startsWith("riscv64");
-        if (!rv64 && !triple.startsWith("riscv32")) return List.of();
-        StringBuilder march = new StringBuilder(rv64 ? "rv64i" : "rv32i");
-        for (String extension : List.of("m", "a", "f", "d", "c")) {
-            if (hasFeature(features, extension)) march.append(extension);
-        }
-        String abi = (rv64 ? "lp64" : "ilp32") + (hasFeature(features, "d") ? "d" : hasFeature(features, "f") ? "f" : "");
-        return List.of("-march=" + march, "-mabi=" + abi);
-    }
-
-    private static boolean hasFeature(String features, String name) {
-        return ("," + features + ",").contains(",+" + name + ",");
+        return new Target(triple, triple, "", features).clangFlags();
     }
 }

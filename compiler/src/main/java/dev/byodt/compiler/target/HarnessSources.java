@@ -14,18 +14,29 @@ final class HarnessSources {
     private static final String RESOURCE_DIRECTORY = "/dev/byodt/runtime-c/harness/";
     static final String HEADER = "byodt_harness.h";
     private static final List<String> SOURCES = List.of("main.c", "syscalls.c", "memory.c", "text.c", "tensor_proto.c");
+    /**
+     * What 32-bit RISC-V lacks in hardware and the compiler calls instead: soft float (no D, or no F either)
+     * and 64-bit division. bytedeco's LLVM ships no compiler-rt builtins, so byodt carries its own.
+     */
+    static final List<String> RISCV32_SUPPORT = List.of("softfloat.c", "int64_division.c");
 
     private HarnessSources() {}
 
-    /** Copies the harness into {@code directory}; returns the C files to compile (the header is beside them). */
-    static List<Path> copyTo(Path directory) throws IOException {
+    /**
+     * Copies the harness for {@code triple} into {@code directory}; returns the C files to compile (the header
+     * is beside them).
+     */
+    static List<Path> copyTo(Path directory, String triple) throws IOException {
         copy(HEADER, directory);
         List<Path> sources = new ArrayList<>();
         for (String source : SOURCES) sources.add(copy(source, directory));
+        if (triple.startsWith("riscv32")) {
+            for (String source : RISCV32_SUPPORT) sources.add(copy(source, directory));
+        }
         return sources;
     }
 
-    private static Path copy(String name, Path directory) throws IOException {
+    static Path copy(String name, Path directory) throws IOException {
         try (InputStream resource = HarnessSources.class.getResourceAsStream(RESOURCE_DIRECTORY + name)) {
             if (resource == null) throw new ByodtException("byodt's jar is missing the harness file " + name);
             Path file = directory.resolve(name);

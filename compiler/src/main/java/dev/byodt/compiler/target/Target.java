@@ -2,22 +2,70 @@ package dev.byodt.compiler.target;
 
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.llvm.LLVM.LLVMTargetMachineOptionsRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetRef;
+
+import java.util.List;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
- * What code is generated for: an LLVM target triple, a CPU name and its feature string
- * ("+avx2,+fma,..."), as LLVM's TargetMachine takes them.
+ * What code is generated for: an LLVM target triple, a CPU name, its feature string ("+avx2,+fma,..."),
+ * the calling convention's ABI name (empty: LLVM's default for the triple and features) and, on RISC-V,
+ * whether the packed-SIMD P extension may be used ({@code pOpcode} is its major opcode, 0 without P).
+ * LLVM knows nothing of P: P instructions come from inline assembly in byodt's P library
+ * (see {@link PExtension}), so P is not among the LLVM features.
  */
-public record Target(String name, String triple, String cpu, String features) {
+public record Target(String name, String triple, String cpu, String features, String abi, int pOpcode) {
+
+    public Target(String name, String triple, String cpu, String features) {
+        this(name, triple, cpu, features, "", 0);
+    }
 
     /** The machine this JVM runs on, with every feature its CPU has (the JIT's target). */
     public static Target host() {
         Llvm.initializeNative();
         return new Target("host", Llvm.take(LLVMGetDefaultTargetTriple()), Llvm.take(LLVMGetHostCPUName()),
             Llvm.take(LLVMGetHostCPUFeatures()));
+    }
+
+    public boolean isRiscv() { return isRiscv32() || isRiscv64(); }
+
+    public boolean isRiscv32() { return triple.startsWith("riscv32"); }
+
+    public boolean isRiscv64() { return triple.startsWith("riscv64"); }
+
+    /** Whether the P extension's instructions may be emitted (or, on the host, its executable model used). */
+    public boolean hasP() { return pOpcode != 0; }
+
+    /** This target with the P extension, its instructions under major opcode {@code opcode}. */
+    public Target withP(int opcode) {
+        return new Target(hasP() ? name : name + "p", triple, cpu, features, abi, opcode);
+    }
+
+    /** Whether LLVM's feature string turns {@code feature} on ("d" for "+d"). */
+    public boolean hasFeature(String feature) {
+        return ("," + features + ",").contains(",+" + feature + ",");
+    }
+
+    /**
+     * The flags that make clang compile C for exactly this target, so that its objects and bitcode link
+     * with the model's: on RISC-V the ISA string and the floating-point ABI must agree with the model's.
+     */
+    public List<String> clangFlags() {
+        if (!isRiscv()) return List.of();
+        StringBuilder march = new StringBuilder(isRiscv64() ? "rv64i" : "rv32i");
+        for (String extension : List.of("m", "a", "f", "d", "c")) {
+            if (hasFeature(extension)) march.append(extension);
+        }
+        return List.of("-march=" + march, "-mabi=" + riscvAbi());
+    }
+
+    /** The ABI name: the one given, else the hard-float ABI the features allow (lp64d, ilp32f, ilp32...). */
+    public String riscvAbi() {
+        if (!abi.isEmpty()) return abi;
+        return (isRiscv64() ? "lp64" : "ilp32") + (hasFeature("d") ? "d" : hasFeature("f") ? "f" : "");
     }
 
     /**
@@ -35,7 +83,17 @@ public record Target(String name, String triple, String cpu, String features) {
                 throw new ByodtException("target " + name + " (" + triple + ") is not supported by LLVM: " + Llvm.take(error));
             }
         }
-        return LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
-            LLVMCodeModelDefault);
+        LLVMTargetMachineOptionsRef options = LLVMCreateTargetMachineOptions();
+        try {
+            LLVMTargetMachineOptionsSetCPU(options, cpu);
+            LLVMTargetMachineOptionsSetFeatures(options, features);
+            if (isRiscv()) LLVMTargetMachineOptionsSetABI(options, riscvAbi());
+            LLVMTargetMachineOptionsSetCodeGenOptLevel(options, LLVMCodeGenLevelAggressive);
+            LLVMTargetMachineOptionsSetRelocMode(options, LLVMRelocPIC);
+            LLVMTargetMachineOptionsSetCodeModel(options, LLVMCodeModelDefault);
+            return LLVMCreateTargetMachineWithOptions(target, triple, options);
+        } finally {
+            LLVMDisposeTargetMachineOptions(options);
+        }
     }
 }

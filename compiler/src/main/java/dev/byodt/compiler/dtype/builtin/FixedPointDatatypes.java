@@ -6,6 +6,7 @@ import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.compiler.dtype.LoweringTarget;
 import dev.byodt.compiler.kernel.Exprs;
 
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.List;
  * Two's-complement fixed point fxpN_P (N in 8, 16, 32 bits, P fractional bits), from fixed.c
  * (-DFXP_N -DFXP_P -DFXP_WRAP -DFXP_TRUNCATE). Saturating and rounding to nearest by default;
  * --overflow wrap and --rounding truncate choose the TVM fork's behaviour. Comparisons, minimum and maximum
- * are the integers' own, inline.
+ * are the integers' own, inline. On a target with the RISC-V P extension, fxp16_P uses P instructions (FixedPointP).
  */
 public final class FixedPointDatatypes implements DatatypePlugin {
     static final LibrarySource LIBRARY = LibrarySource.resource("dev/byodt/datatypes/fixed/fixed.c");
@@ -42,6 +43,12 @@ public final class FixedPointDatatypes implements DatatypePlugin {
             .registerOp(DatatypeOp.GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
             .registerOp(DatatypeOp.EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
             .registerOp(DatatypeOp.NE, s -> Exprs.ne(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.ADD, LoweringTarget.P_EXTENSION, FixedPointP.add())
+            .registerOp(DatatypeOp.SUB, LoweringTarget.P_EXTENSION, FixedPointP.sub())
+            .registerOp(DatatypeOp.MUL, LoweringTarget.P_EXTENSION, FixedPointP.mul())
+            .registerOp(DatatypeOp.MIN, LoweringTarget.P_EXTENSION, FixedPointP.min())
+            .registerOp(DatatypeOp.MAX, LoweringTarget.P_EXTENSION, FixedPointP.max())
+            .registerOp(DatatypeOp.ACC_MAC, LoweringTarget.P_EXTENSION, FixedPointP.accumulateProduct())
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             // At least 2N + 16 bits (DATATYPES.md).
             .exactAccumulator(i -> i.bits() <= 16 ? 64 : 128)

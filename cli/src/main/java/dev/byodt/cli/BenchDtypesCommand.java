@@ -1,0 +1,202 @@
+package dev.byodt.cli;
+
+import dev.byodt.cli.microbench.ChainTimer;
+import dev.byodt.cli.microbench.MicroGraphs;
+import dev.byodt.cli.microbench.PerformanceTargets;
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.function.IntFunction;
+
+@Command(name = "bench-dtypes", mixinStandardHelpOptions = true,
+    description = {"Measure the arithmetic of each datatype as byodt compiles it, side by side with float32: element-wise "
+        + "add and multiply over float tensors and a square matrix multiply, on one thread of the host, in ns per "
+        + "element (per multiply-add for the matrix product) and as a ratio to float32.",
+        "Each datatype is also compiled as with --no-inline-lib (every library function an out-of-line call, so "
+        + "nothing vectorizes), the scalar-library baseline, and the speedup of the inlined code over it is shown."})
+final class BenchDtypesCommand implements Callable<Integer> {
+    /** Nodes added to a chain of one to measure element-wise operations; more amortize timer noise. */
+    private static final int ELEMENTWISE_EXTRA_NODES = 8;
+    /** A matrix product already does n^3 operations against the conversions' 2 n^2. */
+    private static final int MATMUL_EXTRA_NODES = 1;
+
+    @Option(names = "--dtypes", split = ",", paramLabel = "DTYPE[,DTYPE...]",
+        defaultValue = "float16,bfloat16,custom[fp8e4m3]8,custom[fp8e5m2]8,fxp8_4,fxp16_8,fxp32_16,custom[posit]8,"
+            + "custom[posit]16,custom[posit]32",
+        description = "Datatypes to measure besides float32, which is always measured (default: ${DEFAULT-VALUE}).")
+    List<String> datatypes;
+
+    @Option(names = "--elements", defaultValue = "1048576", paramLabel = "N",
+        description = "Elements of the add and multiply tensors (default: ${DEFAULT-VALUE}).")
+    long elements;
+
+    @Option(names = "--matrix", defaultValue = "256", paramLabel = "N",
+        description = "Size of the square matrices multiplied (default: ${DEFAULT-VALUE}).")
+    long matrix;
+
+    @Option(names = "--seconds", defaultValue = "0.5",
+        description = "Measuring time per compiled graph; the best of its runs counts (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Mixin
+    CommonOptions common;
+
+    /** One measured operation: its name, the chain of it at a depth, the inputs, and operations per node. */
+    private record Benchmark(String name, IntFunction<Graph> chain, int extraNodes, long operationsPerNode, List<Tensor> inputs) {}
+
+    /** ns per operation inlined, and as the scalar library (empty for float32, which calls no library). */
+    private record Cost(double inlined, Optional<Double> scalarLibrary) {
+        Optional<Double> speedup() { return scalarLibrary.map(s -> s / inlined); }
+    }
+
+    @Override
+    public Integer call() {
+        if (elements <= 0 || matrix <= 0) throw new UsageException("--elements and --matrix must be positive");
+        if (seconds < 0) throw new UsageException("--seconds must not be negative");
+        List<String> measured = new ArrayList<>(List.of("float32"));
+        for (String d : datatypes) if (!measured.contains(d)) measured.add(d);
+        measured.forEach(BenchDtypesCommand::choice);
+
+        List<Benchmark> benchmarks = benchmarks();
+        printHeader();
+        ChainTimer timer = new ChainTimer(seconds);
+        Map<String, Map<String, Cost>> costs = new LinkedHashMap<>();
+        for (String datatype : measured) {
+            Map<String, Cost> row = new LinkedHashMap<>();
+            for (Benchmark b : benchmarks) {
+                try {
+                    row.put(b.name(), measure(timer, b, datatype));
+                } catch (ByodtException e) {
+                    System.err.println("byodt: " + datatype + " " + b.name() + ": " + e.getMessage());
+                }
+            }
+            costs.put(datatype, row);
+            printRow(datatype, row, costs.get("float32"), benchmarks);
+        }
+        System.out.printf("load average (1 min) at the end: %.2f%n", loadAverage());
+        printTargets(costs);
+        return 0;
+    }
+
+    private List<Benchmark> benchmarks() {
+        Random random = new Random(1);
+        long[] vector = {elements};
+        long[] square = {matrix, matrix};
+        // Operands that keep every chain in range: sums walk around 1, products stay near 1, and each entry
+        // of a matrix product sums n terms of about 1/n, so no datatype meets overflow, NaN or subnormals.
+        return List.of(
+            new Benchmark("add", d -> MicroGraphs.elementwiseChain("Add", elements, d), ELEMENTWISE_EXTRA_NODES, elements,
+                List.of(uniform(random, vector, 0.5, 1.5), uniform(random, vector, -0.5, 0.5))),
+            new Benchmark("mul", d -> MicroGraphs.elementwiseChain("Mul", elements, d), ELEMENTWISE_EXTRA_NODES, elements,
+                List.of(uniform(random, vector, 0.5, 1.5), uniform(random, vector, 0.9, 1.1))),
+            new Benchmark("matmul", d -> MicroGraphs.matMulChain(matrix, d), MATMUL_EXTRA_NODES, matrix * matrix * matrix,
+                List.of(uniform(random, square, 0.5, 1.5), uniform(random, square, 0.5 / matrix, 1.5 / matrix))));
+    }
+
+    private Cost measure(ChainTimer timer, Benchmark b, String datatype) {
+        CompileOptions options = CompileOptions.host().withDatatypes(choice(datatype));
+        double inlined = timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs());
+        Optional<Double> scalar = datatype.equals("float32") ? Optional.empty() : Optional.of(
+            timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options.withInlineLibraries(false), b.inputs()));
+        return new Cost(inlined, scalar);
+    }
+
+    private static DatatypeChoice choice(String datatype) {
+        try {
+            DatatypeChoice choice = DatatypeChoice.float32().withDatatype(datatype);
+            choice.instances();
+            return choice;
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    private void printHeader() {
+        System.out.printf("Datatype microbenchmark: host, one thread, %d cores, load average (1 min) at the start: %.2f%n",
+            Runtime.getRuntime().availableProcessors(), loadAverage());
+        System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, ns per multiply-add (accumulate dtype).%n",
+            elements, matrix, matrix, matrix);
+        System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
+        System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul) timed against depth 1, the%n",
+            ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);
+        System.out.println("difference divided by K: the conversions at the inputs and output cancel. Each time is the thread's");
+        System.out.printf("CPU time in the best of repeated runs over %.2f s (waiting for a core on a loaded machine does not%n", seconds);
+        System.out.println("count). 'x f32' is the ratio to float32; 'lib' the same graph compiled with");
+        System.out.println("--no-inline-lib (library functions called out of line, nothing vectorized), 'speedup' lib / inlined.");
+        StringBuilder header = new StringBuilder(String.format("%-18s", "datatype"));
+        for (String op : List.of("add", "mul", "matmul")) {
+            header.append(String.format("  %8s %6s %8s %7s", op + " ns", "x f32", "lib ns", "speedup"));
+        }
+        System.out.println(header);
+    }
+
+    private static void printRow(String datatype, Map<String, Cost> row, Map<String, Cost> float32, List<Benchmark> benchmarks) {
+        StringBuilder line = new StringBuilder(String.format("%-18s", datatype));
+        for (Benchmark b : benchmarks) {
+            Cost c = row.get(b.name());
+            Cost reference = float32.get(b.name());
+            if (c == null) {
+                line.append(String.format("  %8s %6s %8s %7s", "n/a", "", "", ""));
+                continue;
+            }
+            line.append(String.format("  %8.3f %6s %8s %7s", c.inlined(),
+                reference == null ? "-" : String.format("%.2f", c.inlined() / reference.inlined()),
+                c.scalarLibrary().map(s -> String.format("%.3f", s)).orElse("-"),
+                c.speedup().map(s -> String.format("%.1fx", s)).orElse("-")));
+        }
+        System.out.println(line);
+    }
+
+    /** Says for each datatype the issue sets a bound for whether its add and mul meet it, and which speedups fall short. */
+    private static void printTargets(Map<String, Map<String, Cost>> costs) {
+        Map<String, Cost> float32 = costs.get("float32");
+        System.out.println("Targets (issue 4):");
+        costs.forEach((datatype, row) -> PerformanceTargets.maxRatioToFloat32(datatype).ifPresent(bound -> {
+            StringBuilder line = new StringBuilder(String.format("  %-18s add and mul within %.1fx of float32:", datatype, bound));
+            boolean met = true;
+            for (String op : List.of("add", "mul")) {
+                Cost c = row.get(op), reference = float32.get(op);
+                if (c == null || reference == null) {
+                    line.append(" ").append(op).append(" not measured");
+                    met = false;
+                    continue;
+                }
+                double ratio = c.inlined() / reference.inlined();
+                met &= ratio <= bound;
+                line.append(String.format(" %s %.2fx", op, ratio));
+            }
+            System.out.println(line.append(met ? "  met" : "  MISSED"));
+        }));
+        List<String> slow = new ArrayList<>();
+        costs.forEach((datatype, row) -> row.forEach((op, c) -> c.speedup()
+            .filter(s -> s < PerformanceTargets.MIN_SPEEDUP_OVER_SCALAR_LIBRARY)
+            .ifPresent(s -> slow.add(String.format("%s %s %.1fx", datatype, op, s)))));
+        System.out.printf("  inlined at least %.0fx faster than the scalar library: %s%n", PerformanceTargets.MIN_SPEEDUP_OVER_SCALAR_LIBRARY,
+            slow.isEmpty() ? "met everywhere" : "MISSED by " + String.join(", ", slow));
+    }
+
+    private static Tensor uniform(Random random, long[] shape, double low, double high) {
+        Tensor t = Tensor.zeros(ElementType.FLOAT32, shape);
+        for (long i = 0; i < t.elementCount(); i++) t.setFloat(i, (float) (low + random.nextDouble() * (high - low)));
+        return t;
+    }
+
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+}

@@ -1,0 +1,25 @@
+package dev.byodt.cli.microbench;
+
+import java.util.Optional;
+
+/**
+ * The speed the built-in datatypes promise (issue 4, "Performance"): element-wise add and multiply within a
+ * factor of float32's time for some datatypes, and every library datatype at least ten times faster inlined
+ * than as out-of-line scalar calls.
+ */
+public final class PerformanceTargets {
+    /** Inlined code against the same library functions called one element at a time. */
+    public static final double MIN_SPEEDUP_OVER_SCALAR_LIBRARY = 10;
+
+    private PerformanceTargets() {}
+
+    /** How many times float32's add and mul time the datatype may take, if the issue sets a bound for it. */
+    public static Optional<Double> maxRatioToFloat32(String datatype) {
+        String name = datatype.replace(" ", "");
+        if (name.equals("custom[posit]16")) return Optional.of(4.0);
+        if (name.equals("custom[posit]8")) return Optional.of(2.0);
+        if (name.startsWith("fxp16_")) return Optional.of(1.5);
+        if (name.equals("float16") || name.equals("bfloat16") || name.equals("custom[bfloat]16")) return Optional.of(2.0);
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,42 @@
+package dev.byodt.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The datatype microbenchmark at toy sizes: every cell is measured and the targets are judged. */
+class BenchDtypesCommandTest {
+    @Test
+    void printsARowPerDatatypeWithEveryOperationAndTheTargets() {
+        CommandLineRun run = CommandLineRun.of("bench-dtypes", "--dtypes", "custom[posit]16", "--elements", "4096",
+            "--matrix", "16", "--seconds", "0");
+        assertEquals(0, run.exitCode(), run.err());
+        List<String> lines = run.out().lines().toList();
+        int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("datatype ")).findFirst().orElseThrow());
+        List<String[]> rows = lines.subList(header + 1, header + 3).stream().map(l -> l.trim().split(" +")).toList();
+        assertEquals(List.of("float32", "custom[posit]16"), rows.stream().map(cells -> cells[0]).toList(), run.out());
+        for (String[] cells : rows) assertEquals(1 + 3 * 4, cells.length, String.join(" ", cells));
+        for (int op = 0; op < 3; op++) {
+            int first = 1 + 4 * op;
+            String[] float32 = rows.get(0), posit16 = rows.get(1);
+            // float32 is its own reference and calls no library.
+            assertEquals(List.of("1.00", "-", "-"), List.of(float32[first + 1], float32[first + 2], float32[first + 3]));
+            Double.parseDouble(posit16[first]);
+            Double.parseDouble(posit16[first + 1]);
+            Double.parseDouble(posit16[first + 2]);
+            assertTrue(posit16[first + 3].endsWith("x"), posit16[first + 3]);
+        }
+        assertTrue(run.out().contains("custom[posit]16    add and mul within 4.0x of float32:"), run.out());
+        assertTrue(run.out().contains("faster than the scalar library:"), run.out());
+    }
+
+    @Test
+    void unknownDatatypeIsAUsageError() {
+        CommandLineRun run = CommandLineRun.of("bench-dtypes", "--dtypes", "custom[nonesuch]16", "--seconds", "0");
+        assertEquals(Main.USAGE_ERROR, run.exitCode());
+        assertTrue(run.oneLineError(), run.err());
+    }
+}

@@ -1,0 +1,52 @@
+package dev.byodt.compiler.dtype.builtin;
+
+import dev.byodt.compiler.dtype.LowerFunc;
+import dev.byodt.compiler.dtype.LoweringSite;
+import dev.byodt.compiler.kernel.Exprs;
+
+import java.util.function.Predicate;
+
+/**
+ * The fixed-point lowerings on a target with the RISC-V P extension (LoweringTarget.P_EXTENSION): calls of
+ * the P library (target/PExtension, fixed_p.c) where a P instruction computes exactly what fixed.c does,
+ * else the same lowering as without P. Only fxp16_P has 16-bit lanes to use:
+ * <ul>
+ *   <li>add, sub: KADD16/KSUB16 (saturating), ADD16/SUB16 with --overflow wrap</li>
+ *   <li>min, max (so ReLU, Clip, max-pooling): SMIN16/SMAX16</li>
+ *   <li>mul: KHM16 for fxp16_15 with --rounding truncate (floor) and saturation, the only case it matches</li>
+ *   <li>exact accumulation (--accumulate exact, Conv/Gemm/MatMul dot products): SMALDA into the 64-bit accumulator</li>
+ * </ul>
+ */
+final class FixedPointP {
+    private FixedPointP() {}
+
+    private static final Predicate<LoweringSite> SIXTEEN_BITS = s -> s.instance().bits() == 16;
+
+    private static boolean wraps(LoweringSite s) { return s.instance().option("overflow").equals("wrap"); }
+
+    static LowerFunc add() {
+        return or(SIXTEEN_BITS, s -> s.call(wraps(s) ? "byodt_p16_add_wrap" : "byodt_p16_add_saturate"), LowerFunc.libraryFunction("add"));
+    }
+
+    static LowerFunc sub() {
+        return or(SIXTEEN_BITS, s -> s.call(wraps(s) ? "byodt_p16_sub_wrap" : "byodt_p16_sub_saturate"), LowerFunc.libraryFunction("sub"));
+    }
+
+    static LowerFunc min() { return or(SIXTEEN_BITS, s -> s.call("byodt_p16_min"), s -> Exprs.min(s.arg(0), s.arg(1))); }
+
+    static LowerFunc max() { return or(SIXTEEN_BITS, s -> s.call("byodt_p16_max"), s -> Exprs.max(s.arg(0), s.arg(1))); }
+
+    static LowerFunc mul() {
+        Predicate<LoweringSite> q15 = s -> s.instance().bits() == 16 && s.instance().parameter() == 15 && !wraps(s)
+            && s.instance().option("rounding").equals("truncate");
+        return or(q15, s -> s.call("byodt_p16_q15_mul"), LowerFunc.libraryFunction("mul"));
+    }
+
+    static LowerFunc accumulateProduct() {
+        return or(SIXTEEN_BITS, s -> s.call("byodt_p16_acc_mac"), LowerFunc.libraryFunction("acc_mac"));
+    }
+
+    private static LowerFunc or(Predicate<LoweringSite> applies, LowerFunc withP, LowerFunc without) {
+        return s -> applies.test(s) ? withP.lower(s) : without.lower(s);
+    }
+}

@@ -1,0 +1,61 @@
+package dev.byodt.compiler.target;
+
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeInstance;
+import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.compiler.dtype.NativeLibrary;
+import dev.byodt.compiler.lower.PairedProducts;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The RISC-V P extension (packed SIMD, version 0.9.x) as byodt uses it: a C library of fixed-point
+ * operations whose instructions are `.insn` inline assembly (LLVM 20 has no P), linked into a model compiled
+ * for a P target, or, on the host, the same library with an exact C model of each instruction.
+ * The instruction words it emits are listed in {@link #INSTRUCTIONS}.
+ */
+public final class PExtension {
+    static final LibrarySource LIBRARY = LibrarySource.resource("dev/byodt/datatypes/fixed/fixed_p.c");
+
+    /** One P instruction: its name and the funct3 and funct7 fields of its R-type word. */
+    public record Instruction(String name, int funct3, int funct7) {}
+
+    /** Every P instruction fixed_p.c can emit (P 0.9.11; the same table as design.md's). */
+    public static final List<Instruction> INSTRUCTIONS = List.of(
+        new Instruction("ADD16", 0, 0x20), new Instruction("SUB16", 0, 0x21),
+        new Instruction("KADD16", 0, 0x08), new Instruction("KSUB16", 0, 0x09),
+        new Instruction("KHM16", 0, 0x43),
+        new Instruction("SMAX16", 0, 0x41), new Instruction("SMIN16", 0, 0x40),
+        new Instruction("SMALDA", 1, 0x46));
+
+    /** Dot-product loops of fxp16_P with exact accumulation, two products per SMALDA. */
+    public static final PairedProducts PAIRED_PRODUCTS = new PairedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac2");
+
+    private PExtension() {}
+
+    /** The P library for {@code target}, if it has P: the instructions on RISC-V, their C model elsewhere. */
+    public static Optional<NativeLibrary> library(Target target) {
+        if (!target.hasP()) return Optional.empty();
+        String flavour = target.isRiscv() ? "BYODT_P_OPCODE=0x" + Integer.toHexString(target.pOpcode()) : "BYODT_P_MODEL=1";
+        return Optional.of(new NativeLibrary(LIBRARY, List.of(flavour), ""));
+    }
+
+    /**
+     * One line telling the user which chosen datatypes the P extension does not serve on {@code target}
+     * (they use base instructions), if any: P lowerings exist for fxp16_P only.
+     */
+    public static Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
+        if (!target.hasP()) return Optional.empty();
+        List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
+            .filter(name -> !name.matches("fxp16_\\d+")).distinct().toList();
+        if (unserved.isEmpty()) return Optional.empty();
+        return Optional.of("the P extension serves fxp16_P only; " + String.join(", ", unserved)
+            + (unserved.size() == 1 ? " uses" : " use") + " base " + target.name().replaceFirst("p$", "") + " instructions");
+    }
+
+    /** The instruction with these fields, if P has it among those byodt emits. */
+    public static Optional<Instruction> decode(int funct3, int funct7) {
+        return INSTRUCTIONS.stream().filter(i -> i.funct3() == funct3 && i.funct7() == funct7).findFirst();
+    }
+}

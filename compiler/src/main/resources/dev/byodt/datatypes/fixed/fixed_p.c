@@ -1,0 +1,144 @@
+/*
+ * Fixed-point operations on RISC-V's packed-SIMD P extension, version 0.9.x (the 0.9.11 spec,
+ * riscv/riscv-p-spec P-ext-proposal.adoc): what the fixed-point datatype's P lowerings call on a P target.
+ *
+ * LLVM 20 has no P, so each instruction is an `.insn r OPCODE, FUNCT3, FUNCT7, rd, rs1, rs2` in inline
+ * assembly, OPCODE being -DBYODT_P_OPCODE (0x77 from P 0.9.2 on, 0x7F on Andes 0.5.x parts). Compiled with
+ * -DBYODT_P_MODEL instead, each instruction is an exact C model written from the spec's pseudocode
+ * (16-bit lanes, lane 0 in the low bits, saturation and rounding as specified), so that the same kernels
+ * run on a host without P and can be checked bit for bit against the kernels without P.
+ *
+ * The OV flag (vxsat) the saturating instructions set is not modelled: byodt never reads it.
+ * XLEN is the register width: 32 on riscv32, 64 on riscv64 and on the host model.
+ */
+#include <stdint.h>
+
+#if !defined(BYODT_P_MODEL) && !defined(BYODT_P_OPCODE)
+#error "compile with -DBYODT_P_OPCODE=0x77 (or 0x7f) for RISC-V, or -DBYODT_P_MODEL for the host model"
+#endif
+
+#if defined(BYODT_P_MODEL) || __riscv_xlen == 64
+typedef uint64_t reg_t;
+#define XLEN 64
+#else
+typedef uint32_t reg_t;
+#define XLEN 32
+#endif
+#define LANES (XLEN / 16)
+
+#define EXPORT __attribute__((always_inline))
+#define STRINGIFY2(...) #__VA_ARGS__
+#define STRINGIFY(...) STRINGIFY2(__VA_ARGS__)
+
+/* Funct3 and funct7 of each instruction (P 0.9.11, checked against Spike's opcode table). */
+#define F_ADD16 0, 0x20
+#define F_SUB16 0, 0x21
+#define F_KADD16 0, 0x08
+#define F_KSUB16 0, 0x09
+#define F_KHM16 0, 0x43
+#define F_SMAX16 0, 0x41
+#define F_SMIN16 0, 0x40
+#define F_SMALDA 1, 0x46
+
+#ifdef BYODT_P_MODEL
+
+static int32_t lane(reg_t r, int i) { return (int16_t)(uint16_t)(r >> (16 * i)); }
+
+static reg_t with_lane(reg_t r, int i, int32_t v) {
+    reg_t mask = (reg_t)0xFFFF << (16 * i);
+    return (r & ~mask) | (((reg_t)(uint16_t)v << (16 * i)) & mask);
+}
+
+static int32_t saturate16(int32_t v) { return v > 32767 ? 32767 : v < -32768 ? -32768 : v; }
+
+/* rd.H[x] = f(rs1.H[x], rs2.H[x]) for every lane x. */
+#define LANEWISE(name, expression)                                   \
+    static reg_t name(reg_t a, reg_t b) {                            \
+        reg_t d = 0;                                                 \
+        for (int x = 0; x < LANES; x++) {                            \
+            int32_t s = lane(a, x), t = lane(b, x);                  \
+            d = with_lane(d, x, (expression));                       \
+        }                                                            \
+        return d;                                                    \
+    }
+
+LANEWISE(p_add16, s + t)                              /* ADD16: wraps (with_lane keeps the low 16 bits) */
+LANEWISE(p_sub16, s - t)                              /* SUB16 */
+LANEWISE(p_kadd16, saturate16(s + t))                 /* KADD16: saturates, sets OV */
+LANEWISE(p_ksub16, saturate16(s - t))                 /* KSUB16 */
+LANEWISE(p_smax16, s > t ? s : t)                     /* SMAX16 */
+LANEWISE(p_smin16, s < t ? s : t)                     /* SMIN16 */
+/* KHM16: 0x8000 * 0x8000 gives 0x7FFF (and OV); otherwise (s * t) >> 15, an arithmetic shift. */
+LANEWISE(p_khm16, (s == -32768 && t == -32768) ? 32767 : (s * t) >> 15)
+
+/* SMALDA: rd (64 bits) + the sum over every lane x of rs1.H[x] * rs2.H[x], wrapping modulo 2^64. */
+static int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
+    uint64_t sum = (uint64_t)acc;
+    for (int x = 0; x < LANES; x++) sum += (uint64_t)(int64_t)(lane(a, x) * lane(b, x));
+    return (int64_t)sum;
+}
+
+#else
+
+/* The funct3, funct7 pair comes as two macro arguments, hence the variadic macros. */
+#define P_INSN(...) ".insn r " STRINGIFY(BYODT_P_OPCODE) ", " STRINGIFY(__VA_ARGS__) ", %0, %1, %2"
+#define P_BINARY(name, ...)                                                     \
+    static inline reg_t name(reg_t a, reg_t b) {                                \
+        reg_t d;                                                                \
+        __asm__(P_INSN(__VA_ARGS__) : "=r"(d) : "r"(a), "r"(b));                      \
+        return d;                                                               \
+    }
+
+P_BINARY(p_add16, F_ADD16)
+P_BINARY(p_sub16, F_SUB16)
+P_BINARY(p_kadd16, F_KADD16)
+P_BINARY(p_ksub16, F_KSUB16)
+P_BINARY(p_smax16, F_SMAX16)
+P_BINARY(p_smin16, F_SMIN16)
+P_BINARY(p_khm16, F_KHM16)
+
+#if XLEN == 64
+static inline int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
+    __asm__(P_INSN(F_SMALDA) : "+r"(acc) : "r"(a), "r"(b));
+    return acc;
+}
+#else
+/* On RV32 the 64-bit accumulator is the register pair rd (low word, even register), rd + 1 (high word). */
+static inline int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
+    register uint32_t low __asm__("a2") = (uint32_t)(uint64_t)acc;
+    register uint32_t high __asm__("a3") = (uint32_t)((uint64_t)acc >> 32);
+    __asm__(".insn r " STRINGIFY(BYODT_P_OPCODE) ", " STRINGIFY(F_SMALDA) ", a2, %2, %3"
+            : "+r"(low), "+r"(high) : "r"(a), "r"(b));
+    return (int64_t)(((uint64_t)high << 32) | low);
+}
+#endif
+
+#endif
+
+/*
+ * The fixed-point operations on one 16-bit value, in lane 0 (fxp16_P's storage: uint16_t two's complement).
+ * The other lanes hold zeros, whose results are dropped.
+ */
+EXPORT uint16_t byodt_p16_add_saturate(uint16_t a, uint16_t b) { return (uint16_t)p_kadd16(a, b); }
+EXPORT uint16_t byodt_p16_sub_saturate(uint16_t a, uint16_t b) { return (uint16_t)p_ksub16(a, b); }
+EXPORT uint16_t byodt_p16_add_wrap(uint16_t a, uint16_t b) { return (uint16_t)p_add16(a, b); }
+EXPORT uint16_t byodt_p16_sub_wrap(uint16_t a, uint16_t b) { return (uint16_t)p_sub16(a, b); }
+EXPORT uint16_t byodt_p16_max(uint16_t a, uint16_t b) { return (uint16_t)p_smax16(a, b); }
+EXPORT uint16_t byodt_p16_min(uint16_t a, uint16_t b) { return (uint16_t)p_smin16(a, b); }
+/* fxp16_15 multiply with --rounding truncate (floor) and saturation: exactly KHM16. */
+EXPORT uint16_t byodt_p16_q15_mul(uint16_t a, uint16_t b) { return (uint16_t)p_khm16(a, b); }
+
+/* The exact accumulator of fxp16_P (one 64-bit word, products unscaled): acc += a * b by SMALDA. */
+EXPORT void byodt_p16_acc_mac(uint64_t *acc, uint16_t a, uint16_t b) {
+    *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
+}
+
+
+/*
+ * Two products of a dot product at once (byodt pairs the iterations of such loops): the operands packed
+ * two to a register, lane 0 the first, then one SMALDA: acc += a0 * b0 + a1 * b1.
+ */
+EXPORT void byodt_p16_acc_mac2(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t b0, uint16_t b1) {
+    reg_t a = (reg_t)a0 | (reg_t)a1 << 16, b = (reg_t)b0 | (reg_t)b1 << 16;
+    *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
+}

@@ -1,0 +1,61 @@
+package dev.byodt.compiler.lower;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.LoopVar;
+import dev.byodt.compiler.kernel.ScalarOp;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.kernel.Stmt;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Which loops PairedProducts pairs, and what it makes of them. */
+class PairedProductsTest {
+    private static final PairedProducts PAIRING = new PairedProducts("mac", "mac2");
+    private static final Expr.Call.Passing IN_PLACE = Expr.Call.Passing.UPDATES_FIRST_IN_PLACE;
+    private final Buffer a = new Buffer("a", ScalarType.I16, new long[]{5});
+    private final Buffer b = new Buffer("b", ScalarType.I16, new long[]{5});
+    private final Local acc = new Local("acc", ScalarType.I64);
+
+    private static Expr i64(long v) { return new Expr.IntConst(ScalarType.I64, v); }
+
+    private Stmt.Assign product(Expr k) {
+        return new Stmt.Assign(acc, new Expr.Call("mac", ScalarType.I64,
+            List.of(new Expr.LocalRef(acc), new Expr.Load(a, k), new Expr.Load(b, k)), IN_PLACE));
+    }
+
+    @Test
+    void anOddDotProductBecomesPairsAndOneSingleStep() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> paired = PAIRING.rewrite(List.of(new Stmt.For(k, i64(5), List.of(product(new Expr.Var(k))))));
+        assertEquals(2, paired.size());
+        Stmt.For pairs = assertInstanceOf(Stmt.For.class, paired.get(0));
+        assertEquals(i64(2), pairs.extent());
+        Expr.Call both = (Expr.Call) ((Stmt.Assign) pairs.body().getFirst()).value();
+        assertEquals("mac2", both.function());
+        Expr twoJ = new Expr.Op(ScalarOp.MUL, ScalarType.I64, List.of(new Expr.Var(pairs.var()), i64(2)));
+        Expr twoJPlusOne = new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(twoJ, i64(1)));
+        assertEquals(List.of(new Expr.LocalRef(acc), new Expr.Load(a, twoJ), new Expr.Load(a, twoJPlusOne),
+            new Expr.Load(b, twoJ), new Expr.Load(b, twoJPlusOne)), both.args());
+        assertEquals(product(i64(4)), paired.get(1));
+    }
+
+    @Test
+    void aNestWhoseInnerExtentDependsOnTheReductionIsLeftAlone() {
+        LoopVar k = new LoopVar("k"), j = new LoopVar("j");
+        Expr triangle = new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(new Expr.Var(k), i64(1)));
+        List<Stmt> loops = List.of(new Stmt.For(k, i64(4), List.of(new Stmt.For(j, triangle, List.of(product(new Expr.Var(j)))))));
+        assertEquals(loops, PAIRING.rewrite(loops));
+    }
+
+    @Test
+    void aLoopWithMoreThanTheProductIsLeftAlone() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> loops = List.of(new Stmt.For(k, i64(4), List.of(product(new Expr.Var(k)), product(new Expr.Var(k)))));
+        assertEquals(loops, PAIRING.rewrite(loops));
+    }
+}

@@ -1,0 +1,132 @@
+package dev.byodt.compiler.target;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.runtime.IdxReader;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * P code checked without a P simulator. (1) The same kernels built for the host with fixed_p.c's exact C
+ * model of each P instruction in place of the .insn blocks must give the same bits as the kernels without
+ * P, on LeNet-5 and on single operators with random tensors. (2) Every P instruction word in the RISC-V
+ * objects must be one of the encodings of the table (design.md, from the P 0.9.11 spec), under the chosen
+ * major opcode.
+ */
+class PExtensionTest {
+    private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));
+    private static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
+
+    @TempDir
+    Path work;
+
+    private static DatatypeChoice choice(String datatype, String accumulate, Map<String, String> options) {
+        return DatatypeChoice.float32().withDatatype(datatype).withAccumulation(AccumulationMode.parse(accumulate)).withOptions(options);
+    }
+
+    private static List<float[]> run(Graph graph, Target target, DatatypeChoice datatypes, List<Tensor> inputs) {
+        CompileOptions options = CompileOptions.host().withTarget(target).withDatatypes(datatypes);
+        try (CompiledModule compiled = Compiler.compile(graph, options); HostModel model = Compiler.jit(compiled)) {
+            return model.run(inputs).stream().map(Tensor::toFloatArray).toList();
+        }
+    }
+
+    private static Target hostWithPModel() { return Target.host().withP(Targets.P_OPCODE); }
+
+    @ParameterizedTest(name = "LeNet-5 {0} --accumulate {1} {2}")
+    @CsvSource({"fxp16_13, exact, ''", "fxp16_13, dtype, ''", "fxp16_13, exact, overflow=wrap", "fxp16_15, dtype, rounding=truncate"})
+    void leNetWithThePModelHasTheSameBitsAsWithoutP(String datatype, String accumulate, String option) {
+        Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{20, 1, 28, 28}));
+        Tensor images = IdxReader.readTestSet(MODELS.resolve("fashion-mnist-sample"), 20).images();
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        DatatypeChoice datatypes = choice(datatype, accumulate, options);
+        float[] withP = run(graph, hostWithPModel(), datatypes, List.of(images)).getFirst();
+        float[] without = run(graph, Target.host(), datatypes, List.of(images)).getFirst();
+        assertArrayEquals(without, withP);
+    }
+
+    @ParameterizedTest(name = "{0} in {1}")
+    @CsvSource({"test_add, fxp16_13, dtype", "test_sub, fxp16_13, dtype", "test_max_example, fxp16_13, dtype",
+        "test_min_example, fxp16_13, dtype", "test_relu, fxp16_12, dtype", "test_matmul_2d, fxp16_10, exact",
+        "test_gemm_default_no_bias, fxp16_8, exact", "test_add, fxp16_15, dtype"})
+    void operatorsOnRandomTensorsHaveTheSameBitsWithThePModel(String testCase, String datatype, String accumulate) {
+        Graph graph = OnnxLoader.load(NODE_TESTS.resolve(testCase).resolve("model.onnx"));
+        Random random = new Random(testCase.hashCode());
+        List<Tensor> inputs = new ArrayList<>();
+        for (var input : graph.inputs()) {
+            long[] shape = input.type().shape();
+            float[] values = new float[(int) java.util.Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
+            // Beyond the datatype's range now and then, so that saturation is exercised.
+            for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * (i % 7 == 0 ? 300 : 2));
+            inputs.add(Tensor.ofFloats(shape, values));
+        }
+        for (Map<String, String> options : List.of(Map.<String, String>of(), Map.of("overflow", "wrap"))) {
+            DatatypeChoice datatypes = choice(datatype, accumulate, options);
+            List<float[]> withP = run(graph, hostWithPModel(), datatypes, inputs);
+            List<float[]> without = run(graph, Target.host(), datatypes, inputs);
+            for (int i = 0; i < without.size(); i++) assertArrayEquals(without.get(i), withP.get(i), testCase + " " + options);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} --accumulate {1} calls {2}")
+    @CsvSource({"test_add, dtype, @byodt_p16_add_saturate(", "test_gemm_default_no_bias, exact, @byodt_p16_acc_mac2(",
+        "test_matmul_2d, exact, @byodt_p16_acc_mac2("})
+    void thePModelIsWhatTheHostBuildRuns(String testCase, String accumulate, String call) {
+        Graph graph = OnnxLoader.load(NODE_TESTS.resolve(testCase).resolve("model.onnx"));
+        CompileOptions options = CompileOptions.host().withTarget(hostWithPModel())
+            .withDatatypes(choice("fxp16_13", accumulate, Map.of())).withInlineLibraries(false);
+        Path ll = work.resolve(testCase + ".ll");
+        try (CompiledModule compiled = Compiler.compile(graph, options)) {
+            new Emitter().emit(EmitKind.LLVM, compiled, ll);
+        }
+        assertTrue(assertDoesNotThrow(() -> Files.readString(ll)).contains(call), call + " in the IR of " + testCase);
+    }
+
+    @ParameterizedTest(name = "{0} opcode {1}")
+    @CsvSource({"riscv64p, 0x77", "riscv32p, 0x77", "riscv64p, 0x7f"})
+    void everyPInstructionWordInTheObjectIsInTheTable(String targetName, String opcode) throws Exception {
+        int major = Integer.decode(opcode);
+        Target target = Targets.named(targetName, null, major);
+        Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"));
+        Path object = work.resolve(targetName + ".o");
+        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(target)
+            .withDatatypes(choice("fxp16_13", "exact", Map.of())))) {
+            new Emitter().emit(EmitKind.OBJ, compiled, object);
+        }
+        Map<String, Integer> found = new java.util.TreeMap<>();
+        int other = major == 0x77 ? 0x7F : 0x77;
+        for (ElfFunctions.Function function : ElfFunctions.read(Files.readAllBytes(object), object.toString())) {
+            for (int word : RiscvInstructions.split(function.code())) {
+                if (RiscvInstructions.isCompressed(word)) continue;
+                assertNotEquals(other, RiscvInstructions.opcode(word), "a word under the other P opcode in " + function.name());
+                if (RiscvInstructions.opcode(word) != major) continue;
+                var instruction = PExtension.decode(RiscvInstructions.funct3(word), RiscvInstructions.funct7(word));
+                assertTrue(instruction.isPresent(), "unknown P word 0x" + Integer.toHexString(word) + " in " + function.name());
+                found.merge(instruction.get().name(), 1, Integer::sum);
+            }
+        }
+        // LeNet-5 adds biases (KADD16) and, with exact accumulation, sums products in its Conv and Gemm (SMALDA).
+        assertTrue(found.keySet().containsAll(Set.of("KADD16", "SMALDA")), "P instructions found: " + found);
+    }
+}
