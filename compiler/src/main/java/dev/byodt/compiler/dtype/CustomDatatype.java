@@ -140,7 +140,14 @@ public final class CustomDatatype implements Datatype {
             case DTYPE -> valueOp(op.op(), args);
             case FLOAT32 -> float32.lower(new Expr.Op(op.op(), op.type() == ScalarType.ACC ? ScalarType.F32 : op.type(), args), args);
             case EXACT -> {
-                // Exact accumulators are two's-complement fixed point, so their sum is the integers' sum.
+                // acc + value (what reductions do): the library adds the value in place. Adding the value's own
+                // accumulator as an integer would not do: an accumulator may keep flags beside its number
+                // (minifloat.c keeps NaN and infinities in its top bits), which integer carries would corrupt.
+                if (op.op() == ScalarOp.ADD && op.arg(1) instanceof Expr.Op c && c.op() == ScalarOp.CAST
+                        && args.get(1) instanceof Expr.Call converted) {
+                    yield apply(DatatypeOp.ACC_ADD, List.of(args.get(0), converted.args().get(1)));
+                }
+                // Sums of two accumulators: two's-complement fixed point, so the integers' sum.
                 if (op.op() == ScalarOp.ADD) yield new Expr.Op(ScalarOp.ADD, accumulatorType(), args);
                 log.missing(name(), op.op().name().toLowerCase(java.util.Locale.ROOT) + " on an exact accumulator");
                 yield placeholder(accumulatorType());

@@ -49,6 +49,19 @@ class LeNetInCustomDatatypesTest {
         }
     }
 
+    /**
+     * Exact accumulation in the built-in IEEE-style formats: their accumulators keep NaN and infinity flags beside
+     * the number, so a pooling sum must add values through the library, not add accumulators as integers.
+     */
+    @Test
+    void builtInFloatsAccumulateExactly() {
+        double float32 = accuracy(CompileOptions.host());
+        for (String datatype : new String[] {"bfloat16", "float16", "custom[fp8e5m2]8"}) {
+            double exact = accuracy(in(datatype, AccumulationMode.EXACT));
+            assertTrue(Math.abs(exact - float32) <= 0.05, datatype + " exact: " + exact + " against float32 " + float32);
+        }
+    }
+
     private static CompileOptions in(String datatype, AccumulationMode mode) {
         return CompileOptions.host().withDatatypes(DatatypeChoice.float32().withDatatype(datatype).withAccumulation(mode)
             .withFallbackToFloat32(true));
