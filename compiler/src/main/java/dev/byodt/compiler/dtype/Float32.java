@@ -22,7 +22,7 @@ public final class Float32 implements Datatype {
     /** DLPack's code for float, which TVM's registry keeps for it too: custom datatypes start at 129. */
     public static final int TYPE_CODE = 2;
 
-    private static final NativeLibrary NATIVE_LIBRARY = NativeLibrary.of(LibrarySource.resource(LIBRARY));
+    private static final NativeLibrary NATIVE_LIBRARY = NativeLibrary.of(BuiltInLibraries.of(LIBRARY));
 
     @Override
     public String name() { return "float32"; }

@@ -75,10 +75,6 @@ static int64_t shift_round(int64_t v, int shift) {
 #endif
 }
 
-static uint64_t bits_of(double x) { union { double d; uint64_t u; } v = { x }; return v.u; }
-static double double_of(uint64_t u) { union { uint64_t u; double d; } v = { u }; return v.d; }
-static double pow2(int k) { return double_of((uint64_t)(k + 1023) << 52); }
-
 /* x * 2^P rounded to an integer (nearest-even, or toward zero), saturated; NaN gives 0. */
 static T from_double(double x) {
     double y = x * pow2(P);                                 /* exact unless it overflows, which saturates anyway */
@@ -95,89 +91,8 @@ static T from_double(double x) {
 
 static double to_double(T a) { return (double)value_of(a) * pow2(-P); }
 
-/* ---- double-precision elementary functions (no libm) ---- */
-
-static const double LN2_HI = 6.93147180369123816490e-01; /* ln 2 rounded to 32 bits: k * LN2_HI is exact */
-static const double LN2_LO = 1.90821492927058770002e-10; /* ln 2 - LN2_HI */
-static const double INV_LN2 = 1.44269504088896338700e+00;
-static const double TWO_OVER_SQRT_PI = 1.12837916709551255856e+00;
-
-static double abs_d(double x) { return double_of(bits_of(x) & 0x7fffffffffffffffULL); }
-static double clamp_d(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
-static int nearest_int(double x) { return (int)(x < 0 ? x - 0.5 : x + 0.5); }
-
-/* e^r - 1 for |r| <= 0.35, Taylor series to degree 14: truncation error below 2^-70. */
-static double expm1_small(double r) {
-    double sum = 0, inverse_factorial[15];
-    inverse_factorial[0] = 1;
-    for (int n = 1; n <= 14; n++) inverse_factorial[n] = inverse_factorial[n - 1] / n;
-    for (int n = 14; n >= 1; n--) sum = (sum + inverse_factorial[n]) * r;
-    return sum;
-}
-
-/* e^x for x clamped to [-700, 700] (every fixed-point result there is 0 or saturated). */
-static double exp_d(double x) {
-    double c = clamp_d(x, -700, 700);
-    int k = nearest_int(c * INV_LN2);
-    double r = (c - k * LN2_HI) - k * LN2_LO;
-    return (1 + expm1_small(r)) * pow2(k);
-}
-
-static double expm1_nonnegative(double x) {
-    int k = nearest_int(x * INV_LN2);
-    double r = (x - k * LN2_HI) - k * LN2_LO;
-    double scale = pow2(k);
-    return scale * expm1_small(r) + (scale - 1);
-}
-
-/* ln x for x > 0 normal: e ln 2 + 2 atanh((m-1)/(m+1)). ln 0 = -inf, negative gives NaN. */
-static double log_d(double x) {
-    uint64_t b = bits_of(x > 0 ? x : 1);
-    int e = (int)((b >> 52) & 0x7ff) - 1023;
-    double m = double_of((b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
-    int high = m > 1.4142135623730951;
-    m = high ? m * 0.5 : m;
-    e += high;
-    double s = (m - 1) / (m + 1), s2 = s * s, sum = 0;
-    for (int n = 16; n >= 1; n--) sum = (sum + 1.0 / (2 * n + 1)) * s2;
-    double y = e * LN2_HI + (e * LN2_LO + (2 * s + 2 * s * sum));
-    y = x == 0 ? -1.0 / 0.0 : y;
-    return x < 0 ? double_of(0x7ff8000000000000ULL) : y;
-}
-
-static double tanh_d(double x) {
-    double t = expm1_nonnegative(2 * clamp_d(abs_d(x), 0, 20));
-    double y = t / (t + 2);
-    return x < 0 ? -y : y;
-}
-
-static double sigmoid_d(double x) { return 1 / (1 + exp_d(-x)); }
-
-/* erf x = 2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1) / (1*3*...*(2n+1)): positive terms; +-1 beyond 6. */
-static double erf_d(double x) {
-    double a = clamp_d(abs_d(x), 0, 6);
-    double a2 = a * a, term = a, sum = a;
-    for (int n = 0; n < 150; n++) {
-        term *= 2 * a2 / (2 * n + 3);
-        sum += term;
-    }
-    double y = abs_d(x) >= 6 ? 1 : TWO_OVER_SQRT_PI * exp_d(-a2) * sum;
-    return x < 0 ? -y : y;
-}
-
-/* x^y for fixed-point operands: negative x with a non-integer y gives NaN (so 0), 0^negative saturates. */
-static double pow_d(double x, double y) {
-    double ax = abs_d(x);
-    double t = (abs_d(y) + 4503599627370496.0) - 4503599627370496.0;
-    int integer = t == abs_d(y);
-    double half = abs_d(y) * 0.5;
-    int odd = integer && ((half + 4503599627370496.0) - 4503599627370496.0) != half;
-    double magnitude = exp_d(clamp_d(y * log_d(ax > 0 ? ax : 1), -1e4, 1e4));
-    magnitude = ax == 0 ? (y < 0 ? 1.0 / 0.0 : 0) : magnitude;
-    double result = x < 0 && odd ? -magnitude : magnitude;
-    result = x < 0 && !integer ? double_of(0x7ff8000000000000ULL) : result;
-    return y == 0 ? 1 : result;
-}
+/* x^y for fixed-point operands (common/double_math.c's pow_d): negative x with a non-integer y gives NaN, so 0;
+   0^negative is infinity, so saturates. */
 
 /* floor(sqrt(v)) for v < 2^62, digit by digit. */
 static uint64_t isqrt(uint64_t v) {

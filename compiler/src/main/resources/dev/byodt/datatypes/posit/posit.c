@@ -16,7 +16,7 @@
  * is exact (double rounding is innocuous when 53 >= 2p + 2 for p-bit significands, and every posit of at
  * most 16 bits and every such result lies far inside double's range). Otherwise (N > 16, or
  * -DPOSIT_INTEGER_ARITHMETIC=1, or a target without double hardware) they use exact integer significands
- * with a sticky bit. exp, log, tanh, sigmoid, erf and pow use this file's own double-precision routines and
+ * with a sticky bit. exp, log, tanh, sigmoid, erf and pow use the double-precision routines of common/double_math.c and
  * round once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
  *
  * Exact accumulation: a fixed-point quire of POSIT_ACC_BITS bits (little-endian uint64_t words) whose least
@@ -84,9 +84,6 @@ typedef uint64_t u64;
 typedef int64_t i64;
 
 /* ---- bit helpers ---- */
-
-INLINE u64 bits_of_double(double x) { union { double d; u64 u; } v = { x }; return v.u; }
-INLINE double double_of_bits(u64 u) { union { u64 u; double d; } v = { u }; return v.d; }
 
 /* The storage integer as the sign-extended pattern. */
 INLINE int32_t pattern_of(posit_storage p) { return (int32_t)(posit_signed)p; }
@@ -163,7 +160,7 @@ INLINE int32_t encode(uint32_t negative, int32_t scale, u64 significand, u64 sti
 
 /* The posit nearest to a double; +-0 -> 0, +-inf and NaN -> NaR. */
 INLINE int32_t from_double(double x) {
-    u64 b = bits_of_double(x);
+    u64 b = bits_of(x);
     int32_t biased = (int32_t)((b >> 52) & 0x7ff);
     /* A subnormal double is below every posit's minPos, so its scale only has to be below -MAX_SCALE. */
     int32_t p = encode((uint32_t)(b >> 63), biased - 1023, ((u64)1 << 63) | ((b << 12) >> 1), 0);
@@ -176,7 +173,7 @@ INLINE double to_double(int32_t p) {
     unpacked u = decode(p);
     u64 bits = ((u64)u.negative << 63) | ((u64)(u.scale + 1023) << 52) | ((u64)(u.significand & 0x7fffffffu) << 21);
     bits = p == NAR_PATTERN ? 0x7ff8000000000000ull : bits;
-    return p == 0 ? 0.0 : double_of_bits(bits);
+    return p == 0 ? 0.0 : double_of(bits);
 }
 
 INLINE int32_t is_nar(int32_t p) { return p == NAR_PATTERN; }
@@ -258,71 +255,6 @@ INLINE int32_t integer_sqrt(int32_t a) {
     int32_t p = encode(0, x.scale >> 1, root << 32, remainder != 0);
     p = a == 0 ? 0 : p;
     return a < 0 ? NAR_PATTERN : p; /* negative arguments and NaR */
-}
-
-/* ---- double-precision elementary functions (no libm) ---- */
-
-static const double LN2_HI = 6.93147180369123816490e-01; /* ln 2 to 32 bits: k * LN2_HI is exact */
-static const double LN2_LO = 1.90821492927058770002e-10; /* ln 2 - LN2_HI */
-static const double INV_LN2 = 1.44269504088896338700e+00;
-static const double LN2 = 6.93147180559945286227e-01;
-static const double TWO_OVER_SQRT_PI = 1.12837916709551255856e+00;
-
-INLINE double abs_d(double x) { return double_of_bits(bits_of_double(x) & 0x7fffffffffffffffull); }
-INLINE double pow2_d(int32_t k) { return double_of_bits((u64)(k + 1023) << 52); } /* -1022 <= k <= 1023 */
-INLINE int32_t round_to_int(double x) { return (int32_t)(x < 0 ? x - 0.5 : x + 0.5); }
-
-/* e^r - 1 for |r| <= ln(2)/2 by its Taylor series to r^14 (truncation below 2^-60 relative). */
-INLINE double expm1_reduced(double r) {
-    double sum = 0, factorial = 1;
-    double inverse[15];
-    for (int n = 1; n <= 14; n++) {
-        factorial *= n;
-        inverse[n] = 1 / factorial;
-    }
-    for (int n = 14; n >= 1; n--) sum = (sum + inverse[n]) * r;
-    return sum;
-}
-
-/* e^x for |x| <= 700, as 2^k e^r with x = k ln 2 + r. */
-INLINE double exp_d(double x) {
-    int32_t k = round_to_int(x * INV_LN2);
-    double r = (x - k * LN2_HI) - k * LN2_LO;
-    return (1 + expm1_reduced(r)) * pow2_d(k);
-}
-
-/* e^x - 1 for 0 <= x <= 700 without cancellation near 0: 2^k (e^r - 1) + (2^k - 1). */
-INLINE double expm1_nonnegative(double x) {
-    int32_t k = round_to_int(x * INV_LN2);
-    double r = (x - k * LN2_HI) - k * LN2_LO;
-    double scale = pow2_d(k);
-    return scale * expm1_reduced(r) + (scale - 1);
-}
-
-/* ln x for a normal double x > 0: x = 2^e m with m in [0.707, 1.414], ln m = 2 atanh((m - 1)/(m + 1)). */
-INLINE double log_d(double x) {
-    u64 b = bits_of_double(x);
-    int32_t e = (int32_t)((b >> 52) & 0x7ff) - 1023;
-    double m = double_of_bits((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
-    int32_t high = m > 1.4142135623730951;
-    m = high ? m * 0.5 : m;
-    e += high;
-    double s = (m - 1) / (m + 1), s2 = s * s, sum = 0;
-    for (int n = 15; n >= 1; n--) sum = (sum + 1.0 / (2 * n + 1)) * s2;
-    return e * LN2_HI + (e * LN2_LO + (2 * s + 2 * s * sum));
-}
-
-/* erf x for x >= 0: 2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1) / (1 3 5 ... (2n+1)), a series of positive terms
-   (no cancellation); 130 terms reach 2^-60 at x = 5.9, and erf rounds to 1 in every posit from 5.9 on. */
-INLINE double erf_nonnegative(double x) {
-    double a = x < 5.9 ? x : 5.9;
-    double a2 = a * a, term = a, sum = a;
-    for (int n = 1; n < 130; n++) {
-        term *= 2 * a2 / (2 * n + 1);
-        sum += term;
-    }
-    double result = TWO_OVER_SQRT_PI * exp_d(-a2) * sum;
-    return x < 5.9 ? result : 1.0;
 }
 
 /* ---- the exported functions ---- */
@@ -432,44 +364,29 @@ INLINE posit_storage round_result(double result, int32_t argument) {
 
 API posit_storage FN(exp)(posit_storage a) {
     int32_t p = pattern_of(a);
-    double x = to_double(p);
-    /* e^+-700 is beyond every posit's maxPos / minPos, yet finite and nonzero in double. */
-    x = x > 700 ? 700 : x < -700 ? -700 : x;
-    return round_result(exp_d(is_nar(p) ? 0 : x), p);
+    /* exp_d clamps to e^+-700, beyond every posit's maxPos / minPos, yet finite and nonzero in double. */
+    return round_result(exp_d(to_double(p)), p);
 }
 
 API posit_storage FN(log)(posit_storage a) {
     int32_t p = pattern_of(a);
-    double x = to_double(p);
-    double result = log_d(p > 0 ? x : 1.0);
+    double result = log_d(p > 0 ? to_double(p) : 1.0);
     return (posit_storage)(p > 0 ? from_double(result) : NAR_PATTERN); /* log 0 = -inf, log of x < 0 or NaR */
 }
 
 API posit_storage FN(tanh)(posit_storage a) {
     int32_t p = pattern_of(a);
-    double x = to_double(p);
-    double ax = abs_d(x);
-    ax = ax < 40 ? ax : 40; /* tanh 40 is 1 - 2^-115: 1 in every posit */
-    ax = is_nar(p) ? 0 : ax;
-    double t = expm1_nonnegative(2 * ax);
-    double magnitude = t / (t + 2);
-    return round_result(x < 0 ? -magnitude : magnitude, p);
+    return round_result(tanh_d(to_double(p)), p);
 }
 
 API posit_storage FN(sigmoid)(posit_storage a) {
     int32_t p = pattern_of(a);
-    double x = to_double(p);
-    x = x > 700 ? 700 : x < -700 ? -700 : x;
-    x = is_nar(p) ? 0 : x;
-    return round_result(1 / (1 + exp_d(-x)), p);
+    return round_result(sigmoid_d(to_double(p)), p);
 }
 
 API posit_storage FN(erf)(posit_storage a) {
     int32_t p = pattern_of(a);
-    double x = to_double(p);
-    x = is_nar(p) ? 0 : x;
-    double magnitude = erf_nonnegative(abs_d(x));
-    return round_result(x < 0 ? -magnitude : magnitude, p);
+    return round_result(erf_d(to_double(p)), p);
 }
 
 /*
@@ -498,13 +415,13 @@ API posit_storage FN(pow)(posit_storage a, posit_storage b) {
     power = y < 0 ? 1 / power : power;
 
     double safe = pa != 0 && !is_nar(pa) ? ax : 1.0;
-    u64 bits = bits_of_double(safe);
+    u64 bits = bits_of(safe);
     int32_t e = (int32_t)((bits >> 52) & 0x7ff) - 1023;
-    double m = double_of_bits((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    double m = double_of((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
     double t = y * e + y * (log_d(m) * INV_LN2);
     t = t > 1000 ? 1000 : t < -1000 ? -1000 : t;
-    int32_t k = round_to_int(t);
-    double general = (1 + expm1_reduced((t - k) * LN2)) * pow2_d(k);
+    int32_t k = nearest_int(t);
+    double general = (1 + expm1_small((t - k) * LN2)) * pow2(k);
 
     double magnitude = is_integer & (ay <= 1024) ? power : general;
     /* x^y of a nonzero x is a finite nonzero real: double's overflow means maxPos, its underflow minPos. */

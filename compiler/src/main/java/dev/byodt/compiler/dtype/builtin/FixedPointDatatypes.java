@@ -1,6 +1,7 @@
 package dev.byodt.compiler.dtype.builtin;
 
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
@@ -18,7 +19,7 @@ import java.util.List;
  * are the integers' own, inline. On a target with the RISC-V P extension, fxp16_P uses P instructions (FixedPointP).
  */
 public final class FixedPointDatatypes implements DatatypePlugin {
-    static final LibrarySource LIBRARY = LibrarySource.resource("dev/byodt/datatypes/fixed/fixed.c");
+    static final LibrarySource LIBRARY = BuiltInLibraries.of("dev/byodt/datatypes/fixed/fixed.c");
 
     @Override
     public void registerWith(DatatypeRegistry registry) {

@@ -1,12 +1,12 @@
 package dev.byodt.compiler.dtype.builtin;
 
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.Float32;
-import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
@@ -26,7 +26,7 @@ public final class Float32Datatypes implements DatatypePlugin {
             .summary("IEEE binary32: machine instructions, and float32.c for exp, log, tanh, sigmoid, erf, pow")
             .widths(32)
             .storage(bits -> ScalarType.F32)
-            .library(LibrarySource.resource(Float32.LIBRARY))
+            .library(BuiltInLibraries.of(Float32.LIBRARY))
             .prefix(i -> "float32")
             .accumulation(AccumulationMode.FLOAT32);
         for (DatatypeOp op : DatatypeOp.values()) {

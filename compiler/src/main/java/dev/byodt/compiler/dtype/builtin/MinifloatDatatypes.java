@@ -1,6 +1,7 @@
 package dev.byodt.compiler.dtype.builtin;
 
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.DatatypePlugin;
@@ -17,7 +18,7 @@ import java.util.function.ToIntFunction;
  * {@code fp8e5m2}.
  */
 public final class MinifloatDatatypes implements DatatypePlugin {
-    static final LibrarySource LIBRARY = LibrarySource.resource("dev/byodt/datatypes/minifloat/minifloat.c");
+    static final LibrarySource LIBRARY = BuiltInLibraries.of("dev/byodt/datatypes/minifloat/minifloat.c");
 
     @Override
     public void registerWith(DatatypeRegistry registry) {

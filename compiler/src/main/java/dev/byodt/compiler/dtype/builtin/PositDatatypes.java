@@ -1,6 +1,7 @@
 package dev.byodt.compiler.dtype.builtin;
 
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
@@ -17,7 +18,7 @@ import java.util.List;
  * sign-extended, and posits compare as two's-complement integers.
  */
 public final class PositDatatypes implements DatatypePlugin {
-    static final LibrarySource LIBRARY = LibrarySource.resource("dev/byodt/datatypes/posit/posit.c");
+    static final LibrarySource LIBRARY = BuiltInLibraries.of("dev/byodt/datatypes/posit/posit.c");
 
     @Override
     public void registerWith(DatatypeRegistry registry) {

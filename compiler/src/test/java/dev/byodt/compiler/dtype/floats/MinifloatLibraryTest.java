@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.floats;
 
+import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
@@ -34,7 +35,7 @@ class MinifloatLibraryTest {
         MinifloatReference reference() { return new MinifloatReference(e, m, ocp); }
 
         NativeLibrary compile() {
-            NativeLibrary.Builder b = NativeLibrary.builder(SOURCE, name, storageBits())
+            NativeLibrary.Builder b = NativeLibrary.builder(BuiltInLibraries.of(SOURCE), name, storageBits())
                 .define("MF_EXP_BITS", "" + e).define("MF_FRAC_BITS", "" + m).accumulatorBits(accumulatorBits);
             if (ocp) b.define("MF_OCP_FINITE", "1");
             return b.build();

@@ -1,11 +1,11 @@
 package dev.byodt.compiler.dtype.harness;
 
+import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.target.BundledTools;
 import dev.byodt.compiler.target.ProcessResult;
 import dev.byodt.compiler.target.Target;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -70,14 +70,19 @@ public final class NativeLibrary implements AutoCloseable {
      * prefix (passed as -DBYODT_PREFIX too), {@code storageBits} 8, 16 or 32.
      */
     public static Builder builder(String resource, String prefix, int storageBits) {
-        return new Builder(resource, prefix, storageBits);
+        return builder(LibrarySource.resource(resource), prefix, storageBits);
+    }
+
+    /** A library of several C resources compiled as one translation unit, as a built-in datatype's is. */
+    public static Builder builder(LibrarySource source, String prefix, int storageBits) {
+        return new Builder(source, prefix, storageBits);
     }
 
     /** The accumulation results of {@link #dot} and {@link #sum}: per group, the final accumulator and its rounding. */
     public record Accumulated(int[] rounded, long[][] accumulators) {}
 
     public static final class Builder {
-        private final String resource;
+        private final LibrarySource source;
         private final String prefix;
         private final int storageBits;
         private final Map<String, String> defines = new LinkedHashMap<>();
@@ -85,11 +90,11 @@ public final class NativeLibrary implements AutoCloseable {
         private Map<String, FunctionShape> operations = StandardFunctions.all();
         private int accumulatorBits;
 
-        private Builder(String resource, String prefix, int storageBits) {
+        private Builder(LibrarySource source, String prefix, int storageBits) {
             if (storageBits != 8 && storageBits != 16 && storageBits != 32) {
                 throw new IllegalArgumentException("storage must be 8, 16 or 32 bits, not " + storageBits);
             }
-            this.resource = resource;
+            this.source = source;
             this.prefix = prefix;
             this.storageBits = storageBits;
         }
@@ -127,13 +132,13 @@ public final class NativeLibrary implements AutoCloseable {
             Map<String, FunctionShape> functions = new LinkedHashMap<>();
             operations.forEach((op, shape) -> functions.put(prefix + "_" + op, shape));
             String storage = "uint" + storageBits + "_t";
-            String source = readResource(resource) + LoopDrivers.source(storage, functions, prefix, accumulatorBits / 64);
+            String unit = new String(source.read(), StandardCharsets.UTF_8) + LoopDrivers.source(storage, functions, prefix, accumulatorBits / 64);
             List<String> clangFlags = new ArrayList<>(List.of("-fPIC", "-ffp-contract=off", "-DBYODT_PREFIX=" + prefix));
             defines.forEach((name, value) -> clangFlags.add("-D" + name + "=" + value));
             clangFlags.addAll(flags);
             BundledTools tools = BundledTools.get();
-            String fileName = resource.substring(resource.lastIndexOf('/') + 1);
-            Path bitcode = tools.compileToBitcode(source, fileName, hostTriple(), clangFlags);
+            String name = source.displayName();
+            Path bitcode = tools.compileToBitcode(unit, name.substring(name.lastIndexOf('/') + 1), hostTriple(), clangFlags);
             Path directory;
             try {
                 directory = Files.createTempDirectory("byodt-native-library-");
@@ -144,7 +149,7 @@ public final class NativeLibrary implements AutoCloseable {
             ProcessResult linked = tools.run(List.of(tools.lld().toString(), "-shared", "--lto-O2",
                 bitcode.toString(), "-o", sharedObject.toString()));
             if (!linked.succeeded()) {
-                throw new IllegalStateException("cannot link " + resource + " for " + prefix + ": " + linked.firstErrorLine());
+                throw new IllegalStateException("cannot link " + source.displayName() + " for " + prefix + ": " + linked.firstErrorLine());
             }
             Arena arena = Arena.ofShared();
             SymbolLookup symbols = SymbolLookup.libraryLookup(sharedObject, arena);
@@ -342,15 +347,6 @@ public final class NativeLibrary implements AutoCloseable {
             return values;
         }
         return segment.toArray(ValueLayout.JAVA_INT);
-    }
-
-    private static String readResource(String resource) {
-        try (InputStream in = NativeLibrary.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) throw new IllegalArgumentException(resource + " is not on the classpath");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.posit;
 
+import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.harness.StandardFunctions;
@@ -51,7 +52,7 @@ final class PositLibrary implements AutoCloseable {
     }
 
     private static NativeLibrary.Builder builder(int n, int es) {
-        return NativeLibrary.builder(SOURCE, "posit" + n + "es" + es, storageBits(n))
+        return NativeLibrary.builder(BuiltInLibraries.of(SOURCE), "posit" + n + "es" + es, storageBits(n))
             .define("POSIT_N", Integer.toString(n)).define("POSIT_ES", Integer.toString(es))
             .accumulatorBits(accumulatorBits(n, es));
     }

@@ -21,6 +21,9 @@ public final class MinifloatReference {
     private final int signBit;
     private final int magnitudeMask;
     private final Rational largest;
+    /** For formats of at most 16 bits: value() and toDouble() of every pattern, computed once (tests ask millions of times). */
+    private final Rational[] values;
+    private final double[] doubles;
 
     public MinifloatReference(int exponentBits, int fractionBits, boolean ocpFinite) {
         this.e = exponentBits;
@@ -29,7 +32,14 @@ public final class MinifloatReference {
         this.bias = (1 << (e - 1)) - 1;
         this.signBit = 1 << (e + m);
         this.magnitudeMask = signBit - 1;
-        this.largest = value(ocp ? magnitudeMask - 1 : ((((1 << e) - 2) << m) | ((1 << m) - 1)));
+        this.largest = exactValue(ocp ? magnitudeMask - 1 : ((((1 << e) - 2) << m) | ((1 << m) - 1)));
+        boolean small = bits() <= 16;
+        this.values = small ? new Rational[count()] : null;
+        this.doubles = small ? new double[count()] : null;
+        for (int a = 0; small && a < count(); a++) {
+            values[a] = exactValue(a);
+            doubles[a] = exactDouble(a);
+        }
     }
 
     public int bits() { return 1 + e + m; }
@@ -55,7 +65,9 @@ public final class MinifloatReference {
     public int largestFinite(boolean negative) { return round(negative ? largest.negate() : largest, negative); }
 
     /** The exact value of a finite pattern. */
-    public Rational value(int a) {
+    public Rational value(int a) { return values != null ? values[a] : exactValue(a); }
+
+    private Rational exactValue(int a) {
         int biased = (a & magnitudeMask) >> m;
         int fraction = a & ((1 << m) - 1);
         Rational v = biased == 0
@@ -65,7 +77,9 @@ public final class MinifloatReference {
     }
 
     /** The value as a double (exact for the formats tested here), NaN and infinities included. */
-    public double toDouble(int a) {
+    public double toDouble(int a) { return doubles != null ? doubles[a] : exactDouble(a); }
+
+    private double exactDouble(int a) {
         if (isNaN(a)) return Double.NaN;
         if (isInfinite(a)) return (a & signBit) != 0 ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
         double d = value(a).toBigDecimal(40).doubleValue();
