@@ -6,7 +6,6 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
-import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Shapes;
 
@@ -14,13 +13,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import static dev.byodt.compiler.kernel.Exprs.accumulate;
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.cast;
-import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
-import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
 import static dev.byodt.compiler.kernel.Exprs.sqrt;
@@ -79,15 +74,9 @@ final class LayerNormalization implements Operator {
         kb.loops(leading, outer -> {
             Expr row = flatIndex(leading, outer);
             Expr start = mul(row, size);
-            Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
-            kb.loop(size, i -> kb.assign(sum, accumulate(kb.get(sum), kb.load(x, add(start, i)))));
-            Local mean = kb.local("mean", div(cast(ScalarType.REAL, kb.get(sum)), real(size)));
-            Local squares = kb.local("squares", constant(ScalarType.ACC, 0));
-            kb.loop(size, i -> {
-                Expr deviation = sub(kb.load(x, add(start, i)), kb.get(mean));
-                kb.assign(squares, mac(kb.get(squares), deviation, deviation));
-            });
-            Expr variance = div(cast(ScalarType.REAL, kb.get(squares)), real(size));
+            RunStatistics statistics = RunStatistics.of(kb, x, start, size);
+            Local mean = statistics.mean();
+            Expr variance = statistics.variance();
             Local invStdDev = kb.local("invStdDev", div(real(1), sqrt(add(variance, real(epsilon)))));
             kb.loops(block, inner -> {
                 Expr[] at = concat(outer, inner);
