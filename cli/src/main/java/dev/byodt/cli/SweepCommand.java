@@ -103,15 +103,8 @@ final class SweepCommand implements Callable<Integer> {
         description = "Run only shard i of n (configurations i, i+n, i+2n, ... of the sweep); join them with 'sweep merge'.")
     String shard;
 
-    @Option(names = "--min-accuracy", paramLabel = "P", description = "Exit 1 when a gated datatype's top-1 is below P percent.")
-    Double minAccuracy;
-
-    @Option(names = "--max-drop", paramLabel = "P", description = "Exit 1 when a gated datatype loses more than P points against float32.")
-    Double maxDrop;
-
-    @Option(names = "--gate", paramLabel = "SPEC",
-        description = "The datatypes --min-accuracy/--max-drop apply to (same syntax as --dtypes); default: all of them.")
-    String gateSpec;
+    @Mixin
+    SweepGateOptions gateOptions;
 
     @Mixin
     CommonOptions common;
@@ -126,13 +119,11 @@ final class SweepCommand implements Callable<Integer> {
             throw new UsageException("--reference " + reference + ": expected byodt or onnxruntime");
         }
         dataOptions.check();
-        Gate gate;
+        Gate gate = gateOptions.gate();
+        Set<String> gated = gateOptions.gated();
         List<SweepPoint> all;
         Shard part;
-        Set<String> gated;
         try {
-            gate = new Gate(minAccuracy, maxDrop);
-            gated = gateSpec == null ? null : Set.copyOf(DatatypeSpec.expand(gateSpec));
             part = Shard.parse(shard);
             all = plan(DatatypeSpec.expand(dtypes), SweepPlan.choices("--accumulate", accumulate, ACCUMULATIONS),
                 SweepPlan.choices("--rounding", rounding, ROUNDINGS));

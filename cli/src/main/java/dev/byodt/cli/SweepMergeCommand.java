@@ -29,28 +29,16 @@ final class SweepMergeCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder to write the merged report into.")
     Path out;
 
-    @Option(names = "--min-accuracy", paramLabel = "P", description = "Exit 1 when a gated datatype's top-1 is below P percent.")
-    Double minAccuracy;
-
-    @Option(names = "--max-drop", paramLabel = "P", description = "Exit 1 when a gated datatype loses more than P points against float32.")
-    Double maxDrop;
-
-    @Option(names = "--gate", paramLabel = "SPEC", description = "The datatypes the thresholds apply to (default: all).")
-    String gateSpec;
+    @Mixin
+    SweepGateOptions gateOptions;
 
     @Mixin
     CommonOptions common;
 
     @Override
     public Integer call() {
-        Gate gate;
-        Set<String> gated;
-        try {
-            gate = new Gate(minAccuracy, maxDrop);
-            gated = gateSpec == null ? null : Set.copyOf(dev.byodt.cli.sweep.DatatypeSpec.expand(gateSpec));
-        } catch (ByodtException e) {
-            throw new UsageException(e.getMessage());
-        }
+        Gate gate = gateOptions.gate();
+        Set<String> gated = gateOptions.gated();
         List<ComparisonReport> reports = new ArrayList<>();
         List<String> sources = new ArrayList<>();
         for (Path shard : shards) {
