@@ -95,16 +95,18 @@ final class TargetRun {
         try {
             log = Files.createTempFile("byodt-qemu-", ".log");
             Tensor logits = model.run(List.of(image), DynamicCounts.qemuOptions(log)).outputs().getFirst();
-            Map<String, Long> counts = DynamicCounts.read(log);
+            DynamicCounts.Executed executed = DynamicCounts.read(log);
             System.out.printf("executed instructions, first image, on %s (qemu's in_asm/exec log)%n", target.name());
-            long total = 0;
-            for (Map.Entry<String, Long> e : counts.entrySet()) {
+            for (Map.Entry<String, Long> e : executed.perFunction().entrySet()) {
                 if (e.getKey().startsWith("k") || e.getKey().equals(model.entrySymbol())) {
                     System.out.printf("%12d  %s%n", e.getValue(), e.getKey());
                 }
-                total += e.getValue();
             }
-            System.out.printf("%12d  total, harness included%n", total);
+            System.out.printf("%12d  total, harness included%n", executed.total());
+            if (target.hasP()) {
+                System.out.printf("%12d  of them P instructions, each counted once (qemu has no P: the executable emulated "
+                    + "them, in %d instructions not counted)%n", executed.undecodable(), executed.emulation());
+            }
             return logits;
         } catch (IOException e) {
             throw new ByodtException("cannot create a log file for qemu: " + e.getMessage(), e);

@@ -17,6 +17,8 @@ import java.util.Map;
  * to build one, so byodt asks qemu to log each translated block's instructions (in_asm) and each block
  * execution (exec, with chaining off so that every execution is logged), and multiplies.
  * The log is large (about 200 MB for one LeNet-5 image), so count one small run.
+ * On a P target the executable emulates P (qemu has none): each P instruction counts as one, where qemu
+ * logs it as an undecodable word, and the emulation's own instructions are counted apart.
  */
 public final class DynamicCounts {
     /** The qemu options that make the log this class reads, written to {@code log}. */
@@ -26,15 +28,31 @@ public final class DynamicCounts {
 
     private DynamicCounts() {}
 
-    /** Executed instructions per function (by qemu's symbol name; "?" where it knows none), in first-seen order. */
-    public static Map<String, Long> read(Path log) {
+    /** The name of the emulation's functions on P targets (runtime-c/harness/p_emulation.c). */
+    private static final String P_EMULATION_PREFIX = "byodt_p_emulation";
+    /** How qemu's disassembler shows a word it cannot decode, such as a P instruction. */
+    private static final String UNDECODABLE = "illegal";
+
+    /**
+     * What a run executed: instructions per function (qemu's symbol name) in first-seen order, how many of
+     * them qemu could not decode (on a P target, the P instructions the emulation ran), and how many the
+     * emulation itself took (its handler, and qemu's signal trampoline, the only code without a symbol),
+     * which are not in {@code perFunction}: a P core runs each P instruction as one.
+     */
+    public record Executed(Map<String, Long> perFunction, long undecodable, long emulation) {
+        public long total() { return perFunction.values().stream().mapToLong(Long::longValue).sum(); }
+    }
+
+    /** Reads the log a run with {@link #qemuOptions} wrote. */
+    public static Executed read(Path log) {
         Map<Long, Integer> blockSize = new HashMap<>();
+        Map<Long, Integer> blockUndecodable = new HashMap<>();
         Map<Long, Long> executions = new LinkedHashMap<>();
         Map<Long, String> functionOf = new HashMap<>();
         try (BufferedReader in = Files.newBufferedReader(log, java.nio.charset.StandardCharsets.ISO_8859_1)) {
             String line;
             Long block = null;
-            int size = 0;
+            int size = 0, undecodable = 0;
             while ((line = in.readLine()) != null) {
                 if (line.startsWith("IN:")) {
                     block = null;
@@ -45,9 +63,12 @@ public final class DynamicCounts {
                     if (block == null) {
                         block = address;
                         size = 0;
+                        undecodable = 0;
                     }
+                    if (isUndecodable(line)) undecodable++;
                     // A block translated again starts from zero, so the last translation's size wins.
                     blockSize.put(block, ++size);
+                    blockUndecodable.put(block, undecodable);
                     continue;
                 }
                 if (line.isBlank()) {
@@ -68,10 +89,25 @@ public final class DynamicCounts {
             throw new ByodtException("cannot read qemu's log " + log + ": " + e.getMessage(), e);
         }
         Map<String, Long> byFunction = new LinkedHashMap<>();
-        executions.forEach((pc, times) -> {
+        long undecodable = 0, emulation = 0;
+        boolean emulated = functionOf.values().stream().anyMatch(name -> name.startsWith(P_EMULATION_PREFIX));
+        for (Map.Entry<Long, Long> block : executions.entrySet()) {
+            long pc = block.getKey(), times = block.getValue();
             String function = functionOf.get(pc);
-            byFunction.merge(function.isEmpty() ? "?" : function, times * blockSize.getOrDefault(pc, 0), Long::sum);
-        });
-        return byFunction;
+            long instructions = times * blockSize.getOrDefault(pc, 0);
+            if (emulated && (function.isEmpty() || function.startsWith(P_EMULATION_PREFIX))) {
+                emulation += instructions;
+                continue;
+            }
+            byFunction.merge(function.isEmpty() ? "?" : function, instructions, Long::sum);
+            undecodable += times * blockUndecodable.getOrDefault(pc, 0);
+        }
+        return new Executed(byFunction, undecodable, emulation);
+    }
+
+    /** A disassembly line "0x...:  WORD  illegal": the mnemonic column is the third field. */
+    private static boolean isUndecodable(String line) {
+        String[] fields = line.strip().split("\\s+");
+        return fields.length >= 3 && fields[2].equals(UNDECODABLE);
     }
 }

@@ -64,13 +64,27 @@ public final class Emitter {
                 case ASM -> AtomicFiles.write(output, temporary -> emitCode(machine, module, temporary, LLVMAssemblyFile));
                 case OBJ -> AtomicFiles.write(output, temporary -> emitCode(machine, module, temporary, LLVMObjectFile));
                 case SO -> inWorkDirectory(work -> linkShared(machine, module, work, output));
-                case EXE -> inWorkDirectory(work -> linkExecutable(machine, module, signature, work, output));
+                case EXE -> inWorkDirectory(work -> linkExecutable(machine, module, signature, 0, work, output));
             }
             if (header != null) AtomicFiles.writeString(header, headerText);
         } catch (IOException e) {
             throw new ByodtException("cannot write " + output + ": " + e.getMessage(), e);
         }
         return written;
+    }
+
+    /**
+     * Writes a static executable of a RISC-V model that runs under qemu-user: on a P target it also carries
+     * the emulation of the P instructions (qemu has no P), which executables for P hardware leave out.
+     */
+    public void emitForEmulator(CompiledModule compiled, Path output) {
+        int pOpcode = compiled.target().pOpcode();
+        try {
+            inWorkDirectory(work -> linkExecutable(compiled.targetMachine(), compiled.module(), compiled.signature(),
+                pOpcode, work, output));
+        } catch (IOException e) {
+            throw new ByodtException("cannot write " + output + ": " + e.getMessage(), e);
+        }
     }
 
     /** The header beside an output: model.o -> model.h, libnet.so -> libnet.h. */
@@ -98,12 +112,12 @@ public final class Emitter {
     }
 
     private void linkExecutable(LLVMTargetMachineRef machine, LLVMModuleRef module, ProgramSignature signature,
-                                Path work, Path output) throws IOException {
+                                int pEmulationOpcode, Path work, Path output) throws IOException {
         Path object = work.resolve("model.o");
         emitCode(machine, module, object, LLVMObjectFile);
         Path harness = Files.createDirectory(work.resolve("harness"));
         ExecutableLinker.link(tools.get(), object, signature, take(LLVMGetTargetMachineTriple(machine)),
-            take(LLVMGetTargetMachineFeatureString(machine)), harness, output);
+            take(LLVMGetTargetMachineFeatureString(machine)), pEmulationOpcode, harness, output);
     }
 
     private static void printModule(LLVMModuleRef module, Path file) throws IOException {

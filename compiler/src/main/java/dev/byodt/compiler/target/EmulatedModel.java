@@ -48,7 +48,7 @@ public final class EmulatedModel implements AutoCloseable {
         }
         Path executable = directory.resolve("model-" + compiled.target().name());
         try {
-            emitter.emit(EmitKind.EXE, compiled, executable);
+            emitter.emitForEmulator(compiled, executable);
         } catch (RuntimeException e) {
             deleteRecursively(directory);
             throw e;

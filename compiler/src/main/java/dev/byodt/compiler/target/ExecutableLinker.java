@@ -22,14 +22,18 @@ final class ExecutableLinker {
     /**
      * Links {@code modelObject} into the executable {@code output} (written atomically), using
      * {@code workDirectory} (empty, deleted by the caller) for the harness's sources and objects.
+     * A nonzero {@code pEmulationOpcode} (P's major opcode) adds the emulation of P instructions that
+     * lets the executable run under qemu-user.
      */
     static void link(BundledTools tools, Path modelObject, ProgramSignature signature, String triple,
-                     String features, Path workDirectory, Path output) throws IOException {
-        List<Path> sources = new ArrayList<>(HarnessSources.copyTo(workDirectory, triple));
+                     String features, int pEmulationOpcode, Path workDirectory, Path output) throws IOException {
+        boolean pEmulation = pEmulationOpcode != 0;
+        List<Path> sources = new ArrayList<>(HarnessSources.copyTo(workDirectory, triple, pEmulation));
         sources.add(Files.writeString(workDirectory.resolve(GLUE_FILE), ExecutableGlue.source(signature)));
 
         List<String> compile = new ArrayList<>(List.of(tools.clang().toString(), "--target=" + triple));
         compile.addAll(targetFlags(triple, features));
+        if (pEmulation) compile.add("-DBYODT_P_EMULATION_OPCODE=0x" + Integer.toHexString(pEmulationOpcode));
         compile.addAll(List.of("-O2", "-ffreestanding", "-fno-builtin", "-nostdlib", "-fno-stack-protector", "-c"));
         List<Path> objects = new ArrayList<>();
         for (Path source : sources) {

@@ -19,19 +19,28 @@ final class HarnessSources {
      * and 64-bit division. bytedeco's LLVM ships no compiler-rt builtins, so byodt carries its own.
      */
     static final List<String> RISCV32_SUPPORT = List.of("softfloat.c", "int64_division.c");
+    /** The P instructions for qemu-user, which has none: their model from the P library, run on SIGILL. */
+    private static final String P_EMULATION = "p_emulation.c";
+    /** The name p_emulation.c includes the P library by. */
+    private static final String P_LIBRARY_FILE = "fixed_p.c";
 
     private HarnessSources() {}
 
     /**
-     * Copies the harness for {@code triple} into {@code directory}; returns the C files to compile (the header
-     * is beside them).
+     * Copies the harness for {@code triple} into {@code directory}, with the P emulation when
+     * {@code pEmulation}; returns the C files to compile (the header, and the P library the emulation
+     * includes, are beside them).
      */
-    static List<Path> copyTo(Path directory, String triple) throws IOException {
+    static List<Path> copyTo(Path directory, String triple, boolean pEmulation) throws IOException {
         copy(HEADER, directory);
         List<Path> sources = new ArrayList<>();
         for (String source : SOURCES) sources.add(copy(source, directory));
         if (triple.startsWith("riscv32")) {
             for (String source : RISCV32_SUPPORT) sources.add(copy(source, directory));
+        }
+        if (pEmulation) {
+            Files.write(directory.resolve(P_LIBRARY_FILE), PExtension.LIBRARY.read());
+            sources.add(copy(P_EMULATION, directory));
         }
         return sources;
     }

@@ -9,7 +9,9 @@
  * run on a host without P and can be checked bit for bit against the kernels without P.
  *
  * The OV flag (vxsat) the saturating instructions set is not modelled: byodt never reads it.
- * XLEN is the register width: 32 on riscv32, 64 on riscv64 and on the host model.
+ * XLEN is the register width: 32 on riscv32, 64 on riscv64 and on the host model. The model also serves
+ * the executables byodt runs under qemu-user, which has no P: there it emulates each trapped P instruction
+ * (runtime-c/harness/p_emulation.c), with RISC-V's own XLEN.
  */
 #include <stdint.h>
 
@@ -17,7 +19,7 @@
 #error "compile with -DBYODT_P_OPCODE=0x77 (or 0x7f) for RISC-V, or -DBYODT_P_MODEL for the host model"
 #endif
 
-#if defined(BYODT_P_MODEL) || __riscv_xlen == 64
+#if !defined(__riscv) || __riscv_xlen == 64
 typedef uint64_t reg_t;
 #define XLEN 64
 #else

@@ -38,6 +38,7 @@ long byodt_sys_openat(int dirfd, const char *path, int flags, int mode);
 long byodt_sys_read(int fd, void *buffer, size_t length);
 long byodt_sys_write(int fd, const void *buffer, size_t length);
 long byodt_sys_close(int fd);
+long byodt_sys_rt_sigaction(int signal, const void *action, void *old_action, size_t mask_bytes);
 __attribute__((noreturn)) void byodt_sys_exit(int status);
 
 /* Linux's generic open flags, the same on x86-64 and RISC-V. */
@@ -46,6 +47,12 @@ __attribute__((noreturn)) void byodt_sys_exit(int status);
 #define BYODT_O_WRONLY 01
 #define BYODT_O_CREAT 0100
 #define BYODT_O_TRUNC 01000
+
+/*
+ * Executables built to run under qemu-user on a P target carry an emulation of the P instructions
+ * (p_emulation.c, compiled with -DBYODT_P_EMULATION_OPCODE): byodt_start installs it first.
+ */
+void byodt_p_emulation_install(void);
 
 /* Writes all of buffer to fd; returns 0, or a negative errno. */
 long byodt_write_all(int fd, const void *buffer, size_t length);

@@ -108,6 +108,9 @@ static int byodt_main(int argc, char **argv) {
 
 /* Called by _start (syscalls.c) with the initial stack: argc, then argc argument pointers, then NULL. */
 __attribute__((noreturn, used)) void byodt_start(long *initial_stack) {
+#ifdef BYODT_P_EMULATION_OPCODE
+    byodt_p_emulation_install();
+#endif
     int argc = (int) initial_stack[0];
     char **argv = (char **) (initial_stack + 1);
     byodt_sys_exit(byodt_main(argc, argv));

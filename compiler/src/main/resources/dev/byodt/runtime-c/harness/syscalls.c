@@ -1,7 +1,7 @@
 /*
  * The only architecture-specific part of the harness: how a system call is made, the system call
  * numbers, and _start, which finds argc and argv on the initial stack and calls byodt_start.
- * To add an architecture, add a section defining BYODT_SYSCALL4, the five numbers and _start.
+ * To add an architecture, add a section defining BYODT_SYSCALL4, the six numbers and _start.
  */
 #include "byodt_harness.h"
 
@@ -14,6 +14,7 @@ __attribute__((noreturn)) void byodt_start(long *initial_stack);
 #define BYODT_NR_CLOSE 3
 #define BYODT_NR_OPENAT 257
 #define BYODT_NR_EXIT_GROUP 231
+#define BYODT_NR_RT_SIGACTION 13
 
 static long byodt_syscall4(long number, long a0, long a1, long a2, long a3) {
     register long r10 __asm__("r10") = a3;
@@ -44,6 +45,7 @@ __asm__(".text\n"
 #define BYODT_NR_CLOSE 57
 #define BYODT_NR_OPENAT 56
 #define BYODT_NR_EXIT_GROUP 94
+#define BYODT_NR_RT_SIGACTION 134
 
 static long byodt_syscall4(long number, long a0, long a1, long a2, long a3) {
     register long r_a7 __asm__("a7") = number;
@@ -87,6 +89,10 @@ long byodt_sys_write(int fd, const void *buffer, size_t length) {
 
 long byodt_sys_close(int fd) {
     return byodt_syscall4(BYODT_NR_CLOSE, fd, 0, 0, 0);
+}
+
+long byodt_sys_rt_sigaction(int signal, const void *action, void *old_action, size_t mask_bytes) {
+    return byodt_syscall4(BYODT_NR_RT_SIGACTION, signal, (long) action, (long) old_action, (long) mask_bytes);
 }
 
 void byodt_sys_exit(int status) {

@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.*;
  * LeNet-5 on 20 Fashion-MNIST images, compiled for RISC-V and run under qemu-user, against the same model
  * JIT-compiled for the host: fixed point and posits are integer arithmetic (posit16's operations round a
  * double result once, and soft-float doubles on riscv32 are correctly rounded too), so every logit must have the same bits;
- * float32 may differ only by the order of a few roundings.
+ * float32 may differ only by the order of a few roundings. The P targets' executables run their P instructions
+ * through the SIGILL emulation (qemu has no P) and are compared with the host's code without P.
  */
 class RiscvLeNetTest {
     private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));
@@ -39,7 +40,8 @@ class RiscvLeNetTest {
     @ParameterizedTest(name = "{0} --accumulate {2} on {1}")
     @CsvSource({"fxp16_13, riscv64, dtype", "fxp16_13, riscv32, dtype", "float32, riscv64, dtype", "float32, riscv32, dtype",
         "fxp16_13, riscv32f, dtype", "fxp16_13, riscv64, exact", "fxp16_13, riscv32, exact",
-        "custom[posit]16, riscv64, dtype", "custom[posit]16, riscv32, dtype"})
+        "custom[posit]16, riscv64, dtype", "custom[posit]16, riscv32, dtype",
+        "fxp16_13, riscv64p, dtype", "fxp16_13, riscv64p, exact", "fxp16_13, riscv32p, exact"})
     void logitsOnRiscvMatchTheHost(String datatype, String targetName, String accumulate) {
         Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{IMAGES, 1, 28, 28}));
         LabeledImages data = IdxReader.readTestSet(MODELS.resolve("fashion-mnist-sample"), IMAGES);
