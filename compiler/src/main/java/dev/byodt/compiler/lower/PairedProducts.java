@@ -54,7 +54,7 @@ public final class PairedProducts {
      * A reduction loop over {@code k} whose body is a perfect nest of loops (whose extents do not depend on
      * {@code k}) around one product update,
      * {@code acc = single(acc, a, b)} or {@code buf[i] = single(buf[i], a, b)}, whose accumulator does not
-     * depend on {@code k} (Gemm's row of accumulators, MatMul's one).
+     * depend on {@code k} (the row of accumulators of Gemm and MatMul, or a scalar one).
      */
     private boolean isPairable(Stmt.For f) {
         if (!(f.extent() instanceof Expr.IntConst extent) || extent.value() < 2) return false;

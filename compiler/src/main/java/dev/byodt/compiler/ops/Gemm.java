@@ -11,9 +11,6 @@ import dev.byodt.runtime.Shapes;
 import java.util.List;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.cast;
-import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
 
@@ -59,10 +56,8 @@ final class Gemm implements Operator {
     }
 
     /**
-     * Row by row of Y: a scratch row of accumulators takes each term k for every column j, the loop over
-     * columns innermost so that it vectorizes while each element still sums its terms in order. That loop
-     * reads a row of B, so a constant B stored transposed (transB, the usual layout of fully connected
-     * weights) is transposed back at compile time.
+     * Row by row of Y, each a {@link RowOfSums}. Its inner loop reads a row of B, so a constant B stored
+     * transposed (transB, the usual layout of fully connected weights) is transposed back at compile time.
      */
     @Override
     public void lower(Node node, KernelBuilder kb) {
@@ -78,27 +73,19 @@ final class Gemm implements Operator {
         }
         Buffer c = beta == 0 ? null : kb.input(2);
         Buffer y = kb.output(0);
-        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {s.n()});
         Buffer bRows = b;
         boolean bTransposed = transB;
-        kb.loop(s.m(), i -> {
-            kb.loop(s.n(), j -> kb.store(acc, j, constant(ScalarType.ACC, 0)));
-            kb.loop(s.k(), k -> {
-                Expr aAt = kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k));
-                kb.loop(s.n(), j -> {
-                    Expr bIndex = bTransposed ? add(mul(j, s.k()), k) : add(mul(k, s.n()), j);
-                    kb.store(acc, j, mac(kb.load(acc, j), aAt, kb.load(bRows, bIndex)));
-                });
-            });
-            kb.loop(s.n(), j -> {
-                Expr result = cast(ScalarType.REAL, kb.load(acc, j));
-                if (alpha != 1) result = mul(real(alpha), result);
+        RowOfSums row = new RowOfSums(kb, s.n());
+        kb.loop(s.m(), i -> row.emit(s.k(),
+            k -> kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k)),
+            (k, j) -> kb.load(bRows, bTransposed ? add(mul(j, s.k()), k) : add(mul(k, s.n()), j)),
+            (j, sum) -> {
+                Expr result = alpha == 1 ? sum : mul(real(alpha), sum);
                 if (c != null) {
                     Expr cValue = kb.load(c, Broadcasting.index(s.c(), new Expr[] {i, j}));
                     result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
                 }
                 kb.store(y, add(mul(i, s.n()), j), result);
-            });
-        });
+            }));
     }
 }

@@ -5,18 +5,13 @@ import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.compiler.kernel.Local;
-import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Shapes;
 
 import java.util.Arrays;
 import java.util.List;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.cast;
-import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
-import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 
 /**
@@ -71,6 +66,10 @@ final class MatMul implements Operator {
         return out;
     }
 
+    /**
+     * Each matrix of the stack row by row, each row a {@link RowOfSums}: every output sums its products in
+     * the order of k and rounds once, and the loop over the row's columns vectorizes.
+     */
     @Override
     public void lower(Node node, KernelBuilder kb) {
         Shape s = shape(node);
@@ -78,18 +77,16 @@ final class MatMul implements Operator {
         Buffer b = kb.input(1);
         Buffer y = kb.output(0);
         long[] matrices = {Shapes.elementCount(s.batch(), "batch"), s.m(), s.n()};
+        RowOfSums row = new RowOfSums(kb, s.n());
         kb.loops(s.batch(), batch -> {
             Expr aBase = mul(Broadcasting.index(s.aBatch(), batch), s.m() * s.k());
             Expr bBase = mul(Broadcasting.index(s.bBatch(), batch), s.k() * s.n());
             Expr matrix = flatIndex(s.batch(), batch);
-            kb.loop(s.m(), i -> kb.loop(s.n(), j -> {
-                Local acc = kb.local("acc", constant(ScalarType.ACC, 0));
-                kb.loop(s.k(), k -> kb.assign(acc, mac(kb.get(acc),
-                    kb.load(a, add(aBase, add(mul(i, s.k()), k))),
-                    kb.load(b, add(bBase, add(mul(k, s.n()), j))))));
+            kb.loop(s.m(), i -> row.emit(s.k(),
+                k -> kb.load(a, add(aBase, add(mul(i, s.k()), k))),
+                (k, j) -> kb.load(b, add(bBase, add(mul(k, s.n()), j))),
                 // The output's dropped vector dimensions have size 1, so its flat layout is batch x M x N.
-                kb.store(y, flatIndex(matrices, matrix, i, j), cast(ScalarType.REAL, kb.get(acc)));
-            }));
+                (j, sum) -> kb.store(y, flatIndex(matrices, matrix, i, j), sum)));
         });
     }
 }

@@ -41,6 +41,13 @@ typedef int16_t S;
 typedef uint32_t T;
 typedef int32_t S;
 #endif
+/* Holds any product of two values exactly: 32 bits for N <= 16, so that vectorized loops
+   work in 32-bit lanes, twice as many to a register as 64-bit ones. */
+#if N <= 16
+typedef int32_t W;
+#else
+typedef int64_t W;
+#endif
 #define MAX_VALUE ((int64_t)((1ULL << (N - 1)) - 1))
 #define MIN_VALUE (-MAX_VALUE - 1)
 
@@ -62,16 +69,17 @@ static T fit(int64_t v) {
 #endif
 }
 
-/* v / 2^shift with the library's rounding of products (nearest-even, or toward minus infinity); |v| < 2^63. */
-static int64_t shift_round(int64_t v, int shift) {
-    if (shift == 0) return v;
-    int64_t kept = v >> shift;                              /* arithmetic: floor */
-#if FXP_TRUNCATE
-    return kept;
+/* A product p / 2^P with the rounding of products: nearest-even, or toward minus infinity (an arithmetic shift).
+   |p| <= 2^(2N-2), so adding less than 2^P cannot overflow W. Nearest-even adds half - 1, plus 1 when the kept
+   part is odd: that carries into the kept part exactly when the rest is above half, or is half and the kept
+   part odd. */
+static W rescale(W p) {
+#if P == 0
+    return p;
+#elif FXP_TRUNCATE
+    return p >> P;
 #else
-    uint64_t rest = (uint64_t)v & ((1ULL << shift) - 1);
-    uint64_t half = 1ULL << (shift - 1);
-    return kept + ((rest > half) | ((rest == half) & (kept & 1)));
+    return (p + (((W)1 << (P - 1)) - 1) + ((p >> P) & 1)) >> P;
 #endif
 }
 
@@ -108,9 +116,25 @@ static uint64_t isqrt(uint64_t v) {
 
 /* ---- the library ---- */
 
-EXPORT T FN(add)(T a, T b) { return fit(value_of(a) + value_of(b)); }
-EXPORT T FN(sub)(T a, T b) { return fit(value_of(a) - value_of(b)); }
-EXPORT T FN(mul)(T a, T b) { return fit(shift_round(value_of(a) * value_of(b), P)); }
+/* Sums and differences in N bits, wrapped, or saturated by the overflow flag: the pattern LLVM turns into
+   sadd.sat/ssub.sat, which vector units have for 8 and 16 bits and expand in 32-bit lanes for 32, where the
+   exact sum would need 64-bit lanes. On overflow the exact result has a's sign. */
+#if FXP_WRAP
+EXPORT T FN(add)(T a, T b) { return (T)(a + b); }
+EXPORT T FN(sub)(T a, T b) { return (T)(a - b); }
+#else
+EXPORT T FN(add)(T a, T b) {
+    S sum;
+    int overflow = __builtin_add_overflow((S)a, (S)b, &sum);
+    return overflow ? (T)(uint64_t)((S)a < 0 ? MIN_VALUE : MAX_VALUE) : (T)sum;
+}
+EXPORT T FN(sub)(T a, T b) {
+    S difference;
+    int overflow = __builtin_sub_overflow((S)a, (S)b, &difference);
+    return overflow ? (T)(uint64_t)((S)a < 0 ? MIN_VALUE : MAX_VALUE) : (T)difference;
+}
+#endif
+EXPORT T FN(mul)(T a, T b) { return fit(rescale((W)(S)a * (S)b)); }
 
 EXPORT T FN(div)(T a, T b) {
     int64_t numerator = value_of(a) * ((int64_t)1 << P);   /* |numerator| < 2^62 */
@@ -194,6 +218,21 @@ static void acc_add_wide(uint64_t *acc, int64_t v) {
 
 EXPORT void FN(acc_mac)(uint64_t *acc, T a, T b) { acc_add_wide(acc, value_of(a) * value_of(b)); }
 EXPORT void FN(acc_add)(uint64_t *acc, T a) { acc_add_wide(acc, value_of(a) * ((int64_t)1 << P)); }
+
+#if ACC_WORDS == 1
+/* v / 2^shift with the rounding of products, for any accumulator value (where adding to v could overflow). */
+static int64_t shift_round(int64_t v, int shift) {
+    if (shift == 0) return v;
+    int64_t kept = v >> shift;                              /* arithmetic: floor */
+#if FXP_TRUNCATE
+    return kept;
+#else
+    uint64_t rest = (uint64_t)v & ((1ULL << shift) - 1);
+    uint64_t half = 1ULL << (shift - 1);
+    return kept + ((rest > half) | ((rest == half) & (kept & 1)));
+#endif
+}
+#endif
 
 /* The sum / 2^P, rounded like a product, then saturated (or wrapped). */
 EXPORT T FN(acc_round)(const uint64_t *acc) {
