@@ -10,6 +10,7 @@ import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 
@@ -79,11 +80,11 @@ final class PaddedPlaneConv {
                         });
                     });
                 });
-                kb.loops(out, o -> {
+                kb.loops(new long[] {out[0], planeWidth}, o -> kb.when(lt(o[1], out[1]), () -> {
                     Expr result = cast(ScalarType.REAL, kb.load(acc, add(mul(o[0], planeWidth), o[1])));
                     if (bias != null) result = add(result, kb.load(bias, map));
                     kb.store(y, flatIndex(y.shape(), n, map, o[0], o[1]), result);
-                });
+                }));
             }));
         });
     }
