@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * (-march=native, as the JIT compiles models) so that the check vectorizes and takes seconds.
  */
 class Float32TanhTest {
-    /** float32.c's bound, 0.5 + 2^-5.9 ulp, plus the reference's own error (2^-21 ulp), in 2^-20 ulp. */
+    /** float32.c's bound, 0.5 + 2^-5.9 ulp, plus the reference's own error (2^-21 ulp). */
     static final double BOUND_ULP = 0.5 + Math.pow(2, -5.9) + Math.pow(2, -21);
 
     @Test
