@@ -8,10 +8,13 @@ import dev.byodt.compiler.kernel.ScalarType;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.rem;
 
 /**
  * A 2-D convolution with stride 1 computed on padded planes. Each input channel is copied into a scratch
@@ -23,13 +26,19 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
  *
  * <p>The grid is cut into blocks of a few vectors' worth of outputs; a block's accumulators take every
  * term (input channel, ky, kx, in that order) before the next block starts, so they stay in registers
- * across the whole reduction instead of going through memory once per term. Each output still sums its
- * terms one after the other and rounds once; the padding's terms are the w*0 ONNX defines padding by
- * (adding them to an accumulator that starts at +0 changes nothing).
+ * across the whole reduction instead of going through memory once per term. A few output maps of a group
+ * take their terms together, so that each run of the plane loaded serves all of them (the runs start
+ * anywhere, so most loads straddle two cache lines: with one map, loads rather than arithmetic bound the
+ * loop). Each output still sums its terms one after the other and rounds once; the padding's terms are the
+ * w*0 ONNX defines padding by (adding them to an accumulator that starts at +0 changes nothing).
  */
 final class PaddedPlaneConv {
-    /** Outputs per block: enough independent accumulations to hide the adder's latency, few enough for registers. */
-    private static final long BLOCK = 128;
+    /** Vectors of accumulators a block keeps: enough independent sums to hide the adder's latency, few enough for registers. */
+    private static final long ACCUMULATOR_VECTORS = 24;
+    /** Vectors of one map's outputs a block covers at most. */
+    private static final long VECTORS_PER_MAP = 8;
+    /** Output maps whose terms are taken together, at most. */
+    private static final long MAPS_TOGETHER = 6;
     private static final long LANES = 16;
 
     private PaddedPlaneConv() {}
@@ -49,42 +58,62 @@ final class PaddedPlaneConv {
         long[] out = window.outputShape();
         long planeWidth = window.padBefore(1) + width + window.padAfter(1);
         long grid = out[0] * planeWidth;
-        long blocks = (grid + BLOCK - 1) / BLOCK;
+        long mapsTogether = largestDivisorUpTo(mapsPerGroup, MAPS_TOGETHER);
+        long blockLength = LANES * Math.min(VECTORS_PER_MAP, Math.max(1, ACCUMULATOR_VECTORS / mapsTogether));
+        long blocks = (grid + blockLength - 1) / blockLength;
         long block = ((grid + blocks - 1) / blocks + LANES - 1) / LANES * LANES;
         // The last block may run past the grid, and its last taps read that far beyond the grid's rows.
         long reach = (kernelHeight - 1) * window.dilation(0) * planeWidth + (kernelWidth - 1) * window.dilation(1);
         long planeLength = blocks * block + reach;
         long channelsPerGroup = channels / groups;
         Buffer planes = kb.scratch("planes", ScalarType.REAL, new long[] {channels, planeLength});
-        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {blocks * block});
+        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {mapsTogether, blocks * block});
+        long accLength = blocks * block;
         kb.loop(batch, n -> {
             kb.loop(channels * planeLength, i -> kb.store(planes, i, constant(ScalarType.REAL, 0)));
             kb.loops(new long[] {channels, height, width}, at -> {
                 Expr onPlane = add(mul(add(at[1], window.padBefore(0)), planeWidth), add(at[2], window.padBefore(1)));
                 kb.store(planes, add(mul(at[0], planeLength), onPlane), kb.load(x, flatIndex(x.shape(), n, at[0], at[1], at[2])));
             });
-            kb.loop(groups, group -> kb.loop(mapsPerGroup, mapInGroup -> {
-                Expr map = add(mul(group, mapsPerGroup), mapInGroup);
+            kb.loop(groups, group -> kb.loop(mapsPerGroup / mapsTogether, mapBlock -> {
+                Expr firstMap = add(mul(group, mapsPerGroup), mul(mapBlock, mapsTogether));
                 kb.loop(blocks, b -> {
                     Expr start = mul(b, block);
-                    kb.loop(block, p -> kb.store(acc, add(start, p), constant(ScalarType.ACC, 0)));
+                    kb.loops(new long[] {mapsTogether, block}, i -> kb.store(acc, add(mul(i[0], accLength), add(start, i[1])),
+                        constant(ScalarType.ACC, 0)));
                     kb.loops(new long[] {channelsPerGroup, kernelHeight, kernelWidth}, term -> {
                         Expr channel = add(mul(group, channelsPerGroup), term[0]);
                         Expr offset = add(mul(term[1], window.dilation(0) * planeWidth), mul(term[2], window.dilation(1)));
                         Expr tapStart = add(add(mul(channel, planeLength), start), offset);
-                        Expr wAt = kb.load(w, flatIndex(w.shape(), map, term[0], term[1], term[2]));
-                        kb.loop(block, p -> {
-                            Expr at = add(start, p);
-                            kb.store(acc, at, mac(kb.load(acc, at), kb.load(planes, add(tapStart, p)), wAt));
+                        kb.loop(mapsTogether, j -> {
+                            Expr wAt = kb.load(w, flatIndex(w.shape(), add(firstMap, j), term[0], term[1], term[2]));
+                            kb.loop(block, p -> {
+                                Expr at = add(mul(j, accLength), add(start, p));
+                                kb.store(acc, at, mac(kb.load(acc, at), kb.load(planes, add(tapStart, p)), wAt));
+                            });
                         });
                     });
                 });
-                kb.loops(out, o -> {
-                    Expr result = cast(ScalarType.REAL, kb.load(acc, add(mul(o[0], planeWidth), o[1])));
-                    if (bias != null) result = add(result, kb.load(bias, map));
-                    kb.store(y, flatIndex(y.shape(), n, map, o[0], o[1]), result);
+                // One loop over the maps' rows, not a loop over maps around one over rows: LLVM unrolled the
+                // column loop of such a nest and vectorized the row loop, with gathers and scatters. The bias
+                // is read before the column test, which would otherwise make its read a masked gather.
+                kb.loop(mapsTogether * out[0], mapRow -> {
+                    Expr j = div(mapRow, out[0]), row = rem(mapRow, out[0]);
+                    Expr map = add(firstMap, j);
+                    Expr mapBias = bias == null ? null : kb.get(kb.local("bias", kb.load(bias, map)));
+                    kb.loop(planeWidth, column -> kb.when(lt(column, out[1]), () -> {
+                        Expr result = cast(ScalarType.REAL, kb.load(acc, add(mul(j, accLength), add(mul(row, planeWidth), column))));
+                        if (mapBias != null) result = add(result, mapBias);
+                        kb.store(y, flatIndex(y.shape(), n, map, row, column), result);
+                    }));
                 });
             }));
         });
+    }
+
+    /** The largest divisor of {@code n} that is at most {@code limit}. */
+    private static long largestDivisorUpTo(long n, long limit) {
+        for (long d = Math.min(n, limit); d > 1; d--) if (n % d == 0) return d;
+        return 1;
     }
 }

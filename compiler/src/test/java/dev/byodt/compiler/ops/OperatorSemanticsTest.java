@@ -124,26 +124,53 @@ class OperatorSemanticsTest {
             int total = Math.max(0, (out[d] - 1) * stride + ((int) wShape[2 + d] - 1) * dilation[d] + 1 - (int) xShape[2 + d]);
             padBefore[d] = total - total / 2;
         }
-        double[] expected = new double[6 * out[0] * out[1]];
-        for (int m = 0; m < 6; m++) {
-            int group = m / 3;
-            for (int oh = 0; oh < out[0]; oh++)
-                for (int ow = 0; ow < out[1]; ow++) {
-                    double sum = b.getFloat(m);
-                    for (int c = 0; c < 2; c++)
-                        for (int kh = 0; kh < 3; kh++)
-                            for (int kw = 0; kw < 2; kw++) {
-                                int ih = oh * stride - padBefore[0] + kh * dilation[0];
-                                int iw = ow * stride - padBefore[1] + kw * dilation[1];
-                                if (ih < 0 || ih >= 7 || iw < 0 || iw >= 6) continue;
-                                sum += x.getFloat(((group * 2 + c) * 7 + ih) * 6 + iw) * w.getFloat(((m * 2 + c) * 3 + kh) * 2 + kw);
-                            }
-                    expected[(m * out[0] + oh) * out[1] + ow] = sum;
-                }
-        }
         Tensor y = new NodeCase("Conv", 11).attr("group", 2L).attr("auto_pad", "SAME_LOWER").attr("strides", ints(2, 2))
             .attr("dilations", ints(2, 1)).input(x).input(w).input(b).runOne();
-        assertClose(new long[] {1, 6, 4, 3}, expected, y);
+        assertClose(new long[] {1, 6, 4, 3}, referenceConvolution(x, w, b, 2, stride, dilation, padBefore, out), y);
+    }
+
+    /** Stride 1 (on padded planes), several maps per group taking their terms together, a batch of two. */
+    @Test
+    void groupedDilatedConvolutionOnPaddedPlanes() {
+        Tensor x = randomTensor(2, 4, 6, 7);
+        Tensor w = randomTensor(10, 2, 3, 2);
+        Tensor b = randomTensor(10);
+        int[] dilation = {1, 2};
+        int[] padBefore = {2, 1};
+        // out = in + pads - (k-1)*dilation: 6 + 2 + 1 - 2 rows, 7 + 1 + 0 - 2 columns.
+        int[] out = {7, 6};
+        Tensor y = new NodeCase("Conv", 11).attr("group", 2L).attr("pads", ints(2, 1, 1, 0)).attr("dilations", ints(1, 2))
+            .input(x).input(w).input(b).runOne();
+        assertClose(new long[] {2, 10, 7, 6}, referenceConvolution(x, w, b, 2, 1, dilation, padBefore, out), y);
+    }
+
+    /** Conv by its definition, in double: per image, map and output position, bias plus every term inside the input. */
+    private static double[] referenceConvolution(Tensor x, Tensor w, Tensor b, int groups, int stride, int[] dilation,
+                                                 int[] padBefore, int[] out) {
+        long[] xs = x.shape(), ws = w.shape();
+        int batch = (int) xs[0], height = (int) xs[2], width = (int) xs[3];
+        int maps = (int) ws[0], channelsPerGroup = (int) ws[1], kernelHeight = (int) ws[2], kernelWidth = (int) ws[3];
+        double[] expected = new double[batch * maps * out[0] * out[1]];
+        for (int n = 0; n < batch; n++)
+            for (int m = 0; m < maps; m++) {
+                int group = m / (maps / groups);
+                for (int oh = 0; oh < out[0]; oh++)
+                    for (int ow = 0; ow < out[1]; ow++) {
+                        double sum = b.getFloat(m);
+                        for (int c = 0; c < channelsPerGroup; c++)
+                            for (int kh = 0; kh < kernelHeight; kh++)
+                                for (int kw = 0; kw < kernelWidth; kw++) {
+                                    int ih = oh * stride - padBefore[0] + kh * dilation[0];
+                                    int iw = ow * stride - padBefore[1] + kw * dilation[1];
+                                    if (ih < 0 || ih >= height || iw < 0 || iw >= width) continue;
+                                    int channel = group * channelsPerGroup + c;
+                                    sum += x.getFloat(((n * xs[1] + channel) * height + ih) * width + iw)
+                                        * w.getFloat(((m * channelsPerGroup + c) * kernelHeight + kh) * kernelWidth + kw);
+                                }
+                        expected[((n * maps + m) * out[0] + oh) * out[1] + ow] = sum;
+                    }
+            }
+        return expected;
     }
 
     @Test

@@ -1,0 +1,43 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.compiler.dtype.harness.FunctionShape;
+import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * float32's tanh (a rational approximation, not the double routine the other functions use) on every one of
+ * the 2^32 floats against the double routine: within 0.5 + 2^-5.9 ulp of the exact value, as float32.c
+ * promises, so the correctly rounded result or its neighbour; NaN for NaN, +-0 for +-0. Compiled for this CPU
+ * (-march=native, as the JIT compiles models) so that the check vectorizes and takes seconds.
+ */
+class Float32TanhTest {
+    /** float32.c's bound, 0.5 + 2^-5.9 ulp, plus the reference's own error (2^-21 ulp). */
+    static final double BOUND_ULP = 0.5 + Math.pow(2, -5.9) + Math.pow(2, -21);
+
+    @Test
+    void everyFloatWithinTheDocumentedBound() {
+        LibrarySource source = LibrarySource.resources(List.of(BuiltInLibraries.DOUBLE_MATH, Float32.LIBRARY,
+            "dev/byodt/datatypes/float32/tanh_error.c"));
+        try (NativeLibrary lib = NativeLibrary.builder(source, "float32", 32).flag("-march=native")
+                 .operations(Map.of("tanh_worst_error", FunctionShape.UNARY)).build()) {
+            int chunk = 1 << 12;
+            int[] worst = IntStream.range(0, (1 << 16) / chunk).parallel()
+                .mapToObj(c -> lib.unary("tanh_worst_error", IntStream.range(c * chunk, (c + 1) * chunk).toArray()))
+                .flatMapToInt(IntStream::of).toArray();
+            double worstUlp = 0;
+            for (int high = 0; high < worst.length; high++) {
+                assertNotEquals(-1, worst[high], "tanh: a NaN or signed zero is wrong among the floats 0x"
+                    + Integer.toHexString(high) + "xxxx");
+                worstUlp = Math.max(worstUlp, Integer.toUnsignedLong(worst[high]) / 1048576.0);
+            }
+            System.out.printf("float32 tanh: all 4294967296 floats, worst error %.6f ulp%n", worstUlp);
+            assertTrue(worstUlp <= BOUND_ULP, "worst error " + worstUlp + " ulp exceeds " + BOUND_ULP);
+        }
+    }
+}
