@@ -23,6 +23,7 @@ import org.bytedeco.llvm.LLVM.LLVMValueRef;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -85,12 +86,14 @@ public final class LlvmCodegen {
         Map<Buffer, LLVMValueRef> weights = new HashMap<>();
         program.constants().forEach((buffer, tensor) -> weights.put(buffer, weight(buffer, tensor)));
 
+        Set<Buffer> callerBuffers = new HashSet<>(program.inputs());
+        callerBuffers.addAll(program.outputs());
         List<LLVMValueRef> kernelFunctions = new ArrayList<>();
         List<List<Buffer>> kernelParams = new ArrayList<>();
         for (int k = 0; k < program.kernels().size(); k++) {
             Kernel kernel = program.kernels().get(k);
             List<Buffer> params = parameters(kernel);
-            kernelFunctions.add(emitKernel(kernel, k, params));
+            kernelFunctions.add(emitKernel(kernel, k, params, callerBuffers));
             kernelParams.add(params);
         }
 
@@ -155,7 +158,7 @@ public final class LlvmCodegen {
 
     // ---- kernel functions
 
-    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params) {
+    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params, Set<Buffer> callerBuffers) {
         String name = "k" + index + "." + kernel.opType() + "." + kernel.name();
         function = LLVMAddFunction(module, name, functionType(voidType, params.size()));
         LLVMSetLinkage(function, LLVMInternalLinkage);
@@ -173,6 +176,12 @@ public final class LlvmCodegen {
             LLVMValueRef param = LLVMGetParam(function, i);
             name(param, params.get(i).name());
             addParamAttribute(function, i, "noalias");
+            // The workspace's slices and the weights are 64-byte aligned; telling LLVM lets it merge adjacent
+            // narrow loads and stores into words (PackedLanes relies on it). The caller's tensors promise nothing.
+            if (!callerBuffers.contains(params.get(i))) {
+                LLVMAddAttributeAtIndex(function, i + 1, LLVMCreateEnumAttribute(context,
+                    LLVMGetEnumAttributeKindForName("align", 5), MemoryPlan.ALIGNMENT));
+            }
             bufferPointers.put(params.get(i), param);
         }
         LLVMPositionBuilderAtEnd(builder, LLVMAppendBasicBlockInContext(context, function, "entry"));

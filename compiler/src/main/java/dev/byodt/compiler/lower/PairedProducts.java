@@ -3,7 +3,6 @@ package dev.byodt.compiler.lower;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.LoopVar;
-import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
 
@@ -61,7 +60,7 @@ public final class PairedProducts {
         Stmt inner = f;
         while (inner instanceof Stmt.For loop) {
             // Inner loops must run the same iterations for k and k + 1, or the pair would sum mismatched terms.
-            if (loop.body().size() != 1 || (loop != f && uses(loop.extent(), f.var()))) return false;
+            if (loop.body().size() != 1 || (loop != f && LoopIndices.uses(loop.extent(), f.var()))) return false;
             inner = loop.body().getFirst();
         }
         return switch (inner) {
@@ -69,7 +68,7 @@ public final class PairedProducts {
                 && call.args().getFirst() instanceof Expr.LocalRef ref && ref.local() == assign.local();
             case Stmt.Store store -> store.value() instanceof Expr.Call call && isSingle(call)
                 && call.args().getFirst() instanceof Expr.Load load && load.buffer() == store.buffer()
-                && load.index().equals(store.index()) && !uses(store.index(), f.var());
+                && load.index().equals(store.index()) && !LoopIndices.uses(store.index(), f.var());
             default -> false;
         };
     }
@@ -81,7 +80,7 @@ public final class PairedProducts {
         LoopVar j = new LoopVar(f.var().name() + "_pair");
         List<Stmt> out = new ArrayList<>();
         out.add(new Stmt.For(j, new Expr.IntConst(ScalarType.I64, extent / 2),
-            List.of(update(f.body().getFirst(), f.var(), index(j, 0), index(j, 1)))));
+            List.of(update(f.body().getFirst(), f.var(), LoopIndices.scaled(j, 2, 0), LoopIndices.scaled(j, 2, 1)))));
         if (extent % 2 == 1) out.add(update(f.body().getFirst(), f.var(), new Expr.IntConst(ScalarType.I64, extent - 1), null));
         return out;
     }
@@ -99,32 +98,9 @@ public final class PairedProducts {
     private Expr.Call products(Expr.Call call, LoopVar k, Expr first, Expr second) {
         Expr acc = call.args().get(0), a = call.args().get(1), b = call.args().get(2);
         if (second == null) {
-            return new Expr.Call(single, call.type(), List.of(acc, substitute(a, k, first), substitute(b, k, first)), call.passing());
+            return new Expr.Call(single, call.type(), List.of(acc, LoopIndices.substitute(a, k, first), LoopIndices.substitute(b, k, first)), call.passing());
         }
-        return new Expr.Call(pair, call.type(), List.of(acc, substitute(a, k, first), substitute(a, k, second),
-            substitute(b, k, first), substitute(b, k, second)), call.passing());
-    }
-
-    private static boolean uses(Expr e, LoopVar var) {
-        boolean[] found = {false};
-        dev.byodt.compiler.kernel.KernelWalker.visit(e, x -> found[0] |= x instanceof Expr.Var v && v.var() == var);
-        return found[0];
-    }
-
-    /** 2j + offset. */
-    private static Expr index(LoopVar j, long offset) {
-        Expr twice = new Expr.Op(ScalarOp.MUL, ScalarType.I64, List.of(new Expr.Var(j), new Expr.IntConst(ScalarType.I64, 2)));
-        return offset == 0 ? twice : new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(twice, new Expr.IntConst(ScalarType.I64, offset)));
-    }
-
-    /** {@code e} with every use of {@code var} replaced by {@code value}. */
-    private static Expr substitute(Expr e, LoopVar var, Expr value) {
-        return switch (e) {
-            case Expr.Var v -> v.var() == var ? value : v;
-            case Expr.Load l -> new Expr.Load(l.buffer(), substitute(l.index(), var, value));
-            case Expr.Op o -> new Expr.Op(o.op(), o.type(), o.args().stream().map(x -> substitute(x, var, value)).toList());
-            case Expr.Call c -> new Expr.Call(c.function(), c.type(), c.args().stream().map(x -> substitute(x, var, value)).toList(), c.passing());
-            default -> e;
-        };
+        return new Expr.Call(pair, call.type(), List.of(acc, LoopIndices.substitute(a, k, first), LoopIndices.substitute(a, k, second),
+            LoopIndices.substitute(b, k, first), LoopIndices.substitute(b, k, second)), call.passing());
     }
 }

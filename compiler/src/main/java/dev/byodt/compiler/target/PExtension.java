@@ -4,10 +4,13 @@ import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.NativeLibrary;
+import dev.byodt.compiler.lower.PackedLanes;
 import dev.byodt.compiler.lower.PairedProducts;
+import dev.byodt.runtime.ByodtException;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The RISC-V P extension (packed SIMD, version 0.9.x) as byodt uses it: a C library of fixed-point
@@ -32,7 +35,42 @@ public final class PExtension {
     /** Dot-product loops of fxp16_P with exact accumulation, two products per SMALDA. */
     public static final PairedProducts PAIRED_PRODUCTS = new PairedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac2");
 
+    /** The fxp16_P operations fixed_p.c has in packed form, byodt_p16x2_OP and byodt_p16x4_OP. */
+    private static final Set<String> PACKED_OPERATIONS = Set.of("add_saturate", "sub_saturate", "add_wrap", "sub_wrap",
+        "max", "min", "q15_mul");
+
     private PExtension() {}
+
+    /** 16-bit lanes in one of the target's registers: 2 on riscv32, 4 on riscv64 and in the host model. */
+    public static int registerLanes(Target target) { return target.isRiscv32() ? 2 : 4; }
+
+    /**
+     * The 16-bit lanes each packed P instruction computes: those the datatypes request with xLANES
+     * ({@code fxp16_13x2}), else all of the target's register. xLANES is a usage error anywhere but for fxp16_P on
+     * a P target whose registers hold that many lanes (x2 on riscv32p and riscv64p, x4 on riscv64p).
+     */
+    public static int lanes(Target target, DatatypeChoice datatypes) {
+        int requested = 0;
+        for (DatatypeInstance instance : datatypes.instances()) {
+            if (instance.lanes() == 1) continue;
+            String problem = !target.hasP() ? "packed lanes need a P target (x2: riscv32p or riscv64p, x4: riscv64p)"
+                : !isFxp16(instance) ? "the P extension packs fxp16_P only"
+                : instance.lanes() != 2 && instance.lanes() != 4 ? "P packs 2 or 4 16-bit lanes"
+                : instance.lanes() > registerLanes(target) ? "a register holds " + registerLanes(target) + " 16-bit lanes"
+                : requested != 0 && requested != instance.lanes() ? "another datatype asks for " + requested + " lanes"
+                : null;
+            if (problem != null) throw new ByodtException("datatype " + instance + " on target " + target.name() + ": " + problem);
+            requested = instance.lanes();
+        }
+        return requested != 0 ? requested : registerLanes(target);
+    }
+
+    private static boolean isFxp16(DatatypeInstance instance) { return instance.toString().matches("fxp16_\\d+(x\\d+)?"); }
+
+    /** Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction. */
+    public static PackedLanes packedLanes(int lanes) {
+        return new PackedLanes("byodt_p16_", "byodt_p16x", PACKED_OPERATIONS, lanes);
+    }
 
     /** The P library for {@code target}, if it has P: the instructions on RISC-V, their C model elsewhere. */
     public static Optional<NativeLibrary> library(Target target) {
@@ -48,7 +86,7 @@ public final class PExtension {
     public static Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
         if (!target.hasP()) return Optional.empty();
         List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
-            .filter(name -> !name.matches("fxp16_\\d+")).distinct().toList();
+            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?")).distinct().toList();
         if (unserved.isEmpty()) return Optional.empty();
         return Optional.of("the P extension serves fxp16_P only; " + String.join(", ", unserved)
             + (unserved.size() == 1 ? " uses" : " use") + " base " + target.name().replaceFirst("p$", "") + " instructions");

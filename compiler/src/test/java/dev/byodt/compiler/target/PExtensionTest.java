@@ -7,7 +7,13 @@ import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.ops.Operators;
 import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.IdxReader;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
@@ -87,6 +93,95 @@ class PExtensionTest {
             List<float[]> without = run(graph, Target.host(), datatypes, inputs);
             for (int i = 0; i < without.size(); i++) assertArrayEquals(without.get(i), withP.get(i), testCase + " " + options);
         }
+    }
+
+    /**
+     * Packed element-wise kernels: groups of 4 or 2 lanes with the odd elements left over one at a time,
+     * rows whose offsets are even but not multiples of 4 (2 lanes), operands broadcast along the packed
+     * loop or adjacent in it, nested operations (Relu's max with a constant), saturation and wrap-around.
+     */
+    @ParameterizedTest(name = "{0} {1} and {2} in {3} {4}: {5}")
+    @CsvSource({
+        "Add, 7, 7, fxp16_13, '', @byodt_p16x4_add_saturate(",
+        "Add, 7, 7, fxp16_13x2, '', @byodt_p16x2_add_saturate(",
+        "Add, 2x9, 2x9, fxp16_13, overflow=wrap, ",
+        "Add, 3x12, 12, fxp16_13, overflow=wrap, @byodt_p16x4_add_wrap(",
+        "Sub, 3x6, 3x6, fxp16_13, '', @byodt_p16x2_sub_saturate(",
+        "Sub, 11, 11, fxp16_13x2, overflow=wrap, @byodt_p16x2_sub_wrap(",
+        "Max, 3x8, 8, fxp16_12, '', @byodt_p16x4_max(",
+        "Min, 4x8, 4x1, fxp16_12, '', @byodt_p16x4_min(",
+        "Relu, 5x12, , fxp16_10, '', @byodt_p16x4_max(",
+        "Mul, 13, 13, fxp16_15, rounding=truncate, @byodt_p16x4_q15_mul("})
+    void packedKernelsHaveTheSameBitsWithThePModel(String op, String aShape, String bShape, String datatype, String option, String call) {
+        Graph graph = oneNode(op, shape(aShape), bShape == null ? null : shape(bShape));
+        Random random = new Random((op + aShape + bShape + datatype).hashCode());
+        List<Tensor> inputs = new ArrayList<>();
+        for (var input : graph.inputs()) {
+            float[] values = new float[(int) java.util.Arrays.stream(input.type().shape()).reduce(1, (a, b) -> a * b)];
+            for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * (i % 3 == 0 ? 4 : 0.7));
+            inputs.add(Tensor.ofFloats(input.type().shape(), values));
+        }
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        DatatypeChoice datatypes = choice(datatype, "dtype", options);
+        DatatypeChoice unpacked = choice(datatype.replaceFirst("x\\d$", ""), "dtype", options);
+        List<float[]> withP = run(graph, hostWithPModel(), datatypes, inputs);
+        List<float[]> without = run(graph, Target.host(), unpacked, inputs);
+        assertArrayEquals(without.getFirst(), withP.getFirst());
+        String ir = llvmIr(graph, hostWithPModel(), datatypes);
+        if (call == null) {
+            // Rows of 9: offsets neither multiples of 4 nor of 2, so nothing packs; the one-lane calls remain.
+            assertFalse(ir.contains("@byodt_p16x"), "packed calls in rows of 9");
+            assertTrue(ir.contains("@byodt_p16_add_wrap("), "one-lane calls in rows of 9");
+        } else {
+            assertTrue(ir.contains(call), call + " in the IR");
+        }
+    }
+
+    private static long[] shape(String text) { return java.util.Arrays.stream(text.split("x")).mapToLong(Long::parseLong).toArray(); }
+
+    /** A graph of one node of {@code opType} on float inputs of these shapes (b null: a unary node). */
+    private static Graph oneNode(String opType, long[] a, long[] b) {
+        List<Value> inputs = new ArrayList<>();
+        for (long[] shape : b == null ? List.of(a) : List.of(a, b)) {
+            Value v = new Value("in" + inputs.size());
+            v.setType(new TensorType(ElementType.FLOAT32, shape));
+            inputs.add(v);
+        }
+        Value out = new Value("out");
+        Node node = new Node(opType.toLowerCase(), opType, "", 13, inputs, List.of(out), Map.of());
+        out.setType(Operators.lookup(opType).inferTypes(node).getFirst());
+        return new Graph(opType, inputs, List.of(out), List.of(node));
+    }
+
+    private String llvmIr(Graph graph, Target target, DatatypeChoice datatypes) {
+        CompileOptions options = CompileOptions.host().withTarget(target).withDatatypes(datatypes).withInlineLibraries(false);
+        Path ll = work.resolve(graph.name() + ".ll");
+        try (CompiledModule compiled = Compiler.compile(graph, options)) {
+            new Emitter().emit(EmitKind.LLVM, compiled, ll);
+        }
+        return assertDoesNotThrow(() -> Files.readString(ll));
+    }
+
+    @ParameterizedTest(name = "{0} on {1}: {2}")
+    @CsvSource({"fxp16_13x4, riscv64p, ''", "fxp16_13x2, riscv64p, ''", "fxp16_13x2, riscv32p, ''",
+        "fxp16_13x4, riscv32p, a register holds 2 16-bit lanes", "fxp16_13x2, riscv64, 'packed lanes need a P target (x2: riscv32p or riscv64p, x4: riscv64p)'",
+        "custom[posit]16x2, riscv64p, the P extension packs fxp16_P only", "fxp16_13x8, riscv64p, P packs 2 or 4 16-bit lanes"})
+    void lanesAreValidOnlyWhereAPRegisterHoldsThem(String datatype, String target, String problem) {
+        Target chosen = Targets.named(target, null, null);
+        DatatypeChoice datatypes = choice(datatype, "dtype", Map.of());
+        if (problem.isEmpty()) {
+            assertEquals(Integer.parseInt(datatype.substring(datatype.length() - 1)), PExtension.lanes(chosen, datatypes));
+        } else {
+            ByodtException e = assertThrows(ByodtException.class, () -> PExtension.lanes(chosen, datatypes));
+            assertEquals("datatype " + datatype + " on target " + target + ": " + problem, e.getMessage());
+        }
+    }
+
+    @Test
+    void withoutLanesAPTargetPacksAWholeRegister() {
+        DatatypeChoice datatypes = choice("fxp16_13", "dtype", Map.of());
+        assertEquals(4, PExtension.lanes(Targets.named("riscv64p", null, null), datatypes));
+        assertEquals(2, PExtension.lanes(Targets.named("riscv32p", null, null), datatypes));
     }
 
     @ParameterizedTest(name = "{0} --accumulate {1} calls {2}")
