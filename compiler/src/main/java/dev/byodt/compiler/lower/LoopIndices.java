@@ -8,7 +8,7 @@ import dev.byodt.compiler.kernel.ScalarType;
 
 import java.util.List;
 
-/** What the loop-rewriting passes (PairedProducts, PackedLanes) do to expressions over a loop's variable. */
+/** What the loop-rewriting passes (GroupedProducts, PackedLanes) do to expressions over a loop's variable. */
 final class LoopIndices {
     private LoopIndices() {}
 

@@ -4,8 +4,8 @@ import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.NativeLibrary;
+import dev.byodt.compiler.lower.GroupedProducts;
 import dev.byodt.compiler.lower.PackedLanes;
-import dev.byodt.compiler.lower.PairedProducts;
 import dev.byodt.runtime.ByodtException;
 
 import java.util.List;
@@ -32,8 +32,6 @@ public final class PExtension {
         new Instruction("SMAX16", 0, 0x41), new Instruction("SMIN16", 0, 0x40),
         new Instruction("SMALDA", 1, 0x46));
 
-    /** Dot-product loops of fxp16_P with exact accumulation, two products per SMALDA. */
-    public static final PairedProducts PAIRED_PRODUCTS = new PairedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac2");
 
     /** The fxp16_P operations fixed_p.c has in packed form, byodt_p16x2_OP and byodt_p16x4_OP. */
     private static final Set<String> PACKED_OPERATIONS = Set.of("add_saturate", "sub_saturate", "add_wrap", "sub_wrap",
@@ -66,6 +64,11 @@ public final class PExtension {
     }
 
     private static boolean isFxp16(DatatypeInstance instance) { return instance.toString().matches("fxp16_\\d+(x\\d+)?"); }
+
+    /** Dot-product loops of fxp16_P with exact accumulation, {@code lanes} products per SMALDA. */
+    public static GroupedProducts groupedProducts(int lanes) {
+        return new GroupedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac" + lanes, lanes);
+    }
 
     /** Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction. */
     public static PackedLanes packedLanes(int lanes) {

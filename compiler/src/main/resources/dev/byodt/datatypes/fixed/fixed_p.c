@@ -135,13 +135,23 @@ EXPORT void byodt_p16_acc_mac(uint64_t *acc, uint16_t a, uint16_t b) {
 
 
 /*
- * Two products of a dot product at once (byodt pairs the iterations of such loops): the operands packed
- * two to a register, lane 0 the first, then one SMALDA: acc += a0 * b0 + a1 * b1.
+ * Two or four products of a dot product at once (byodt's GroupedProducts groups the iterations of such
+ * loops): the operands packed two or four to a register, lane 0 the first, then one SMALDA, which sums the
+ * products of every lane: acc += a0 * b0 + a1 * b1 (+ a2 * b2 + a3 * b3). Four need XLEN = 64.
  */
 EXPORT void byodt_p16_acc_mac2(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t b0, uint16_t b1) {
     reg_t a = (reg_t)a0 | (reg_t)a1 << 16, b = (reg_t)b0 | (reg_t)b1 << 16;
     *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
 }
+
+#if XLEN == 64
+EXPORT void byodt_p16_acc_mac4(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t a2, uint16_t a3,
+                               uint16_t b0, uint16_t b1, uint16_t b2, uint16_t b3) {
+    reg_t a = (reg_t)a0 | (reg_t)a1 << 16 | (reg_t)a2 << 32 | (reg_t)a3 << 48;
+    reg_t b = (reg_t)b0 | (reg_t)b1 << 16 | (reg_t)b2 << 32 | (reg_t)b3 << 48;
+    *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
+}
+#endif
 
 /*
  * Packed lanes (byodt's PackedLanes pass): 2 or 4 fxp16_P values per register, lane 0 in the low bits, so
