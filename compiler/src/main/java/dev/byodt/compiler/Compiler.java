@@ -66,7 +66,7 @@ public final class Compiler {
         log.checkComplete();
         int lanes = PExtension.lanes(options.target(), options.datatypes());
         if (options.target().hasP()) {
-            machine = PExtension.groupedProducts(lanes).apply(machine);
+            machine = PExtension.groupDotProducts(machine, lanes);
             machine = PExtension.packedLanes(lanes).apply(machine);
         }
         MemoryPlan memory = MemoryPlan.of(machine);

@@ -1,11 +1,13 @@
 package dev.byodt.compiler.target;
 
+import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.lower.GroupedProducts;
 import dev.byodt.compiler.lower.PackedLanes;
+import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
 
 import java.util.List;
@@ -30,7 +32,7 @@ public final class PExtension {
         new Instruction("KADD16", 0, 0x08), new Instruction("KSUB16", 0, 0x09),
         new Instruction("KHM16", 0, 0x43),
         new Instruction("SMAX16", 0, 0x41), new Instruction("SMIN16", 0, 0x40),
-        new Instruction("SMALDA", 1, 0x46));
+        new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64));
 
 
     /** The fxp16_P operations fixed_p.c has in packed form, byodt_p16x2_OP and byodt_p16x4_OP. */
@@ -65,9 +67,13 @@ public final class PExtension {
 
     private static boolean isFxp16(DatatypeInstance instance) { return instance.toString().matches("fxp16_\\d+(x\\d+)?"); }
 
-    /** Dot-product loops of fxp16_P with exact accumulation, {@code lanes} products per SMALDA. */
-    public static GroupedProducts groupedProducts(int lanes) {
-        return new GroupedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac" + lanes, lanes);
+    /**
+     * Dot-product loops with exact accumulation grouped for one instruction per group: fxp16_P's by
+     * {@code lanes} (SMALDA), fxp8_P's by twice as many (SMAQA, four bytes per 16-bit lane pair).
+     */
+    public static Program groupDotProducts(Program program, int lanes) {
+        Program sixteen = new GroupedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac" + lanes, lanes).apply(program);
+        return new GroupedProducts("byodt_p8_acc_mac", "byodt_p8_acc_mac" + 2 * lanes, 2 * lanes).apply(sixteen);
     }
 
     /** Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction. */
@@ -84,15 +90,19 @@ public final class PExtension {
 
     /**
      * One line telling the user which chosen datatypes the P extension does not serve on {@code target}
-     * (they use base instructions), if any: P lowerings exist for fxp16_P only.
+     * (they use base instructions), if any: P lowerings exist for fxp16_P, and for fxp8_P's dot products with
+     * exact accumulation.
      */
     public static Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
         if (!target.hasP()) return Optional.empty();
+        boolean exact = datatypes.accumulation() == AccumulationMode.EXACT;
         List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
-            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?")).distinct().toList();
+            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !(exact && name.matches("fxp8_\\d+")))
+            .distinct().toList();
         if (unserved.isEmpty()) return Optional.empty();
-        return Optional.of("the P extension serves fxp16_P only; " + String.join(", ", unserved)
-            + (unserved.size() == 1 ? " uses" : " use") + " base " + target.name().replaceFirst("p$", "") + " instructions");
+        return Optional.of("the P extension serves fxp16_P, and fxp8_P's dot products with --accumulate exact; "
+            + String.join(", ", unserved) + (unserved.size() == 1 ? " uses" : " use") + " base "
+            + target.name().replaceFirst("p$", "") + " instructions");
     }
 
     /** The instruction with these fields, if P has it among those byodt emits. */

@@ -39,6 +39,7 @@ typedef uint32_t reg_t;
 #define F_SMAX16 0, 0x41
 #define F_SMIN16 0, 0x40
 #define F_SMALDA 1, 0x46
+#define F_SMAQA 0, 0x64
 
 #ifdef BYODT_P_MODEL
 
@@ -78,6 +79,20 @@ static int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
     return (int64_t)sum;
 }
 
+/* SMAQA: for every 32-bit lane x, rd.W[x] + the sum over its bytes y of rs1.W[x].B[y] * rs2.W[x].B[y], modulo 2^32. */
+static reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
+    reg_t d = 0;
+    for (int x = 0; x < XLEN / 32; x++) {
+        uint32_t sum = (uint32_t)(acc >> (32 * x));
+        for (int y = 0; y < 4; y++) {
+            int at = 32 * x + 8 * y;
+            sum += (uint32_t)((int8_t)(uint8_t)(a >> at) * (int8_t)(uint8_t)(b >> at));
+        }
+        d |= (reg_t)sum << (32 * x);
+    }
+    return d;
+}
+
 #else
 
 /* The funct3, funct7 pair comes as two macro arguments, hence the variadic macros. */
@@ -96,6 +111,11 @@ P_BINARY(p_ksub16, F_KSUB16)
 P_BINARY(p_smax16, F_SMAX16)
 P_BINARY(p_smin16, F_SMIN16)
 P_BINARY(p_khm16, F_KHM16)
+
+static inline reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
+    __asm__(P_INSN(F_SMAQA) : "+r"(acc) : "r"(a), "r"(b));
+    return acc;
+}
 
 #if XLEN == 64
 static inline int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
@@ -150,6 +170,37 @@ EXPORT void byodt_p16_acc_mac4(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t
     reg_t a = (reg_t)a0 | (reg_t)a1 << 16 | (reg_t)a2 << 32 | (reg_t)a3 << 48;
     reg_t b = (reg_t)b0 | (reg_t)b1 << 16 | (reg_t)b2 << 32 | (reg_t)b3 << 48;
     *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
+}
+#endif
+
+/*
+ * fxp8_P's exact accumulator is fixed.c's too: the sum of the unscaled products in 64 bits. One product at a
+ * time (the steps GroupedProducts leaves over), then four (RV32) or eight (RV64) at once: SMAQA from a zero
+ * accumulator sums four 8-bit products per 32-bit lane, which cannot overflow (|sum| <= 4 * 2^14), and the
+ * lanes' sums are added to the accumulator.
+ */
+EXPORT void byodt_p8_acc_mac(uint64_t *acc, uint8_t a, uint8_t b) {
+    *acc += (uint64_t)(int64_t)((int8_t)a * (int8_t)b);
+}
+
+static uint32_t bytes4(uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3) {
+    return (uint32_t)b0 | (uint32_t)b1 << 8 | (uint32_t)b2 << 16 | (uint32_t)b3 << 24;
+}
+
+EXPORT void byodt_p8_acc_mac4(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3,
+                              uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3) {
+    reg_t sums = p_smaqa(0, bytes4(a0, a1, a2, a3), bytes4(b0, b1, b2, b3));
+    *acc += (uint64_t)(int64_t)(int32_t)(uint32_t)sums;
+}
+
+#if XLEN == 64
+EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3, uint8_t a4, uint8_t a5,
+                              uint8_t a6, uint8_t a7, uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3, uint8_t b4,
+                              uint8_t b5, uint8_t b6, uint8_t b7) {
+    reg_t a = (reg_t)bytes4(a0, a1, a2, a3) | (reg_t)bytes4(a4, a5, a6, a7) << 32;
+    reg_t b = (reg_t)bytes4(b0, b1, b2, b3) | (reg_t)bytes4(b4, b5, b6, b7) << 32;
+    reg_t sums = p_smaqa(0, a, b);
+    *acc += (uint64_t)(int64_t)(int32_t)(uint32_t)sums + (uint64_t)(int64_t)(int32_t)(uint32_t)(sums >> 32);
 }
 #endif
 

@@ -136,6 +136,28 @@ class PExtensionTest {
         }
     }
 
+    /**
+     * fxp8 dot products with exact accumulation, by SMAQA: 19 products are two groups of 8 (4-lane registers)
+     * or four of 4 (2 lanes, which only an fxp16_PxLANES datatype can request, so the map names one that no
+     * node matches) and 3 single steps. Inputs fill fxp8_4's range, saturating now and then.
+     */
+    @ParameterizedTest(name = "fxp8_4 MatMul with {0} lanes calls {1}")
+    @CsvSource({"4, @byodt_p8_acc_mac8(", "2, @byodt_p8_acc_mac4("})
+    void fxp8DotProductsHaveTheSameBitsWithThePModel(int lanes, String call) {
+        Graph graph = oneNode("MatMul", new long[]{3, 19}, new long[]{19, 5});
+        Random random = new Random(lanes);
+        List<Tensor> inputs = new ArrayList<>();
+        for (var input : graph.inputs()) {
+            float[] values = new float[(int) java.util.Arrays.stream(input.type().shape()).reduce(1, (a, b) -> a * b)];
+            for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * 5);
+            inputs.add(Tensor.ofFloats(input.type().shape(), values));
+        }
+        DatatypeChoice fxp8 = choice("fxp8_4", "exact", Map.of());
+        DatatypeChoice datatypes = lanes == 4 ? fxp8 : fxp8.withOverrides(DatatypeChoice.parseOverrides("no-such-node=fxp16_13x2"));
+        assertArrayEquals(run(graph, Target.host(), fxp8, inputs).getFirst(), run(graph, hostWithPModel(), datatypes, inputs).getFirst());
+        assertTrue(llvmIr(graph, hostWithPModel(), datatypes).contains(call), call + " in the IR");
+    }
+
     /** fxp16_13 for fxp16_13x2: lanes are an error without P, and the results must not depend on them. */
     private static String withoutLanes(String datatype) { return datatype.replaceFirst("x\\d+$", ""); }
 
@@ -219,5 +241,26 @@ class PExtensionTest {
         }
         // LeNet-5 adds biases (KADD16) and, with exact accumulation, sums products in its Conv and Gemm (SMALDA).
         assertTrue(found.keySet().containsAll(Set.of("KADD16", "SMALDA")), "P instructions found: " + found);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"riscv64p", "riscv32p"})
+    void fxp8DotProductsEmitSmaqaWordsOfTheTable(String targetName) throws Exception {
+        Graph graph = oneNode("MatMul", new long[]{3, 19}, new long[]{19, 5});
+        Path object = work.resolve(targetName + "-fxp8.o");
+        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(Targets.named(targetName, null, null))
+            .withDatatypes(choice("fxp8_4", "exact", Map.of())))) {
+            new Emitter().emit(EmitKind.OBJ, compiled, object);
+        }
+        List<String> found = new ArrayList<>();
+        for (ElfFunctions.Function function : ElfFunctions.read(Files.readAllBytes(object), object.toString())) {
+            for (int word : RiscvInstructions.split(function.code())) {
+                if (RiscvInstructions.isCompressed(word) || RiscvInstructions.opcode(word) != Targets.P_OPCODE) continue;
+                var instruction = PExtension.decode(RiscvInstructions.funct3(word), RiscvInstructions.funct7(word));
+                assertTrue(instruction.isPresent(), "unknown P word 0x" + Integer.toHexString(word) + " in " + function.name());
+                found.add(instruction.get().name());
+            }
+        }
+        assertTrue(found.contains("SMAQA"), "P instructions found: " + found);
     }
 }
