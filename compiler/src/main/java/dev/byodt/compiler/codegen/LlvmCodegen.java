@@ -23,7 +23,6 @@ import org.bytedeco.llvm.LLVM.LLVMValueRef;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -86,14 +85,12 @@ public final class LlvmCodegen {
         Map<Buffer, LLVMValueRef> weights = new HashMap<>();
         program.constants().forEach((buffer, tensor) -> weights.put(buffer, weight(buffer, tensor)));
 
-        Set<Buffer> callerBuffers = new HashSet<>(program.inputs());
-        callerBuffers.addAll(program.outputs());
         List<LLVMValueRef> kernelFunctions = new ArrayList<>();
         List<List<Buffer>> kernelParams = new ArrayList<>();
         for (int k = 0; k < program.kernels().size(); k++) {
             Kernel kernel = program.kernels().get(k);
             List<Buffer> params = parameters(kernel);
-            kernelFunctions.add(emitKernel(kernel, k, params, callerBuffers));
+            kernelFunctions.add(emitKernel(kernel, k, params));
             kernelParams.add(params);
         }
 
@@ -158,7 +155,7 @@ public final class LlvmCodegen {
 
     // ---- kernel functions
 
-    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params, Set<Buffer> callerBuffers) {
+    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params) {
         String name = "k" + index + "." + kernel.opType() + "." + kernel.name();
         function = LLVMAddFunction(module, name, functionType(voidType, params.size()));
         LLVMSetLinkage(function, LLVMInternalLinkage);
@@ -176,12 +173,6 @@ public final class LlvmCodegen {
             LLVMValueRef param = LLVMGetParam(function, i);
             name(param, params.get(i).name());
             addParamAttribute(function, i, "noalias");
-            // The workspace's slices and the weights are 64-byte aligned; telling LLVM lets it merge adjacent
-            // narrow loads and stores into words (PackedLanes relies on it). The caller's tensors promise nothing.
-            if (!callerBuffers.contains(params.get(i))) {
-                LLVMAddAttributeAtIndex(function, i + 1, LLVMCreateEnumAttribute(context,
-                    LLVMGetEnumAttributeKindForName("align", 5), MemoryPlan.ALIGNMENT));
-            }
             bufferPointers.put(params.get(i), param);
         }
         LLVMPositionBuilderAtEnd(builder, LLVMAppendBasicBlockInContext(context, function, "entry"));
@@ -269,9 +260,9 @@ public final class LlvmCodegen {
         LLVMPositionBuilderAtEnd(builder, merge);
     }
 
-    /** getelementptr inbounds T, ptr %buffer, i64 index */
+    /** getelementptr inbounds T, ptr %buffer, i64 index (for a view, T its element type and %buffer its storage) */
     private LLVMValueRef element(Buffer buffer, Expr index) {
-        LLVMValueRef base = bufferPointers.get(buffer);
+        LLVMValueRef base = bufferPointers.get(buffer.storage());
         if (base == null) throw new IllegalStateException("kernel touches " + buffer + " which is not among its buffers");
         return gep(type(buffer.elementType()), base, expr(index), "");
     }

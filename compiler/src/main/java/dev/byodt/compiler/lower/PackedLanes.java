@@ -3,7 +3,6 @@ package dev.byodt.compiler.lower;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
-import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
@@ -20,16 +19,16 @@ import java.util.Set;
  * Packs element-wise loops into 16-bit lanes for the RISC-V P extension. An innermost loop over {@code i}
  * whose body is one store {@code out[c + i] = f(x, y)}, f one of the P library's operations on one value
  * and x, y loads of adjacent elements ({@code buf[c' + i]}), loads that do not depend on {@code i}
- * (broadcasting), constants or further such operations, becomes a loop over groups of L elements: each
- * operand packed L to a register ({@code PREFIX L _pack}), one packed operation per f, the L lanes stored
- * ({@code PREFIX L _lane}), then the last {@code extent % L} elements one at a time as before.
+ * (broadcasting), constants or further such operations, becomes a loop over groups of L elements: adjacent
+ * elements loaded as one word of L lanes (a load of a {@link Buffer#view} of the buffer), broadcast values and
+ * constants packed L times ({@code PREFIX L _pack}), one packed operation per f, the word stored at once;
+ * then the last {@code extent % L} elements one at a time as before.
  * <p>
- * A loop packs only where every element it reads or writes in groups starts its group at a multiple of L
- * elements of a buffer in the workspace or the weights (64-byte aligned; the caller's tensors have no
- * alignment byodt could rely on): there LLVM turns the L adjacent 16-bit loads and stores into one word
- * each, and elsewhere packing would cost more than it saves. L is the register's lane count, or 2 where
- * the loop's offsets are even but not multiples of 4. Lanes are computed independently, so the results are
- * those of the loop it replaces, bit for bit.
+ * A loop packs only where every word it loads or stores is aligned: each group starts at a multiple of L
+ * elements, whatever the other loops' values, of a buffer in the workspace or the weights (64-byte aligned;
+ * the caller's tensors have no alignment byodt could rely on). L is the register's lane count, or 2 where the
+ * loop's offsets are even but not multiples of 4. Lanes are computed independently, so the results are those
+ * of the loop it replaces, bit for bit.
  */
 public final class PackedLanes {
     private final String prefix;
@@ -105,20 +104,21 @@ public final class PackedLanes {
     /** Elements c + i of an aligned 16-bit buffer, c a multiple of l whatever the other loops' values. */
     private static boolean isGroup(Buffer buffer, Expr index, LoopVar i, int l, Set<Buffer> callers) {
         if (callers.contains(buffer) || buffer.elementType() != ScalarType.I16) return false;
-        Map<LoopVar, Long> terms = new HashMap<>();
-        if (!affine(index, 1, terms)) return false;
-        for (Map.Entry<LoopVar, Long> term : terms.entrySet()) {
-            boolean ok = term.getKey() == i ? term.getValue() == 1 : term.getValue() % l == 0;
-            if (!ok) return false;
-        }
-        return terms.getOrDefault(i, 0L) == 1;
+        Map<LoopVar, Long> terms = affine(index);
+        if (terms == null || terms.getOrDefault(i, 0L) != 1) return false;
+        return terms.entrySet().stream().allMatch(term -> term.getKey() == i || term.getValue() % l == 0);
     }
 
     /**
-     * Adds {@code scale * e}'s terms to {@code terms} (the constant under the key null) if e is a sum of
-     * constants and loop variables times constants, the form of Exprs.flatIndex.
+     * The terms of {@code e} if it is a sum of constants and loop variables times constants, the form of
+     * Exprs.flatIndex: each variable's coefficient, and the constant under the key null. Else null.
      */
-    private static boolean affine(Expr e, long scale, Map<LoopVar, Long> terms) {
+    private static Map<LoopVar, Long> affine(Expr e) {
+        Map<LoopVar, Long> terms = new HashMap<>();
+        return addTerms(e, 1, terms) ? terms : null;
+    }
+
+    private static boolean addTerms(Expr e, long scale, Map<LoopVar, Long> terms) {
         return switch (e) {
             case Expr.IntConst c -> {
                 terms.merge(null, scale * c.value(), Long::sum);
@@ -128,9 +128,9 @@ public final class PackedLanes {
                 terms.merge(v.var(), scale, Long::sum);
                 yield true;
             }
-            case Expr.Op o when o.op() == ScalarOp.ADD -> affine(o.arg(0), scale, terms) && affine(o.arg(1), scale, terms);
-            case Expr.Op o when o.op() == ScalarOp.MUL && o.arg(1) instanceof Expr.IntConst c -> affine(o.arg(0), scale * c.value(), terms);
-            case Expr.Op o when o.op() == ScalarOp.MUL && o.arg(0) instanceof Expr.IntConst c -> affine(o.arg(1), scale * c.value(), terms);
+            case Expr.Op o when o.op() == ScalarOp.ADD -> addTerms(o.arg(0), scale, terms) && addTerms(o.arg(1), scale, terms);
+            case Expr.Op o when o.op() == ScalarOp.MUL && o.arg(1) instanceof Expr.IntConst c -> addTerms(o.arg(0), scale * c.value(), terms);
+            case Expr.Op o when o.op() == ScalarOp.MUL && o.arg(0) instanceof Expr.IntConst c -> addTerms(o.arg(1), scale * c.value(), terms);
             default -> false;
         };
     }
@@ -138,16 +138,10 @@ public final class PackedLanes {
     private List<Stmt> packed(Stmt.For f, Stmt.Store store, int l) {
         long extent = ((Expr.IntConst) f.extent()).value();
         LoopVar group = new LoopVar(f.var().name() + "_lanes");
-        Local word = new Local(f.var().name() + "_packed", wordType(l));
-        List<Stmt> body = new ArrayList<>();
-        body.add(new Stmt.Assign(word, packedValue(store.value(), f.var(), group, l)));
-        for (int x = 0; x < l; x++) {
-            Expr lane = new Expr.Call(packedPrefix + l + "_lane", ScalarType.I16,
-                List.of(new Expr.LocalRef(word), new Expr.IntConst(ScalarType.I32, x)));
-            body.add(new Stmt.Store(store.buffer(), LoopIndices.substitute(store.index(), f.var(), LoopIndices.scaled(group, l, x)), lane));
-        }
+        Stmt packedStore = new Stmt.Store(view(store.buffer(), l), wordIndex(store.index(), f.var(), group, l),
+            packedValue(store.value(), f.var(), group, l));
         List<Stmt> out = new ArrayList<>();
-        out.add(new Stmt.For(group, new Expr.IntConst(ScalarType.I64, extent / l), body));
+        out.add(new Stmt.For(group, new Expr.IntConst(ScalarType.I64, extent / l), List.of(packedStore)));
         for (long k = extent / l * l; k < extent; k++) {
             Expr at = new Expr.IntConst(ScalarType.I64, k);
             out.add(new Stmt.Store(store.buffer(), LoopIndices.substitute(store.index(), f.var(), at),
@@ -156,16 +150,32 @@ public final class PackedLanes {
         return out;
     }
 
-    /** The operations on packed words; every leaf (load or constant) packed from its values at i = l*group + x. */
+    /**
+     * The operations on packed words: a load of adjacent elements as a load of the word, anything that does
+     * not depend on i (a broadcast load, a constant) packed l times.
+     */
     private Expr packedValue(Expr e, LoopVar i, LoopVar group, int l) {
-        if (e instanceof Expr.Call c) {
-            return new Expr.Call(packedPrefix + l + "_" + c.function().substring(prefix.length()), wordType(l),
+        return switch (e) {
+            case Expr.Call c -> new Expr.Call(packedPrefix + l + "_" + c.function().substring(prefix.length()), wordType(l),
                 c.args().stream().map(a -> packedValue(a, i, group, l)).toList());
-        }
-        List<Expr> values = new ArrayList<>();
-        for (int x = 0; x < l; x++) values.add(LoopIndices.substitute(e, i, LoopIndices.scaled(group, l, x)));
-        return new Expr.Call(packedPrefix + l + "_pack", wordType(l), values);
+            case Expr.Load load when LoopIndices.uses(load.index(), i) -> new Expr.Load(view(load.buffer(), l), wordIndex(load.index(), i, group, l));
+            default -> new Expr.Call(packedPrefix + l + "_pack", wordType(l), java.util.Collections.nCopies(l, e));
+        };
     }
+
+    /** The word holding elements c + l * group .. c + l * group + l - 1 of a buffer indexed c + i: c / l + group. */
+    private static Expr wordIndex(Expr index, LoopVar i, LoopVar group, int l) {
+        Expr word = new Expr.Var(group);
+        for (Map.Entry<LoopVar, Long> term : affine(index).entrySet()) {
+            if (term.getKey() == i) continue;
+            Expr scaled = new Expr.IntConst(ScalarType.I64, term.getValue() / l);
+            if (term.getKey() != null) scaled = new Expr.Op(ScalarOp.MUL, ScalarType.I64, List.of(new Expr.Var(term.getKey()), scaled));
+            word = new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(word, scaled));
+        }
+        return word;
+    }
+
+    private static Buffer view(Buffer buffer, int l) { return buffer.view(wordType(l), buffer.size() / l); }
 
     private static ScalarType wordType(int l) { return l == 4 ? ScalarType.I64 : ScalarType.I32; }
 }

@@ -206,10 +206,10 @@ EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2,
 
 /*
  * Packed lanes (byodt's PackedLanes pass): 2 or 4 fxp16_P values per register, lane 0 in the low bits, so
- * that one instruction computes 2 or 4 elements of an element-wise operation. The pass packs adjacent
- * elements with byodt_p16xL_pack and stores them back with byodt_p16xL_lane; on buffers whose alignment
- * LLVM knows, those become one 32- or 64-bit load and store. Two lanes fit every register (on riscv64 and
- * the host model the upper lanes hold zeros, whose results are dropped); four need XLEN = 64.
+ * that one instruction computes 2 or 4 elements of an element-wise operation. Adjacent elements come as one
+ * 32- or 64-bit word from memory; a value the lanes share (a broadcast operand, a constant) is packed with
+ * byodt_p16xL_pack. Two lanes fit every register (on riscv64 and the host model the upper lanes hold zeros,
+ * whose results are dropped); four need XLEN = 64.
  */
 #define PACKED_OPERATIONS(L, word_t)                                                                         \
     EXPORT word_t byodt_p16x##L##_add_saturate(word_t a, word_t b) { return (word_t)p_kadd16(a, b); }       \
@@ -218,8 +218,7 @@ EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2,
     EXPORT word_t byodt_p16x##L##_sub_wrap(word_t a, word_t b) { return (word_t)p_sub16(a, b); }            \
     EXPORT word_t byodt_p16x##L##_max(word_t a, word_t b) { return (word_t)p_smax16(a, b); }                \
     EXPORT word_t byodt_p16x##L##_min(word_t a, word_t b) { return (word_t)p_smin16(a, b); }                \
-    EXPORT word_t byodt_p16x##L##_q15_mul(word_t a, word_t b) { return (word_t)p_khm16(a, b); }             \
-    EXPORT uint16_t byodt_p16x##L##_lane(word_t packed, int32_t x) { return (uint16_t)(packed >> (16 * x)); }
+    EXPORT word_t byodt_p16x##L##_q15_mul(word_t a, word_t b) { return (word_t)p_khm16(a, b); }
 
 PACKED_OPERATIONS(2, uint32_t)
 EXPORT uint32_t byodt_p16x2_pack(uint16_t a0, uint16_t a1) { return (uint32_t)a0 | (uint32_t)a1 << 16; }

@@ -133,6 +133,9 @@ class PExtensionTest {
             assertTrue(ir.contains("@byodt_p16_add_wrap("), "one-lane calls in rows of 9");
         } else {
             assertTrue(ir.contains(call), call + " in the IR");
+            // Adjacent elements travel as one word: 2 lanes in an i32, 4 in an i64.
+            String word = "i" + 16 * Integer.parseInt(call.substring("@byodt_p16x".length(), "@byodt_p16x".length() + 1));
+            assertTrue(ir.contains("load " + word + ",") && ir.contains("store " + word + " "), word + " loads and stores in the IR");
         }
     }
 
