@@ -67,6 +67,7 @@ public final class Compiler {
         int lanes = PExtension.lanes(options.target(), options.datatypes());
         if (options.target().hasP()) {
             machine = PExtension.groupDotProducts(machine, lanes);
+            machine = PExtension.SYMMETRIC_CLIPS.apply(machine);
             machine = PExtension.packedLanes(lanes).apply(machine);
         }
         MemoryPlan memory = MemoryPlan.of(machine);

@@ -17,8 +17,8 @@ import java.util.Set;
 
 /**
  * Packs element-wise loops into 16-bit lanes for the RISC-V P extension. An innermost loop over {@code i}
- * whose body is one store {@code out[c + i] = f(x, y)}, f one of the P library's operations on one value
- * and x, y loads of adjacent elements ({@code buf[c' + i]}), loads that do not depend on {@code i}
+ * whose body is one store {@code out[c + i] = f(x, y)} (or {@code f(x)}), f one of the P library's operations
+ * on one value and x, y loads of adjacent elements ({@code buf[c' + i]}), loads that do not depend on {@code i}
  * (broadcasting), constants or further such operations, becomes a loop over groups of L elements: adjacent
  * elements loaded as one word of L lanes (a load of a {@link Buffer#view} of the buffer), broadcast values and
  * constants packed L times ({@code PREFIX L _pack}), one packed operation per f, the word stored at once;
@@ -91,7 +91,7 @@ public final class PackedLanes {
     /** A tree of packable operations over adjacent loads, broadcast loads and constants. */
     private boolean packs(Expr e, LoopVar i, int l, Set<Buffer> callers) {
         return switch (e) {
-            case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE && c.args().size() == 2
+            case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE
                 && c.function().startsWith(prefix) && operations.contains(c.function().substring(prefix.length()))
                 && c.args().stream().allMatch(a -> packs(a, i, l, callers));
             case Expr.Load load -> load.type() == ScalarType.I16

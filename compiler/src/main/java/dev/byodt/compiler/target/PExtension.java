@@ -8,6 +8,7 @@ import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.lower.GroupedProducts;
 import dev.byodt.compiler.lower.PackedLanes;
 import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.lower.SymmetricClips;
 import dev.byodt.runtime.ByodtException;
 
 import java.util.List;
@@ -32,12 +33,17 @@ public final class PExtension {
         new Instruction("KADD16", 0, 0x08), new Instruction("KSUB16", 0, 0x09),
         new Instruction("KHM16", 0, 0x43),
         new Instruction("SMAX16", 0, 0x41), new Instruction("SMIN16", 0, 0x40),
-        new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64));
+        new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64), new Instruction("SCLIP16", 0, 0x42));
 
 
     /** The fxp16_P operations fixed_p.c has in packed form, byodt_p16x2_OP and byodt_p16x4_OP. */
-    private static final Set<String> PACKED_OPERATIONS = Set.of("add_saturate", "sub_saturate", "add_wrap", "sub_wrap",
-        "max", "min", "q15_mul");
+    private static final Set<String> PACKED_OPERATIONS = packedOperations();
+
+    private static Set<String> packedOperations() {
+        Set<String> operations = new java.util.HashSet<>(Set.of("add_saturate", "sub_saturate", "add_wrap", "sub_wrap", "max", "min", "q15_mul"));
+        for (int k = 0; k <= 15; k++) operations.add("clip" + k);
+        return Set.copyOf(operations);
+    }
 
     private PExtension() {}
 
@@ -75,6 +81,9 @@ public final class PExtension {
         Program sixteen = new GroupedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac" + lanes, lanes).apply(program);
         return new GroupedProducts("byodt_p8_acc_mac", "byodt_p8_acc_mac" + 2 * lanes, 2 * lanes).apply(sixteen);
     }
+
+    /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */
+    public static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips("byodt_p16_min", "byodt_p16_max", "byodt_p16_clip");
 
     /** Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction. */
     public static PackedLanes packedLanes(int lanes) {

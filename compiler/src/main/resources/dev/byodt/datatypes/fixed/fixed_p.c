@@ -40,6 +40,7 @@ typedef uint32_t reg_t;
 #define F_SMIN16 0, 0x40
 #define F_SMALDA 1, 0x46
 #define F_SMAQA 0, 0x64
+#define F_SCLIP16 0, 0x42
 
 #ifdef BYODT_P_MODEL
 
@@ -71,6 +72,17 @@ LANEWISE(p_smax16, s > t ? s : t)                     /* SMAX16 */
 LANEWISE(p_smin16, s < t ? s : t)                     /* SMIN16 */
 /* KHM16: 0x8000 * 0x8000 gives 0x7FFF (and OV); otherwise (s * t) >> 15, an arithmetic shift. */
 LANEWISE(p_khm16, (s == -32768 && t == -32768) ? 32767 : (s * t) >> 15)
+
+/* SCLIP16 with immediate k: every lane clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
+static reg_t p_sclip16(reg_t a, int k) {
+    reg_t d = 0;
+    for (int x = 0; x < LANES; x++) {
+        int32_t s = lane(a, x), low = -(1 << k), high = (1 << k) - 1;
+        d = with_lane(d, x, s < low ? low : s > high ? high : s);
+    }
+    return d;
+}
+#define SCLIP16(k, a) p_sclip16((a), (k))
 
 /* SMALDA: rd (64 bits) + the sum over every lane x of rs1.H[x] * rs2.H[x], wrapping modulo 2^64. */
 static int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
@@ -116,6 +128,14 @@ static inline reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
     __asm__(P_INSN(F_SMAQA) : "+r"(acc) : "r"(a), "r"(b));
     return acc;
 }
+
+/* SCLIP16's immediate k sits in the rs2 field, so the instruction names register x<k> there. */
+#define SCLIP16(k, a) ({                                                                                   \
+    reg_t clipped_;                                                                                       \
+    __asm__(".insn r " STRINGIFY(BYODT_P_OPCODE) ", " STRINGIFY(F_SCLIP16) ", %0, %1, x" #k                \
+            : "=r"(clipped_) : "r"((reg_t)(a)));                                                          \
+    clipped_;                                                                                             \
+})
 
 #if XLEN == 64
 static inline int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
@@ -220,10 +240,23 @@ EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2,
     EXPORT word_t byodt_p16x##L##_min(word_t a, word_t b) { return (word_t)p_smin16(a, b); }                \
     EXPORT word_t byodt_p16x##L##_q15_mul(word_t a, word_t b) { return (word_t)p_khm16(a, b); }
 
+/*
+ * Clip to the symmetric saturation range [-2^k, 2^k - 1] of raw values, k = 0..15: SCLIP16, where ONNX's Clip
+ * has those bounds (byodt's SymmetricClips pass finds them). byodt_p16_clipK on one value in lane 0,
+ * byodt_p16x2_clipK and byodt_p16x4_clipK on packed words.
+ */
+#define CLIP(k)                                                                                      \
+    EXPORT uint16_t byodt_p16_clip##k(uint16_t a) { return (uint16_t)SCLIP16(k, a); }                \
+    EXPORT uint32_t byodt_p16x2_clip##k(uint32_t a) { return (uint32_t)SCLIP16(k, a); }
+#define EVERY_K(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
+EVERY_K(CLIP)
+
 PACKED_OPERATIONS(2, uint32_t)
 EXPORT uint32_t byodt_p16x2_pack(uint16_t a0, uint16_t a1) { return (uint32_t)a0 | (uint32_t)a1 << 16; }
 
 #if XLEN == 64
+#define CLIP4(k) EXPORT uint64_t byodt_p16x4_clip##k(uint64_t a) { return (uint64_t)SCLIP16(k, a); }
+EVERY_K(CLIP4)
 PACKED_OPERATIONS(4, uint64_t)
 EXPORT uint64_t byodt_p16x4_pack(uint16_t a0, uint16_t a1, uint16_t a2, uint16_t a3) {
     return (uint64_t)a0 | (uint64_t)a1 << 16 | (uint64_t)a2 << 32 | (uint64_t)a3 << 48;

@@ -161,6 +161,50 @@ class PExtensionTest {
         assertTrue(llvmIr(graph, hostWithPModel(), datatypes).contains(call), call + " in the IR");
     }
 
+    /**
+     * Clip to the symmetric saturation range [-2^k, 2^k - 1] (raw values of fxp16_13: [-1, 1 - 2^-13] is k = 13,
+     * [-0.5, 0.5 - 2^-13] k = 12) is one SCLIP16, from attributes (opset 6) or constant inputs (opset 13);
+     * other bounds keep SMAX16 and SMIN16. Inputs reach beyond the bounds often.
+     */
+    @ParameterizedTest(name = "Clip opset {0} [{1}, {2}] calls {3}")
+    @CsvSource({"6, -1, 0.9998779296875, @byodt_p16x4_clip13(", "13, -0.5, 0.4998779296875, @byodt_p16x4_clip12(",
+        "13, -1, 1, @byodt_p16x4_max(", "6, 0, 6, @byodt_p16x4_max("})
+    void clipsHaveTheSameBitsWithThePModel(int opset, float low, float high, String call) {
+        Graph graph = clip(opset, low, high);
+        Random random = new Random(opset);
+        long[] shape = graph.inputs().getFirst().type().shape();
+        float[] values = new float[(int) (shape[0] * shape[1])];
+        for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * 0.8);
+        List<Tensor> inputs = List.of(Tensor.ofFloats(shape, values));
+        DatatypeChoice datatypes = choice("fxp16_13", "dtype", Map.of());
+        assertArrayEquals(run(graph, Target.host(), datatypes, inputs).getFirst(), run(graph, hostWithPModel(), datatypes, inputs).getFirst());
+        String ir = llvmIr(graph, hostWithPModel(), datatypes);
+        assertTrue(ir.contains(call), call + " in the IR");
+        assertEquals(call.contains("clip"), !ir.contains("@byodt_p16x4_max("), "SMAX16 where no SCLIP16 applies only");
+    }
+
+    /** Clip of a [5, 13] input: bounds as attributes before opset 11, as constant inputs from it on. */
+    private static Graph clip(int opset, float low, float high) {
+        Value x = new Value("x");
+        x.setType(new TensorType(ElementType.FLOAT32, new long[]{5, 13}));
+        List<Value> inputs = new ArrayList<>(List.of(x));
+        Map<String, dev.byodt.compiler.graph.Attribute> attributes = new java.util.HashMap<>();
+        if (opset < 11) {
+            attributes.put("min", new dev.byodt.compiler.graph.Attribute.FloatAttr(low));
+            attributes.put("max", new dev.byodt.compiler.graph.Attribute.FloatAttr(high));
+        } else {
+            for (float bound : new float[]{low, high}) {
+                Value v = new Value("bound" + inputs.size());
+                v.setConstant(Tensor.ofFloats(new long[0], new float[]{bound}));
+                inputs.add(v);
+            }
+        }
+        Value out = new Value("out");
+        Node node = new Node("clip", "Clip", "", opset, inputs, List.of(out), attributes);
+        out.setType(Operators.lookup("Clip").inferTypes(node).getFirst());
+        return new Graph("Clip" + opset, List.of(x), List.of(out), List.of(node));
+    }
+
     /** fxp16_13 for fxp16_13x2: lanes are an error without P, and the results must not depend on them. */
     private static String withoutLanes(String datatype) { return datatype.replaceFirst("x\\d+$", ""); }
 
@@ -223,15 +267,39 @@ class PExtensionTest {
     @CsvSource({"riscv64p, 0x77", "riscv32p, 0x77", "riscv64p, 0x7f"})
     void everyPInstructionWordInTheObjectIsInTheTable(String targetName, String opcode) throws Exception {
         int major = Integer.decode(opcode);
-        Target target = Targets.named(targetName, null, major);
         Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"));
-        Path object = work.resolve(targetName + ".o");
-        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(target)
-            .withDatatypes(choice("fxp16_13", "exact", Map.of())))) {
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, major), choice("fxp16_13", "exact", Map.of()));
+        // LeNet-5 adds biases (KADD16) and, with exact accumulation, sums products in its Conv and Gemm (SMALDA).
+        assertTrue(found.keySet().containsAll(Set.of("KADD16", "SMALDA")), "P instructions found: " + found);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"riscv64p", "riscv32p"})
+    void fxp8DotProductsEmitSmaqaWordsOfTheTable(String targetName) throws Exception {
+        Graph graph = oneNode("MatMul", new long[]{3, 19}, new long[]{19, 5});
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice("fxp8_4", "exact", Map.of()));
+        assertTrue(found.containsKey("SMAQA"), "P instructions found: " + found);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"riscv64p", "riscv32p"})
+    void symmetricClipsEmitSclip16WordsOfTheTable(String targetName) throws Exception {
+        Graph graph = clip(6, -1f, 8191 / 8192f);
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice("fxp16_13", "dtype", Map.of()));
+        assertTrue(found.containsKey("SCLIP16") && !found.containsKey("SMAX16"), "P instructions found: " + found);
+    }
+
+    /**
+     * The P instructions in the object compiled for {@code target}, by name and count; every word under the
+     * target's P opcode must be in the table, and none under the other opcode.
+     */
+    private Map<String, Integer> pInstructions(Graph graph, Target target, DatatypeChoice datatypes) throws Exception {
+        Path object = work.resolve(target.name() + "-" + graph.name() + ".o");
+        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(target).withDatatypes(datatypes))) {
             new Emitter().emit(EmitKind.OBJ, compiled, object);
         }
+        int major = target.pOpcode(), other = major == 0x77 ? 0x7F : 0x77;
         Map<String, Integer> found = new java.util.TreeMap<>();
-        int other = major == 0x77 ? 0x7F : 0x77;
         for (ElfFunctions.Function function : ElfFunctions.read(Files.readAllBytes(object), object.toString())) {
             for (int word : RiscvInstructions.split(function.code())) {
                 if (RiscvInstructions.isCompressed(word)) continue;
@@ -242,28 +310,6 @@ class PExtensionTest {
                 found.merge(instruction.get().name(), 1, Integer::sum);
             }
         }
-        // LeNet-5 adds biases (KADD16) and, with exact accumulation, sums products in its Conv and Gemm (SMALDA).
-        assertTrue(found.keySet().containsAll(Set.of("KADD16", "SMALDA")), "P instructions found: " + found);
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @CsvSource({"riscv64p", "riscv32p"})
-    void fxp8DotProductsEmitSmaqaWordsOfTheTable(String targetName) throws Exception {
-        Graph graph = oneNode("MatMul", new long[]{3, 19}, new long[]{19, 5});
-        Path object = work.resolve(targetName + "-fxp8.o");
-        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(Targets.named(targetName, null, null))
-            .withDatatypes(choice("fxp8_4", "exact", Map.of())))) {
-            new Emitter().emit(EmitKind.OBJ, compiled, object);
-        }
-        List<String> found = new ArrayList<>();
-        for (ElfFunctions.Function function : ElfFunctions.read(Files.readAllBytes(object), object.toString())) {
-            for (int word : RiscvInstructions.split(function.code())) {
-                if (RiscvInstructions.isCompressed(word) || RiscvInstructions.opcode(word) != Targets.P_OPCODE) continue;
-                var instruction = PExtension.decode(RiscvInstructions.funct3(word), RiscvInstructions.funct7(word));
-                assertTrue(instruction.isPresent(), "unknown P word 0x" + Integer.toHexString(word) + " in " + function.name());
-                found.add(instruction.get().name());
-            }
-        }
-        assertTrue(found.contains("SMAQA"), "P instructions found: " + found);
+        return found;
     }
 }
