@@ -28,7 +28,8 @@ import java.util.Set;
  * elements, whatever the other loops' values, of a buffer in the workspace or the weights (64-byte aligned;
  * the caller's tensors have no alignment byodt could rely on). L is the register's lane count, or 2 where the
  * loop's offsets are even but not multiples of 4. Lanes are computed independently, so the results are those
- * of the loop it replaces, bit for bit.
+ * of the loop it replaces, bit for bit; even where the loop reads the buffer it stores to, since offsets that
+ * are multiples of L put every element an earlier iteration stored in an earlier group, stored already.
  */
 public final class PackedLanes {
     private final String prefix;
@@ -83,19 +84,23 @@ public final class PackedLanes {
             || !(f.body().getFirst() instanceof Stmt.Store store) || !(store.value() instanceof Expr.Call)) return 0;
         for (int l = lanes; l >= 2; l /= 2) {
             if (extent.value() >= l && isGroup(store.buffer(), store.index(), f.var(), l, callers)
-                && packs(store.value(), f.var(), l, callers)) return l;
+                && packs(store.value(), store.buffer(), f.var(), l, callers)) return l;
         }
         return 0;
     }
 
-    /** A tree of packable operations over adjacent loads, broadcast loads and constants. */
-    private boolean packs(Expr e, LoopVar i, int l, Set<Buffer> callers) {
+    /**
+     * A tree of packable operations over adjacent loads, broadcast loads and constants. A broadcast load of
+     * the buffer being stored ({@code stored}) does not pack: the group would read the element once, before
+     * its own store may change it.
+     */
+    private boolean packs(Expr e, Buffer stored, LoopVar i, int l, Set<Buffer> callers) {
         return switch (e) {
             case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE
                 && c.function().startsWith(prefix) && operations.contains(c.function().substring(prefix.length()))
-                && c.args().stream().allMatch(a -> packs(a, i, l, callers));
+                && c.args().stream().allMatch(a -> packs(a, stored, i, l, callers));
             case Expr.Load load -> load.type() == ScalarType.I16
-                && (!LoopIndices.uses(load.index(), i) || isGroup(load.buffer(), load.index(), i, l, callers));
+                && (!LoopIndices.uses(load.index(), i) ? load.buffer() != stored : isGroup(load.buffer(), load.index(), i, l, callers));
             case Expr.IntConst c -> c.type() == ScalarType.I16;
             default -> false;
         };

@@ -66,6 +66,14 @@ class PackedLanesTest {
     }
 
     @Test
+    void aLoopReadingOneElementOfTheBufferItStoresToStaysAsItIs() {
+        LoopVar c = new LoopVar("c");
+        Expr value = new Expr.Call("p16_add", ScalarType.I16, List.of(new Expr.Load(out, i64(0)), new Expr.Load(a, new Expr.Var(c))));
+        List<Stmt> loop = List.of(new Stmt.For(c, i64(8), List.of(new Stmt.Store(out, new Expr.Var(c), value))));
+        assertEquals(loop, FOUR.rewrite(loop, Set.of()));
+    }
+
+    @Test
     void oddRowOffsetsAndTheCallersTensorsStayAsTheyAre() {
         List<Stmt> odd = rows(9, 9), aligned = rows(12, 12);
         assertEquals(odd, FOUR.rewrite(odd, Set.of()));
