@@ -48,7 +48,8 @@ final class ModelOptions {
 
     @Option(names = "--dtype", defaultValue = "float32", paramLabel = "DTYPE",
         description = "Datatype of every float tensor: float32, float16, bfloat16, fxpN_P or custom[NAME]BITS "
-            + "(see 'byodt dtypes'). Inputs and outputs stay float32. Default: ${DEFAULT-VALUE}.")
+            + "(see 'byodt dtypes'). Inputs and outputs stay float32. On a P target fxp16_P packs 2 (riscv32p) or 4 "
+            + "(riscv64p) values per register by default; fxp16_PxLANES (x2, x4) chooses the lanes. Default: ${DEFAULT-VALUE}.")
     String dtype;
 
     @Option(names = "--dtype-map", paramLabel = "PATTERN=DTYPE,...",
@@ -100,6 +101,11 @@ final class ModelOptions {
     CompileOptions compileOptions() {
         Target chosen = target();
         DatatypeChoice datatypes = datatypeChoice();
+        try {
+            PExtension.lanes(chosen, datatypes);
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
         PExtension.coverageNote(chosen, datatypes).ifPresent(note -> System.err.println("byodt: " + note));
         return CompileOptions.host().withTarget(chosen).withDatatypes(datatypes).withInlineLibraries(!noInlineLibraries);
     }

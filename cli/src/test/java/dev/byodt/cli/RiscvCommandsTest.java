@@ -49,7 +49,17 @@ class RiscvCommandsTest {
         CommandLineRun run = CommandLineRun.of("compile", LENET.toString(), "--target", "riscv64p", "--dtype", "bfloat16",
             "--emit", "obj", "-o", tmp.resolve("bf16.o").toString());
         assertEquals(0, run.exitCode(), run.err());
-        assertEquals("byodt: the P extension serves fxp16_P only; bfloat16 uses base riscv64 instructions", run.err().strip());
+        assertEquals("byodt: the P extension serves fxp16_P, and fxp8_P's dot products with --accumulate exact; "
+            + "bfloat16 uses base riscv64 instructions", run.err().strip());
+    }
+
+    @Test
+    void lanesARegisterCannotHoldAreAOneLineUsageError() {
+        CommandLineRun run = CommandLineRun.of("compile", LENET.toString(), "--target", "riscv32p", "--dtype", "fxp16_13x4",
+            "-o", tmp.resolve("x4.o").toString());
+        assertEquals(2, run.exitCode(), run.err());
+        assertTrue(run.err().contains("datatype fxp16_13x4 on target riscv32p: a register holds 2 16-bit lanes"), run.err());
+        assertEquals(1, run.err().strip().lines().filter(line -> line.startsWith("byodt")).count(), run.err());
     }
 
     @Test

@@ -64,7 +64,12 @@ public final class Compiler {
         DatatypePlan plan = plan(program, options, log);
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
-        if (options.target().hasP()) machine = PExtension.PAIRED_PRODUCTS.apply(machine);
+        int lanes = PExtension.lanes(options.target(), options.datatypes());
+        if (options.target().hasP()) {
+            machine = PExtension.groupDotProducts(machine, lanes);
+            machine = PExtension.SYMMETRIC_CLIPS.apply(machine);
+            machine = PExtension.packedLanes(lanes).apply(machine);
+        }
         MemoryPlan memory = MemoryPlan.of(machine);
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
             machine.outputSpecs(), memory.workspaceBytes());

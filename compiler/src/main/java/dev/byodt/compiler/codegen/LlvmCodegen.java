@@ -260,9 +260,9 @@ public final class LlvmCodegen {
         LLVMPositionBuilderAtEnd(builder, merge);
     }
 
-    /** getelementptr inbounds T, ptr %buffer, i64 index */
+    /** getelementptr inbounds T, ptr %buffer, i64 index (for a view, T its element type and %buffer its storage) */
     private LLVMValueRef element(Buffer buffer, Expr index) {
-        LLVMValueRef base = bufferPointers.get(buffer);
+        LLVMValueRef base = bufferPointers.get(buffer.storage());
         if (base == null) throw new IllegalStateException("kernel touches " + buffer + " which is not among its buffers");
         return gep(type(buffer.elementType()), base, expr(index), "");
     }

@@ -10,12 +10,27 @@ public final class Buffer {
     private final String name;
     private final ScalarType elementType;
     private final long[] shape;
+    private final Buffer storage;
 
     public Buffer(String name, ScalarType elementType, long[] shape) {
+        this(name, elementType, shape, null);
+    }
+
+    private Buffer(String name, ScalarType elementType, long[] shape, Buffer storage) {
         this.name = name;
         this.elementType = elementType;
         this.shape = shape.clone();
+        this.storage = storage == null ? this : storage;
     }
+
+    /**
+     * The same memory seen as {@code elements} elements of a wider integer type (the P extension's packed
+     * words: four I16 elements as one I64): loads and stores of the view touch the memory of {@link #storage()}.
+     */
+    public Buffer view(ScalarType type, long elements) { return new Buffer(name, type, new long[]{elements}, storage); }
+
+    /** The buffer whose memory this one is: itself, unless it is a {@link #view}. */
+    public Buffer storage() { return storage; }
 
     public String name() { return name; }
 

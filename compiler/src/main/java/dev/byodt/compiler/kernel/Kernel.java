@@ -31,11 +31,14 @@ public record Kernel(String name, String opType, List<Buffer> inputs, List<Buffe
         body = List.copyOf(body);
     }
 
-    /** The buffers the body actually loads from (Reshape's shape input, say, is read at compile time only). */
+    /**
+     * The buffers the body actually loads from (Reshape's shape input, say, is read at compile time only);
+     * for a load of a view, the buffer it views.
+     */
     public Set<Buffer> loadedBuffers() {
         Set<Buffer> found = new LinkedHashSet<>();
         KernelWalker.forEachExpr(body, e -> {
-            if (e instanceof Expr.Load load) found.add(load.buffer());
+            if (e instanceof Expr.Load load) found.add(load.buffer().storage());
         });
         return found;
     }

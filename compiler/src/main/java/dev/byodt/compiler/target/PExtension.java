@@ -1,13 +1,19 @@
 package dev.byodt.compiler.target;
 
+import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.NativeLibrary;
-import dev.byodt.compiler.lower.PairedProducts;
+import dev.byodt.compiler.lower.GroupedProducts;
+import dev.byodt.compiler.lower.PackedLanes;
+import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.lower.SymmetricClips;
+import dev.byodt.runtime.ByodtException;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The RISC-V P extension (packed SIMD, version 0.9.x) as byodt uses it: a C library of fixed-point
@@ -27,12 +33,62 @@ public final class PExtension {
         new Instruction("KADD16", 0, 0x08), new Instruction("KSUB16", 0, 0x09),
         new Instruction("KHM16", 0, 0x43),
         new Instruction("SMAX16", 0, 0x41), new Instruction("SMIN16", 0, 0x40),
-        new Instruction("SMALDA", 1, 0x46));
+        new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64), new Instruction("SCLIP16", 0, 0x42));
 
-    /** Dot-product loops of fxp16_P with exact accumulation, two products per SMALDA. */
-    public static final PairedProducts PAIRED_PRODUCTS = new PairedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac2");
+
+    /** The fxp16_P operations fixed_p.c has in packed form, byodt_p16x2_OP and byodt_p16x4_OP. */
+    private static final Set<String> PACKED_OPERATIONS = packedOperations();
+
+    private static Set<String> packedOperations() {
+        Set<String> operations = new java.util.HashSet<>(Set.of("add_saturate", "sub_saturate", "add_wrap", "sub_wrap", "max", "min", "q15_mul"));
+        for (int k = 0; k <= 15; k++) operations.add("clip" + k);
+        return Set.copyOf(operations);
+    }
 
     private PExtension() {}
+
+    /** 16-bit lanes in one of the target's registers: 2 on riscv32, 4 on riscv64 and in the host model. */
+    public static int registerLanes(Target target) { return target.isRiscv32() ? 2 : 4; }
+
+    /**
+     * The 16-bit lanes each packed P instruction computes: those the datatypes request with xLANES
+     * ({@code fxp16_13x2}), else all of the target's register. xLANES is a usage error anywhere but for fxp16_P on
+     * a P target whose registers hold that many lanes (x2 on riscv32p and riscv64p, x4 on riscv64p).
+     */
+    public static int lanes(Target target, DatatypeChoice datatypes) {
+        int requested = 0;
+        for (DatatypeInstance instance : datatypes.instances()) {
+            if (instance.lanes() == 1) continue;
+            String problem = !target.hasP() ? "packed lanes need a P target (x2: riscv32p or riscv64p, x4: riscv64p)"
+                : !isFxp16(instance) ? "the P extension packs fxp16_P only"
+                : instance.lanes() != 2 && instance.lanes() != 4 ? "P packs 2 or 4 16-bit lanes"
+                : instance.lanes() > registerLanes(target) ? "a register holds " + registerLanes(target) + " 16-bit lanes"
+                : requested != 0 && requested != instance.lanes() ? "another datatype asks for " + requested + " lanes"
+                : null;
+            if (problem != null) throw new ByodtException("datatype " + instance + " on target " + target.name() + ": " + problem);
+            requested = instance.lanes();
+        }
+        return requested != 0 ? requested : registerLanes(target);
+    }
+
+    private static boolean isFxp16(DatatypeInstance instance) { return instance.toString().matches("fxp16_\\d+(x\\d+)?"); }
+
+    /**
+     * Dot-product loops with exact accumulation grouped for one instruction per group: fxp16_P's by
+     * {@code lanes} (SMALDA), fxp8_P's by twice as many (SMAQA, four bytes per 16-bit lane pair).
+     */
+    public static Program groupDotProducts(Program program, int lanes) {
+        Program sixteen = new GroupedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac" + lanes, lanes).apply(program);
+        return new GroupedProducts("byodt_p8_acc_mac", "byodt_p8_acc_mac" + 2 * lanes, 2 * lanes).apply(sixteen);
+    }
+
+    /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */
+    public static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips("byodt_p16_min", "byodt_p16_max", "byodt_p16_clip");
+
+    /** Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction. */
+    public static PackedLanes packedLanes(int lanes) {
+        return new PackedLanes("byodt_p16_", "byodt_p16x", PACKED_OPERATIONS, lanes);
+    }
 
     /** The P library for {@code target}, if it has P: the instructions on RISC-V, their C model elsewhere. */
     public static Optional<NativeLibrary> library(Target target) {
@@ -43,15 +99,19 @@ public final class PExtension {
 
     /**
      * One line telling the user which chosen datatypes the P extension does not serve on {@code target}
-     * (they use base instructions), if any: P lowerings exist for fxp16_P only.
+     * (they use base instructions), if any: P lowerings exist for fxp16_P, and for fxp8_P's dot products with
+     * exact accumulation.
      */
     public static Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
         if (!target.hasP()) return Optional.empty();
+        boolean exact = datatypes.accumulation() == AccumulationMode.EXACT;
         List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
-            .filter(name -> !name.matches("fxp16_\\d+")).distinct().toList();
+            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !(exact && name.matches("fxp8_\\d+")))
+            .distinct().toList();
         if (unserved.isEmpty()) return Optional.empty();
-        return Optional.of("the P extension serves fxp16_P only; " + String.join(", ", unserved)
-            + (unserved.size() == 1 ? " uses" : " use") + " base " + target.name().replaceFirst("p$", "") + " instructions");
+        return Optional.of("the P extension serves fxp16_P, and fxp8_P's dot products with --accumulate exact; "
+            + String.join(", ", unserved) + (unserved.size() == 1 ? " uses" : " use") + " base "
+            + target.name().replaceFirst("p$", "") + " instructions");
     }
 
     /** The instruction with these fields, if P has it among those byodt emits. */

@@ -41,6 +41,8 @@ typedef uint32_t reg_t;
 #define F_SMAX16 0, 0x41
 #define F_SMIN16 0, 0x40
 #define F_SMALDA 1, 0x46
+#define F_SMAQA 0, 0x64
+#define F_SCLIP16 0, 0x42
 
 #ifdef BYODT_P_MODEL
 
@@ -73,11 +75,36 @@ LANEWISE(p_smin16, s < t ? s : t)                     /* SMIN16 */
 /* KHM16: 0x8000 * 0x8000 gives 0x7FFF (and OV); otherwise (s * t) >> 15, an arithmetic shift. */
 LANEWISE(p_khm16, (s == -32768 && t == -32768) ? 32767 : (s * t) >> 15)
 
+/* SCLIP16 with immediate k: every lane clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
+static reg_t p_sclip16(reg_t a, int k) {
+    reg_t d = 0;
+    for (int x = 0; x < LANES; x++) {
+        int32_t s = lane(a, x), low = -(1 << k), high = (1 << k) - 1;
+        d = with_lane(d, x, s < low ? low : s > high ? high : s);
+    }
+    return d;
+}
+#define SCLIP16(k, a) p_sclip16((a), (k))
+
 /* SMALDA: rd (64 bits) + the sum over every lane x of rs1.H[x] * rs2.H[x], wrapping modulo 2^64. */
 static int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
     uint64_t sum = (uint64_t)acc;
     for (int x = 0; x < LANES; x++) sum += (uint64_t)(int64_t)(lane(a, x) * lane(b, x));
     return (int64_t)sum;
+}
+
+/* SMAQA: for every 32-bit lane x, rd.W[x] + the sum over its bytes y of rs1.W[x].B[y] * rs2.W[x].B[y], modulo 2^32. */
+static reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
+    reg_t d = 0;
+    for (int x = 0; x < XLEN / 32; x++) {
+        uint32_t sum = (uint32_t)(acc >> (32 * x));
+        for (int y = 0; y < 4; y++) {
+            int at = 32 * x + 8 * y;
+            sum += (uint32_t)((int8_t)(uint8_t)(a >> at) * (int8_t)(uint8_t)(b >> at));
+        }
+        d |= (reg_t)sum << (32 * x);
+    }
+    return d;
 }
 
 #else
@@ -98,6 +125,19 @@ P_BINARY(p_ksub16, F_KSUB16)
 P_BINARY(p_smax16, F_SMAX16)
 P_BINARY(p_smin16, F_SMIN16)
 P_BINARY(p_khm16, F_KHM16)
+
+static inline reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
+    __asm__(P_INSN(F_SMAQA) : "+r"(acc) : "r"(a), "r"(b));
+    return acc;
+}
+
+/* SCLIP16's immediate k sits in the rs2 field, so the instruction names register x<k> there. */
+#define SCLIP16(k, a) ({                                                                                   \
+    reg_t clipped_;                                                                                       \
+    __asm__(".insn r " STRINGIFY(BYODT_P_OPCODE) ", " STRINGIFY(F_SCLIP16) ", %0, %1, x" #k                \
+            : "=r"(clipped_) : "r"((reg_t)(a)));                                                          \
+    clipped_;                                                                                             \
+})
 
 #if XLEN == 64
 static inline int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
@@ -137,10 +177,90 @@ EXPORT void byodt_p16_acc_mac(uint64_t *acc, uint16_t a, uint16_t b) {
 
 
 /*
- * Two products of a dot product at once (byodt pairs the iterations of such loops): the operands packed
- * two to a register, lane 0 the first, then one SMALDA: acc += a0 * b0 + a1 * b1.
+ * Two or four products of a dot product at once (byodt's GroupedProducts groups the iterations of such
+ * loops): the operands packed two or four to a register, lane 0 the first, then one SMALDA, which sums the
+ * products of every lane: acc += a0 * b0 + a1 * b1 (+ a2 * b2 + a3 * b3). Four need XLEN = 64.
  */
 EXPORT void byodt_p16_acc_mac2(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t b0, uint16_t b1) {
     reg_t a = (reg_t)a0 | (reg_t)a1 << 16, b = (reg_t)b0 | (reg_t)b1 << 16;
     *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
 }
+
+#if XLEN == 64
+EXPORT void byodt_p16_acc_mac4(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t a2, uint16_t a3,
+                               uint16_t b0, uint16_t b1, uint16_t b2, uint16_t b3) {
+    reg_t a = (reg_t)a0 | (reg_t)a1 << 16 | (reg_t)a2 << 32 | (reg_t)a3 << 48;
+    reg_t b = (reg_t)b0 | (reg_t)b1 << 16 | (reg_t)b2 << 32 | (reg_t)b3 << 48;
+    *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
+}
+#endif
+
+/*
+ * fxp8_P's exact accumulator is fixed.c's too: the sum of the unscaled products in 64 bits. One product at a
+ * time (the steps GroupedProducts leaves over), then four (RV32) or eight (RV64) at once: SMAQA from a zero
+ * accumulator sums four 8-bit products per 32-bit lane, which cannot overflow (|sum| <= 4 * 2^14), and the
+ * lanes' sums are added to the accumulator.
+ */
+EXPORT void byodt_p8_acc_mac(uint64_t *acc, uint8_t a, uint8_t b) {
+    *acc += (uint64_t)(int64_t)((int8_t)a * (int8_t)b);
+}
+
+static uint32_t bytes4(uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3) {
+    return (uint32_t)b0 | (uint32_t)b1 << 8 | (uint32_t)b2 << 16 | (uint32_t)b3 << 24;
+}
+
+EXPORT void byodt_p8_acc_mac4(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3,
+                              uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3) {
+    reg_t sums = p_smaqa(0, bytes4(a0, a1, a2, a3), bytes4(b0, b1, b2, b3));
+    *acc += (uint64_t)(int64_t)(int32_t)(uint32_t)sums;
+}
+
+#if XLEN == 64
+EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3, uint8_t a4, uint8_t a5,
+                              uint8_t a6, uint8_t a7, uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3, uint8_t b4,
+                              uint8_t b5, uint8_t b6, uint8_t b7) {
+    reg_t a = (reg_t)bytes4(a0, a1, a2, a3) | (reg_t)bytes4(a4, a5, a6, a7) << 32;
+    reg_t b = (reg_t)bytes4(b0, b1, b2, b3) | (reg_t)bytes4(b4, b5, b6, b7) << 32;
+    reg_t sums = p_smaqa(0, a, b);
+    *acc += (uint64_t)(int64_t)(int32_t)(uint32_t)sums + (uint64_t)(int64_t)(int32_t)(uint32_t)(sums >> 32);
+}
+#endif
+
+/*
+ * Packed lanes (byodt's PackedLanes pass): 2 or 4 fxp16_P values per register, lane 0 in the low bits, so
+ * that one instruction computes 2 or 4 elements of an element-wise operation. Adjacent elements come as one
+ * 32- or 64-bit word from memory; a value the lanes share (a broadcast operand, a constant) is packed with
+ * byodt_p16xL_pack. Two lanes fit every register (on riscv64 and the host model the upper lanes hold zeros,
+ * whose results are dropped); four need XLEN = 64.
+ */
+#define PACKED_OPERATIONS(L, word_t)                                                                         \
+    EXPORT word_t byodt_p16x##L##_add_saturate(word_t a, word_t b) { return (word_t)p_kadd16(a, b); }       \
+    EXPORT word_t byodt_p16x##L##_sub_saturate(word_t a, word_t b) { return (word_t)p_ksub16(a, b); }       \
+    EXPORT word_t byodt_p16x##L##_add_wrap(word_t a, word_t b) { return (word_t)p_add16(a, b); }            \
+    EXPORT word_t byodt_p16x##L##_sub_wrap(word_t a, word_t b) { return (word_t)p_sub16(a, b); }            \
+    EXPORT word_t byodt_p16x##L##_max(word_t a, word_t b) { return (word_t)p_smax16(a, b); }                \
+    EXPORT word_t byodt_p16x##L##_min(word_t a, word_t b) { return (word_t)p_smin16(a, b); }                \
+    EXPORT word_t byodt_p16x##L##_q15_mul(word_t a, word_t b) { return (word_t)p_khm16(a, b); }
+
+/*
+ * Clip to the symmetric saturation range [-2^k, 2^k - 1] of raw values, k = 0..15: SCLIP16, where ONNX's Clip
+ * has those bounds (byodt's SymmetricClips pass finds them). byodt_p16_clipK on one value in lane 0,
+ * byodt_p16x2_clipK and byodt_p16x4_clipK on packed words.
+ */
+#define CLIP(k)                                                                                      \
+    EXPORT uint16_t byodt_p16_clip##k(uint16_t a) { return (uint16_t)SCLIP16(k, a); }                \
+    EXPORT uint32_t byodt_p16x2_clip##k(uint32_t a) { return (uint32_t)SCLIP16(k, a); }
+#define EVERY_K(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
+EVERY_K(CLIP)
+
+PACKED_OPERATIONS(2, uint32_t)
+EXPORT uint32_t byodt_p16x2_pack(uint16_t a0, uint16_t a1) { return (uint32_t)a0 | (uint32_t)a1 << 16; }
+
+#if XLEN == 64
+#define CLIP4(k) EXPORT uint64_t byodt_p16x4_clip##k(uint64_t a) { return (uint64_t)SCLIP16(k, a); }
+EVERY_K(CLIP4)
+PACKED_OPERATIONS(4, uint64_t)
+EXPORT uint64_t byodt_p16x4_pack(uint16_t a0, uint16_t a1, uint16_t a2, uint16_t a3) {
+    return (uint64_t)a0 | (uint64_t)a1 << 16 | (uint64_t)a2 << 32 | (uint64_t)a3 << 48;
+}
+#endif

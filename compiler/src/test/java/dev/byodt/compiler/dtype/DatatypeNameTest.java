@@ -26,15 +26,23 @@ class DatatypeNameTest {
     }
 
     @Test
+    void fixedPointNamesTakeLanes() {
+        assertEquals(new DatatypeName("fxp_13", 16, 4), DatatypeName.parse("fxp16_13x4"));
+        assertEquals(new DatatypeName("fxp_13", 16, 2), DatatypeName.parse("custom[fxp_13]16x2"));
+    }
+
+    @Test
     void printsTheShortestSpellingThatParsesBack() {
-        for (String text : new String[] {"float32", "float16", "bfloat16", "fxp8_7", "custom[posit]16", "custom[posit]16x2", "custom[t16]16"}) {
+        for (String text : new String[] {"float32", "float16", "bfloat16", "fxp8_7", "custom[posit]16", "custom[posit]16x2", "custom[t16]16",
+            "fxp16_13x4"}) {
             assertEquals(text, DatatypeName.parse(text).toString());
         }
     }
 
     @Test
     void malformedNamesSayWhatTheGrammarIs() {
-        for (String text : new String[] {"posit16", "custom[posit]", "custom[]16", "custom[posit]0", "custom[posit]16x0", "fxp16", "float", "custom[9a]8"}) {
+        for (String text : new String[] {"posit16", "custom[posit]", "custom[]16", "custom[posit]0", "custom[posit]16x0", "fxp16", "float", "custom[9a]8",
+            "fxp16_13x0", "fxp16_13x"}) {
             ByodtException e = assertThrows(ByodtException.class, () -> DatatypeName.parse(text), text);
             assertTrue(e.getMessage().contains("malformed datatype '" + text.strip() + "'") && e.getMessage().contains("custom[NAME]BITS"), e.getMessage());
         }

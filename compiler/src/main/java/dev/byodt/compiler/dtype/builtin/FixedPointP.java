@@ -9,12 +9,13 @@ import java.util.function.Predicate;
 /**
  * The fixed-point lowerings on a target with the RISC-V P extension (LoweringTarget.P_EXTENSION): calls of
  * the P library (target/PExtension, fixed_p.c) where a P instruction computes exactly what fixed.c does,
- * else the same lowering as without P. Only fxp16_P has 16-bit lanes to use:
+ * else the same lowering as without P. fxp16_P has 16-bit lanes to use, fxp8_P 8-bit ones in SMAQA:
  * <ul>
  *   <li>add, sub: KADD16/KSUB16 (saturating), ADD16/SUB16 with --overflow wrap</li>
  *   <li>min, max (so ReLU, Clip, max-pooling): SMIN16/SMAX16</li>
  *   <li>mul: KHM16 for fxp16_15 with --rounding truncate (floor) and saturation, the only case it matches</li>
- *   <li>exact accumulation (--accumulate exact, Conv/Gemm/MatMul dot products): SMALDA into the 64-bit accumulator</li>
+ *   <li>exact accumulation (--accumulate exact, Conv/Gemm/MatMul dot products): SMALDA into the 64-bit accumulator;
+ *       for fxp8_P, SMAQA once GroupedProducts has grouped the products by four or eight</li>
  * </ul>
  */
 final class FixedPointP {
@@ -43,7 +44,8 @@ final class FixedPointP {
     }
 
     static LowerFunc accumulateProduct() {
-        return or(SIXTEEN_BITS, s -> s.call("byodt_p16_acc_mac"), LowerFunc.libraryFunction("acc_mac"));
+        return or(SIXTEEN_BITS, s -> s.call("byodt_p16_acc_mac"),
+            or(s -> s.instance().bits() == 8, s -> s.call("byodt_p8_acc_mac"), LowerFunc.libraryFunction("acc_mac")));
     }
 
     private static LowerFunc or(Predicate<LoweringSite> applies, LowerFunc withP, LowerFunc without) {

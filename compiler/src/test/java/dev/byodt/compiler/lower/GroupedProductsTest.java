@@ -13,9 +13,10 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** Which loops PairedProducts pairs, and what it makes of them. */
-class PairedProductsTest {
-    private static final PairedProducts PAIRING = new PairedProducts("mac", "mac2");
+/** Which loops GroupedProducts groups, and what it makes of them. */
+class GroupedProductsTest {
+    private static final GroupedProducts PAIRING = new GroupedProducts("mac", "mac2", 2);
+    private static final GroupedProducts FOURS = new GroupedProducts("mac", "mac4", 4);
     private static final Expr.Call.Passing IN_PLACE = Expr.Call.Passing.UPDATES_FIRST_IN_PLACE;
     private final Buffer a = new Buffer("a", ScalarType.I16, new long[]{5});
     private final Buffer b = new Buffer("b", ScalarType.I16, new long[]{5});
@@ -43,6 +44,32 @@ class PairedProductsTest {
             new Expr.Load(b, twoJ), new Expr.Load(b, twoJPlusOne)), both.args());
         assertEquals(product(i64(4)), paired.get(1));
     }
+
+    @Test
+    void sevenProductsBecomeOneGroupOfFourAndThreeSingleSteps() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> grouped = FOURS.rewrite(List.of(new Stmt.For(k, i64(7), List.of(product(new Expr.Var(k))))));
+        assertEquals(4, grouped.size());
+        Stmt.For fours = assertInstanceOf(Stmt.For.class, grouped.get(0));
+        assertEquals(i64(1), fours.extent());
+        Expr.Call four = (Expr.Call) ((Stmt.Assign) fours.body().getFirst()).value();
+        assertEquals("mac4", four.function());
+        Expr fourJ = new Expr.Op(ScalarOp.MUL, ScalarType.I64, List.of(new Expr.Var(fours.var()), i64(4)));
+        List<Expr> at = List.of(fourJ, plus(fourJ, 1), plus(fourJ, 2), plus(fourJ, 3));
+        assertEquals(List.of(new Expr.LocalRef(acc), new Expr.Load(a, at.get(0)), new Expr.Load(a, at.get(1)), new Expr.Load(a, at.get(2)),
+            new Expr.Load(a, at.get(3)), new Expr.Load(b, at.get(0)), new Expr.Load(b, at.get(1)), new Expr.Load(b, at.get(2)),
+            new Expr.Load(b, at.get(3))), four.args());
+        assertEquals(List.of(product(i64(4)), product(i64(5)), product(i64(6))), grouped.subList(1, 4));
+    }
+
+    @Test
+    void aLoopShorterThanAGroupIsLeftAlone() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> loops = List.of(new Stmt.For(k, i64(3), List.of(product(new Expr.Var(k)))));
+        assertEquals(loops, FOURS.rewrite(loops));
+    }
+
+    private static Expr plus(Expr e, long v) { return new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(e, i64(v))); }
 
     @Test
     void aNestWhoseInnerExtentDependsOnTheReductionIsLeftAlone() {

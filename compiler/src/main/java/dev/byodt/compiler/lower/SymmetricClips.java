@@ -1,0 +1,81 @@
+package dev.byodt.compiler.lower;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.kernel.Stmt;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * Finds Clip's {@code min(max(x, lo), hi)} on 16-bit values whose bounds are the symmetric saturation range
+ * {@code lo = -2^k, hi = 2^k - 1} (raw values, k = 0..15) and makes it one call of {@code CLIP k (x)}, the
+ * RISC-V P extension's SCLIP16, which clamps to exactly that range. The bounds are constants: Clip's
+ * attributes before opset 11, its constant inputs after (a load of a weight at a constant index). Other
+ * bounds keep max and min.
+ */
+public final class SymmetricClips {
+    private final String min;
+    private final String max;
+    private final String clip;
+
+    /** Rewrites {@code min(max(x, lo), hi)} calls into {@code clip + k} calls. */
+    public SymmetricClips(String min, String max, String clip) {
+        this.min = min;
+        this.max = max;
+        this.clip = clip;
+    }
+
+    public Program apply(Program program) {
+        List<Kernel> kernels = new ArrayList<>();
+        for (Kernel k : program.kernels()) {
+            kernels.add(new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(),
+                body(k.body(), program.constants())));
+        }
+        return new Program(program.name(), kernels, program.inputs(), program.inputSpecs(), program.outputs(),
+            program.outputSpecs(), program.constants(), program.temporaries());
+    }
+
+    private List<Stmt> body(List<Stmt> body, Map<Buffer, MemorySegment> constants) {
+        return body.stream().map(s -> stmt(s, constants)).toList();
+    }
+
+    private Stmt stmt(Stmt s, Map<Buffer, MemorySegment> constants) {
+        return switch (s) {
+            case Stmt.For f -> new Stmt.For(f.var(), f.extent(), body(f.body(), constants));
+            case Stmt.Store st -> new Stmt.Store(st.buffer(), st.index(), expr(st.value(), constants));
+            case Stmt.Assign a -> new Stmt.Assign(a.local(), expr(a.value(), constants));
+            case Stmt.If i -> new Stmt.If(i.condition(), body(i.then(), constants), body(i.otherwise(), constants));
+        };
+    }
+
+    private Expr expr(Expr e, Map<Buffer, MemorySegment> constants) {
+        if (!(e instanceof Expr.Call call)) return e;
+        List<Expr> args = call.args().stream().map(a -> expr(a, constants)).toList();
+        if (call.function().equals(min) && args.get(0) instanceof Expr.Call inner && inner.function().equals(max)) {
+            OptionalLong low = value(inner.args().get(1), constants), high = value(args.get(1), constants);
+            for (int k = 0; k <= 15 && low.isPresent() && high.isPresent(); k++) {
+                if (low.getAsLong() == -(1L << k) && high.getAsLong() == (1L << k) - 1) {
+                    return new Expr.Call(clip + k, call.type(), List.of(inner.args().get(0)));
+                }
+            }
+        }
+        return new Expr.Call(call.function(), call.type(), args, call.passing());
+    }
+
+    /** The signed 16-bit value of a constant bound, if it is one. */
+    private static OptionalLong value(Expr e, Map<Buffer, MemorySegment> constants) {
+        if (e instanceof Expr.IntConst c && c.type() == ScalarType.I16) return OptionalLong.of((short) c.value());
+        if (e instanceof Expr.Load load && load.type() == ScalarType.I16 && load.index() instanceof Expr.IntConst index
+            && constants.containsKey(load.buffer())) {
+            return OptionalLong.of(constants.get(load.buffer()).getAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, index.value()));
+        }
+        return OptionalLong.empty();
+    }
+}
