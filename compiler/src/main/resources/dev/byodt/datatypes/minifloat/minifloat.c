@@ -7,10 +7,13 @@
  * Every result is rounded once, to nearest with ties to even; overflow gives +-infinity; every NaN produced
  * is the canonical quiet NaN 0.1..1.10..0 (sign clear); neg and abs only change the sign bit (IEEE 754 5.5.1).
  *
- * How results are exact: every value of the format is exactly a double (E <= 10, M <= 25), and for p-bit
- * formats with 2p + 2 <= 53 the double result of + - * / of two such values, rounded once more to the
- * format, is the correctly rounded result (double rounding is innocuous: Figueroa, "When is double rounding
- * innocuous?", 1995). Square root is done with integers. Transcendentals are computed in double by
+ * How results are exact: + - * / are computed on the exact operand values in a wider IEEE format and rounded
+ * once more to the format; for p-bit formats (p = M + 1) inside a q-bit one with q >= 2p + 2 that second rounding
+ * gives the correctly rounded result (double rounding is innocuous: Figueroa, "When is double rounding
+ * innocuous?", 1995). Formats with M <= 10 and float32's exponent range (MF_VIA_FLOAT below: float16, bfloat16,
+ * the fp8s) use float32, q = 24, with 32-bit integer conversions (16 lanes of AVX-512) or F16C's; every other
+ * format uses double, q = 53 (every value of the format is exactly a double: E <= 10, M <= 25). Comparisons,
+ * min and max compare sign-magnitude patterns as integers. Square root is done with integers. Transcendentals are computed in double by
  * common/double_math.c (relative error around 2^-50) and rounded once: correctly rounded unless the exact value lies
  * within that error of a rounding boundary.
  *
@@ -144,13 +147,14 @@ static float f32_of(uint32_t u) { union { uint32_t u; float f; } v = { u }; retu
 #if E == 5 && M == 10 && !MF_OCP_FINITE && defined(__x86_64__) && defined(__F16C__)
 /*
  * IEEE binary16 on an x86-64 with F16C (byodt passes -mf16c when the target has it): the conversions are single
- * instructions (vcvtph2ps, and vcvtps2ph in MXCSR's rounding mode, to nearest even as in the JVM and in byodt's
- * executables, like the float32 arithmetic itself), the same results as
- * the integer code below; a NaN is replaced by the canonical one.
+ * instructions, vcvtph2ps and vcvtps2ph (which rounds in MXCSR's mode: to nearest even in the JVM and in byodt's
+ * executables, as the float32 arithmetic itself assumes), with the integer code's results; a NaN result is
+ * replaced by the canonical one.
  */
 static float to_float(T a) { union { T u; _Float16 h; } v = { a }; return (float)v.h; }
 static T from_float(float x) { union { _Float16 h; T u; } v = { (_Float16)x }; return x != x ? (T)NAN_BITS : v.u; }
 #else
+/* to_float(a) is a's exact value (a NaN stays a NaN, with any sign and payload); from_float rounds once. */
 #if E == 8
 /* float32 and the format share the exponent field: the value is the top bits of a float32, subnormals included. */
 static float to_float(T a) {
@@ -200,8 +204,8 @@ static T from_float(float x) {
     encoded = encoded > OVERFLOW_BITS ? OVERFLOW_BITS : encoded;
     return magnitude > 0x7f800000u ? (T)NAN_BITS : (T)(sign | encoded);
 }
-#endif
-#endif
+#endif /* F16C or integers */
+#endif /* MF_VIA_FLOAT */
 
 /* ---- exp, log, tanh, sigmoid, erf, pow: common/double_math.c, rounded once ---- */
 
