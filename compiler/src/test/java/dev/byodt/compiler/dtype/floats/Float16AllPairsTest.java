@@ -1,12 +1,11 @@
 package dev.byodt.compiler.dtype.floats;
 
+import dev.byodt.compiler.dtype.harness.AllPairs;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntBinaryOperator;
-import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -30,22 +29,8 @@ class Float16AllPairsTest {
     }
 
     private static void checkEveryPair(MinifloatLibraryTest.Format format, NativeLibrary lib, String op, IntBinaryOperator expected) {
-        long start = System.nanoTime();
-        AtomicLong wrong = new AtomicLong();
-        AtomicLong firstWrong = new AtomicLong(-1);
-        IntStream.range(0, 1 << 16).parallel().forEach(a -> {
-            int[] left = new int[1 << 16], right = new int[1 << 16];
-            for (int b = 0; b < 1 << 16; b++) { left[b] = a; right[b] = b; }
-            int[] actual = lib.binary(op, left, right);
-            for (int b = 0; b < 1 << 16; b++) {
-                if (actual[b] != expected.applyAsInt(a, b)) {
-                    wrong.incrementAndGet();
-                    firstWrong.compareAndSet(-1, ((long) a << 16) | b);
-                }
-            }
-        });
-        long seconds = (System.nanoTime() - start) / 1_000_000_000L;
-        assertEquals(0, wrong.get(), format + " " + op + ": " + wrong.get() + " wrong pairs, first 0x" + Long.toHexString(firstWrong.get()));
-        System.out.println(format + " " + op + ": all 4294967296 pairs exact in " + seconds + " s");
+        AllPairs.Outcome outcome = AllPairs.compare(lib, op, expected);
+        assertEquals(0, outcome.wrong(), format + " " + op + ": " + outcome.wrong() + " wrong pairs, first 0x" + outcome.firstWrongHex());
+        System.out.println(format + " " + op + ": all 4294967296 pairs exact in " + outcome.seconds() + " s");
     }
 }
