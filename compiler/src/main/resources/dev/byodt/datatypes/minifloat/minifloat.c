@@ -13,9 +13,9 @@
  * innocuous?", 1995). Formats with M <= 10 and float32's exponent range (MF_VIA_FLOAT below: float16, bfloat16,
  * the fp8s) use float32, q = 24, with 32-bit integer conversions (16 lanes of AVX-512) or F16C's; every other
  * format uses double, q = 53 (every value of the format is exactly a double: E <= 10, M <= 25). Comparisons,
- * min and max compare sign-magnitude patterns as integers. Square root is done with integers. Transcendentals are computed in double by
- * common/double_math.c (relative error around 2^-50) and rounded once: correctly rounded unless the exact value lies
- * within that error of a rounding boundary.
+ * min and max compare sign-magnitude patterns as integers. Square root is done with integers. Transcendentals
+ * are computed in double by common/double_math.c (relative error around 2^-50) and rounded once: correctly
+ * rounded unless the exact value lies within that error of a rounding boundary.
  *
  * Parameters: -DMF_EXP_BITS=E (2..10) -DMF_FRAC_BITS=M (1..25, 1+E+M <= 32) -DBYODT_PREFIX=<prefix>, and
  * -DMF_OCP_FINITE=1 for the OCP 8-bit floating point "E4M3" style (used for fp8e4m3 with E=4, M=3): the all-ones
