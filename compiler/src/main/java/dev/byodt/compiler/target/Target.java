@@ -52,9 +52,11 @@ public record Target(String name, String triple, String cpu, String features, St
     /**
      * The flags that make clang compile C for exactly this target, so that its objects and bitcode link
      * with the model's: on RISC-V the ISA string and the floating-point ABI must agree with the model's.
+     * On x86-64, F16C when the CPU has it: the minifloat library then converts float16 with vcvtph2ps and
+     * vcvtps2ph (without it, clang's half conversions would be calls to compiler-rt, which byodt does not link).
      */
     public List<String> clangFlags() {
-        if (!isRiscv()) return List.of();
+        if (!isRiscv()) return hasFeature("f16c") ? List.of("-mf16c") : List.of();
         StringBuilder march = new StringBuilder(isRiscv64() ? "rv64i" : "rv32i");
         for (String extension : List.of("m", "a", "f", "d", "c")) {
             if (hasFeature(extension)) march.append(extension);

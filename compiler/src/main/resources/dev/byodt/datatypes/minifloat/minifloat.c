@@ -7,12 +7,15 @@
  * Every result is rounded once, to nearest with ties to even; overflow gives +-infinity; every NaN produced
  * is the canonical quiet NaN 0.1..1.10..0 (sign clear); neg and abs only change the sign bit (IEEE 754 5.5.1).
  *
- * How results are exact: every value of the format is exactly a double (E <= 10, M <= 25), and for p-bit
- * formats with 2p + 2 <= 53 the double result of + - * / of two such values, rounded once more to the
- * format, is the correctly rounded result (double rounding is innocuous: Figueroa, "When is double rounding
- * innocuous?", 1995). Square root is done with integers. Transcendentals are computed in double by
- * common/double_math.c (relative error around 2^-50) and rounded once: correctly rounded unless the exact value lies
- * within that error of a rounding boundary.
+ * How results are exact: + - * / are computed on the exact operand values in a wider IEEE format and rounded
+ * once more to the format; for p-bit formats (p = M + 1) inside a q-bit one with q >= 2p + 2 that second rounding
+ * gives the correctly rounded result (double rounding is innocuous: Figueroa, "When is double rounding
+ * innocuous?", 1995). Formats with M <= 10 and float32's exponent range (MF_VIA_FLOAT below: float16, bfloat16,
+ * the fp8s) use float32, q = 24, with 32-bit integer conversions (16 lanes of AVX-512) or F16C's; every other
+ * format uses double, q = 53 (every value of the format is exactly a double: E <= 10, M <= 25). Comparisons,
+ * min and max compare sign-magnitude patterns as integers. Square root is done with integers. Transcendentals
+ * are computed in double by common/double_math.c (relative error around 2^-50) and rounded once: correctly
+ * rounded unless the exact value lies within that error of a rounding boundary.
  *
  * Parameters: -DMF_EXP_BITS=E (2..10) -DMF_FRAC_BITS=M (1..25, 1+E+M <= 32) -DBYODT_PREFIX=<prefix>, and
  * -DMF_OCP_FINITE=1 for the OCP 8-bit floating point "E4M3" style (used for fp8e4m3 with E=4, M=3): the all-ones
@@ -116,6 +119,94 @@ static T from_double(double x) {
     return magnitude > 0x7ff0000000000000ULL ? (T)NAN_BITS : result;
 }
 
+/* ---- the format <-> float32, for the formats whose arithmetic float32 does exactly (MF_VIA_FLOAT) ---- */
+
+/*
+ * p = M + 1 significand bits with 2p + 2 <= 24 (M <= 10) make float32 results of + - * / innocuous to round
+ * again when float32's precision is at hand: with E <= 7 every result that matters (at least half the format's
+ * smallest subnormal) is a float32 normal; with E == 8 the format's subnormals lie in float32's subnormal range,
+ * where sums are exact (both are multiples of the format's smallest subnormal), products of M <= 7 significands
+ * are exact above half that subnormal, and quotients cannot come within float32's rounding error of a midpoint.
+ */
+#if (E <= 7 && M <= 10) || (E == 8 && M <= 7)
+#define MF_VIA_FLOAT 1
+#else
+#define MF_VIA_FLOAT 0
+#endif
+
+#if MF_VIA_FLOAT
+static uint32_t f32_bits(float x) { union { float f; uint32_t u; } v = { x }; return v.u; }
+static float f32_of(uint32_t u) { union { uint32_t u; float f; } v = { u }; return v.f; }
+
+#define F32_DROPPED (23 - M)                                  /* fraction bits float32 has beyond the format */
+#define F32_REBIAS ((uint32_t)(127 - BIAS) << 23)              /* float32's exponent bias minus the format's */
+#define F32_MIN_NORMAL ((uint32_t)(128 - BIAS) << 23)          /* 2^(1 - BIAS), the format's smallest normal */
+/* 2^(24 - BIAS - M): its float32 ulp is the format's smallest subnormal 2^(1 - BIAS - M). */
+#define F32_SUBNORMAL_ULP_MAGIC ((uint32_t)(151 - BIAS - M) << 23)
+
+#if E == 5 && M == 10 && !MF_OCP_FINITE && defined(__x86_64__) && defined(__F16C__)
+/*
+ * IEEE binary16 on an x86-64 with F16C (byodt passes -mf16c when the target has it): the conversions are single
+ * instructions, vcvtph2ps and vcvtps2ph (which rounds in MXCSR's mode: to nearest even in the JVM and in byodt's
+ * executables, as the float32 arithmetic itself assumes), with the integer code's results; a NaN result is
+ * replaced by the canonical one.
+ */
+static float to_float(T a) { union { T u; _Float16 h; } v = { a }; return (float)v.h; }
+static T from_float(float x) { union { _Float16 h; T u; } v = { (_Float16)x }; return x != x ? (T)NAN_BITS : v.u; }
+#else
+/* to_float(a) is a's exact value (a NaN stays a NaN, with any sign and payload); from_float rounds once. */
+#if E == 8
+/* float32 and the format share the exponent field: the value is the top bits of a float32, subnormals included. */
+static float to_float(T a) {
+    return f32_of((uint32_t)(a & SIGN_BIT) << (31 - E - M) | (uint32_t)(a & MAGNITUDE_MASK) << F32_DROPPED);
+}
+#else
+/*
+ * The exact value of a as a float32: a normal's fields move into place and the exponent is rebiased; a
+ * subnormal m 2^(1 - BIAS - M) is read as the normal (1 + m 2^-M) 2^(1 - BIAS) less 2^(1 - BIAS), an exact
+ * float32 subtraction; the all-ones exponent becomes float32's (infinity, NaN), except in OCP's finite style.
+ */
+static float to_float(T a) {
+    uint32_t magnitude = a & MAGNITUDE_MASK;
+    uint32_t exponent = magnitude >> M;
+    uint32_t moved = (magnitude << F32_DROPPED) + F32_REBIAS;
+    float subnormal = f32_of(moved + ((uint32_t)1 << 23)) - f32_of(F32_MIN_NORMAL);
+#if MF_OCP_FINITE
+    uint32_t bits = magnitude == NAN_BITS ? 0x7fc00000u : exponent == 0 ? f32_bits(subnormal) : moved;
+#else
+    uint32_t bits = exponent == 0 ? f32_bits(subnormal) : exponent == EXP_ALL_ONES ? moved | 0x7f800000u : moved;
+#endif
+    return f32_of(bits | (uint32_t)(a & SIGN_BIT) << (31 - E - M));
+}
+#endif
+
+/*
+ * x rounded to the format, to nearest with ties to even, with 32-bit integers. A result in the format's normal
+ * range: rebias the exponent and add half an ulp less one plus the kept fraction's lowest bit (a tie rounds
+ * up exactly when that bit is odd), then drop the extra fraction bits; a carry runs into the exponent field and
+ * past the largest exponent onto infinity's encoding. Below it (E < 8): adding 2^(24 - BIAS - M), whose float32
+ * ulp is the format's smallest subnormal, rounds once (the host's round-to-nearest-even, no flush to zero) and
+ * leaves the subnormal encoding in the sum's low bits. With E == 8 the first way also rounds float32's
+ * subnormals, which have the format's exponent field 0.
+ */
+static T from_float(float x) {
+    uint32_t u = f32_bits(x);
+    uint32_t magnitude = u & 0x7fffffffu;
+    uint32_t sign = (u >> 31) << (E + M);
+    uint32_t normal = (magnitude - F32_REBIAS + (((uint32_t)1 << (F32_DROPPED - 1)) - 1)
+                       + ((magnitude >> F32_DROPPED) & 1)) >> F32_DROPPED;
+#if E == 8
+    uint32_t encoded = normal;
+#else
+    uint32_t subnormal = f32_bits(f32_of(magnitude) + f32_of(F32_SUBNORMAL_ULP_MAGIC)) - F32_SUBNORMAL_ULP_MAGIC;
+    uint32_t encoded = magnitude < F32_MIN_NORMAL ? subnormal : normal;
+#endif
+    encoded = encoded > OVERFLOW_BITS ? OVERFLOW_BITS : encoded;
+    return magnitude > 0x7f800000u ? (T)NAN_BITS : (T)(sign | encoded);
+}
+#endif /* F16C or integers */
+#endif /* MF_VIA_FLOAT */
+
 /* ---- exp, log, tanh, sigmoid, erf, pow: common/double_math.c, rounded once ---- */
 
 /* ---- square root with integers ---- */
@@ -154,15 +245,36 @@ static T sqrt_format(T a) {
     return (a & SIGN_BIT) && (a & MAGNITUDE_MASK) != 0 ? (T)NAN_BITS : is_nan(a) ? (T)NAN_BITS : result;
 }
 
+/* ---- comparisons with integers ---- */
+
+/*
+ * The sign-magnitude pattern as a signed integer that orders like the values it encodes: -magnitude for a
+ * negative value, so -0 and +0 are both 0. Meaningless for NaN, which callers test first.
+ */
+static int32_t order_key(T a) {
+    int32_t magnitude = (int32_t)(a & MAGNITUDE_MASK);
+    return a & SIGN_BIT ? -magnitude : magnitude;
+}
+
+/* Neither operand is NaN: IEEE comparisons are false with a NaN, except ne. */
+static int ordered(T a, T b) { return !is_nan(a) && !is_nan(b); }
+
 /* ---- the library ---- */
 
+#if MF_VIA_FLOAT
+EXPORT T FN(add)(T a, T b) { return from_float(to_float(a) + to_float(b)); }
+EXPORT T FN(sub)(T a, T b) { return from_float(to_float(a) - to_float(b)); }
+EXPORT T FN(mul)(T a, T b) { return from_float(to_float(a) * to_float(b)); }
+EXPORT T FN(div)(T a, T b) { return from_float(to_float(a) / to_float(b)); }
+#else
 EXPORT T FN(add)(T a, T b) { return from_double(to_double(a) + to_double(b)); }
 EXPORT T FN(sub)(T a, T b) { return from_double(to_double(a) - to_double(b)); }
 EXPORT T FN(mul)(T a, T b) { return from_double(to_double(a) * to_double(b)); }
 EXPORT T FN(div)(T a, T b) { return from_double(to_double(a) / to_double(b)); }
+#endif
 /* ONNX Min/Max: NaN in, NaN out; equal operands (+0 and -0) give the first. */
-EXPORT T FN(min)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : to_double(b) < to_double(a) ? b : a; }
-EXPORT T FN(max)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : to_double(b) > to_double(a) ? b : a; }
+EXPORT T FN(min)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : order_key(b) < order_key(a) ? b : a; }
+EXPORT T FN(max)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : order_key(b) > order_key(a) ? b : a; }
 EXPORT T FN(pow)(T a, T b) { return from_double(pow_d(to_double(a), to_double(b))); }
 
 EXPORT T FN(neg)(T a) { return (T)(a ^ SIGN_BIT); }
@@ -175,17 +287,23 @@ EXPORT T FN(sigmoid)(T a) { return from_double(sigmoid_d(to_double(a))); }
 EXPORT T FN(erf)(T a) { return from_double(erf_d(to_double(a))); }
 
 /* IEEE comparisons: NaN is unordered (only ne is true), -0 == +0. */
-EXPORT int32_t FN(lt)(T a, T b) { return to_double(a) < to_double(b); }
-EXPORT int32_t FN(le)(T a, T b) { return to_double(a) <= to_double(b); }
-EXPORT int32_t FN(gt)(T a, T b) { return to_double(a) > to_double(b); }
-EXPORT int32_t FN(ge)(T a, T b) { return to_double(a) >= to_double(b); }
-EXPORT int32_t FN(eq)(T a, T b) { return to_double(a) == to_double(b); }
-EXPORT int32_t FN(ne)(T a, T b) { return to_double(a) != to_double(b); }
+EXPORT int32_t FN(lt)(T a, T b) { return ordered(a, b) && order_key(a) < order_key(b); }
+EXPORT int32_t FN(le)(T a, T b) { return ordered(a, b) && order_key(a) <= order_key(b); }
+EXPORT int32_t FN(gt)(T a, T b) { return ordered(a, b) && order_key(a) > order_key(b); }
+EXPORT int32_t FN(ge)(T a, T b) { return ordered(a, b) && order_key(a) >= order_key(b); }
+EXPORT int32_t FN(eq)(T a, T b) { return ordered(a, b) && order_key(a) == order_key(b); }
+EXPORT int32_t FN(ne)(T a, T b) { return !(ordered(a, b) && order_key(a) == order_key(b)); }
 
+#if MF_VIA_FLOAT
+EXPORT T FN(from_f32)(float x) { return from_float(x); }
+/* The canonical float32 NaN for every NaN, as through double. */
+EXPORT float FN(to_f32)(T a) { return is_nan(a) ? f32_of(0x7fc00000u) : to_float(a); }
+#else
 EXPORT T FN(from_f32)(float x) { return from_double(x); }
-EXPORT T FN(from_f64)(double x) { return from_double(x); }
 /* Exact when E <= 8 and M <= 23; otherwise one rounding of the exact value. */
 EXPORT float FN(to_f32)(T a) { return (float)to_double(a); }
+#endif
+EXPORT T FN(from_f64)(double x) { return from_double(x); }
 EXPORT T FN(from_i32)(int32_t x) { return from_double(x); }
 /* Truncation toward zero, saturating at the int32 range; NaN gives 0. */
 EXPORT int32_t FN(to_i32)(T a) {

@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * LeNet-5 on 20 Fashion-MNIST images, compiled for RISC-V and run under qemu-user, against the same model
  * JIT-compiled for the host: fixed point and posits are integer arithmetic (posit16's operations round a
- * double result once, and soft-float doubles on riscv32 are correctly rounded too), so every logit must have the same bits;
+ * double result once, and soft-float doubles on riscv32 are correctly rounded too), and minifloats round every
+ * result once whether through F16C on the host or integer code on RISC-V, so every logit must have the same bits;
  * float32 may differ only by the order of a few roundings. The P targets' executables run their P instructions
  * through the SIGILL emulation (qemu has no P) and are compared with the host's code without P.
  */
@@ -41,6 +42,7 @@ class RiscvLeNetTest {
     @CsvSource({"fxp16_13, riscv64, dtype", "fxp16_13, riscv32, dtype", "float32, riscv64, dtype", "float32, riscv32, dtype",
         "fxp16_13, riscv32f, dtype", "fxp16_13, riscv64, exact", "fxp16_13, riscv32, exact",
         "custom[posit]16, riscv64, dtype", "custom[posit]16, riscv32, dtype",
+        "float16, riscv64, dtype", "float16, riscv32, dtype", "bfloat16, riscv32f, dtype",
         "fxp16_13, riscv64p, dtype", "fxp16_13, riscv64p, exact", "fxp16_13, riscv32p, exact"})
     void logitsOnRiscvMatchTheHost(String datatype, String targetName, String accumulate) {
         Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{IMAGES, 1, 28, 28}));
@@ -59,7 +61,7 @@ class RiscvLeNetTest {
         }
         assertEquals(IMAGES * 10, riscv.length);
         if (!datatype.equals("float32")) {
-            assertArrayEquals(host, riscv, "fixed point and posits are integer arithmetic: the same bits on every target");
+            assertArrayEquals(host, riscv, "fixed point, posits and minifloats are exactly rounded: the same bits on every target");
         } else {
             for (int i = 0; i < host.length; i++) {
                 assertEquals(host[i], riscv[i], 1e-5f * Math.max(1f, Math.abs(host[i])), "logit " + i);

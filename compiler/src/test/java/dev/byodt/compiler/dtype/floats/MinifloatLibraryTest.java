@@ -5,6 +5,7 @@ import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.Rational;
+import dev.byodt.compiler.target.Target;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,6 +25,10 @@ import static org.junit.jupiter.api.Assertions.*;
  * minifloat.c (float16, bfloat16, fp8e5m2, minifloat_e3 at 8 bits, and OCP fp8e4m3 through MF_OCP_FINITE)
  * bit for bit against {@link MinifloatReference}: every pair of 8-bit operands, every 16-bit value for unary
  * operations and conversions, and a million seeded pairs plus edge cases for 16-bit binary operations.
+ * float16 is tested twice: as the host's models get it (on x86-64 with F16C, hardware conversions) and with the
+ * integer code of every other target. Formats at the edges of the float32 path (exponent bits 7 and 8) and
+ * beyond it (the double path) get fewer seeded pairs, and every 16-bit format gets pairs whose products and
+ * quotients fall among its (and float32's) subnormals.
  */
 class MinifloatLibraryTest {
     static final String SOURCE = "dev/byodt/datatypes/minifloat/minifloat.c";
@@ -31,30 +36,43 @@ class MinifloatLibraryTest {
     /** A transcendental may differ from the reference only where the exact value is this close to a rounding boundary. */
     static final double BOUNDARY_TOLERANCE = 0x1p-40;
 
-    record Format(String name, int e, int m, boolean ocp, int accumulatorBits) {
+    /** A format and the clang flags it is compiled with ({@code hostFlags}: the host target's, as models get them). */
+    record Format(String name, int e, int m, boolean ocp, int accumulatorBits, boolean hostFlags) {
+        Format(String name, int e, int m, boolean ocp, int accumulatorBits) {
+            this(name, e, m, ocp, accumulatorBits, false);
+        }
+
         MinifloatReference reference() { return new MinifloatReference(e, m, ocp); }
 
         NativeLibrary compile() {
             NativeLibrary.Builder b = NativeLibrary.builder(BuiltInLibraries.of(SOURCE), name, storageBits())
                 .define("MF_EXP_BITS", "" + e).define("MF_FRAC_BITS", "" + m).accumulatorBits(accumulatorBits);
             if (ocp) b.define("MF_OCP_FINITE", "1");
+            if (hostFlags) Target.host().clangFlags().forEach(b::flag);
             return b.build();
         }
 
         int storageBits() { return 1 + e + m <= 8 ? 8 : 1 + e + m <= 16 ? 16 : 32; }
 
-        @Override public String toString() { return name; }
+        @Override public String toString() { return hostFlags ? name + " (host flags)" : name; }
     }
 
     static final Format FP8E5M2 = new Format("mf_e5m2", 5, 2, false, 128);
     static final Format FP8E4M3 = new Format("fp8e4m3", 4, 3, true, 64);
     static final Format E3M4 = new Format("mf_e3m4", 3, 4, false, 64);
     static final Format FLOAT16 = new Format("mf_e5m10", 5, 10, false, 128);
+    static final Format FLOAT16_HOST = new Format("mf_e5m10", 5, 10, false, 128, true);
     static final Format BFLOAT16 = new Format("mf_e8m7", 8, 7, false, 1024);
 
     static Stream<Format> eightBit() { return Stream.of(FP8E5M2, FP8E4M3, E3M4); }
 
-    static Stream<Format> sixteenBit() { return Stream.of(FLOAT16, BFLOAT16); }
+    static Stream<Format> sixteenBit() { return Stream.of(FLOAT16, FLOAT16_HOST, BFLOAT16); }
+
+    /** The widest exponents of the float32 path (E 7 with M 8; E 8 with M 5), and past it (E 9; M 11 at 20 bits). */
+    static Stream<Format> otherWidths() {
+        return Stream.of(new Format("mf_e7m8", 7, 8, false, 0), new Format("mf_e8m5", 8, 5, false, 0),
+            new Format("mf_e9m6", 9, 6, false, 0), new Format("mf_e8m11", 8, 11, false, 0));
+    }
 
     static Stream<Format> all() { return Stream.concat(eightBit(), sixteenBit()); }
 
@@ -79,25 +97,67 @@ class MinifloatLibraryTest {
     @ParameterizedTest
     @MethodSource("sixteenBit")
     void randomPairsAndEdgeCasesOfSixteenBitOperands(Format f) {
+        checkRandomPairsAndEdgeCases(f, RANDOM_PAIRS);
+    }
+
+    @ParameterizedTest
+    @MethodSource("otherWidths")
+    void randomPairsAndEdgeCasesOfOtherWidths(Format f) {
+        checkRandomPairsAndEdgeCases(f, RANDOM_PAIRS / 5);
+    }
+
+    private void checkRandomPairsAndEdgeCases(Format f, int randomPairs) {
         MinifloatReference ref = f.reference();
         List<Integer> edges = edgeValues(f, ref);
         Random random = new Random(20240611L + f.m);
         int edgeCount = edges.size() * edges.size();
-        int[] a = new int[RANDOM_PAIRS + edgeCount], b = new int[a.length];
-        for (int i = 0; i < RANDOM_PAIRS; i++) { a[i] = random.nextInt(ref.count()); b[i] = random.nextInt(ref.count()); }
+        int[] a = new int[randomPairs + edgeCount], b = new int[a.length];
+        for (int i = 0; i < randomPairs; i++) { a[i] = random.nextInt(ref.count()); b[i] = random.nextInt(ref.count()); }
         for (int i = 0; i < edgeCount; i++) {
-            a[RANDOM_PAIRS + i] = edges.get(i / edges.size());
-            b[RANDOM_PAIRS + i] = edges.get(i % edges.size());
+            a[randomPairs + i] = edges.get(i / edges.size());
+            b[randomPairs + i] = edges.get(i % edges.size());
         }
         // Pairs whose sum or product is exactly a tie: x + ulp/2 style pairs, from neighbouring exponents.
-        for (int i = 0; i < 100_000; i++) {
-            int x = random.nextInt(ref.count()) & 0x7FFF;
+        for (int i = 0; i < randomPairs / 10; i++) {
+            int x = random.nextInt(ref.count()) & ((ref.count() >> 1) - 1);
             a[i] = x;
             b[i] = Math.max(0, ((x >> f.m) - f.m - 1)) << f.m;              // 2^(exp(x) - M - 1): half an ulp of x
         }
         try (NativeLibrary lib = f.compile()) {
             checkBinary(lib, ref, a, b);
         }
+    }
+
+    /**
+     * Operands from the lowest 24 binades (subnormals included) with operands near 1 and with each other:
+     * sums of subnormals, and products and quotients that are subnormal or underflow, which for bfloat16 and
+     * the other 8-exponent-bit formats are float32 subnormals on the float32 path.
+     */
+    @ParameterizedTest
+    @MethodSource({"sixteenBit", "otherWidths"})
+    void pairsWithSubnormalResults(Format f) {
+        MinifloatReference ref = f.reference();
+        Random random = new Random(1400L + f.e);
+        int pairs = 200_000, bias = (1 << (f.e - 1)) - 1, binades = Math.min(24, (1 << f.e) - 2);
+        int[] a = new int[pairs], b = new int[pairs];
+        for (int i = 0; i < pairs; i++) {
+            a[i] = randomInBinades(f, random, 0, binades);
+            b[i] = i % 2 == 0 ? randomInBinades(f, random, 0, binades)
+                : randomInBinades(f, random, Math.max(0, bias - binades), Math.min((1 << f.e) - 2, bias + binades));
+        }
+        try (NativeLibrary lib = f.compile()) {
+            check("add", lib.binary("add", a, b), a, b, ref::add);
+            check("sub", lib.binary("sub", a, b), a, b, ref::sub);
+            check("mul", lib.binary("mul", a, b), a, b, ref::mul);
+            check("div", lib.binary("div", a, b), a, b, ref::div);
+            check("div", lib.binary("div", b, a), b, a, ref::div);
+        }
+    }
+
+    /** A value with a random sign and fraction whose biased exponent field lies in [low, high]. */
+    private static int randomInBinades(Format f, Random random, int low, int high) {
+        int exponent = low + random.nextInt(high - low + 1);
+        return (random.nextBoolean() ? 1 << (f.e + f.m) : 0) | exponent << f.m | random.nextInt(1 << f.m);
     }
 
     static List<Integer> edgeValues(Format f, MinifloatReference ref) {

@@ -1,10 +1,8 @@
 package dev.byodt.compiler.dtype.posit;
 
+import dev.byodt.compiler.dtype.harness.AllPairs;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -27,25 +25,9 @@ class Posit16AllPairsTest {
         }
         try (PositLibrary lib = PositLibrary.compile(16, 2)) {
             for (String op : new String[]{"add", "mul"}) {
-                long start = System.nanoTime();
-                AtomicLong wrong = new AtomicLong();
-                AtomicLong firstWrong = new AtomicLong(-1);
-                IntStream.range(0, 1 << 16).parallel().forEach(a -> {
-                    int[] left = new int[1 << 16], right = new int[1 << 16];
-                    for (int b = 0; b < 1 << 16; b++) { left[b] = a; right[b] = b; }
-                    int[] actual = lib.lib.binary(op, left, right);
-                    for (int b = 0; b < 1 << 16; b++) {
-                        int expected = op.equals("add") ? table.add(a, b) : table.mul(a, b);
-                        if (actual[b] != expected) {
-                            wrong.incrementAndGet();
-                            firstWrong.compareAndSet(-1, ((long) a << 16) | b);
-                        }
-                    }
-                });
-                long seconds = (System.nanoTime() - start) / 1_000_000_000L;
-                long first = firstWrong.get();
-                assertEquals(0, wrong.get(), op + ": " + wrong.get() + " wrong pairs, first " + Long.toHexString(first));
-                System.out.println("posit16es2 " + op + ": all 4294967296 pairs exact in " + seconds + " s");
+                AllPairs.Outcome outcome = AllPairs.compare(lib.lib, op, op.equals("add") ? table::add : table::mul);
+                assertEquals(0, outcome.wrong(), op + ": " + outcome.wrong() + " wrong pairs, first " + outcome.firstWrongHex());
+                System.out.println("posit16es2 " + op + ": all 4294967296 pairs exact in " + outcome.seconds() + " s");
             }
         }
     }
