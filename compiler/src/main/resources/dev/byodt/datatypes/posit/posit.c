@@ -45,13 +45,32 @@ typedef uint32_t posit_storage;
 typedef int32_t posit_signed;
 #endif
 
-#ifndef POSIT_INTEGER_ARITHMETIC
-#if N <= 16 && (!defined(__riscv) || (defined(__riscv_flen) && __riscv_flen >= 64))
-#define POSIT_INTEGER_ARITHMETIC 0
+/* Floating-point hardware: x86-64 has both; RISC-V has float with F (flen >= 32), double with D (flen 64). */
+#if !defined(__riscv)
+#define HAS_FLOAT_HARDWARE 1
+#define HAS_DOUBLE_HARDWARE 1
+#elif defined(__riscv_flen)
+#define HAS_FLOAT_HARDWARE (__riscv_flen >= 32)
+#define HAS_DOUBLE_HARDWARE (__riscv_flen >= 64)
 #else
-#define POSIT_INTEGER_ARITHMETIC 1
+#define HAS_FLOAT_HARDWARE 0
+#define HAS_DOUBLE_HARDWARE 0
 #endif
+
+/* -DPOSIT_INTEGER_ARITHMETIC=1 forces the exact integer arithmetic (the tests use it to check that path). */
+#ifndef POSIT_INTEGER_ARITHMETIC
+#define POSIT_INTEGER_ARITHMETIC 0
 #endif
+/* The significand bits (hidden bit included) of the most precise posits: N - 2 - ES, at least 1. */
+#define MAX_SIGNIFICAND_BITS (N - 2 - ES > 1 ? N - 2 - ES : 1)
+/* The float32 bit-level conversions (integer operations only) hold every posit of up to 16 bits. */
+#define FLOAT_CONVERSIONS (N <= 16)
+/* add and sub in float32 arithmetic with the exact error term (see float_add). */
+#define FLOAT_ADD (FLOAT_CONVERSIONS && HAS_FLOAT_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
+/* mul in float32 where every product is exact: 2p <= 24 significand bits, minPos^2 >= 2^-126 (normal). */
+#define FLOAT_MUL (FLOAT_ADD && 2 * MAX_SIGNIFICAND_BITS <= 24 && 2 * ((N - 2) << ES) <= 126)
+/* Otherwise, for N <= 16, double arithmetic rounded once (div, sqrt and the remaining mul). */
+#define DOUBLE_ARITHMETIC (N <= 16 && HAS_DOUBLE_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
 
 #define PASTE(a, b) a##_##b
 #define NAME(prefix, op) PASTE(prefix, op)
@@ -178,6 +197,97 @@ INLINE double to_double(int32_t p) {
 
 INLINE int32_t is_nar(int32_t p) { return p == NAR_PATTERN; }
 
+/* ---- float32 bit-level conversions and arithmetic (N <= 16) ---- */
+
+#if FLOAT_CONVERSIONS
+INLINE uint32_t bits_of_float(float x) { union { float f; uint32_t u; } v = { x }; return v.u; }
+INLINE float float_of_bits(uint32_t u) { union { uint32_t u; float f; } v = { u }; return v.f; }
+
+/*
+ * The float32 bits of a posit's exact value (NaR -> the quiet NaN 0x7fc00000), with 32-bit integer operations
+ * only. Every posit of up to 16 bits is a float32: at most 14 significand bits, scales within +-112.
+ */
+INLINE uint32_t float_bits_of_posit(int32_t p) {
+    uint32_t magnitude = p < 0 ? 0u - (uint32_t)p : (uint32_t)p;
+    uint32_t body = magnitude << (33 - N); /* 0 for 0 and NaR, which are selected at the end */
+    uint32_t ones = (uint32_t)((int32_t)body >> 31);
+    int run = clz32(body ^ ones);
+    int32_t regime = ones ? run - 1 : -run;
+    uint32_t rest = (body << run) << 1; /* exponent bits, then the fraction, left-aligned */
+    /* Shifted to end at float32's last fraction bit, the ES exponent bits land on the low bits of the exponent
+       field, so adding them to the regime's part of the biased exponent is the scale's. */
+    uint32_t bits = ((uint32_t)(regime * (1 << ES) + 127) << 23) + (rest >> (9 - ES));
+    bits |= (uint32_t)p & 0x80000000u;
+    bits = p == 0 ? 0 : bits;
+    return p == NAR_PATTERN ? 0x7fc00000u : bits;
+}
+
+/*
+ * The posit nearest to (-1)^negative * v, where extended is v's float32 magnitude bits shifted left once with
+ * one more fraction bit below: extended = 2 |bits| + 1 stands for a value strictly between |v| and the next
+ * float32, 2 |bits| - 1 for one strictly between the previous float32 and |v|. A float32 exponent field of 255
+ * (infinity, NaN) gives NaR, 0 gives 0; float32 subnormals lie below every minPos here. The same rounding as
+ * encode(), in 32-bit operations.
+ */
+INLINE int32_t encode_float(uint32_t negative, uint32_t extended) {
+    int32_t scale = (int32_t)(extended >> 24) - 127;
+    int32_t above = scale > MAX_SCALE, below = scale < -MAX_SCALE;
+    int32_t s = above ? MAX_SCALE : below ? -MAX_SCALE : scale;
+    int32_t regime = s >> ES; /* floor division */
+    uint32_t exponent = (uint32_t)s & ((1u << ES) - 1);
+    /* The magnitude's bit string: regime r >= 0 is "10" shifted right arithmetically by r (r + 1 ones, a zero),
+       r < 0 is "01" shifted right by -r - 1 (-r zeros, a one); exponent and fraction follow and shift along. */
+    uint32_t word = (regime >= 0 ? 0x80000000u : 0x40000000u) | (exponent << (30 - ES))
+        | ((extended & 0xffffffu) << (6 - ES));
+    /* The shift drops up to N - 2 bits: fold every bit below bit N - 2 into it, which stays below the rounding
+       bit (32 - N) after any shift and so counts only as "something nonzero after the rounding bit". */
+    uint32_t low = (1u << (N - 2)) - 1;
+    word |= ((word & low) + low) & (low + 1);
+    uint32_t string = (uint32_t)((int32_t)word >> (regime ^ (regime >> 31)));
+    /* Round to nearest even after the N - 1 magnitude bits; the top bits contain a zero, so no carry out. */
+    uint32_t magnitude = (string + ((1u << (32 - N)) - 1) + ((string >> (33 - N)) & 1)) >> (33 - N);
+    magnitude = above ? (uint32_t)MAXPOS_PATTERN : below ? 1u : magnitude;
+    int32_t p = negative ? -(int32_t)magnitude : (int32_t)magnitude;
+    p = extended == 0 ? 0 : p;
+    return (extended >> 24) == 255 ? NAR_PATTERN : p;
+}
+
+INLINE int32_t from_float_bits(uint32_t bits) { return encode_float(bits >> 31, bits << 1); }
+#endif
+
+#if FLOAT_ADD
+/*
+ * x + y rounded once, exactly, from float32 arithmetic. Posits x and y are float32 values, and so are all
+ * rounding boundaries: the midpoints between neighbouring posits are the (N+1)-bit posits (at most 15
+ * significand bits, scales within +-120), powers of two where the midpoint is geometric included. Rounding to
+ * a posit is monotonic and constant between boundaries. s = fl(x + y) is monotonic in the exact sum x + y and
+ * keeps every float32, so when x + y lies between two boundaries b1 <= x + y <= b2, then b1 <= s <= b2 too: s
+ * never crosses a boundary and only can land on one. TwoSum gives the exact error e = (x + y) - s (float32
+ * addition of posits of up to 16 bits neither overflows nor loses the error to underflow, |x + y| <= 2^113
+ * and both are multiples of 2^-135). So x + y lies strictly between s and its float32 neighbour on the side
+ * of e's sign, where no boundary lies, unless e = 0; encode_float's extra bit says which side. A tie (x + y
+ * exactly on a boundary, e = 0) rounds to even. s = 0 only when x + y = 0. NaR decodes to NaN, which stays NaN.
+ */
+INLINE int32_t float_add(int32_t a, int32_t b) {
+    float x = float_of_bits(float_bits_of_posit(a)), y = float_of_bits(float_bits_of_posit(b));
+    float sum = x + y;
+    float y_part = sum - x;
+    float x_part = sum - y_part;
+    float error = (x - x_part) + (y - y_part);
+    uint32_t s = bits_of_float(sum), e = bits_of_float(error);
+    /* e is +0 when the sum is exact (differences of equal floats are +0 in round-to-nearest). */
+    int32_t side = e == 0 ? 0 : (s ^ e) >> 31 ? -1 : 1;
+    return encode_float(s >> 31, (s << 1) + (uint32_t)side);
+}
+#endif
+
+#if FLOAT_MUL
+/* x * y is exact in float32 here (see FLOAT_MUL), so rounding the product once is the correct rounding. */
+INLINE int32_t float_mul(int32_t a, int32_t b) {
+    return from_float_bits(bits_of_float(float_of_bits(float_bits_of_posit(a)) * float_of_bits(float_bits_of_posit(b))));
+}
+#endif
+
 /* ---- exact integer arithmetic (N > 16, or where double is not available) ---- */
 
 INLINE int32_t integer_mul(int32_t a, int32_t b) {
@@ -260,8 +370,13 @@ INLINE int32_t integer_sqrt(int32_t a) {
 /* ---- the exported functions ---- */
 
 API posit_storage FN(from_f64)(double x) { return (posit_storage)from_double(x); }
+#if FLOAT_CONVERSIONS
+API posit_storage FN(from_f32)(float x) { return (posit_storage)from_float_bits(bits_of_float(x)); }
+API float FN(to_f32)(posit_storage p) { return float_of_bits(float_bits_of_posit(pattern_of(p))); }
+#else
 API posit_storage FN(from_f32)(float x) { return (posit_storage)from_double((double)x); }
 API float FN(to_f32)(posit_storage p) { return (float)to_double(pattern_of(p)); }
+#endif
 API double FN(to_f64)(posit_storage p) { return to_double(pattern_of(p)); }
 
 API posit_storage FN(from_i32)(int32_t i) {
@@ -300,10 +415,10 @@ API posit_storage FN(abs)(posit_storage a) {
 }
 
 API posit_storage FN(add)(posit_storage a, posit_storage b) {
-#if POSIT_INTEGER_ARITHMETIC
-    return (posit_storage)integer_add(pattern_of(a), pattern_of(b));
+#if FLOAT_ADD
+    return (posit_storage)float_add(pattern_of(a), pattern_of(b));
 #else
-    return (posit_storage)from_double(to_double(pattern_of(a)) + to_double(pattern_of(b)));
+    return (posit_storage)integer_add(pattern_of(a), pattern_of(b));
 #endif
 }
 
@@ -313,27 +428,29 @@ API posit_storage FN(sub)(posit_storage a, posit_storage b) {
 }
 
 API posit_storage FN(mul)(posit_storage a, posit_storage b) {
-#if POSIT_INTEGER_ARITHMETIC
-    return (posit_storage)integer_mul(pattern_of(a), pattern_of(b));
-#else
+#if FLOAT_MUL
+    return (posit_storage)float_mul(pattern_of(a), pattern_of(b));
+#elif DOUBLE_ARITHMETIC
     return (posit_storage)from_double(to_double(pattern_of(a)) * to_double(pattern_of(b)));
+#else
+    return (posit_storage)integer_mul(pattern_of(a), pattern_of(b));
 #endif
 }
 
 API posit_storage FN(div)(posit_storage a, posit_storage b) {
-#if POSIT_INTEGER_ARITHMETIC
-    return (posit_storage)integer_div(pattern_of(a), pattern_of(b));
-#else
+#if DOUBLE_ARITHMETIC
     /* x/0 is +-inf or NaN in double, both NaR. */
     return (posit_storage)from_double(to_double(pattern_of(a)) / to_double(pattern_of(b)));
+#else
+    return (posit_storage)integer_div(pattern_of(a), pattern_of(b));
 #endif
 }
 
 API posit_storage FN(sqrt)(posit_storage a) {
-#if POSIT_INTEGER_ARITHMETIC
-    return (posit_storage)integer_sqrt(pattern_of(a));
-#else
+#if DOUBLE_ARITHMETIC
     return (posit_storage)from_double(__builtin_elementwise_sqrt(to_double(pattern_of(a))));
+#else
+    return (posit_storage)integer_sqrt(pattern_of(a));
 #endif
 }
 
