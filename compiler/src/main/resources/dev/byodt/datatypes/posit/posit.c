@@ -204,23 +204,26 @@ INLINE uint32_t bits_of_float(float x) { union { float f; uint32_t u; } v = { x 
 INLINE float float_of_bits(uint32_t u) { union { uint32_t u; float f; } v = { u }; return v.f; }
 
 /*
- * The float32 bits of a posit's exact value (NaR -> the quiet NaN 0x7fc00000), with 32-bit integer operations
- * only. Every posit of up to 16 bits is a float32: at most 14 significand bits, scales within +-112.
+ * The float32 bits of a posit's exact value, with 32-bit integer operations only; NaR gives 0 (callers that
+ * meet NaR select it themselves). Every posit of up to 16 bits is a float32: at most 14 significand bits,
+ * scales within +-112.
  */
-INLINE uint32_t float_bits_of_posit(int32_t p) {
+INLINE uint32_t float_bits_of_real(int32_t p) {
     uint32_t magnitude = p < 0 ? 0u - (uint32_t)p : (uint32_t)p;
     uint32_t body = magnitude << (33 - N); /* 0 for 0 and NaR, which are selected at the end */
+    /* The regime's run of equal bits is one longer than the run of zeros where body and body << 1 agree. */
+    int32_t run_less_one = clz32(body ^ (body << 1));
     uint32_t ones = (uint32_t)((int32_t)body >> 31);
-    int run = clz32(body ^ ones);
-    int32_t regime = ones ? run - 1 : -run;
-    uint32_t rest = (body << run) << 1; /* exponent bits, then the fraction, left-aligned */
+    int32_t regime = run_less_one ^ (int32_t)~ones; /* ones: run - 1; zeros: -run = ~(run - 1) */
+    uint32_t rest = (body << run_less_one) << 2; /* exponent bits, then the fraction, left-aligned */
     /* Shifted to end at float32's last fraction bit, the ES exponent bits land on the low bits of the exponent
        field, so adding them to the regime's part of the biased exponent is the scale's. */
     uint32_t bits = ((uint32_t)(regime * (1 << ES) + 127) << 23) + (rest >> (9 - ES));
     bits |= (uint32_t)p & 0x80000000u;
-    bits = p == 0 ? 0 : bits;
-    return p == NAR_PATTERN ? 0x7fc00000u : bits;
+    return body == 0 ? 0 : bits;
 }
+
+INLINE float float_of_real(int32_t p) { return float_of_bits(float_bits_of_real(p)); }
 
 /*
  * The posit nearest to (-1)^negative * v, where extended is v's float32 magnitude bits shifted left once with
@@ -229,30 +232,45 @@ INLINE uint32_t float_bits_of_posit(int32_t p) {
  * (infinity, NaN) gives NaR, 0 gives 0; float32 subnormals lie below every minPos here. The same rounding as
  * encode(), in 32-bit operations.
  */
-INLINE int32_t encode_float(uint32_t negative, uint32_t extended) {
-    int32_t scale = (int32_t)(extended >> 24) - 127;
-    int32_t above = scale > MAX_SCALE, below = scale < -MAX_SCALE;
-    int32_t s = above ? MAX_SCALE : below ? -MAX_SCALE : scale;
-    int32_t regime = s >> ES; /* floor division */
-    uint32_t exponent = (uint32_t)s & ((1u << ES) - 1);
+/* What encode_float's argument can be: the sum or the product of two posits, or any float32. */
+enum float_range { SUM_RANGE, PRODUCT_RANGE, ANY_RANGE };
+
+INLINE int32_t encode_float(uint32_t negative, uint32_t extended, enum float_range range) {
+    /* With the exponent bias raised from 127 to 128, a multiple of 2^ES, the biased exponent's low ES bits are
+       the posit's exponent, the others the regime plus 128 >> ES, and its top bit says whether the regime is
+       >= 0. (Exponent field 255 wraps around; callers select NaR for it.) */
+    uint32_t rebiased = extended + (1u << 24);
+    int32_t regime = (int32_t)(rebiased >> (24 + ES)) - (128 >> ES);
     /* The magnitude's bit string: regime r >= 0 is "10" shifted right arithmetically by r (r + 1 ones, a zero),
        r < 0 is "01" shifted right by -r - 1 (-r zeros, a one); exponent and fraction follow and shift along. */
-    uint32_t word = (regime >= 0 ? 0x80000000u : 0x40000000u) | (exponent << (30 - ES))
-        | ((extended & 0xffffffu) << (6 - ES));
-    /* The shift drops up to N - 2 bits: fold every bit below bit N - 2 into it, which stays below the rounding
-       bit (32 - N) after any shift and so counts only as "something nonzero after the rounding bit". */
-    uint32_t low = (1u << (N - 2)) - 1;
-    word |= ((word & low) + low) & (low + 1);
-    uint32_t string = (uint32_t)((int32_t)word >> (regime ^ (regime >> 31)));
-    /* Round to nearest even after the N - 1 magnitude bits; the top bits contain a zero, so no carry out. */
-    uint32_t magnitude = (string + ((1u << (32 - N)) - 1) + ((string >> (33 - N)) & 1)) >> (33 - N);
-    magnitude = above ? (uint32_t)MAXPOS_PATTERN : below ? 1u : magnitude;
+    uint32_t head = ((uint32_t)((int32_t)rebiased >> 1) ^ 0x40000000u) & 0xc0000000u;
+    uint32_t word = head | ((rebiased << (6 - ES)) & 0x3fffffffu);
+    /* Within maxPos..minPos the shifts below drop up to N - 1 bits: fold every bit below bit N - 1 into it, which
+       stays below the rounding bit after any shift and so counts only as "something nonzero after it". */
+    uint32_t low = (1u << (N - 1)) - 1;
+    word |= (word & low) != 0 ? low + 1 : 0;
+    int32_t shift = regime ^ (regime >> 31);
+    /* Sums and products of posits have |regime| <= 2N, so only an arbitrary float needs the limit. */
+    shift = range == ANY_RANGE && shift > 31 ? 31 : shift;
+    /* Beyond maxPos's regime N - 2 the string can start with N ones, so rounding needs a zero bit on top not to
+       carry out of 32 bits, and the result, 2^(N-1), a limit. Not so for sums when ES >= 1: they stay below
+       2 maxPos < 2^((N-1) 2^ES). */
+    const int beyond = !(range == SUM_RANGE && ES >= 1);
+    uint32_t string = (uint32_t)((int32_t)word >> shift) >> beyond;
+    /* Round to nearest even after the N - 1 magnitude bits. */
+    const int cut = 33 - N - beyond;
+    uint32_t magnitude = (string + ((1u << (cut - 1)) - 1) + ((string >> cut) & 1)) >> cut;
+    magnitude = beyond && magnitude > (uint32_t)MAXPOS_PATTERN ? (uint32_t)MAXPOS_PATTERN : magnitude;
+    /* Below minPos the string rounds to 0 or 1. Posits are multiples of minPos, so nonzero sums never are. */
+    magnitude = range != SUM_RANGE && magnitude < 1 ? 1 : magnitude;
     int32_t p = negative ? -(int32_t)magnitude : (int32_t)magnitude;
-    p = extended == 0 ? 0 : p;
-    return (extended >> 24) == 255 ? NAR_PATTERN : p;
+    return extended == 0 ? 0 : p;
 }
 
-INLINE int32_t from_float_bits(uint32_t bits) { return encode_float(bits >> 31, bits << 1); }
+INLINE int32_t from_float_bits(uint32_t bits) {
+    int32_t p = encode_float(bits >> 31, bits << 1, ANY_RANGE);
+    return (bits << 1) >> 24 == 255 ? NAR_PATTERN : p;
+}
 #endif
 
 #if FLOAT_ADD
@@ -262,29 +280,39 @@ INLINE int32_t from_float_bits(uint32_t bits) { return encode_float(bits >> 31, 
  * significand bits, scales within +-120), powers of two where the midpoint is geometric included. Rounding to
  * a posit is monotonic and constant between boundaries. s = fl(x + y) is monotonic in the exact sum x + y and
  * keeps every float32, so when x + y lies between two boundaries b1 <= x + y <= b2, then b1 <= s <= b2 too: s
- * never crosses a boundary and only can land on one. TwoSum gives the exact error e = (x + y) - s (float32
- * addition of posits of up to 16 bits neither overflows nor loses the error to underflow, |x + y| <= 2^113
- * and both are multiples of 2^-135). So x + y lies strictly between s and its float32 neighbour on the side
- * of e's sign, where no boundary lies, unless e = 0; encode_float's extra bit says which side. A tie (x + y
- * exactly on a boundary, e = 0) rounds to even. s = 0 only when x + y = 0. NaR decodes to NaN, which stays NaN.
+ * never crosses a boundary and only can land on one. TwoSum gives the exact error e = (x + y) - s (it is exact
+ * for every pair of float32 operands whose sum does not overflow, underflow included; here |x + y| <= 2^113).
+ * So x + y lies strictly between s and its float32 neighbour on the side of e's sign, where no boundary lies,
+ * unless e = 0; encode_float's extra bit says which side. A tie (x + y exactly on a boundary, e = 0) rounds to
+ * even, and s = 0 only when x + y = 0.
+ * For N <= 8 the error term is left out: there float32 has more than 2p + 2 bits for the p-bit significands
+ * (p <= 6), the double rounding is innocuous, and the tests check every pair of every such instance.
  */
 INLINE int32_t float_add(int32_t a, int32_t b) {
-    float x = float_of_bits(float_bits_of_posit(a)), y = float_of_bits(float_bits_of_posit(b));
+    float x = float_of_real(a), y = float_of_real(b);
     float sum = x + y;
+    uint32_t s = bits_of_float(sum);
+#if N <= 8
+    int32_t side = 0;
+#else
     float y_part = sum - x;
     float x_part = sum - y_part;
     float error = (x - x_part) + (y - y_part);
-    uint32_t s = bits_of_float(sum), e = bits_of_float(error);
+    uint32_t e = bits_of_float(error);
     /* e is +0 when the sum is exact (differences of equal floats are +0 in round-to-nearest). */
     int32_t side = e == 0 ? 0 : (s ^ e) >> 31 ? -1 : 1;
-    return encode_float(s >> 31, (s << 1) + (uint32_t)side);
+#endif
+    int32_t p = encode_float(s >> 31, (s << 1) + (uint32_t)side, SUM_RANGE);
+    return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
 }
 #endif
 
 #if FLOAT_MUL
 /* x * y is exact in float32 here (see FLOAT_MUL), so rounding the product once is the correct rounding. */
 INLINE int32_t float_mul(int32_t a, int32_t b) {
-    return from_float_bits(bits_of_float(float_of_bits(float_bits_of_posit(a)) * float_of_bits(float_bits_of_posit(b))));
+    uint32_t product = bits_of_float(float_of_real(a) * float_of_real(b));
+    int32_t p = encode_float(product >> 31, product << 1, PRODUCT_RANGE);
+    return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
 }
 #endif
 
@@ -372,7 +400,10 @@ INLINE int32_t integer_sqrt(int32_t a) {
 API posit_storage FN(from_f64)(double x) { return (posit_storage)from_double(x); }
 #if FLOAT_CONVERSIONS
 API posit_storage FN(from_f32)(float x) { return (posit_storage)from_float_bits(bits_of_float(x)); }
-API float FN(to_f32)(posit_storage p) { return float_of_bits(float_bits_of_posit(pattern_of(p))); }
+API float FN(to_f32)(posit_storage storage) {
+    int32_t p = pattern_of(storage);
+    return is_nar(p) ? float_of_bits(0x7fc00000u) : float_of_real(p);
+}
 #else
 API posit_storage FN(from_f32)(float x) { return (posit_storage)from_double((double)x); }
 API float FN(to_f32)(posit_storage p) { return (float)to_double(pattern_of(p)); }
