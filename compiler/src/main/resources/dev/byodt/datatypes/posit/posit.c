@@ -12,12 +12,19 @@
  * N bits, which is what encode() does; the midpoint is therefore geometric where exponent bits are cut off.
  * A nonzero value never rounds to 0 (it becomes +-minPos) and a finite one never to NaR (+-maxPos).
  *
- * Arithmetic: for N <= 16 with hardware double, + - * / sqrt are computed in double and rounded once, which
- * is exact (double rounding is innocuous when 53 >= 2p + 2 for p-bit significands, and every posit of at
- * most 16 bits and every such result lies far inside double's range). Otherwise (N > 16, or
- * -DPOSIT_INTEGER_ARITHMETIC=1, or a target without double hardware) they use exact integer significands
- * with a sticky bit. exp, log, tanh, sigmoid, erf and pow use the double-precision routines of common/double_math.c and
- * round once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
+ * Arithmetic, each exact (correctly rounded); the aim is 32-bit lanes, so that a vector holds 16 of them:
+ * - N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
+ *   so the float32 sum, with the sign of its exact error (TwoSum) as the side of a boundary it may land on,
+ *   rounds exactly (proof at float_add). Decoding to and encoding from float32 bits use 32-bit integer
+ *   operations only (float_bits_of_real, encode_float), also for the conversions to and from float32.
+ * - N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
+ *   significands and the products within float32's normal range: posit16 es 2, every N <= 8, ...).
+ * - N <= 16 with hardware double, div, sqrt and the other mul: computed in double and rounded once (double
+ *   rounding is innocuous when 53 >= 2p + 2, and every such result lies far inside double's range).
+ * - Otherwise (N > 16, -DPOSIT_INTEGER_ARITHMETIC=1, or riscv32 without the F or D extension for the
+ *   respective paths): exact integer significands with a sticky bit.
+ * exp, log, tanh, sigmoid, erf and pow use the double-precision routines of common/double_math.c and round
+ * once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
  *
  * Exact accumulation: a fixed-point quire of POSIT_ACC_BITS bits (little-endian uint64_t words) whose least
  * significant bit is minPos^2, so that every product of two posits is exact in it.
@@ -281,7 +288,8 @@ INLINE int32_t from_float_bits(uint32_t bits) {
  * a posit is monotonic and constant between boundaries. s = fl(x + y) is monotonic in the exact sum x + y and
  * keeps every float32, so when x + y lies between two boundaries b1 <= x + y <= b2, then b1 <= s <= b2 too: s
  * never crosses a boundary and only can land on one. TwoSum gives the exact error e = (x + y) - s (it is exact
- * for every pair of float32 operands whose sum does not overflow, underflow included; here |x + y| <= 2^113).
+ * for every pair of float32 operands whose sum does not overflow; here |x + y| <= 2^113, and since posits are
+ * multiples of minPos, so are s and e: no subnormals arise, even with flush-to-zero).
  * So x + y lies strictly between s and its float32 neighbour on the side of e's sign, where no boundary lies,
  * unless e = 0; encode_float's extra bit says which side. A tie (x + y exactly on a boundary, e = 0) rounds to
  * even, and s = 0 only when x + y = 0.
