@@ -12,12 +12,19 @@
  * N bits, which is what encode() does; the midpoint is therefore geometric where exponent bits are cut off.
  * A nonzero value never rounds to 0 (it becomes +-minPos) and a finite one never to NaR (+-maxPos).
  *
- * Arithmetic: for N <= 16 with hardware double, + - * / sqrt are computed in double and rounded once, which
- * is exact (double rounding is innocuous when 53 >= 2p + 2 for p-bit significands, and every posit of at
- * most 16 bits and every such result lies far inside double's range). Otherwise (N > 16, or
- * -DPOSIT_INTEGER_ARITHMETIC=1, or a target without double hardware) they use exact integer significands
- * with a sticky bit. exp, log, tanh, sigmoid, erf and pow use the double-precision routines of common/double_math.c and
- * round once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
+ * Arithmetic, each exact (correctly rounded); the aim is 32-bit lanes, so that a vector holds 16 of them:
+ * - N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
+ *   so the float32 sum, with the sign of its exact error (TwoSum) as the side of a boundary it may land on,
+ *   rounds exactly (proof at float_add). Decoding to and encoding from float32 bits use 32-bit integer
+ *   operations only (float_bits_of_real, encode_float), also for the conversions to and from float32.
+ * - N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
+ *   significands and the products within float32's normal range: posit16 es 2, every N <= 8, ...).
+ * - N <= 16 with hardware double, div, sqrt and the other mul: computed in double and rounded once (double
+ *   rounding is innocuous when 53 >= 2p + 2, and every such result lies far inside double's range).
+ * - Otherwise (N > 16, -DPOSIT_INTEGER_ARITHMETIC=1, or riscv32 without the F or D extension for the
+ *   respective paths): exact integer significands with a sticky bit.
+ * exp, log, tanh, sigmoid, erf and pow use the double-precision routines of common/double_math.c and round
+ * once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
  *
  * Exact accumulation: a fixed-point quire of POSIT_ACC_BITS bits (little-endian uint64_t words) whose least
  * significant bit is minPos^2, so that every product of two posits is exact in it.
@@ -45,13 +52,32 @@ typedef uint32_t posit_storage;
 typedef int32_t posit_signed;
 #endif
 
-#ifndef POSIT_INTEGER_ARITHMETIC
-#if N <= 16 && (!defined(__riscv) || (defined(__riscv_flen) && __riscv_flen >= 64))
-#define POSIT_INTEGER_ARITHMETIC 0
+/* Floating-point hardware: x86-64 has both; RISC-V has float with F (flen >= 32), double with D (flen 64). */
+#if !defined(__riscv)
+#define HAS_FLOAT_HARDWARE 1
+#define HAS_DOUBLE_HARDWARE 1
+#elif defined(__riscv_flen)
+#define HAS_FLOAT_HARDWARE (__riscv_flen >= 32)
+#define HAS_DOUBLE_HARDWARE (__riscv_flen >= 64)
 #else
-#define POSIT_INTEGER_ARITHMETIC 1
+#define HAS_FLOAT_HARDWARE 0
+#define HAS_DOUBLE_HARDWARE 0
 #endif
+
+/* -DPOSIT_INTEGER_ARITHMETIC=1 forces the exact integer arithmetic (the tests use it to check that path). */
+#ifndef POSIT_INTEGER_ARITHMETIC
+#define POSIT_INTEGER_ARITHMETIC 0
 #endif
+/* The significand bits (hidden bit included) of the most precise posits: N - 2 - ES, at least 1. */
+#define MAX_SIGNIFICAND_BITS (N - 2 - ES > 1 ? N - 2 - ES : 1)
+/* The float32 bit-level conversions (integer operations only) hold every posit of up to 16 bits. */
+#define FLOAT_CONVERSIONS (N <= 16)
+/* add and sub in float32 arithmetic with the exact error term (see float_add). */
+#define FLOAT_ADD (FLOAT_CONVERSIONS && HAS_FLOAT_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
+/* mul in float32 where every product is exact: 2p <= 24 significand bits, minPos^2 >= 2^-126 (normal). */
+#define FLOAT_MUL (FLOAT_ADD && 2 * MAX_SIGNIFICAND_BITS <= 24 && 2 * ((N - 2) << ES) <= 126)
+/* Otherwise, for N <= 16, double arithmetic rounded once (div, sqrt and the remaining mul). */
+#define DOUBLE_ARITHMETIC (N <= 16 && HAS_DOUBLE_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
 
 #define PASTE(a, b) a##_##b
 #define NAME(prefix, op) PASTE(prefix, op)
@@ -178,6 +204,126 @@ INLINE double to_double(int32_t p) {
 
 INLINE int32_t is_nar(int32_t p) { return p == NAR_PATTERN; }
 
+/* ---- float32 bit-level conversions and arithmetic (N <= 16) ---- */
+
+#if FLOAT_CONVERSIONS
+INLINE uint32_t bits_of_float(float x) { union { float f; uint32_t u; } v = { x }; return v.u; }
+INLINE float float_of_bits(uint32_t u) { union { uint32_t u; float f; } v = { u }; return v.f; }
+
+/*
+ * The float32 bits of a posit's exact value, with 32-bit integer operations only; NaR gives 0 (callers that
+ * meet NaR select it themselves). Every posit of up to 16 bits is a float32: at most 14 significand bits,
+ * scales within +-112.
+ */
+INLINE uint32_t float_bits_of_real(int32_t p) {
+    uint32_t magnitude = p < 0 ? 0u - (uint32_t)p : (uint32_t)p;
+    uint32_t body = magnitude << (33 - N); /* 0 for 0 and NaR, which are selected at the end */
+    /* The regime's run of equal bits is one longer than the run of zeros where body and body << 1 agree. */
+    int32_t run_less_one = clz32(body ^ (body << 1));
+    uint32_t ones = (uint32_t)((int32_t)body >> 31);
+    int32_t regime = run_less_one ^ (int32_t)~ones; /* ones: run - 1; zeros: -run = ~(run - 1) */
+    uint32_t rest = (body << run_less_one) << 2; /* exponent bits, then the fraction, left-aligned */
+    /* Shifted to end at float32's last fraction bit, the ES exponent bits land on the low bits of the exponent
+       field, so adding them to the regime's part of the biased exponent is the scale's. */
+    uint32_t bits = ((uint32_t)(regime * (1 << ES) + 127) << 23) + (rest >> (9 - ES));
+    bits |= (uint32_t)p & 0x80000000u;
+    return body == 0 ? 0 : bits;
+}
+
+INLINE float float_of_real(int32_t p) { return float_of_bits(float_bits_of_real(p)); }
+
+/*
+ * The posit nearest to (-1)^negative * v, where extended is v's float32 magnitude bits shifted left once with
+ * one more fraction bit below: extended = 2 |bits| + 1 stands for a value strictly between |v| and the next
+ * float32, 2 |bits| - 1 for one strictly between the previous float32 and |v|. A float32 exponent field of 255
+ * (infinity, NaN) gives NaR, 0 gives 0; float32 subnormals lie below every minPos here. The same rounding as
+ * encode(), in 32-bit operations.
+ */
+/* What encode_float's argument can be: the sum or the product of two posits, or any float32. */
+enum float_range { SUM_RANGE, PRODUCT_RANGE, ANY_RANGE };
+
+INLINE int32_t encode_float(uint32_t negative, uint32_t extended, enum float_range range) {
+    /* With the exponent bias raised from 127 to 128, a multiple of 2^ES, the biased exponent's low ES bits are
+       the posit's exponent, the others the regime plus 128 >> ES, and its top bit says whether the regime is
+       >= 0. (Exponent field 255 wraps around; callers select NaR for it.) */
+    uint32_t rebiased = extended + (1u << 24);
+    int32_t regime = (int32_t)(rebiased >> (24 + ES)) - (128 >> ES);
+    /* The magnitude's bit string: regime r >= 0 is "10" shifted right arithmetically by r (r + 1 ones, a zero),
+       r < 0 is "01" shifted right by -r - 1 (-r zeros, a one); exponent and fraction follow and shift along. */
+    uint32_t head = ((uint32_t)((int32_t)rebiased >> 1) ^ 0x40000000u) & 0xc0000000u;
+    uint32_t word = head | ((rebiased << (6 - ES)) & 0x3fffffffu);
+    /* Within maxPos..minPos the shifts below drop up to N - 1 bits: fold every bit below bit N - 1 into it, which
+       stays below the rounding bit after any shift and so counts only as "something nonzero after it". */
+    uint32_t low = (1u << (N - 1)) - 1;
+    word |= (word & low) != 0 ? low + 1 : 0;
+    int32_t shift = regime ^ (regime >> 31);
+    /* Sums and products of posits have |regime| <= 2N, so only an arbitrary float needs the limit. */
+    shift = range == ANY_RANGE && shift > 31 ? 31 : shift;
+    /* Beyond maxPos's regime N - 2 the string can start with N ones, so rounding needs a zero bit on top not to
+       carry out of 32 bits, and the result, 2^(N-1), a limit. Not so for sums when ES >= 1: they stay below
+       2 maxPos < 2^((N-1) 2^ES). */
+    const int beyond = !(range == SUM_RANGE && ES >= 1);
+    uint32_t string = (uint32_t)((int32_t)word >> shift) >> beyond;
+    /* Round to nearest even after the N - 1 magnitude bits. */
+    const int cut = 33 - N - beyond;
+    uint32_t magnitude = (string + ((1u << (cut - 1)) - 1) + ((string >> cut) & 1)) >> cut;
+    magnitude = beyond && magnitude > (uint32_t)MAXPOS_PATTERN ? (uint32_t)MAXPOS_PATTERN : magnitude;
+    /* Below minPos the string rounds to 0 or 1. Posits are multiples of minPos, so nonzero sums never are. */
+    magnitude = range != SUM_RANGE && magnitude < 1 ? 1 : magnitude;
+    int32_t p = negative ? -(int32_t)magnitude : (int32_t)magnitude;
+    return extended == 0 ? 0 : p;
+}
+
+INLINE int32_t from_float_bits(uint32_t bits) {
+    int32_t p = encode_float(bits >> 31, bits << 1, ANY_RANGE);
+    return (bits << 1) >> 24 == 255 ? NAR_PATTERN : p;
+}
+#endif
+
+#if FLOAT_ADD
+/*
+ * x + y rounded once, exactly, from float32 arithmetic. Posits x and y are float32 values, and so are all
+ * rounding boundaries: the midpoints between neighbouring posits are the (N+1)-bit posits (at most 15
+ * significand bits, scales within +-120), powers of two where the midpoint is geometric included. Rounding to
+ * a posit is monotonic and constant between boundaries. s = fl(x + y) is monotonic in the exact sum x + y and
+ * keeps every float32, so when x + y lies between two boundaries b1 <= x + y <= b2, then b1 <= s <= b2 too: s
+ * never crosses a boundary and only can land on one. TwoSum gives the exact error e = (x + y) - s (it is exact
+ * for every pair of float32 operands whose sum does not overflow; here |x + y| <= 2^113, and since posits are
+ * multiples of minPos, so are s and e: no subnormals arise, even with flush-to-zero).
+ * So x + y lies strictly between s and its float32 neighbour on the side of e's sign, where no boundary lies,
+ * unless e = 0; encode_float's extra bit says which side. A tie (x + y exactly on a boundary, e = 0) rounds to
+ * even, and s = 0 only when x + y = 0.
+ * For N <= 8 the error term is left out: there float32 has more than 2p + 2 bits for the p-bit significands
+ * (p <= 6), the double rounding is innocuous, and the tests check every pair of every such instance.
+ */
+INLINE int32_t float_add(int32_t a, int32_t b) {
+    float x = float_of_real(a), y = float_of_real(b);
+    float sum = x + y;
+    uint32_t s = bits_of_float(sum);
+#if N <= 8
+    int32_t side = 0;
+#else
+    float y_part = sum - x;
+    float x_part = sum - y_part;
+    float error = (x - x_part) + (y - y_part);
+    uint32_t e = bits_of_float(error);
+    /* e is +0 when the sum is exact (differences of equal floats are +0 in round-to-nearest). */
+    int32_t side = e == 0 ? 0 : (s ^ e) >> 31 ? -1 : 1;
+#endif
+    int32_t p = encode_float(s >> 31, (s << 1) + (uint32_t)side, SUM_RANGE);
+    return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
+}
+#endif
+
+#if FLOAT_MUL
+/* x * y is exact in float32 here (see FLOAT_MUL), so rounding the product once is the correct rounding. */
+INLINE int32_t float_mul(int32_t a, int32_t b) {
+    uint32_t product = bits_of_float(float_of_real(a) * float_of_real(b));
+    int32_t p = encode_float(product >> 31, product << 1, PRODUCT_RANGE);
+    return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
+}
+#endif
+
 /* ---- exact integer arithmetic (N > 16, or where double is not available) ---- */
 
 INLINE int32_t integer_mul(int32_t a, int32_t b) {
@@ -260,8 +406,16 @@ INLINE int32_t integer_sqrt(int32_t a) {
 /* ---- the exported functions ---- */
 
 API posit_storage FN(from_f64)(double x) { return (posit_storage)from_double(x); }
+#if FLOAT_CONVERSIONS
+API posit_storage FN(from_f32)(float x) { return (posit_storage)from_float_bits(bits_of_float(x)); }
+API float FN(to_f32)(posit_storage storage) {
+    int32_t p = pattern_of(storage);
+    return is_nar(p) ? float_of_bits(0x7fc00000u) : float_of_real(p);
+}
+#else
 API posit_storage FN(from_f32)(float x) { return (posit_storage)from_double((double)x); }
 API float FN(to_f32)(posit_storage p) { return (float)to_double(pattern_of(p)); }
+#endif
 API double FN(to_f64)(posit_storage p) { return to_double(pattern_of(p)); }
 
 API posit_storage FN(from_i32)(int32_t i) {
@@ -300,10 +454,10 @@ API posit_storage FN(abs)(posit_storage a) {
 }
 
 API posit_storage FN(add)(posit_storage a, posit_storage b) {
-#if POSIT_INTEGER_ARITHMETIC
-    return (posit_storage)integer_add(pattern_of(a), pattern_of(b));
+#if FLOAT_ADD
+    return (posit_storage)float_add(pattern_of(a), pattern_of(b));
 #else
-    return (posit_storage)from_double(to_double(pattern_of(a)) + to_double(pattern_of(b)));
+    return (posit_storage)integer_add(pattern_of(a), pattern_of(b));
 #endif
 }
 
@@ -313,27 +467,29 @@ API posit_storage FN(sub)(posit_storage a, posit_storage b) {
 }
 
 API posit_storage FN(mul)(posit_storage a, posit_storage b) {
-#if POSIT_INTEGER_ARITHMETIC
-    return (posit_storage)integer_mul(pattern_of(a), pattern_of(b));
-#else
+#if FLOAT_MUL
+    return (posit_storage)float_mul(pattern_of(a), pattern_of(b));
+#elif DOUBLE_ARITHMETIC
     return (posit_storage)from_double(to_double(pattern_of(a)) * to_double(pattern_of(b)));
+#else
+    return (posit_storage)integer_mul(pattern_of(a), pattern_of(b));
 #endif
 }
 
 API posit_storage FN(div)(posit_storage a, posit_storage b) {
-#if POSIT_INTEGER_ARITHMETIC
-    return (posit_storage)integer_div(pattern_of(a), pattern_of(b));
-#else
+#if DOUBLE_ARITHMETIC
     /* x/0 is +-inf or NaN in double, both NaR. */
     return (posit_storage)from_double(to_double(pattern_of(a)) / to_double(pattern_of(b)));
+#else
+    return (posit_storage)integer_div(pattern_of(a), pattern_of(b));
 #endif
 }
 
 API posit_storage FN(sqrt)(posit_storage a) {
-#if POSIT_INTEGER_ARITHMETIC
-    return (posit_storage)integer_sqrt(pattern_of(a));
-#else
+#if DOUBLE_ARITHMETIC
     return (posit_storage)from_double(__builtin_elementwise_sqrt(to_double(pattern_of(a))));
+#else
+    return (posit_storage)integer_sqrt(pattern_of(a));
 #endif
 }
 

@@ -23,11 +23,12 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * LeNet-5 on 20 Fashion-MNIST images, compiled for RISC-V and run under qemu-user, against the same model
- * JIT-compiled for the host: fixed point and posits are integer arithmetic (posit16's operations round a
- * double result once, and soft-float doubles on riscv32 are correctly rounded too), and minifloats round every
- * result once whether through F16C on the host or integer code on RISC-V, so every logit must have the same bits;
- * float32 may differ only by the order of a few roundings. The P targets' executables run their P instructions
- * through the SIGILL emulation (qemu has no P) and are compared with the host's code without P.
+ * JIT-compiled for the host: fixed point and posits are integer arithmetic (posit16's operations are correctly
+ * rounded on every path: float32 with its exact error, double rounded once, soft-float or integer on riscv32),
+ * and minifloats round every result once whether through F16C on the host or integer code on RISC-V, so every
+ * logit must have the same bits; float32 may differ only by the order of a few roundings. The P targets'
+ * executables run their P instructions through the SIGILL emulation (qemu has no P) and are compared with the
+ * host's code without P.
  */
 class RiscvLeNetTest {
     private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));

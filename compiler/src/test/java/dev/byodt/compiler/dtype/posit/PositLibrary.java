@@ -38,7 +38,7 @@ final class PositLibrary implements AutoCloseable {
         return bits;
     }
 
-    /** The library as a model gets it (double shortcut for N <= 16 on this host). */
+    /** The library as a model gets it (float32 and double arithmetic for N <= 16 on this host). */
     static PositLibrary compile(int n, int es) {
         return new PositLibrary(n, es, builder(n, es).operations(StandardFunctions.all()).build());
     }

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * Every posit of 2 to 8 bits, es 0 to 3, exhaustively: every pair for the binary operations and every value for
- * the unary ones and the conversions, in the library a model gets (the double shortcut) and in its exact integer
+ * the unary ones and the conversions, in the library a model gets (float32 and double arithmetic) and in its exact integer
  * arithmetic (the path of N > 16). Libraries are built two at a time ahead of the checks: linking them is
  * most of this test's time.
  */
