@@ -13,22 +13,28 @@ import java.util.List;
  * Groups the iterations of dot-product loops for the RISC-V P extension: a reduction loop over k around
  * {@code acc = single(acc, a(k), b(k))} (one product into an exact accumulator, possibly inside further loops
  * over output positions) becomes a loop over groups of G, for G = 2
- * {@code acc = group(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, plus one single step for each of the last
- * {@code extent % G} iterations, so that one SMALDA sums G products (2 on RV32, 4 on RV64). The sum is
- * exact, so the changed order does not change the result. Loops that are not such a perfect nest (Conv's
- * windows with padding) stay as they are.
+ * {@code acc = group(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, so that one SMALDA sums G products (2 on RV32,
+ * 4 on RV64). The last {@code extent % G} iterations go in the largest smaller groups that fit, then one
+ * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step.
+ * The sum is exact, so the changed order does not change the result. Loops that are not such a perfect
+ * nest (Conv's windows with padding) stay as they are.
  */
 public final class GroupedProducts {
     private final String single;
-    private final String group;
-    private final int size;
+    private final List<Integer> sizes;
 
-    /** Groups calls of {@code single} by {@code size} into calls of {@code group} (same accumulator, size operands each). */
-    public GroupedProducts(String single, String group, int size) {
-        if (size < 2) throw new IllegalArgumentException("a group has at least 2 products, not " + size);
+    /**
+     * Groups calls of {@code single} into calls of {@code single + G} (same accumulator, G operands each) for
+     * each G of {@code sizes}, largest first: the loop in groups of the first, what remains in the others.
+     */
+    public GroupedProducts(String single, List<Integer> sizes) {
+        if (sizes.isEmpty()) throw new IllegalArgumentException("no group sizes");
+        for (int x = 0; x < sizes.size(); x++) {
+            if (sizes.get(x) < 2) throw new IllegalArgumentException("a group has at least 2 products, not " + sizes.get(x));
+            if (x > 0 && sizes.get(x) >= sizes.get(x - 1)) throw new IllegalArgumentException("group sizes not decreasing: " + sizes);
+        }
         this.single = single;
-        this.group = group;
-        this.size = size;
+        this.sizes = List.copyOf(sizes);
     }
 
     public Program apply(Program program) {
@@ -60,7 +66,7 @@ public final class GroupedProducts {
      * depend on {@code k} (the row of accumulators of Gemm and MatMul, or a scalar one).
      */
     private boolean isGroupable(Stmt.For f) {
-        if (!(f.extent() instanceof Expr.IntConst extent) || extent.value() < size) return false;
+        if (!(f.extent() instanceof Expr.IntConst extent) || extent.value() < sizes.getFirst()) return false;
         Stmt inner = f;
         while (inner instanceof Stmt.For loop) {
             // Inner loops must run the same iterations for k and k + 1, or the group would sum mismatched terms.
@@ -81,15 +87,25 @@ public final class GroupedProducts {
 
     private List<Stmt> grouped(Stmt.For f) {
         long extent = ((Expr.IntConst) f.extent()).value();
+        int size = sizes.getFirst();
         LoopVar j = new LoopVar(f.var().name() + "_group");
         List<Expr> members = new ArrayList<>();
         for (int x = 0; x < size; x++) members.add(LoopIndices.scaled(j, size, x));
         List<Stmt> out = new ArrayList<>();
         out.add(new Stmt.For(j, new Expr.IntConst(ScalarType.I64, extent / size), List.of(update(f.body().getFirst(), f.var(), members))));
-        for (long k = extent / size * size; k < extent; k++) {
-            out.add(update(f.body().getFirst(), f.var(), List.of(new Expr.IntConst(ScalarType.I64, k))));
+        long k = extent / size * size;
+        for (int smaller : sizes.subList(1, sizes.size())) {
+            for (; extent - k >= smaller; k += smaller) out.add(update(f.body().getFirst(), f.var(), constants(k, smaller)));
         }
+        for (; k < extent; k++) out.add(update(f.body().getFirst(), f.var(), constants(k, 1)));
         return out;
+    }
+
+    /** The indices first .. first + count - 1. */
+    private static List<Expr> constants(long first, int count) {
+        List<Expr> indices = new ArrayList<>();
+        for (int x = 0; x < count; x++) indices.add(new Expr.IntConst(ScalarType.I64, first + x));
+        return indices;
     }
 
     /** The nest with its update summing the products at each k in {@code at} (one product: the single step). */
@@ -109,6 +125,6 @@ public final class GroupedProducts {
         for (Expr operand : call.args().subList(1, 3)) {
             for (Expr value : at) args.add(LoopIndices.substitute(operand, k, value));
         }
-        return new Expr.Call(at.size() == 1 ? single : group, call.type(), args, call.passing());
+        return new Expr.Call(at.size() == 1 ? single : single + at.size(), call.type(), args, call.passing());
     }
 }
