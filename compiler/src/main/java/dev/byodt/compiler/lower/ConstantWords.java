@@ -41,6 +41,11 @@ final class ConstantWords {
     /** The program's constants and the words laid out so far. */
     Map<Buffer, MemorySegment> constants() { return constants; }
 
+    /** Whether {@code e} loads one of the constants this lays out words from. */
+    boolean loadsConstant(Expr e) {
+        return e instanceof Expr.Load load && constants.containsKey(load.buffer()) && load.buffer().elementType() == ScalarType.I16;
+    }
+
     /**
      * One load of a G-lane word holding the elements {@code members} load, G = members.size() (2 or 4),
      * for a statement inside {@code loops} (each loop's variable and extent, outermost first); empty when

@@ -24,7 +24,10 @@ import java.util.Optional;
  * <p>
  * Where a group's operands on one side are loads of constant weights, and the library has
  * {@code single + G + "_word"} taking them as one G-lane word ({@code group_word(acc, a0..aG-1, bWord)}),
- * they are laid out at compile time by {@link ConstantWords} and loaded as that word.
+ * they are laid out at compile time by {@link ConstantWords} and loaded as that word. The loops inside the
+ * grouped one are then reordered so that those the other side's operands do not depend on run innermost:
+ * one packing of those operands serves all their iterations (a padded-plane Conv's activations, packed
+ * from four plane rows, serve every output map). Any order sums the same products exactly.
  */
 public final class GroupedProducts {
     private final String single;
@@ -119,13 +122,35 @@ public final class GroupedProducts {
         for (int x = 0; x < size; x++) members.add(LoopIndices.scaled(j, size, x));
         List<Stmt> out = new ArrayList<>();
         Expr groups = new Expr.IntConst(ScalarType.I64, extent / size);
-        out.add(new Stmt.For(j, groups, List.of(update(f.body().getFirst(), f.var(), members, inside(loops, j, groups)))));
+        out.add(new Stmt.For(j, groups, List.of(update(packedOnce(f.body().getFirst()), f.var(), members, inside(loops, j, groups)))));
         long k = extent / size * size;
         for (int smaller : sizes.subList(1, sizes.size())) {
             for (; extent - k >= smaller; k += smaller) out.add(update(f.body().getFirst(), f.var(), constants(k, smaller), loops));
         }
         for (; k < extent; k++) out.add(update(f.body().getFirst(), f.var(), constants(k, 1), loops));
         return out;
+    }
+
+    /**
+     * The perfect nest {@code nest} with the loops that the non-constant operand does not use moved inside
+     * those it uses, when exactly one operand loads constant weights (and the loops' extents are constants).
+     */
+    private Stmt packedOnce(Stmt nest) {
+        List<Stmt.For> nestLoops = new ArrayList<>();
+        Stmt inner = nest;
+        while (inner instanceof Stmt.For loop) {
+            if (!(loop.extent() instanceof Expr.IntConst)) return nest;
+            nestLoops.add(loop);
+            inner = loop.body().getFirst();
+        }
+        Expr.Call call = (Expr.Call) (inner instanceof Stmt.Assign assign ? assign.value() : ((Stmt.Store) inner).value());
+        if (words == null || nestLoops.size() < 2 || words.loadsConstant(call.args().get(1)) == words.loadsConstant(call.args().get(2))) return nest;
+        Expr varying = words.loadsConstant(call.args().get(1)) ? call.args().get(2) : call.args().get(1);
+        List<Stmt.For> order = new ArrayList<>(nestLoops.stream().filter(l -> LoopIndices.uses(varying, l.var())).toList());
+        order.addAll(nestLoops.stream().filter(l -> !LoopIndices.uses(varying, l.var())).toList());
+        Stmt rebuilt = inner;
+        for (Stmt.For loop : order.reversed()) rebuilt = new Stmt.For(loop.var(), loop.extent(), List.of(rebuilt));
+        return rebuilt;
     }
 
     /** The indices first .. first + count - 1. */

@@ -89,4 +89,29 @@ class ConstantWordsTest {
         assertTrue(grouped.constants().containsKey(word.buffer().storage()));
         assertEquals(2, grouped.constants().size());
     }
+
+    @Test
+    void loopsTheActivationsDoNotUseRunInsideThoseTheyUse() {
+        // for k, for map, for p: acc[map][p] += planes[k][p] * w[map][k]; the activations do not use map.
+        Buffer planes = new Buffer("planes", ScalarType.I16, new long[]{4, 3});
+        Buffer w = new Buffer("w", ScalarType.I16, new long[]{2, 4});
+        Buffer acc = new Buffer("acc", ScalarType.I64, new long[]{2, 3});
+        LoopVar k = new LoopVar("k"), map = new LoopVar("map"), p = new LoopVar("p");
+        Expr accAt = op(ScalarOp.ADD, op(ScalarOp.MUL, new Expr.Var(map), i64(3)), new Expr.Var(p));
+        Expr product = new Expr.Call("mac", ScalarType.I64, List.of(new Expr.Load(acc, accAt),
+            new Expr.Load(planes, op(ScalarOp.ADD, op(ScalarOp.MUL, new Expr.Var(k), i64(3)), new Expr.Var(p))),
+            new Expr.Load(w, op(ScalarOp.ADD, op(ScalarOp.MUL, new Expr.Var(map), i64(4)), new Expr.Var(k)))),
+            Expr.Call.Passing.UPDATES_FIRST_IN_PLACE);
+        List<Stmt> body = List.of(new Stmt.For(k, i64(4), List.of(new Stmt.For(map, i64(2),
+            List.of(new Stmt.For(p, i64(3), List.of(new Stmt.Store(acc, accAt, product))))))));
+        Kernel kernel = new Kernel("k", "Conv", List.of(planes, w), List.of(), List.of(acc), Map.of(), body);
+        Program program = new Program("p", List.of(kernel), List.of(planes), List.of(), List.of(), List.of(),
+            Map.of(w, shorts(8, 100)), List.of());
+        Stmt.For groups = (Stmt.For) new GroupedProducts("mac", List.of(4, 2), true).apply(program).kernels().getFirst().body().getFirst();
+        Stmt.For outer = (Stmt.For) groups.body().getFirst();
+        Stmt.For inner = (Stmt.For) outer.body().getFirst();
+        assertEquals(List.of(p, map), List.of(outer.var(), inner.var()));
+        Expr.Call call = (Expr.Call) ((Stmt.Store) inner.body().getFirst()).value();
+        assertEquals("mac4_word", call.function());
+    }
 }
