@@ -122,12 +122,13 @@ public final class GroupedProducts {
         for (int x = 0; x < size; x++) members.add(LoopIndices.scaled(j, size, x));
         List<Stmt> out = new ArrayList<>();
         Expr groups = new Expr.IntConst(ScalarType.I64, extent / size);
-        out.add(new Stmt.For(j, groups, List.of(update(packedOnce(f.body().getFirst()), f.var(), members, inside(loops, j, groups)))));
+        Stmt nest = packedOnce(f.body().getFirst());
+        out.add(new Stmt.For(j, groups, List.of(update(nest, f.var(), members, inside(loops, j, groups)))));
         long k = extent / size * size;
         for (int smaller : sizes.subList(1, sizes.size())) {
-            for (; extent - k >= smaller; k += smaller) out.add(update(f.body().getFirst(), f.var(), constants(k, smaller), loops));
+            for (; extent - k >= smaller; k += smaller) out.add(update(nest, f.var(), constants(k, smaller), loops));
         }
-        for (; k < extent; k++) out.add(update(f.body().getFirst(), f.var(), constants(k, 1), loops));
+        for (; k < extent; k++) out.add(update(nest, f.var(), constants(k, 1), loops));
         return out;
     }
 
