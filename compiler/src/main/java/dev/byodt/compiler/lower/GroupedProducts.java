@@ -7,50 +7,85 @@ import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Groups the iterations of dot-product loops for the RISC-V P extension: a reduction loop over k around
  * {@code acc = single(acc, a(k), b(k))} (one product into an exact accumulator, possibly inside further loops
  * over output positions) becomes a loop over groups of G, for G = 2
- * {@code acc = group(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, plus one single step for each of the last
- * {@code extent % G} iterations, so that one SMALDA sums G products (2 on RV32, 4 on RV64). The sum is
- * exact, so the changed order does not change the result. Loops that are not such a perfect nest (Conv's
- * windows with padding) stay as they are.
+ * {@code acc = group(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, so that one SMALDA sums G products (2 on RV32,
+ * 4 on RV64). The last {@code extent % G} iterations go in the largest smaller groups that fit, then one
+ * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step.
+ * The sum is exact, so the changed order does not change the result. Loops that are not such a perfect
+ * nest (Conv's windows with padding) stay as they are.
+ * <p>
+ * Where a group's operands on one side are loads of constant weights, and the library has
+ * {@code single + G + "_word"} taking them as one G-lane word ({@code group_word(acc, a0..aG-1, bWord)}),
+ * they are laid out at compile time by {@link ConstantWords} and loaded as that word. The loops inside the
+ * grouped one are then reordered so that those the other side's operands do not depend on run innermost:
+ * one packing of those operands serves all their iterations (a padded-plane Conv's activations, packed
+ * from four plane rows, serve every output map). Any order sums the same products exactly.
  */
 public final class GroupedProducts {
     private final String single;
-    private final String group;
-    private final int size;
+    private final List<Integer> sizes;
+    private final boolean constantWords;
+    /** The weights laid out as words while a program is rewritten, if {@code constantWords}. */
+    private ConstantWords words;
 
-    /** Groups calls of {@code single} by {@code size} into calls of {@code group} (same accumulator, size operands each). */
-    public GroupedProducts(String single, String group, int size) {
-        if (size < 2) throw new IllegalArgumentException("a group has at least 2 products, not " + size);
+    /**
+     * Groups calls of {@code single} into calls of {@code single + G} (same accumulator, G operands each) for
+     * each G of {@code sizes}, largest first: the loop in groups of the first, what remains in the others.
+     */
+    public GroupedProducts(String single, List<Integer> sizes) { this(single, sizes, false); }
+
+    /** As above, and with {@code constantWords} constant operands of groups as words ({@code single + G + "_word"}). */
+    public GroupedProducts(String single, List<Integer> sizes, boolean constantWords) {
+        if (sizes.isEmpty()) throw new IllegalArgumentException("no group sizes");
+        for (int x = 0; x < sizes.size(); x++) {
+            if (sizes.get(x) < 2) throw new IllegalArgumentException("a group has at least 2 products, not " + sizes.get(x));
+            if (x > 0 && sizes.get(x) >= sizes.get(x - 1)) throw new IllegalArgumentException("group sizes not decreasing: " + sizes);
+        }
         this.single = single;
-        this.group = group;
-        this.size = size;
+        this.sizes = List.copyOf(sizes);
+        this.constantWords = constantWords;
     }
 
     public Program apply(Program program) {
+        words = constantWords ? new ConstantWords(program.constants()) : null;
         List<Kernel> kernels = new ArrayList<>();
         for (Kernel k : program.kernels()) {
             kernels.add(new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(), rewrite(k.body())));
         }
-        return new Program(program.name(), kernels, program.inputs(), program.inputSpecs(), program.outputs(),
-            program.outputSpecs(), program.constants(), program.temporaries());
+        Program grouped = new Program(program.name(), kernels, program.inputs(), program.inputSpecs(), program.outputs(),
+            program.outputSpecs(), words != null ? words.constants() : program.constants(), program.temporaries());
+        words = null;
+        return grouped;
     }
 
-    List<Stmt> rewrite(List<Stmt> body) {
+    List<Stmt> rewrite(List<Stmt> body) { return rewrite(body, new LinkedHashMap<>()); }
+
+    /** {@code body} rewritten, inside {@code loops} (each loop's variable and extent, outermost first). */
+    private List<Stmt> rewrite(List<Stmt> body, Map<LoopVar, Expr> loops) {
         List<Stmt> out = new ArrayList<>();
         for (Stmt s : body) {
             switch (s) {
-                case Stmt.For f when isGroupable(f) -> out.addAll(grouped(f));
-                case Stmt.For f -> out.add(new Stmt.For(f.var(), f.extent(), rewrite(f.body())));
-                case Stmt.If i -> out.add(new Stmt.If(i.condition(), rewrite(i.then()), rewrite(i.otherwise())));
+                case Stmt.For f when isGroupable(f) -> out.addAll(grouped(f, loops));
+                case Stmt.For f -> out.add(new Stmt.For(f.var(), f.extent(), rewrite(f.body(), inside(loops, f.var(), f.extent()))));
+                case Stmt.If i -> out.add(new Stmt.If(i.condition(), rewrite(i.then(), loops), rewrite(i.otherwise(), loops)));
                 default -> out.add(s);
             }
         }
         return out;
+    }
+
+    private static Map<LoopVar, Expr> inside(Map<LoopVar, Expr> loops, LoopVar var, Expr extent) {
+        Map<LoopVar, Expr> deeper = new LinkedHashMap<>(loops);
+        deeper.put(var, extent);
+        return deeper;
     }
 
     /**
@@ -60,7 +95,7 @@ public final class GroupedProducts {
      * depend on {@code k} (the row of accumulators of Gemm and MatMul, or a scalar one).
      */
     private boolean isGroupable(Stmt.For f) {
-        if (!(f.extent() instanceof Expr.IntConst extent) || extent.value() < size) return false;
+        if (!(f.extent() instanceof Expr.IntConst extent) || extent.value() < sizes.getFirst()) return false;
         Stmt inner = f;
         while (inner instanceof Stmt.For loop) {
             // Inner loops must run the same iterations for k and k + 1, or the group would sum mismatched terms.
@@ -79,36 +114,88 @@ public final class GroupedProducts {
 
     private boolean isSingle(Expr.Call call) { return call.function().equals(single) && call.args().size() == 3; }
 
-    private List<Stmt> grouped(Stmt.For f) {
+    private List<Stmt> grouped(Stmt.For f, Map<LoopVar, Expr> loops) {
         long extent = ((Expr.IntConst) f.extent()).value();
+        int size = sizes.getFirst();
         LoopVar j = new LoopVar(f.var().name() + "_group");
         List<Expr> members = new ArrayList<>();
         for (int x = 0; x < size; x++) members.add(LoopIndices.scaled(j, size, x));
         List<Stmt> out = new ArrayList<>();
-        out.add(new Stmt.For(j, new Expr.IntConst(ScalarType.I64, extent / size), List.of(update(f.body().getFirst(), f.var(), members))));
-        for (long k = extent / size * size; k < extent; k++) {
-            out.add(update(f.body().getFirst(), f.var(), List.of(new Expr.IntConst(ScalarType.I64, k))));
+        Expr groups = new Expr.IntConst(ScalarType.I64, extent / size);
+        Stmt nest = packedOnce(f.body().getFirst());
+        out.add(new Stmt.For(j, groups, List.of(update(nest, f.var(), members, inside(loops, j, groups)))));
+        long k = extent / size * size;
+        for (int smaller : sizes.subList(1, sizes.size())) {
+            for (; extent - k >= smaller; k += smaller) out.add(update(nest, f.var(), constants(k, smaller), loops));
         }
+        for (; k < extent; k++) out.add(update(nest, f.var(), constants(k, 1), loops));
         return out;
     }
 
+    /**
+     * The perfect nest {@code nest} with the loops that the non-constant operand does not use moved inside
+     * those it uses, when exactly one operand loads constant weights (and the loops' extents are constants).
+     */
+    private Stmt packedOnce(Stmt nest) {
+        List<Stmt.For> nestLoops = new ArrayList<>();
+        Stmt inner = nest;
+        while (inner instanceof Stmt.For loop) {
+            if (!(loop.extent() instanceof Expr.IntConst)) return nest;
+            nestLoops.add(loop);
+            inner = loop.body().getFirst();
+        }
+        Expr.Call call = (Expr.Call) (inner instanceof Stmt.Assign assign ? assign.value() : ((Stmt.Store) inner).value());
+        if (words == null || nestLoops.size() < 2 || words.loadsConstant(call.args().get(1)) == words.loadsConstant(call.args().get(2))) return nest;
+        Expr varying = words.loadsConstant(call.args().get(1)) ? call.args().get(2) : call.args().get(1);
+        List<Stmt.For> order = new ArrayList<>(nestLoops.stream().filter(l -> LoopIndices.uses(varying, l.var())).toList());
+        order.addAll(nestLoops.stream().filter(l -> !LoopIndices.uses(varying, l.var())).toList());
+        Stmt rebuilt = inner;
+        for (Stmt.For loop : order.reversed()) rebuilt = new Stmt.For(loop.var(), loop.extent(), List.of(rebuilt));
+        return rebuilt;
+    }
+
+    /** The indices first .. first + count - 1. */
+    private static List<Expr> constants(long first, int count) {
+        List<Expr> indices = new ArrayList<>();
+        for (int x = 0; x < count; x++) indices.add(new Expr.IntConst(ScalarType.I64, first + x));
+        return indices;
+    }
+
     /** The nest with its update summing the products at each k in {@code at} (one product: the single step). */
-    private Stmt update(Stmt s, LoopVar k, List<Expr> at) {
+    private Stmt update(Stmt s, LoopVar k, List<Expr> at, Map<LoopVar, Expr> loops) {
         return switch (s) {
-            case Stmt.For loop -> new Stmt.For(loop.var(), loop.extent(), List.of(update(loop.body().getFirst(), k, at)));
-            case Stmt.Assign assign -> new Stmt.Assign(assign.local(), products((Expr.Call) assign.value(), k, at));
-            case Stmt.Store store -> new Stmt.Store(store.buffer(), store.index(), products((Expr.Call) store.value(), k, at));
+            case Stmt.For loop -> new Stmt.For(loop.var(), loop.extent(),
+                List.of(update(loop.body().getFirst(), k, at, inside(loops, loop.var(), loop.extent()))));
+            case Stmt.Assign assign -> new Stmt.Assign(assign.local(), products((Expr.Call) assign.value(), k, at, loops));
+            case Stmt.Store store -> new Stmt.Store(store.buffer(), store.index(), products((Expr.Call) store.value(), k, at, loops));
             default -> throw new IllegalStateException("not a groupable loop nest: " + s);
         };
     }
 
-    /** {@code single(acc, a(k), b(k))} for one k, else {@code group(acc, a(k0), a(k1)..., b(k0), b(k1)...)}. */
-    private Expr.Call products(Expr.Call call, LoopVar k, List<Expr> at) {
-        List<Expr> args = new ArrayList<>();
-        args.add(call.args().get(0));
-        for (Expr operand : call.args().subList(1, 3)) {
-            for (Expr value : at) args.add(LoopIndices.substitute(operand, k, value));
+    /**
+     * {@code single(acc, a(k), b(k))} for one k, else {@code group(acc, a(k0), a(k1)..., b(k0), b(k1)...)}, or
+     * {@code group_word(acc, a(k0)..., bWord)} with the constant side (a's or b's: the product commutes) as a word.
+     */
+    private Expr.Call products(Expr.Call call, LoopVar k, List<Expr> at, Map<LoopVar, Expr> loops) {
+        List<Expr> a = new ArrayList<>(), b = new ArrayList<>();
+        for (Expr value : at) {
+            a.add(LoopIndices.substitute(call.args().get(1), k, value));
+            b.add(LoopIndices.substitute(call.args().get(2), k, value));
         }
-        return new Expr.Call(at.size() == 1 ? single : group, call.type(), args, call.passing());
+        String function = at.size() == 1 ? single : single + at.size();
+        List<Expr> args = new ArrayList<>();
+        args.add(call.args().getFirst());
+        Optional<Expr> word = words == null || at.size() == 1 ? Optional.empty() : words.word(b, loops);
+        if (word.isPresent()) {
+            args.addAll(a);
+            args.add(word.get());
+        } else if (words != null && at.size() > 1 && (word = words.word(a, loops)).isPresent()) {
+            args.addAll(b);
+            args.add(word.get());
+        } else {
+            args.addAll(a);
+            args.addAll(b);
+        }
+        return new Expr.Call(word.isPresent() ? function + "_word" : function, call.type(), args, call.passing());
     }
 }

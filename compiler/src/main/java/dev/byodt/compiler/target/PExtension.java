@@ -75,11 +75,13 @@ public final class PExtension {
 
     /**
      * Dot-product loops with exact accumulation grouped for one instruction per group: fxp16_P's by
-     * {@code lanes} (SMALDA), fxp8_P's by twice as many (SMAQA, four bytes per 16-bit lane pair).
+     * {@code lanes} (SMALDA), fxp8_P's by twice as many (SMAQA, four bytes per 16-bit lane pair); what remains
+     * of a loop in half groups where it fits (fixed_p.c has byodt_p16_acc_mac2 and byodt_p8_acc_mac4 on both
+     * RV32 and RV64); fxp16_P's constant weights laid out at compile time as words, one load a group.
      */
     public static Program groupDotProducts(Program program, int lanes) {
-        Program sixteen = new GroupedProducts("byodt_p16_acc_mac", "byodt_p16_acc_mac" + lanes, lanes).apply(program);
-        return new GroupedProducts("byodt_p8_acc_mac", "byodt_p8_acc_mac" + 2 * lanes, 2 * lanes).apply(sixteen);
+        Program sixteen = new GroupedProducts("byodt_p16_acc_mac", lanes == 4 ? List.of(4, 2) : List.of(2), true).apply(program);
+        return new GroupedProducts("byodt_p8_acc_mac", lanes == 4 ? List.of(8, 4) : List.of(4)).apply(sixteen);
     }
 
     /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */

@@ -186,7 +186,21 @@ EXPORT void byodt_p16_acc_mac2(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t
     *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
 }
 
+/*
+ * The same with b's operands as one word that byodt laid out at compile time (constant weights: lane 0 the
+ * first), so that they take one load instead of two or four loads and the shifts to pack them.
+ */
+EXPORT void byodt_p16_acc_mac2_word(uint64_t *acc, uint16_t a0, uint16_t a1, uint32_t b) {
+    reg_t a = (reg_t)a0 | (reg_t)a1 << 16;
+    *acc = (uint64_t)p_smalda((int64_t)*acc, a, b);
+}
+
 #if XLEN == 64
+EXPORT void byodt_p16_acc_mac4_word(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t a2, uint16_t a3, uint64_t b) {
+    reg_t a = (reg_t)a0 | (reg_t)a1 << 16 | (reg_t)a2 << 32 | (reg_t)a3 << 48;
+    *acc = (uint64_t)p_smalda((int64_t)*acc, a, (reg_t)b);
+}
+
 EXPORT void byodt_p16_acc_mac4(uint64_t *acc, uint16_t a0, uint16_t a1, uint16_t a2, uint16_t a3,
                                uint16_t b0, uint16_t b1, uint16_t b2, uint16_t b3) {
     reg_t a = (reg_t)a0 | (reg_t)a1 << 16 | (reg_t)a2 << 32 | (reg_t)a3 << 48;

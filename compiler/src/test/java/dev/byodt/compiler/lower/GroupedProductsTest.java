@@ -15,8 +15,9 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Which loops GroupedProducts groups, and what it makes of them. */
 class GroupedProductsTest {
-    private static final GroupedProducts PAIRING = new GroupedProducts("mac", "mac2", 2);
-    private static final GroupedProducts FOURS = new GroupedProducts("mac", "mac4", 4);
+    private static final GroupedProducts PAIRING = new GroupedProducts("mac", List.of(2));
+    private static final GroupedProducts FOURS = new GroupedProducts("mac", List.of(4));
+    private static final GroupedProducts FOURS_THEN_PAIRS = new GroupedProducts("mac", List.of(4, 2));
     private static final Expr.Call.Passing IN_PLACE = Expr.Call.Passing.UPDATES_FIRST_IN_PLACE;
     private final Buffer a = new Buffer("a", ScalarType.I16, new long[]{5});
     private final Buffer b = new Buffer("b", ScalarType.I16, new long[]{5});
@@ -60,6 +61,33 @@ class GroupedProductsTest {
             new Expr.Load(a, at.get(3)), new Expr.Load(b, at.get(0)), new Expr.Load(b, at.get(1)), new Expr.Load(b, at.get(2)),
             new Expr.Load(b, at.get(3))), four.args());
         assertEquals(List.of(product(i64(4)), product(i64(5)), product(i64(6))), grouped.subList(1, 4));
+    }
+
+    @Test
+    void sevenProductsInFoursAndPairsBecomeAGroupOfFourAPairAndASingleStep() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> grouped = FOURS_THEN_PAIRS.rewrite(List.of(new Stmt.For(k, i64(7), List.of(product(new Expr.Var(k))))));
+        assertEquals(3, grouped.size());
+        Stmt.For fours = assertInstanceOf(Stmt.For.class, grouped.get(0));
+        assertEquals(i64(1), fours.extent());
+        assertEquals("mac4", ((Expr.Call) ((Stmt.Assign) fours.body().getFirst()).value()).function());
+        Stmt.Assign pair = assertInstanceOf(Stmt.Assign.class, grouped.get(1));
+        assertEquals(new Expr.Call("mac2", ScalarType.I64, List.of(new Expr.LocalRef(acc), new Expr.Load(a, i64(4)),
+            new Expr.Load(a, i64(5)), new Expr.Load(b, i64(4)), new Expr.Load(b, i64(5))), IN_PLACE), pair.value());
+        assertEquals(product(i64(6)), grouped.get(2));
+    }
+
+    @Test
+    void sixProductsInFoursAndPairsLeaveNoSingleStep() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> grouped = FOURS_THEN_PAIRS.rewrite(List.of(new Stmt.For(k, i64(6), List.of(product(new Expr.Var(k))))));
+        assertEquals(2, grouped.size());
+        assertEquals("mac2", ((Expr.Call) assertInstanceOf(Stmt.Assign.class, grouped.get(1)).value()).function());
+    }
+
+    @Test
+    void groupSizesMustDecrease() {
+        assertThrows(IllegalArgumentException.class, () -> new GroupedProducts("mac", List.of(2, 4)));
     }
 
     @Test
