@@ -36,8 +36,9 @@ import java.util.concurrent.Future;
         + "(default session options) in this process, for each batch size, and print the ratio. The model must "
         + "have one float input whose first dimension is the batch.",
         "byodt runs one thread, ONNX Runtime's default session uses one per core. Where the batch divides among "
-        + "the cores, a further column shows byodt spread the way `byodt run` spreads images: the model compiled "
-        + "for the batch's share of one core, one call per core, concurrently."})
+        + "the cores, further columns show byodt spread the way `byodt run` spreads images (the model compiled "
+        + "for the batch's share of one core, one call per core, concurrently) and its ratio: both engines on "
+        + "every core."})
 final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "MODEL", description = "The ONNX model file.")
     Path model;
@@ -57,8 +58,10 @@ final class BenchCommand implements Callable<Integer> {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         System.out.printf("%s, float32, host, %d cores%n", model, Runtime.getRuntime().availableProcessors());
         int cores = Runtime.getRuntime().availableProcessors();
-        System.out.printf("%6s  %14s  %18s  %8s  %12s  %22s%n", "batch", "byodt img/s", "onnxruntime img/s", "ratio",
-            "byodt compile", "byodt " + cores + " threads img/s");
+        String spreadColumn = "byodt " + cores + " threads";
+        System.out.printf("%6s  %14s  %18s  %8s  %20s  %8s  %13s%n", "batch", "byodt 1 thread", "onnxruntime", "ratio",
+            spreadColumn, "ratio", "byodt compile");
+        System.out.printf("%6s  %14s  %18s  %8s  %20s  %8s  %13s%n", "", "img/s", "img/s", "", "img/s", "", "");
         try (OrtSession session = env.createSession(model.toString(), new OrtSession.SessionOptions())) {
             String inputName = session.getInputNames().iterator().next();
             NodeInfo info = session.getInputInfo().get(inputName);
@@ -85,10 +88,11 @@ final class BenchCommand implements Callable<Integer> {
                             throw new IllegalStateException(e);
                         }
                     });
-                    String spread = cores > 1 && batch % cores == 0
-                        ? String.format("%.0f", spreadImagesPerSecond(inputName, shape, cores)) : "-";
-                    System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %10.2f s  %22s%n", batch, ours, theirs, ours / theirs,
-                        compileSeconds, spread);
+                    boolean spreads = cores > 1 && batch % cores == 0;
+                    double spread = spreads ? spreadImagesPerSecond(inputName, shape, cores) : Double.NaN;
+                    System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %20s  %8s  %11.2f s%n", batch, ours, theirs, ours / theirs,
+                        spreads ? String.format("%.0f", spread) : "-", spreads ? String.format("%.2fx", spread / theirs) : "-",
+                        compileSeconds);
                 }
             }
         }
