@@ -68,7 +68,7 @@ public final class Compiler {
         if (options.target().hasP()) {
             machine = PExtension.groupDotProducts(machine, lanes);
             machine = PExtension.SYMMETRIC_CLIPS.apply(machine);
-            machine = PExtension.packedLanes(lanes).apply(machine);
+            machine = PExtension.packLanes(machine, lanes);
         }
         MemoryPlan memory = MemoryPlan.of(machine);
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),

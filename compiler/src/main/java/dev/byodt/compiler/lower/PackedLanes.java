@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Packs element-wise loops into 16-bit lanes for the RISC-V P extension. An innermost loop over {@code i}
+ * Packs element-wise loops into 16- or 8-bit lanes for the RISC-V P extension. An innermost loop over {@code i}
  * whose body is one store {@code out[c + i] = f(x, y)} (or {@code f(x)}), f one of the P library's operations
  * on one value and x, y loads of adjacent elements ({@code buf[c' + i]}), loads that do not depend on {@code i}
  * (broadcasting), constants or further such operations, becomes a loop over groups of L elements: adjacent
@@ -26,8 +26,9 @@ import java.util.Set;
  * <p>
  * A loop packs only where every word it loads or stores is aligned: each group starts at a multiple of L
  * elements, whatever the other loops' values, of a buffer in the workspace or the weights (64-byte aligned;
- * the caller's tensors have no alignment byodt could rely on). L is the register's lane count, or 2 where the
- * loop's offsets are even but not multiples of 4. Lanes are computed independently, so the results are those
+ * the caller's tensors have no alignment byodt could rely on). L is the register's lane count, or the lanes
+ * of a 32-bit word where the loop's offsets are multiples of those but not of the register's (16-bit lanes:
+ * 4 or 2, 8-bit lanes: 8 or 4). Lanes are computed independently, so the results are those
  * of the loop it replaces, bit for bit; even where the loop reads the buffer it stores to, since offsets that
  * are multiples of L put every element an earlier iteration stored in an earlier group, stored already.
  */
@@ -35,19 +36,27 @@ public final class PackedLanes {
     private final String prefix;
     private final String packedPrefix;
     private final Set<String> operations;
+    private final int laneBits;
+    private final ScalarType laneType;
     private final int lanes;
 
     /**
      * @param prefix       the one-value functions' prefix ({@code byodt_p16_})
      * @param packedPrefix the packed functions' prefix, followed by the lane count ({@code byodt_p16x})
      * @param operations   the operations with a packed form (suffixes: {@code add_saturate}, {@code max}...)
-     * @param lanes        lanes per register: 2 or 4
+     * @param laneBits     the elements' width: 16 or 8
+     * @param lanes        lanes per register, a 32- or 64-bit word: 2 or 4 of 16 bits, 4 or 8 of 8 bits
      */
-    public PackedLanes(String prefix, String packedPrefix, Set<String> operations, int lanes) {
-        if (lanes != 2 && lanes != 4) throw new IllegalArgumentException("2 or 4 lanes, not " + lanes);
+    public PackedLanes(String prefix, String packedPrefix, Set<String> operations, int laneBits, int lanes) {
+        if (laneBits != 16 && laneBits != 8) throw new IllegalArgumentException("16- or 8-bit lanes, not " + laneBits);
+        if (lanes * laneBits != 32 && lanes * laneBits != 64) {
+            throw new IllegalArgumentException(lanes + " lanes of " + laneBits + " bits fill no 32- or 64-bit word");
+        }
         this.prefix = prefix;
         this.packedPrefix = packedPrefix;
         this.operations = Set.copyOf(operations);
+        this.laneBits = laneBits;
+        this.laneType = ScalarType.integerOfBits(laneBits);
         this.lanes = lanes;
     }
 
@@ -82,7 +91,7 @@ public final class PackedLanes {
     private int lanesFor(Stmt.For f, Set<Buffer> callers) {
         if (!(f.extent() instanceof Expr.IntConst extent) || f.body().size() != 1
             || !(f.body().getFirst() instanceof Stmt.Store store) || !(store.value() instanceof Expr.Call)) return 0;
-        for (int l = lanes; l >= 2; l /= 2) {
+        for (int l = lanes; l * laneBits >= 32; l /= 2) {
             if (extent.value() >= l && isGroup(store.buffer(), store.index(), f.var(), l, callers)
                 && packs(store.value(), store.buffer(), f.var(), l, callers)) return l;
         }
@@ -99,16 +108,16 @@ public final class PackedLanes {
             case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE
                 && c.function().startsWith(prefix) && operations.contains(c.function().substring(prefix.length()))
                 && c.args().stream().allMatch(a -> packs(a, stored, i, l, callers));
-            case Expr.Load load -> load.type() == ScalarType.I16
+            case Expr.Load load -> load.type() == laneType
                 && (!LoopIndices.uses(load.index(), i) ? load.buffer() != stored : isGroup(load.buffer(), load.index(), i, l, callers));
-            case Expr.IntConst c -> c.type() == ScalarType.I16;
+            case Expr.IntConst c -> c.type() == laneType;
             default -> false;
         };
     }
 
-    /** Elements c + i of an aligned 16-bit buffer, c a multiple of l whatever the other loops' values. */
-    private static boolean isGroup(Buffer buffer, Expr index, LoopVar i, int l, Set<Buffer> callers) {
-        if (callers.contains(buffer) || buffer.elementType() != ScalarType.I16) return false;
+    /** Elements c + i of an aligned buffer of lanes, c a multiple of l whatever the other loops' values. */
+    private boolean isGroup(Buffer buffer, Expr index, LoopVar i, int l, Set<Buffer> callers) {
+        if (callers.contains(buffer) || buffer.elementType() != laneType) return false;
         Map<LoopVar, Long> terms = affine(index);
         if (terms == null || terms.getOrDefault(i, 0L) != 1) return false;
         return terms.entrySet().stream().allMatch(term -> term.getKey() == i || term.getValue() % l == 0);
@@ -180,7 +189,7 @@ public final class PackedLanes {
         return word;
     }
 
-    private static Buffer view(Buffer buffer, int l) { return buffer.view(wordType(l), buffer.size() / l); }
+    private Buffer view(Buffer buffer, int l) { return buffer.view(wordType(l), buffer.size() / l); }
 
-    private static ScalarType wordType(int l) { return l == 4 ? ScalarType.I64 : ScalarType.I32; }
+    private ScalarType wordType(int l) { return ScalarType.integerOfBits(l * laneBits); }
 }

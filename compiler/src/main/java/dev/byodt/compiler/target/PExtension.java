@@ -1,6 +1,5 @@
 package dev.byodt.compiler.target;
 
-import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LibrarySource;
@@ -27,20 +26,30 @@ public final class PExtension {
     /** One P instruction: its name and the funct3 and funct7 fields of its R-type word. */
     public record Instruction(String name, int funct3, int funct7) {}
 
-    /** Every P instruction fixed_p.c can emit (P 0.9.11; the same table as design.md's). */
+    /**
+     * Every P instruction fixed_p.c can emit (P 0.9.11): design.md's table, and the 8-bit element-wise ones,
+     * checked against the spec's encodings (riscv/riscv-p-spec P-ext-proposal.adoc, as the MATCH_ words of
+     * the P toolchains' opcode tables repeat them; see fixed_p.c).
+     */
     public static final List<Instruction> INSTRUCTIONS = List.of(
         new Instruction("ADD16", 0, 0x20), new Instruction("SUB16", 0, 0x21),
         new Instruction("KADD16", 0, 0x08), new Instruction("KSUB16", 0, 0x09),
         new Instruction("KHM16", 0, 0x43),
         new Instruction("SMAX16", 0, 0x41), new Instruction("SMIN16", 0, 0x40),
-        new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64), new Instruction("SCLIP16", 0, 0x42));
+        new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64), new Instruction("SCLIP16", 0, 0x42),
+        new Instruction("ADD8", 0, 0x24), new Instruction("SUB8", 0, 0x25),
+        new Instruction("KADD8", 0, 0x0C), new Instruction("KSUB8", 0, 0x0D),
+        new Instruction("SMAX8", 0, 0x45), new Instruction("SMIN8", 0, 0x44));
 
+    /** The operations fixed_p.c has for 8- and 16-bit lanes, byodt_pBITS_OP on one value and byodt_pBITSxL_OP packed. */
+    private static final Set<String> LANE_OPERATIONS = Set.of("add_saturate", "sub_saturate", "add_wrap", "sub_wrap", "max", "min");
 
     /** The fxp16_P operations fixed_p.c has in packed form, byodt_p16x2_OP and byodt_p16x4_OP. */
-    private static final Set<String> PACKED_OPERATIONS = packedOperations();
+    private static final Set<String> PACKED_OPERATIONS_16 = packedOperations16();
 
-    private static Set<String> packedOperations() {
-        Set<String> operations = new java.util.HashSet<>(Set.of("add_saturate", "sub_saturate", "add_wrap", "sub_wrap", "max", "min", "q15_mul"));
+    private static Set<String> packedOperations16() {
+        Set<String> operations = new java.util.HashSet<>(LANE_OPERATIONS);
+        operations.add("q15_mul");
         for (int k = 0; k <= 15; k++) operations.add("clip" + k);
         return Set.copyOf(operations);
     }
@@ -87,9 +96,13 @@ public final class PExtension {
     /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */
     public static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips("byodt_p16_min", "byodt_p16_max", "byodt_p16_clip");
 
-    /** Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction. */
-    public static PackedLanes packedLanes(int lanes) {
-        return new PackedLanes("byodt_p16_", "byodt_p16x", PACKED_OPERATIONS, lanes);
+    /**
+     * Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction, and of fxp8_P in twice as
+     * many 8-bit lanes (the same register width).
+     */
+    public static Program packLanes(Program program, int lanes) {
+        Program sixteen = new PackedLanes("byodt_p16_", "byodt_p16x", PACKED_OPERATIONS_16, 16, lanes).apply(program);
+        return new PackedLanes("byodt_p8_", "byodt_p8x", LANE_OPERATIONS, 8, 2 * lanes).apply(sixteen);
     }
 
     /** The P library for {@code target}, if it has P: the instructions on RISC-V, their C model elsewhere. */
@@ -101,17 +114,15 @@ public final class PExtension {
 
     /**
      * One line telling the user which chosen datatypes the P extension does not serve on {@code target}
-     * (they use base instructions), if any: P lowerings exist for fxp16_P, and for fxp8_P's dot products with
-     * exact accumulation.
+     * (they use base instructions), if any: P lowerings exist for fxp16_P and fxp8_P.
      */
     public static Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
         if (!target.hasP()) return Optional.empty();
-        boolean exact = datatypes.accumulation() == AccumulationMode.EXACT;
         List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
-            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !(exact && name.matches("fxp8_\\d+")))
+            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !name.matches("fxp8_\\d+"))
             .distinct().toList();
         if (unserved.isEmpty()) return Optional.empty();
-        return Optional.of("the P extension serves fxp16_P, and fxp8_P's dot products with --accumulate exact; "
+        return Optional.of("the P extension serves fxp16_P and fxp8_P; "
             + String.join(", ", unserved) + (unserved.size() == 1 ? " uses" : " use") + " base "
             + target.name().replaceFirst("p$", "") + " instructions");
     }

@@ -5,7 +5,7 @@
  * LLVM 20 has no P, so each instruction is an `.insn r OPCODE, FUNCT3, FUNCT7, rd, rs1, rs2` in inline
  * assembly, OPCODE being -DBYODT_P_OPCODE (0x77 from P 0.9.2 on, 0x7F on Andes 0.5.x parts). Compiled with
  * -DBYODT_P_MODEL instead, each instruction is an exact C model written from the spec's pseudocode
- * (16-bit lanes, lane 0 in the low bits, saturation and rounding as specified), so that the same kernels
+ * (16- or 8-bit lanes, lane 0 in the low bits, saturation and rounding as specified), so that the same kernels
  * run on a host without P and can be checked bit for bit against the kernels without P.
  *
  * The OV flag (vxsat) the saturating instructions set is not modelled: byodt never reads it.
@@ -26,13 +26,16 @@ typedef uint64_t reg_t;
 typedef uint32_t reg_t;
 #define XLEN 32
 #endif
-#define LANES (XLEN / 16)
 
 #define EXPORT __attribute__((always_inline))
 #define STRINGIFY2(...) #__VA_ARGS__
 #define STRINGIFY(...) STRINGIFY2(__VA_ARGS__)
 
-/* Funct3 and funct7 of each instruction (P 0.9.11, checked against Spike's opcode table). */
+/*
+ * Funct3 and funct7 of each instruction (P 0.9.11, checked against Spike's opcode table; the 8-bit ones
+ * against the spec's encoding tables as its MATCH_ words repeat them: KADD8 0x18000077, KSUB8 0x1a000077,
+ * ADD8 0x48000077, SUB8 0x4a000077, SMIN8 0x88000077, SMAX8 0x8a000077, funct7 being the top 7 bits).
+ */
 #define F_ADD16 0, 0x20
 #define F_SUB16 0, 0x21
 #define F_KADD16 0, 0x08
@@ -43,44 +46,61 @@ typedef uint32_t reg_t;
 #define F_SMALDA 1, 0x46
 #define F_SMAQA 0, 0x64
 #define F_SCLIP16 0, 0x42
+#define F_ADD8 0, 0x24
+#define F_SUB8 0, 0x25
+#define F_KADD8 0, 0x0C
+#define F_KSUB8 0, 0x0D
+#define F_SMAX8 0, 0x45
+#define F_SMIN8 0, 0x44
 
 #ifdef BYODT_P_MODEL
 
-static int32_t lane(reg_t r, int i) { return (int16_t)(uint16_t)(r >> (16 * i)); }
+/* Lane i of r, `bits` (16: H[i], 8: B[i]) wide, as a signed integer. */
+static int32_t lane(reg_t r, int bits, int i) {
+    int32_t raw = (int32_t)((r >> (bits * i)) & (((reg_t)1 << bits) - 1));
+    return raw >= 1 << (bits - 1) ? raw - (1 << bits) : raw;
+}
 
-static reg_t with_lane(reg_t r, int i, int32_t v) {
-    reg_t mask = (reg_t)0xFFFF << (16 * i);
-    return (r & ~mask) | (((reg_t)(uint16_t)v << (16 * i)) & mask);
+static reg_t with_lane(reg_t r, int bits, int i, int32_t v) {
+    reg_t mask = (((reg_t)1 << bits) - 1) << (bits * i);
+    return (r & ~mask) | (((reg_t)(uint32_t)v << (bits * i)) & mask);
 }
 
 static int32_t saturate16(int32_t v) { return v > 32767 ? 32767 : v < -32768 ? -32768 : v; }
+static int32_t saturate8(int32_t v) { return v > 127 ? 127 : v < -128 ? -128 : v; }
 
-/* rd.H[x] = f(rs1.H[x], rs2.H[x]) for every lane x. */
-#define LANEWISE(name, expression)                                   \
+/* rd.H[x] = f(rs1.H[x], rs2.H[x]) (bits 16) or rd.B[x] = f(rs1.B[x], rs2.B[x]) (bits 8) for every lane x. */
+#define LANEWISE(name, bits, expression)                             \
     static reg_t name(reg_t a, reg_t b) {                            \
         reg_t d = 0;                                                 \
-        for (int x = 0; x < LANES; x++) {                            \
-            int32_t s = lane(a, x), t = lane(b, x);                  \
-            d = with_lane(d, x, (expression));                       \
+        for (int x = 0; x < XLEN / (bits); x++) {                    \
+            int32_t s = lane(a, (bits), x), t = lane(b, (bits), x);  \
+            d = with_lane(d, (bits), x, (expression));               \
         }                                                            \
         return d;                                                    \
     }
 
-LANEWISE(p_add16, s + t)                              /* ADD16: wraps (with_lane keeps the low 16 bits) */
-LANEWISE(p_sub16, s - t)                              /* SUB16 */
-LANEWISE(p_kadd16, saturate16(s + t))                 /* KADD16: saturates, sets OV */
-LANEWISE(p_ksub16, saturate16(s - t))                 /* KSUB16 */
-LANEWISE(p_smax16, s > t ? s : t)                     /* SMAX16 */
-LANEWISE(p_smin16, s < t ? s : t)                     /* SMIN16 */
+LANEWISE(p_add16, 16, s + t)                          /* ADD16: wraps (with_lane keeps the low 16 bits) */
+LANEWISE(p_sub16, 16, s - t)                          /* SUB16 */
+LANEWISE(p_kadd16, 16, saturate16(s + t))             /* KADD16: saturates, sets OV */
+LANEWISE(p_ksub16, 16, saturate16(s - t))             /* KSUB16 */
+LANEWISE(p_smax16, 16, s > t ? s : t)                 /* SMAX16 */
+LANEWISE(p_smin16, 16, s < t ? s : t)                 /* SMIN16 */
 /* KHM16: 0x8000 * 0x8000 gives 0x7FFF (and OV); otherwise (s * t) >> 15, an arithmetic shift. */
-LANEWISE(p_khm16, (s == -32768 && t == -32768) ? 32767 : (s * t) >> 15)
+LANEWISE(p_khm16, 16, (s == -32768 && t == -32768) ? 32767 : (s * t) >> 15)
+LANEWISE(p_add8, 8, s + t)                            /* ADD8: wraps (with_lane keeps the low 8 bits) */
+LANEWISE(p_sub8, 8, s - t)                            /* SUB8 */
+LANEWISE(p_kadd8, 8, saturate8(s + t))                /* KADD8: saturates to [-128, 127], sets OV */
+LANEWISE(p_ksub8, 8, saturate8(s - t))                /* KSUB8 */
+LANEWISE(p_smax8, 8, s > t ? s : t)                   /* SMAX8 */
+LANEWISE(p_smin8, 8, s < t ? s : t)                   /* SMIN8 */
 
 /* SCLIP16 with immediate k: every lane clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
 static reg_t p_sclip16(reg_t a, int k) {
     reg_t d = 0;
-    for (int x = 0; x < LANES; x++) {
-        int32_t s = lane(a, x), low = -(1 << k), high = (1 << k) - 1;
-        d = with_lane(d, x, s < low ? low : s > high ? high : s);
+    for (int x = 0; x < XLEN / 16; x++) {
+        int32_t s = lane(a, 16, x), low = -(1 << k), high = (1 << k) - 1;
+        d = with_lane(d, 16, x, s < low ? low : s > high ? high : s);
     }
     return d;
 }
@@ -89,7 +109,7 @@ static reg_t p_sclip16(reg_t a, int k) {
 /* SMALDA: rd (64 bits) + the sum over every lane x of rs1.H[x] * rs2.H[x], wrapping modulo 2^64. */
 static int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
     uint64_t sum = (uint64_t)acc;
-    for (int x = 0; x < LANES; x++) sum += (uint64_t)(int64_t)(lane(a, x) * lane(b, x));
+    for (int x = 0; x < XLEN / 16; x++) sum += (uint64_t)(int64_t)(lane(a, 16, x) * lane(b, 16, x));
     return (int64_t)sum;
 }
 
@@ -125,6 +145,12 @@ P_BINARY(p_ksub16, F_KSUB16)
 P_BINARY(p_smax16, F_SMAX16)
 P_BINARY(p_smin16, F_SMIN16)
 P_BINARY(p_khm16, F_KHM16)
+P_BINARY(p_add8, F_ADD8)
+P_BINARY(p_sub8, F_SUB8)
+P_BINARY(p_kadd8, F_KADD8)
+P_BINARY(p_ksub8, F_KSUB8)
+P_BINARY(p_smax8, F_SMAX8)
+P_BINARY(p_smin8, F_SMIN8)
 
 static inline reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
     __asm__(P_INSN(F_SMAQA) : "+r"(acc) : "r"(a), "r"(b));
@@ -158,15 +184,20 @@ static inline int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
 #endif
 
 /*
- * The fixed-point operations on one 16-bit value, in lane 0 (fxp16_P's storage: uint16_t two's complement).
- * The other lanes hold zeros, whose results are dropped.
+ * The fixed-point operations of fxp16_P and fxp8_P that P has lanes for, on one value in lane 0 (the
+ * storage: uint16_t or uint8_t two's complement), byodt_p16_OP and byodt_p8_OP. The other lanes hold zeros,
+ * whose results are dropped. Also the operations' form on packed words, byodt_pBITSxL_OP (see below).
  */
-EXPORT uint16_t byodt_p16_add_saturate(uint16_t a, uint16_t b) { return (uint16_t)p_kadd16(a, b); }
-EXPORT uint16_t byodt_p16_sub_saturate(uint16_t a, uint16_t b) { return (uint16_t)p_ksub16(a, b); }
-EXPORT uint16_t byodt_p16_add_wrap(uint16_t a, uint16_t b) { return (uint16_t)p_add16(a, b); }
-EXPORT uint16_t byodt_p16_sub_wrap(uint16_t a, uint16_t b) { return (uint16_t)p_sub16(a, b); }
-EXPORT uint16_t byodt_p16_max(uint16_t a, uint16_t b) { return (uint16_t)p_smax16(a, b); }
-EXPORT uint16_t byodt_p16_min(uint16_t a, uint16_t b) { return (uint16_t)p_smin16(a, b); }
+#define LANE_OPERATIONS(name, bits, t)                                                                  \
+    EXPORT t name##_add_saturate(t a, t b) { return (t)p_kadd##bits(a, b); }                          \
+    EXPORT t name##_sub_saturate(t a, t b) { return (t)p_ksub##bits(a, b); }                          \
+    EXPORT t name##_add_wrap(t a, t b) { return (t)p_add##bits(a, b); }                               \
+    EXPORT t name##_sub_wrap(t a, t b) { return (t)p_sub##bits(a, b); }                               \
+    EXPORT t name##_max(t a, t b) { return (t)p_smax##bits(a, b); }                                   \
+    EXPORT t name##_min(t a, t b) { return (t)p_smin##bits(a, b); }
+
+LANE_OPERATIONS(byodt_p16, 16, uint16_t)
+LANE_OPERATIONS(byodt_p8, 8, uint8_t)
 /* fxp16_15 multiply with --rounding truncate (floor) and saturation: exactly KHM16. */
 EXPORT uint16_t byodt_p16_q15_mul(uint16_t a, uint16_t b) { return (uint16_t)p_khm16(a, b); }
 
@@ -241,19 +272,15 @@ EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2,
 #endif
 
 /*
- * Packed lanes (byodt's PackedLanes pass): 2 or 4 fxp16_P values per register, lane 0 in the low bits, so
- * that one instruction computes 2 or 4 elements of an element-wise operation. Adjacent elements come as one
- * 32- or 64-bit word from memory; a value the lanes share (a broadcast operand, a constant) is packed with
- * byodt_p16xL_pack. Two lanes fit every register (on riscv64 and the host model the upper lanes hold zeros,
- * whose results are dropped); four need XLEN = 64.
+ * Packed lanes (byodt's PackedLanes pass): 2 or 4 fxp16_P values, or 4 or 8 fxp8_P values, per register,
+ * lane 0 in the low bits, so that one instruction computes as many elements of an element-wise operation.
+ * Adjacent elements come as one 32- or 64-bit word from memory; a value the lanes share (a broadcast
+ * operand, a constant) is packed with byodt_p16xL_pack or byodt_p8xL_pack. A 32-bit word fits every register
+ * (on riscv64 and the host model the upper lanes hold zeros, whose results are dropped); 64 bits need
+ * XLEN = 64.
  */
 #define PACKED_OPERATIONS(L, word_t)                                                                         \
-    EXPORT word_t byodt_p16x##L##_add_saturate(word_t a, word_t b) { return (word_t)p_kadd16(a, b); }       \
-    EXPORT word_t byodt_p16x##L##_sub_saturate(word_t a, word_t b) { return (word_t)p_ksub16(a, b); }       \
-    EXPORT word_t byodt_p16x##L##_add_wrap(word_t a, word_t b) { return (word_t)p_add16(a, b); }            \
-    EXPORT word_t byodt_p16x##L##_sub_wrap(word_t a, word_t b) { return (word_t)p_sub16(a, b); }            \
-    EXPORT word_t byodt_p16x##L##_max(word_t a, word_t b) { return (word_t)p_smax16(a, b); }                \
-    EXPORT word_t byodt_p16x##L##_min(word_t a, word_t b) { return (word_t)p_smin16(a, b); }                \
+    LANE_OPERATIONS(byodt_p16x##L, 16, word_t)                                                               \
     EXPORT word_t byodt_p16x##L##_q15_mul(word_t a, word_t b) { return (word_t)p_khm16(a, b); }
 
 /*
@@ -269,6 +296,8 @@ EVERY_K(CLIP)
 
 PACKED_OPERATIONS(2, uint32_t)
 EXPORT uint32_t byodt_p16x2_pack(uint16_t a0, uint16_t a1) { return (uint32_t)a0 | (uint32_t)a1 << 16; }
+LANE_OPERATIONS(byodt_p8x4, 8, uint32_t)
+EXPORT uint32_t byodt_p8x4_pack(uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3) { return bytes4(a0, a1, a2, a3); }
 
 #if XLEN == 64
 #define CLIP4(k) EXPORT uint64_t byodt_p16x4_clip##k(uint64_t a) { return (uint64_t)SCLIP16(k, a); }
@@ -276,5 +305,9 @@ EVERY_K(CLIP4)
 PACKED_OPERATIONS(4, uint64_t)
 EXPORT uint64_t byodt_p16x4_pack(uint16_t a0, uint16_t a1, uint16_t a2, uint16_t a3) {
     return (uint64_t)a0 | (uint64_t)a1 << 16 | (uint64_t)a2 << 32 | (uint64_t)a3 << 48;
+}
+LANE_OPERATIONS(byodt_p8x8, 8, uint64_t)
+EXPORT uint64_t byodt_p8x8_pack(uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3, uint8_t a4, uint8_t a5, uint8_t a6, uint8_t a7) {
+    return (uint64_t)bytes4(a0, a1, a2, a3) | (uint64_t)bytes4(a4, a5, a6, a7) << 32;
 }
 #endif

@@ -109,6 +109,12 @@ static void byodt_p_emulation_handler(int signal, void *information, void *raw_c
     case FIELDS(F_SMAX16): write_register(context, rd, p_smax16(a, b)); break;
     case FIELDS(F_SMIN16): write_register(context, rd, p_smin16(a, b)); break;
     case FIELDS(F_KHM16): write_register(context, rd, p_khm16(a, b)); break;
+    case FIELDS(F_ADD8): write_register(context, rd, p_add8(a, b)); break;
+    case FIELDS(F_SUB8): write_register(context, rd, p_sub8(a, b)); break;
+    case FIELDS(F_KADD8): write_register(context, rd, p_kadd8(a, b)); break;
+    case FIELDS(F_KSUB8): write_register(context, rd, p_ksub8(a, b)); break;
+    case FIELDS(F_SMAX8): write_register(context, rd, p_smax8(a, b)); break;
+    case FIELDS(F_SMIN8): write_register(context, rd, p_smin8(a, b)); break;
     case FIELDS(F_SMALDA): write_accumulator(context, rd, p_smalda(read_accumulator(context, rd), a, b)); break;
     case FIELDS(F_SMAQA): write_register(context, rd, p_smaqa(read_register(context, rd), a, b)); break;
     case FIELDS(F_SCLIP16): write_register(context, rd, p_sclip16(a, rs2)); break; /* rs2 holds the immediate */

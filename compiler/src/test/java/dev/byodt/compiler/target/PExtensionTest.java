@@ -61,7 +61,8 @@ class PExtensionTest {
     private static Target hostWithPModel() { return Target.host().withP(Targets.P_OPCODE); }
 
     @ParameterizedTest(name = "LeNet-5 {0} --accumulate {1} {2}")
-    @CsvSource({"fxp16_13, exact, ''", "fxp16_13, dtype, ''", "fxp16_13, exact, overflow=wrap", "fxp16_15, dtype, rounding=truncate"})
+    @CsvSource({"fxp16_13, exact, ''", "fxp16_13, dtype, ''", "fxp16_13, exact, overflow=wrap", "fxp16_15, dtype, rounding=truncate",
+        "fxp8_4, dtype, ''", "fxp8_4, exact, overflow=wrap"})
     void leNetWithThePModelHasTheSameBitsAsWithoutP(String datatype, String accumulate, String option) {
         Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{20, 1, 28, 28}));
         Tensor images = IdxReader.readTestSet(MODELS.resolve("fashion-mnist-sample"), 20).images();
@@ -75,7 +76,9 @@ class PExtensionTest {
     @ParameterizedTest(name = "{0} in {1}")
     @CsvSource({"test_add, fxp16_13, dtype", "test_sub, fxp16_13, dtype", "test_max_example, fxp16_13, dtype",
         "test_min_example, fxp16_13, dtype", "test_relu, fxp16_12, dtype", "test_matmul_2d, fxp16_10, exact",
-        "test_gemm_default_no_bias, fxp16_8, exact", "test_gemm_default_no_bias, fxp16_8x2, exact", "test_add, fxp16_15, dtype"})
+        "test_gemm_default_no_bias, fxp16_8, exact", "test_gemm_default_no_bias, fxp16_8x2, exact", "test_add, fxp16_15, dtype",
+        "test_add, fxp8_4, dtype", "test_sub, fxp8_4, dtype", "test_max_example, fxp8_3, dtype", "test_min_example, fxp8_3, dtype",
+        "test_relu, fxp8_5, dtype", "test_clip, fxp8_4, dtype"})
     void operatorsOnRandomTensorsHaveTheSameBitsWithThePModel(String testCase, String datatype, String accumulate) {
         Graph graph = OnnxLoader.load(NODE_TESTS.resolve(testCase).resolve("model.onnx"));
         Random random = new Random(testCase.hashCode());
@@ -95,9 +98,10 @@ class PExtensionTest {
     }
 
     /**
-     * Packed element-wise kernels: groups of 4 or 2 lanes with the odd elements left over one at a time,
-     * rows whose offsets are even but not multiples of 4 (2 lanes), operands broadcast along the packed
-     * loop or adjacent in it, nested operations (Relu's max with a constant), saturation and wrap-around.
+     * Packed element-wise kernels: groups of 4 or 2 16-bit lanes, 8 or 4 8-bit lanes, with the odd elements
+     * left over one at a time, rows whose offsets are multiples of a 32-bit word's lanes but not of the
+     * register's (2 16-bit or 4 8-bit lanes), operands broadcast along the packed loop or adjacent in it,
+     * nested operations (Relu's max with a constant), saturation and wrap-around.
      */
     @ParameterizedTest(name = "{0} {1} and {2} in {3} {4}: {5}")
     @CsvSource({
@@ -110,31 +114,67 @@ class PExtensionTest {
         "Max, 3x8, 8, fxp16_12, '', @byodt_p16x4_max(",
         "Min, 4x8, 4x1, fxp16_12, '', @byodt_p16x4_min(",
         "Relu, 5x12, , fxp16_10, '', @byodt_p16x4_max(",
-        "Mul, 13, 13, fxp16_15, rounding=truncate, @byodt_p16x4_q15_mul("})
+        "Mul, 13, 13, fxp16_15, rounding=truncate, @byodt_p16x4_q15_mul(",
+        "Add, 19, 19, fxp8_4, '', @byodt_p8x8_add_saturate(",
+        "Add, 2x9, 2x9, fxp8_4, overflow=wrap, ",
+        "Add, 3x12, 12, fxp8_4, overflow=wrap, @byodt_p8x4_add_wrap(",
+        "Sub, 3x16, 3x16, fxp8_4, '', @byodt_p8x8_sub_saturate(",
+        "Sub, 13, 13, fxp8_3, overflow=wrap, @byodt_p8x8_sub_wrap(",
+        "Max, 3x8, 8, fxp8_3, '', @byodt_p8x8_max(",
+        "Min, 4x8, 4x1, fxp8_4, '', @byodt_p8x8_min(",
+        "Min, 3x4, 1, fxp8_4, '', @byodt_p8x4_min(",
+        "Relu, 5x16, , fxp8_5, '', @byodt_p8x8_max("})
     void packedKernelsHaveTheSameBitsWithThePModel(String op, String aShape, String bShape, String datatype, String option, String call) {
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        DatatypeChoice datatypes = choice(datatype, "dtype", options);
+        checkPackedKernel(oneNode(op, shape(aShape), bShape == null ? null : shape(bShape)), datatypes,
+            choice(withoutLanes(datatype), "dtype", options), call);
+    }
+
+    /**
+     * fxp8 on registers of 2 16-bit lanes (riscv32p's, or what an fxp16_PxLANES datatype asks for: the map names
+     * one that no node matches): 4 8-bit lanes, odd lengths and broadcast operands, saturating and wrapping.
+     */
+    @ParameterizedTest(name = "{0} {1} and {2} in fxp8_4 {3} on 32-bit words: {4}")
+    @CsvSource({"Add, 19, 19, '', @byodt_p8x4_add_saturate(", "Sub, 3x12, 1, overflow=wrap, @byodt_p8x4_sub_wrap(",
+        "Max, 2x20, 20, '', @byodt_p8x4_max(", "Relu, 27, , '', @byodt_p8x4_max("})
+    void fxp8KernelsInFourLanesHaveTheSameBitsWithThePModel(String op, String aShape, String bShape, String option, String call) {
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        DatatypeChoice fxp8 = choice("fxp8_4", "dtype", options);
+        DatatypeChoice twoSixteenBitLanes = fxp8.withOverrides(DatatypeChoice.parseOverrides("no-such-node=fxp16_13x2"));
         Graph graph = oneNode(op, shape(aShape), bShape == null ? null : shape(bShape));
-        Random random = new Random((op + aShape + bShape + datatype).hashCode());
+        checkPackedKernel(graph, twoSixteenBitLanes, fxp8, call);
+        assertFalse(llvmIr(graph, hostWithPModel(), twoSixteenBitLanes).contains("@byodt_p8x8_"), "8 lanes on 32-bit words");
+    }
+
+    /**
+     * The kernel of {@code graph} with the P model and {@code datatypes} gives the bits it gives without P and
+     * {@code unpacked}; its IR calls {@code call} (@byodt_pBITSxLANES_OP) on words loaded and stored whole, or,
+     * {@code call} null, packs nothing (rows of 9 fxp16 or fxp8 values, whose offsets are odd) and keeps the
+     * one-lane calls of add_wrap.
+     */
+    private void checkPackedKernel(Graph graph, DatatypeChoice datatypes, DatatypeChoice unpacked, String call) {
+        Random random = new Random((graph.name() + java.util.Arrays.toString(graph.inputs().getFirst().type().shape()) + datatypes).hashCode());
         List<Tensor> inputs = new ArrayList<>();
         for (var input : graph.inputs()) {
             float[] values = new float[(int) java.util.Arrays.stream(input.type().shape()).reduce(1, (a, b) -> a * b)];
             for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * (i % 3 == 0 ? 4 : 0.7));
             inputs.add(Tensor.ofFloats(input.type().shape(), values));
         }
-        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
-        DatatypeChoice datatypes = choice(datatype, "dtype", options);
-        DatatypeChoice unpacked = choice(withoutLanes(datatype), "dtype", options);
         List<float[]> withP = run(graph, hostWithPModel(), datatypes, inputs);
         List<float[]> without = run(graph, Target.host(), unpacked, inputs);
         assertArrayEquals(without.getFirst(), withP.getFirst());
         String ir = llvmIr(graph, hostWithPModel(), datatypes);
+        String bits = datatypes.instances().getFirst().toString().startsWith("fxp8") ? "8" : "16";
         if (call == null) {
-            // Rows of 9: offsets neither multiples of 4 nor of 2, so nothing packs; the one-lane calls remain.
-            assertFalse(ir.contains("@byodt_p16x"), "packed calls in rows of 9");
-            assertTrue(ir.contains("@byodt_p16_add_wrap("), "one-lane calls in rows of 9");
+            assertFalse(ir.contains("@byodt_p" + bits + "x"), "packed calls in rows of 9");
+            assertTrue(ir.contains("@byodt_p" + bits + "_add_wrap("), "one-lane calls in rows of 9");
         } else {
             assertTrue(ir.contains(call), call + " in the IR");
-            // Adjacent elements travel as one word: 2 lanes in an i32, 4 in an i64.
-            String word = "i" + 16 * Integer.parseInt(call.substring("@byodt_p16x".length(), "@byodt_p16x".length() + 1));
+            // Adjacent elements travel as one word: 2 16-bit or 4 8-bit lanes in an i32, 4 or 8 in an i64.
+            java.util.regex.Matcher packed = java.util.regex.Pattern.compile("@byodt_p(\\d+)x(\\d+)_").matcher(call);
+            assertTrue(packed.find(), call);
+            String word = "i" + Integer.parseInt(packed.group(1)) * Integer.parseInt(packed.group(2));
             assertTrue(ir.contains("load " + word + ",") && ir.contains("store " + word + " "), word + " loads and stores in the IR");
         }
     }
@@ -279,6 +319,18 @@ class PExtensionTest {
         Graph graph = oneNode("MatMul", new long[]{3, 19}, new long[]{19, 5});
         Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice("fxp8_4", "exact", Map.of()));
         assertTrue(found.containsKey("SMAQA"), "P instructions found: " + found);
+    }
+
+    /** fxp8 element-wise operations in 8 (riscv64p) or 4 (riscv32p) 8-bit lanes: the 8-bit instructions of the table. */
+    @ParameterizedTest(name = "{0} {1} on {2}: {3}")
+    @CsvSource({"Add, '', riscv64p, KADD8", "Add, overflow=wrap, riscv64p, ADD8", "Sub, '', riscv64p, KSUB8",
+        "Sub, overflow=wrap, riscv32p, SUB8", "Max, '', riscv32p, SMAX8", "Min, '', riscv64p, SMIN8",
+        "Add, '', riscv32p, KADD8", "Relu, '', riscv64p, SMAX8"})
+    void fxp8ElementWiseOpsEmit8BitWordsOfTheTable(String op, String option, String targetName, String instruction) throws Exception {
+        Graph graph = oneNode(op, new long[]{3, 24}, op.equals("Relu") ? null : new long[]{3, 24});
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice("fxp8_4", "dtype", options));
+        assertTrue(found.containsKey(instruction), "P instructions found: " + found);
     }
 
     @ParameterizedTest(name = "{0}")
