@@ -41,6 +41,10 @@ import java.util.concurrent.Callable;
         "Test data (--test-data DIR): input_N.pb and output_N.pb; prints the error of each output and exits 1 "
             + "beyond --rtol/--atol. Named integer inputs (shapes, axes) are bound at compile time.",
         "Single run (--input NAME=FILE.pb ... [--output DIR]): prints the outputs, or writes them as output_N.pb.",
+        "RISC-V (--target riscv64, riscv32, ...; with IDX data or --input): the model runs as an executable under "
+            + "qemu-user; on a P target "
+            + "(riscv64p, riscv32p) the executable emulates its P instructions, which qemu lacks, so that the P code "
+            + "itself is measured.",
         ""},
     footer = {"", "Examples:",
         "  byodt run models/lenet5-fashion.onnx",
@@ -49,6 +53,7 @@ import java.util.concurrent.Callable;
         "  byodt run models/lenet5-fashion.onnx --dtype custom[posit]8 --per-layer --limit 200 --chart layers.png",
         "  byodt run models/lenet5-fashion.onnx --dtype bfloat16 --json r.json --csv r.csv --max-drop 1",
         "  byodt run model.onnx --test-data test_data_set_0 --rtol 1e-4 --atol 1e-5",
+        "  byodt run models/lenet5-fashion.onnx --target riscv64p --dtype fxp16_13 --limit 1 --count-instructions",
         "  byodt run model.onnx --input image=in.pb --output out/"})
 final class RunCommand implements Callable<Integer> {
     @Mixin
