@@ -1,7 +1,6 @@
 package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Expr;
-import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
@@ -56,12 +55,8 @@ public final class GroupedProducts {
 
     public Program apply(Program program) {
         words = constantWords ? new ConstantWords(program.constants()) : null;
-        List<Kernel> kernels = new ArrayList<>();
-        for (Kernel k : program.kernels()) {
-            kernels.add(new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(), rewrite(k.body())));
-        }
-        Program grouped = new Program(program.name(), kernels, program.inputs(), program.inputSpecs(), program.outputs(),
-            program.outputSpecs(), words != null ? words.constants() : program.constants(), program.temporaries());
+        Program grouped = program.withKernelBodies(this::rewrite);
+        if (words != null) grouped = grouped.withConstants(words.constants());
         words = null;
         return grouped;
     }

@@ -2,7 +2,6 @@ package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
-import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
@@ -63,12 +62,7 @@ public final class PackedLanes {
     public Program apply(Program program) {
         Set<Buffer> callers = new HashSet<>(program.inputs());
         callers.addAll(program.outputs());
-        List<Kernel> kernels = new ArrayList<>();
-        for (Kernel k : program.kernels()) {
-            kernels.add(new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(), rewrite(k.body(), callers)));
-        }
-        return new Program(program.name(), kernels, program.inputs(), program.inputSpecs(), program.outputs(),
-            program.outputSpecs(), program.constants(), program.temporaries());
+        return program.withKernelBodies(body -> rewrite(body, callers));
     }
 
     List<Stmt> rewrite(List<Stmt> body, Set<Buffer> callers) {

@@ -2,6 +2,7 @@ package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.Stmt;
 import dev.byodt.runtime.TensorSpec;
 
 import java.lang.foreign.MemorySegment;
@@ -9,6 +10,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * A whole model as loop nests: the kernels in execution order and the role of every buffer they touch.
@@ -34,5 +36,20 @@ public record Program(String name, List<Kernel> kernels, List<Buffer> inputs, Li
         outputSpecs = List.copyOf(outputSpecs);
         constants = Collections.unmodifiableMap(new LinkedHashMap<>(constants));
         temporaries = List.copyOf(temporaries);
+    }
+
+    /**
+     * This program with every kernel's body replaced by {@code rewrite} of it, in kernel order: what the
+     * passes that change loops but no buffer (the P extension's) produce.
+     */
+    public Program withKernelBodies(UnaryOperator<List<Stmt>> rewrite) {
+        List<Kernel> rewritten = kernels.stream().map(k -> new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(),
+            k.scratch(), k.constants(), rewrite.apply(k.body()))).toList();
+        return new Program(name, rewritten, inputs, inputSpecs, outputs, outputSpecs, constants, temporaries);
+    }
+
+    /** This program with {@code constants} as its constant buffers. */
+    public Program withConstants(Map<Buffer, MemorySegment> constants) {
+        return new Program(name, kernels, inputs, inputSpecs, outputs, outputSpecs, constants, temporaries);
     }
 }

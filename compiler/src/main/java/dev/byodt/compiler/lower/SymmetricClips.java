@@ -2,13 +2,11 @@ package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
-import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -33,13 +31,7 @@ public final class SymmetricClips {
     }
 
     public Program apply(Program program) {
-        List<Kernel> kernels = new ArrayList<>();
-        for (Kernel k : program.kernels()) {
-            kernels.add(new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(),
-                body(k.body(), program.constants())));
-        }
-        return new Program(program.name(), kernels, program.inputs(), program.inputSpecs(), program.outputs(),
-            program.outputSpecs(), program.constants(), program.temporaries());
+        return program.withKernelBodies(body -> body(body, program.constants()));
     }
 
     private List<Stmt> body(List<Stmt> body, Map<Buffer, MemorySegment> constants) {
