@@ -8,7 +8,8 @@ import java.util.Random;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * posit16 (es 2, the standard's) and posit16 with es 1: every value for the unary operations and conversions,
+ * posit16 with every es (2 is the standard's; custom[posit_es0]16, _es1, _es3): every value for the unary
+ * operations and conversions,
  * float32 at every tie and its neighbours plus a million seeded random floats, a million seeded random pairs
  * plus edge cases for the binary operations (the integer arithmetic gets the pairs too), and the known answers.
  */
@@ -16,7 +17,7 @@ class Posit16Test {
     static final int PAIRS = 1_000_000;
 
     @ParameterizedTest
-    @ValueSource(ints = {2, 1})
+    @ValueSource(ints = {2, 1, 0, 3})
     void everyValueAndAMillionPairs(int es) {
         PositReference ref = new PositReference(16, es);
         PositMathReference math = new PositMathReference(ref);
@@ -45,7 +46,7 @@ class Posit16Test {
             PositChecks.math(lib, ref, "sigmoid", all, math::sigmoid);
             PositChecks.math(lib, ref, "erf", all, math::erf);
             PositConversionChecks.all(lib, ref, all);
-            PositConversionChecks.fromFloat(lib, ref, randomFloats(new Random(1600 + es), 1_000_000));
+            PositConversionChecks.fromFloat(lib, ref, randomFloats(new Random(1600 + es), 1_000_000, 14 << es));
         }
     }
 
@@ -89,12 +90,12 @@ class Posit16Test {
         return new long[][]{a, b};
     }
 
-    /** A quarter random bit patterns (every float), the rest within posit16's range. */
-    static float[] randomFloats(Random random, int count) {
+    /** A quarter random bit patterns (every float), the rest with scales within +-(maxScale + 9), around the posits' range. */
+    static float[] randomFloats(Random random, int count, int maxScale) {
         float[] xs = new float[count];
         for (int i = 0; i < count; i++) {
             xs[i] = i % 4 == 0 ? Float.intBitsToFloat(random.nextInt())
-                : (float) Math.scalb(random.nextDouble() * (random.nextBoolean() ? 1 : -1), random.nextInt(130) - 65);
+                : (float) Math.scalb(random.nextDouble() * (random.nextBoolean() ? 1 : -1), random.nextInt(2 * maxScale + 19) - maxScale - 9);
         }
         return xs;
     }
