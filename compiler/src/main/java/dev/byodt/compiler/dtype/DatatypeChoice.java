@@ -105,12 +105,18 @@ public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Ov
 
     /**
      * Resolves every datatype named and checks it supports the accumulation mode, so that a bad choice fails
-     * before anything is compiled. (float32 accumulates in float32 whatever the mode.)
+     * before anything is compiled. float32 kernels accumulate in float32 whatever the mode, which is what
+     * dtype and float32 ask of them; exact, where nothing but float32 is chosen, would be silently ignored, so
+     * it is an error.
      */
     public List<DatatypeInstance> instances() {
         List<DatatypeInstance> all = new ArrayList<>();
         all.add(registry.instance(datatype, options));
         for (Override o : overrides) all.add(registry.instance(o.datatype(), options));
+        if (accumulation == AccumulationMode.EXACT && all.stream().allMatch(i -> i.definition().code() == Float32.TYPE_CODE)) {
+            throw new ByodtException("--accumulate exact needs a custom datatype: float32 sums in float32 (choose --dtype, or"
+                + " --accumulate dtype or float32)");
+        }
         for (DatatypeInstance i : all) {
             if (i.definition().code() != Float32.TYPE_CODE && !i.definition().accumulationModes().contains(accumulation)) {
                 throw new ByodtException("datatype " + i + " does not support --accumulate " + accumulation.optionName()

@@ -6,12 +6,15 @@ import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static dev.byodt.compiler.dtype.DatatypeOp.*;
@@ -98,6 +101,21 @@ class DatatypeErrorsTest {
             DatatypeChoice.float32().withDatatype("custom[t16]16").withAccumulation(AccumulationMode.EXACT));
         assertEquals("datatype custom[t16]16 does not support --accumulate exact (it supports [dtype, float32])",
             error(SUM, exact));
+    }
+
+    @Test
+    void exactAccumulationWithNothingButFloat32IsAnErrorNotIgnored() {
+        CompileOptions exact = CompileOptions.host().withDatatypes(DatatypeChoice.float32().withAccumulation(AccumulationMode.EXACT));
+        assertEquals("--accumulate exact needs a custom datatype: float32 sums in float32 (choose --dtype, or"
+            + " --accumulate dtype or float32)", error(SUM, exact));
+    }
+
+    @Test
+    void exactAccumulationAppliesToTheCustomDatatypesOfAMixedChoice() {
+        DatatypeChoice mixed = DatatypeChoice.float32().withOverrides(List.of(new DatatypeChoice.Override("*", "custom[t16]16")))
+            .withAccumulation(AccumulationMode.EXACT);
+        assertEquals("datatype custom[t16]16 does not support --accumulate exact (it supports [dtype, float32])",
+            error(SUM, CompileOptions.host().withDatatypes(mixed)));
     }
 
     @Test
