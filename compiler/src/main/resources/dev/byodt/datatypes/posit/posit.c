@@ -78,6 +78,8 @@ typedef int32_t posit_signed;
 #define FLOAT_MUL (FLOAT_ADD && 2 * MAX_SIGNIFICAND_BITS <= 24 && 2 * ((N - 2) << ES) <= 126)
 /* Otherwise, for N <= 16, double arithmetic rounded once (div, sqrt and the remaining mul). */
 #define DOUBLE_ARITHMETIC (N <= 16 && HAS_DOUBLE_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
+/* N <= 8: add, sub and mul in 16-bit integer operations (see small_add). */
+#define SMALL_ARITHMETIC (N <= 8 && HAS_FLOAT_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
 
 #define PASTE(a, b) a##_##b
 #define NAME(prefix, op) PASTE(prefix, op)
@@ -324,6 +326,126 @@ INLINE int32_t float_mul(int32_t a, int32_t b) {
 }
 #endif
 
+#if SMALL_ARITHMETIC
+/*
+ * N <= 8 in 16-bit integer operations only, so that a vector holds twice as many lanes as with 32-bit ones.
+ * A posit of up to 8 bits has a significand of at most 6 bits and a scale within +-48, so a product of two
+ * significands is exact in 16 bits, and so is a sum aligned with 8 bits to spare (plus a sticky bit for what
+ * the alignment shifts out). The types are C23 bit-precise integers because those are not promoted to int:
+ * with uint16_t the optimizer widens much of the arithmetic back to 32 bits before it vectorizes.
+ */
+typedef unsigned _BitInt(16) u16;
+typedef signed _BitInt(16) i16;
+#define U16(c) ((u16)(c))
+
+/* A nonzero, non-NaR posit: 2^scale (1 + fraction 2^-16), the fraction left-aligned in 16 bits. */
+typedef struct {
+    i16 scale;
+    u16 fraction;
+} small_unpacked;
+
+typedef unsigned _BitInt(8) u8;
+
+/* The leading zeros of x (x = 0 gives 15), as the bits below the lowest 1 of x reversed: vector instruction
+   sets reverse bits and count them in 16-bit lanes, but count leading zeros of 32 bits at least. */
+INLINE u16 small_leading_zeros(u16 x) {
+    u16 reversed = __builtin_bitreverse16(x);
+    return (u16)__builtin_popcountg((u16)((reversed ^ (reversed - U16(1))) >> 1));
+}
+
+/* decode() in 16 bits, of a posit's magnitude (not 0, not NaR). */
+INLINE small_unpacked small_decode(u8 magnitude) {
+    /* The regime's run of equal bits (at most N - 1 <= 7 long) counted from the low end of the bit-reversed
+       magnitude: vector instruction sets count trailing zeros of bytes and 16 bits (a population count) and
+       reverse the bits of bytes at a single instruction each, but count leading zeros of 32 bits at least. The
+       run is one longer than the trailing zeros of the bits that differ from their upper neighbour. */
+    u8 reversed = __builtin_bitreverse8(magnitude << (9 - N));
+    u8 run_less_one = (u8)__builtin_ctzg((u8)((reversed ^ (reversed >> 1)) | (u8)0x80));
+    u16 body = (u16)magnitude << (17 - N); /* the bits after the sign, left-aligned */
+    u16 ones = (u16)((i16)body >> 15);
+    i16 regime = (i16)((u16)run_less_one ^ ~ones); /* ones: run - 1; zeros: -run = ~(run - 1) */
+    u16 rest = (body << run_less_one) << 2;        /* exponent bits, then the fraction, left-aligned */
+    small_unpacked u;
+    u.scale = regime * (i16)(1 << ES) + (i16)((rest >> (15 - ES)) >> 1);
+    u.fraction = rest << ES;
+    return u;
+}
+
+/*
+ * encode() in 16 bits: the posit nearest to (-1)^negative 2^scale (1 + fraction 2^-16 + a positive amount
+ * below the fraction's last bit when sticky is 1), for sums and products of posits (|scale| <= 2 MAX_SCALE + 1).
+ * The magnitude's bit string is built as in encode_float: the regime shifts "10" or "01" right by up to N - 2
+ * bits within maxPos..minPos (beyond that the result saturates at maxPos or minPos whatever the low bits are),
+ * and every bit below bit 15 - N folds into it: that bit stays below the rounding bit (bit 16 - N or above)
+ * after any such shift and, since 15 - N >= (N - 2) + 1 for N <= 8, is not shifted out.
+ */
+INLINE i16 small_encode(int negative, i16 scale, u16 fraction, u16 sticky, enum float_range range) {
+    i16 regime = scale >> ES; /* floor division */
+    u16 head = regime >= (i16)0 ? U16(0x8000) : U16(0x4000);
+    u16 word = head | (((u16)scale << (14 - ES)) & U16(0x3fff)) | (fraction >> (2 + ES));
+    const u16 low = U16((1u << (15 - N)) - 1);
+    u16 lost = (fraction << (14 - ES)) | sticky; /* the fraction bits beyond the word's end, and the sticky bit */
+    word |= ((word & low) | lost) != U16(0) ? low + U16(1) : U16(0);
+    /* At most 12 (the regime of maxPos^2 plus one), so the mask changes nothing; a shift must stay below 16. */
+    u16 shift = (u16)(regime ^ (regime >> 15)) & U16(15);
+    /* Beyond maxPos's regime the string can start with N ones: a zero bit on top keeps the rounding from
+       carrying out of 16 bits. Sums stay below 2 maxPos < 2^((N-1) 2^ES) when ES >= 1 and need none. */
+    const int beyond = !(range == SUM_RANGE && ES >= 1);
+    u16 string = (u16)((i16)word >> shift) >> beyond;
+    /* Round to nearest even after the N - 1 magnitude bits. */
+    const int cut = 17 - N - beyond;
+    u16 magnitude = (string + U16((1u << (cut - 1)) - 1) + ((string >> cut) & U16(1))) >> cut;
+    magnitude = beyond && magnitude > U16(MAXPOS_PATTERN) ? U16(MAXPOS_PATTERN) : magnitude;
+    /* Below minPos the string rounds to 0 or 1. Posits are multiples of minPos, so nonzero sums never are. */
+    magnitude = range != SUM_RANGE && magnitude < U16(1) ? U16(1) : magnitude;
+    return negative ? -(i16)magnitude : (i16)magnitude;
+}
+
+/* |p| of a sign-extended pattern; NaR gives 2^(N-1). */
+INLINE u8 small_magnitude(posit_signed p) {
+    signed _BitInt(8) pattern = (signed _BitInt(8))p;
+    return (u8)(pattern < 0 ? -pattern : pattern);
+}
+
+INLINE i16 small_mul(posit_signed a, posit_signed b) {
+    small_unpacked x = small_decode(small_magnitude(a)), y = small_decode(small_magnitude(b));
+    /* Significands of F + 1 bits: a product of 2F + 1 or 2F + 2 bits, at most 12. */
+    const int F = MAX_SIGNIFICAND_BITS - 1;
+    u16 product = ((U16(1) << F) | ((x.fraction >> (15 - F)) >> 1)) * ((U16(1) << F) | ((y.fraction >> (15 - F)) >> 1));
+    u16 carry = product >> (2 * F + 1);
+    /* Left-aligned with the hidden bit shifted out. */
+    u16 fraction = carry != U16(0) ? product << (15 - 2 * F) : (product << (15 - 2 * F)) << 1;
+    i16 p = small_encode((posit_signed)(a ^ b) < 0, x.scale + y.scale + (i16)carry, fraction, U16(0), PRODUCT_RANGE);
+    p = ((a == 0) | (b == 0)) ? (i16)0 : p;
+    return (is_nar(a) | is_nar(b)) ? (i16)NAR_PATTERN : p;
+}
+
+INLINE i16 small_add(posit_signed a, posit_signed b) {
+    /* Posit magnitudes order like the magnitudes of their patterns: make x the larger one. */
+    u8 abs_a = small_magnitude(a), abs_b = small_magnitude(b);
+    int swap = abs_b > abs_a;
+    u8 abs_big = swap ? abs_b : abs_a, abs_small = swap ? abs_a : abs_b;
+    small_unpacked x = small_decode(abs_big), y = small_decode(abs_small);
+    /* The hidden bit at bit 14 (the fraction has at most 5 bits): the sum of two such significands fits, and
+       there are 9 bits below for the aligned smaller one, which is exact where the scales differ by up to 9. */
+    u16 larger = U16(0x4000) | (x.fraction >> 2);
+    u16 smaller = abs_small == 0 ? U16(0) : U16(0x4000) | (y.fraction >> 2);
+    /* Where the scales differ by more, the aligned smaller significand only has to be nonzero and below bit 6:
+       the rounding bit of the sum lies at bit 7 or above (its leading bit at 13 or above, at most 6 significant
+       bits kept), so every such amount leaves the same bits from 6 up and something nonzero below, whether
+       added or subtracted. Shifts of up to 14 keep 1 <= smaller >> shift < 2^6. */
+    u16 shift = (u16)(x.scale - y.scale);
+    u16 aligned = smaller >> (shift > U16(14) ? U16(14) : shift);
+    u16 sum = (posit_signed)(a ^ b) < 0 ? larger - aligned : larger + aligned;
+    /* A nonzero sum is at least 2^14 - 2^13 - 2^7 (scales that differ by 1, significands 1 and 2 - 2^-5 less). */
+    u16 lead = small_leading_zeros(sum);
+    int negative = (swap ? b : a) < 0;
+    i16 p = small_encode(negative, x.scale + (i16)1 - (i16)lead, (sum << lead) << 1, U16(0), SUM_RANGE);
+    p = (sum == U16(0)) | (abs_big == 0) ? (i16)0 : p;
+    return (is_nar(a) | is_nar(b)) ? (i16)NAR_PATTERN : p;
+}
+#endif
+
 /* ---- exact integer arithmetic (N > 16, or where double is not available) ---- */
 
 INLINE int32_t integer_mul(int32_t a, int32_t b) {
@@ -454,7 +576,9 @@ API posit_storage FN(abs)(posit_storage a) {
 }
 
 API posit_storage FN(add)(posit_storage a, posit_storage b) {
-#if FLOAT_ADD
+#if SMALL_ARITHMETIC
+    return (posit_storage)small_add((posit_signed)a, (posit_signed)b);
+#elif FLOAT_ADD
     return (posit_storage)float_add(pattern_of(a), pattern_of(b));
 #else
     return (posit_storage)integer_add(pattern_of(a), pattern_of(b));
@@ -467,7 +591,9 @@ API posit_storage FN(sub)(posit_storage a, posit_storage b) {
 }
 
 API posit_storage FN(mul)(posit_storage a, posit_storage b) {
-#if FLOAT_MUL
+#if SMALL_ARITHMETIC
+    return (posit_storage)small_mul((posit_signed)a, (posit_signed)b);
+#elif FLOAT_MUL
     return (posit_storage)float_mul(pattern_of(a), pattern_of(b));
 #elif DOUBLE_ARITHMETIC
     return (posit_storage)from_double(to_double(pattern_of(a)) * to_double(pattern_of(b)));
