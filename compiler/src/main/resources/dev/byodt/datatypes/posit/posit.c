@@ -12,17 +12,20 @@
  * N bits, which is what encode() does; the midpoint is therefore geometric where exponent bits are cut off.
  * A nonzero value never rounds to 0 (it becomes +-minPos) and a finite one never to NaR (+-maxPos).
  *
- * Arithmetic, each exact (correctly rounded); the aim is 32-bit lanes, so that a vector holds 16 of them:
- * - N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
+ * Arithmetic, each exact (correctly rounded); the aim is narrow vector lanes (16-bit ones for N <= 8, else 32-bit):
+ * - N <= 8, add, sub and mul in 16-bit integer operations only (small_add, small_mul): decoded to a scale and a
+ *   left-aligned fraction, an exact 16-bit sum or product, and encoded in 16 bits, with the regime's run and the
+ *   sum's leading zeros counted on reversed bits (vector instruction sets count trailing zeros of 8 and 16 bits).
+ * - 8 < N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
  *   so the float32 sum, with the sign of its exact error (TwoSum) as the side of a boundary it may land on,
  *   rounds exactly (proof at float_add). Decoding to and encoding from float32 bits use 32-bit integer
  *   operations only (float_bits_of_real, encode_float), also for the conversions to and from float32.
- * - N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
- *   significands and the products within float32's normal range: posit16 es 2, every N <= 8, ...).
+ * - 8 < N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
+ *   significands and the products within float32's normal range: posit16 es 2, ...).
  * - N <= 16 with hardware double, div, sqrt and the other mul: computed in double and rounded once (double
  *   rounding is innocuous when 53 >= 2p + 2, and every such result lies far inside double's range).
  * - Otherwise (N > 16, -DPOSIT_INTEGER_ARITHMETIC=1, or riscv32 without the F or D extension for the
- *   respective paths): exact integer significands with a sticky bit.
+ *   respective paths): exact integer significands with a sticky bit (64-bit).
  * exp, log, tanh, sigmoid, erf and pow use the double-precision routines of common/double_math.c and round
  * once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
  *
@@ -79,7 +82,7 @@ typedef int32_t posit_signed;
 /* Otherwise, for N <= 16, double arithmetic rounded once (div, sqrt and the remaining mul). */
 #define DOUBLE_ARITHMETIC (N <= 16 && HAS_DOUBLE_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
 /* N <= 8: add, sub and mul in 16-bit integer operations (see small_add). */
-#define SMALL_ARITHMETIC (N <= 8 && HAS_FLOAT_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
+#define SMALL_ARITHMETIC (N <= 8 && !POSIT_INTEGER_ARITHMETIC)
 
 #define PASTE(a, b) a##_##b
 #define NAME(prefix, op) PASTE(prefix, op)
@@ -328,12 +331,16 @@ INLINE int32_t float_mul(int32_t a, int32_t b) {
 
 #if SMALL_ARITHMETIC
 /*
- * N <= 8 in 16-bit integer operations only, so that a vector holds twice as many lanes as with 32-bit ones.
- * A posit of up to 8 bits has a significand of at most 6 bits and a scale within +-48, so a product of two
- * significands is exact in 16 bits, and so is a sum aligned with 8 bits to spare (plus a sticky bit for what
- * the alignment shifts out). The types are C23 bit-precise integers because those are not promoted to int:
- * with uint16_t the optimizer widens much of the arithmetic back to 32 bits before it vectorizes.
+ * N <= 8 in 16-bit integer operations only, so that a vector holds twice as many lanes as with 32-bit ones
+ * (and no float32 round trip widens them). A posit of up to 8 bits has a significand of at most 6 bits and a
+ * scale within +-48, so the product of two significands is exact in 16 bits, and so is their sum wherever the
+ * rounding can tell (see small_add). The types are C23 bit-precise integers because those are not promoted to
+ * int: with uint16_t the optimizer widens much of the arithmetic back to 32 bits before it vectorizes.
+ * x86 with AVX-512 reverses the bits of bytes (GFNI) and counts bits of bytes and 16-bit lanes (BITALG) at one
+ * instruction each, but counts leading zeros of 32-bit lanes only; so the leading runs are counted as trailing
+ * ones of the reversed bits.
  */
+typedef unsigned _BitInt(8) u8;
 typedef unsigned _BitInt(16) u16;
 typedef signed _BitInt(16) i16;
 #define U16(c) ((u16)(c))
@@ -344,21 +351,10 @@ typedef struct {
     u16 fraction;
 } small_unpacked;
 
-typedef unsigned _BitInt(8) u8;
-
-/* The leading zeros of x (x = 0 gives 15), as the bits below the lowest 1 of x reversed: vector instruction
-   sets reverse bits and count them in 16-bit lanes, but count leading zeros of 32 bits at least. */
-INLINE u16 small_leading_zeros(u16 x) {
-    u16 reversed = __builtin_bitreverse16(x);
-    return (u16)__builtin_popcountg((u16)((reversed ^ (reversed - U16(1))) >> 1));
-}
-
 /* decode() in 16 bits, of a posit's magnitude (not 0, not NaR). */
 INLINE small_unpacked small_decode(u8 magnitude) {
-    /* The regime's run of equal bits (at most N - 1 <= 7 long) counted from the low end of the bit-reversed
-       magnitude: vector instruction sets count trailing zeros of bytes and 16 bits (a population count) and
-       reverse the bits of bytes at a single instruction each, but count leading zeros of 32 bits at least. The
-       run is one longer than the trailing zeros of the bits that differ from their upper neighbour. */
+    /* The regime's run of equal bits (at most N - 1 <= 7) is one longer than the run of bits equal to their
+       lower neighbour, counted as the trailing zeros of the bit-reversed magnitude's transitions. */
     u8 reversed = __builtin_bitreverse8(magnitude << (9 - N));
     u8 run_less_one = (u8)__builtin_ctzg((u8)((reversed ^ (reversed >> 1)) | (u8)0x80));
     u16 body = (u16)magnitude << (17 - N); /* the bits after the sign, left-aligned */
@@ -372,22 +368,24 @@ INLINE small_unpacked small_decode(u8 magnitude) {
 }
 
 /*
- * encode() in 16 bits: the posit nearest to (-1)^negative 2^scale (1 + fraction 2^-16 + a positive amount
- * below the fraction's last bit when sticky is 1), for sums and products of posits (|scale| <= 2 MAX_SCALE + 1).
- * The magnitude's bit string is built as in encode_float: the regime shifts "10" or "01" right by up to N - 2
- * bits within maxPos..minPos (beyond that the result saturates at maxPos or minPos whatever the low bits are),
- * and every bit below bit 15 - N folds into it: that bit stays below the rounding bit (bit 16 - N or above)
- * after any such shift and, since 15 - N >= (N - 2) + 1 for N <= 8, is not shifted out.
+ * encode() in 16 bits: the posit nearest to (-1)^negative 2^scale (1 + fraction 2^-16), for sums and
+ * products of posits (|scale| <= 2 MAX_SCALE + 1). The magnitude's bit string is built as in encode_float: the
+ * regime shifts "10" or "01" right by up to N - 2 bits within maxPos..minPos (beyond that the result
+ * saturates at maxPos or minPos whatever the low bits are), and every bit below bit 15 - N folds into it:
+ * that bit stays below the rounding bit (bit 16 - N or above) after any such shift and, since
+ * 15 - N >= (N - 2) + 1 for N <= 8, is not shifted out.
  */
-INLINE i16 small_encode(int negative, i16 scale, u16 fraction, u16 sticky, enum float_range range) {
+INLINE i16 small_encode(int negative, i16 scale, u16 fraction, enum float_range range) {
     i16 regime = scale >> ES; /* floor division */
+    u16 below_one = (u16)(regime >> 15);
+    /* "10" for regimes >= 0, "01" below. */
     u16 head = regime >= (i16)0 ? U16(0x8000) : U16(0x4000);
     u16 word = head | (((u16)scale << (14 - ES)) & U16(0x3fff)) | (fraction >> (2 + ES));
     const u16 low = U16((1u << (15 - N)) - 1);
-    u16 lost = (fraction << (14 - ES)) | sticky; /* the fraction bits beyond the word's end, and the sticky bit */
+    u16 lost = fraction << (14 - ES); /* the fraction bits beyond the word's end */
     word |= ((word & low) | lost) != U16(0) ? low + U16(1) : U16(0);
     /* At most 12 (the regime of maxPos^2 plus one), so the mask changes nothing; a shift must stay below 16. */
-    u16 shift = (u16)(regime ^ (regime >> 15)) & U16(15);
+    u16 shift = ((u16)regime ^ below_one) & U16(15);
     /* Beyond maxPos's regime the string can start with N ones: a zero bit on top keeps the rounding from
        carrying out of 16 bits. Sums stay below 2 maxPos < 2^((N-1) 2^ES) when ES >= 1 and need none. */
     const int beyond = !(range == SUM_RANGE && ES >= 1);
@@ -415,7 +413,7 @@ INLINE i16 small_mul(posit_signed a, posit_signed b) {
     u16 carry = product >> (2 * F + 1);
     /* Left-aligned with the hidden bit shifted out. */
     u16 fraction = carry != U16(0) ? product << (15 - 2 * F) : (product << (15 - 2 * F)) << 1;
-    i16 p = small_encode((posit_signed)(a ^ b) < 0, x.scale + y.scale + (i16)carry, fraction, U16(0), PRODUCT_RANGE);
+    i16 p = small_encode((posit_signed)(a ^ b) < 0, x.scale + y.scale + (i16)carry, fraction, PRODUCT_RANGE);
     p = ((a == 0) | (b == 0)) ? (i16)0 : p;
     return (is_nar(a) | is_nar(b)) ? (i16)NAR_PATTERN : p;
 }
@@ -427,20 +425,24 @@ INLINE i16 small_add(posit_signed a, posit_signed b) {
     u8 abs_big = swap ? abs_b : abs_a, abs_small = swap ? abs_a : abs_b;
     small_unpacked x = small_decode(abs_big), y = small_decode(abs_small);
     /* The hidden bit at bit 14 (the fraction has at most 5 bits): the sum of two such significands fits, and
-       there are 9 bits below for the aligned smaller one, which is exact where the scales differ by up to 9. */
+       there are 9 bits below for the aligned smaller one, which is exact where the scales differ by up to 9.
+       Zero is the smaller one only. */
     u16 larger = U16(0x4000) | (x.fraction >> 2);
     u16 smaller = abs_small == 0 ? U16(0) : U16(0x4000) | (y.fraction >> 2);
-    /* Where the scales differ by more, the aligned smaller significand only has to be nonzero and below bit 6:
+    /* Where the scales differ by more, the aligned smaller significand only has to be nonzero and below 2^6:
        the rounding bit of the sum lies at bit 7 or above (its leading bit at 13 or above, at most 6 significant
-       bits kept), so every such amount leaves the same bits from 6 up and something nonzero below, whether
-       added or subtracted. Shifts of up to 14 keep 1 <= smaller >> shift < 2^6. */
+       bits kept), so every such amount, the exact one included, leaves the same bits from 6 up and something
+       nonzero below, whether added or subtracted. Shifts of 10 to 14 keep 1 <= smaller >> shift < 2^6. */
     u16 shift = (u16)(x.scale - y.scale);
     u16 aligned = smaller >> (shift > U16(14) ? U16(14) : shift);
     u16 sum = (posit_signed)(a ^ b) < 0 ? larger - aligned : larger + aligned;
-    /* A nonzero sum is at least 2^14 - 2^13 - 2^7 (scales that differ by 1, significands 1 and 2 - 2^-5 less). */
-    u16 lead = small_leading_zeros(sum);
+    /* The leading zeros plus one, as the bits up to the lowest 1 of the reversed sum. Nonzero sums are at
+       least 2^8 (scales that differ by 1, significands 1 and 2 - 2^-5); the 2^8 added keeps the count below 16
+       for 0. */
+    u16 reversed = __builtin_bitreverse16(sum | U16(0x100));
+    u16 normalize = (u16)__builtin_popcountg((u16)(reversed ^ (reversed - U16(1))));
     int negative = (swap ? b : a) < 0;
-    i16 p = small_encode(negative, x.scale + (i16)1 - (i16)lead, (sum << lead) << 1, U16(0), SUM_RANGE);
+    i16 p = small_encode(negative, x.scale + (i16)2 - (i16)normalize, sum << normalize, SUM_RANGE);
     p = (sum == U16(0)) | (abs_big == 0) ? (i16)0 : p;
     return (is_nar(a) | is_nar(b)) ? (i16)NAR_PATTERN : p;
 }
