@@ -353,31 +353,33 @@ typedef struct {
 
 /* decode() in 16 bits, of a posit's magnitude (not 0, not NaR). */
 INLINE small_unpacked small_decode(u8 magnitude) {
-    /* The regime's run of equal bits (at most N - 1 <= 7) is one longer than the run of bits equal to their
-       lower neighbour, counted as the trailing zeros of the bit-reversed magnitude's transitions. */
-    u8 reversed = __builtin_bitreverse8(magnitude << (9 - N));
-    u8 run_less_one = (u8)__builtin_ctzg((u8)((reversed ^ (reversed >> 1)) | (u8)0x80));
-    u16 body = (u16)magnitude << (17 - N); /* the bits after the sign, left-aligned */
-    u16 ones = (u16)((i16)body >> 15);
-    i16 regime = (i16)((u16)run_less_one ^ ~ones); /* ones: run - 1; zeros: -run = ~(run - 1) */
-    u16 rest = (body << run_less_one) << 2;        /* exponent bits, then the fraction, left-aligned */
+    u8 top = magnitude << (9 - N); /* the bits after the sign, left-aligned in a byte */
+    /* The regime's run of equal bits (at most N - 1) is one longer than the run of bits equal to their lower
+       neighbour, counted as the trailing zeros of the bit-reversed transitions; the bit added caps the count
+       at N - 2 (for 0 and NaR), so that the shift below stays under 16. */
+    u8 reversed = __builtin_bitreverse8(top);
+    u8 run_less_one = (u8)__builtin_ctzg((u8)((reversed ^ (reversed >> 1)) | (u8)(1u << (N - 2))));
+    u8 zeros = (u8)((signed _BitInt(8))top >> 7) ^ (u8)0xff;
+    signed _BitInt(8) regime = (signed _BitInt(8))(run_less_one ^ zeros); /* ones: run - 1; zeros: -run */
+    /* The exponent bits, then the fraction, left-aligned: the magnitude without its regime and the bit that
+       ends it. */
+    u16 rest = ((u16)magnitude << (run_less_one + (u8)(17 - N))) << 2;
     small_unpacked u;
-    u.scale = regime * (i16)(1 << ES) + (i16)((rest >> (15 - ES)) >> 1);
+    u.scale = (i16)regime * (i16)(1 << ES) + (i16)((rest >> (15 - ES)) >> 1);
     u.fraction = rest << ES;
     return u;
 }
 
 /*
- * encode() in 16 bits: the posit nearest to (-1)^negative 2^scale (1 + fraction 2^-16), for sums and
+ * encode() in 16 bits: the magnitude of the posit nearest to 2^scale (1 + fraction 2^-16), for sums and
  * products of posits (|scale| <= 2 MAX_SCALE + 1). The magnitude's bit string is built as in encode_float: the
  * regime shifts "10" or "01" right by up to N - 2 bits within maxPos..minPos (beyond that the result
  * saturates at maxPos or minPos whatever the low bits are), and every bit below bit 15 - N folds into it:
  * that bit stays below the rounding bit (bit 16 - N or above) after any such shift and, since
  * 15 - N >= (N - 2) + 1 for N <= 8, is not shifted out.
  */
-INLINE i16 small_encode(int negative, i16 scale, u16 fraction, enum float_range range) {
+INLINE posit_signed small_encode(i16 scale, u16 fraction, enum float_range range) {
     i16 regime = scale >> ES; /* floor division */
-    u16 below_one = (u16)(regime >> 15);
     /* "10" for regimes >= 0, "01" below. */
     u16 head = regime >= (i16)0 ? U16(0x8000) : U16(0x4000);
     u16 word = head | (((u16)scale << (14 - ES)) & U16(0x3fff)) | (fraction >> (2 + ES));
@@ -385,7 +387,7 @@ INLINE i16 small_encode(int negative, i16 scale, u16 fraction, enum float_range 
     u16 lost = fraction << (14 - ES); /* the fraction bits beyond the word's end */
     word |= ((word & low) | lost) != U16(0) ? low + U16(1) : U16(0);
     /* At most 12 (the regime of maxPos^2 plus one), so the mask changes nothing; a shift must stay below 16. */
-    u16 shift = ((u16)regime ^ below_one) & U16(15);
+    u16 shift = (u16)(regime ^ (regime >> 15)) & U16(15);
     /* Beyond maxPos's regime the string can start with N ones: a zero bit on top keeps the rounding from
        carrying out of 16 bits. Sums stay below 2 maxPos < 2^((N-1) 2^ES) when ES >= 1 and need none. */
     const int beyond = !(range == SUM_RANGE && ES >= 1);
@@ -396,7 +398,7 @@ INLINE i16 small_encode(int negative, i16 scale, u16 fraction, enum float_range 
     magnitude = beyond && magnitude > U16(MAXPOS_PATTERN) ? U16(MAXPOS_PATTERN) : magnitude;
     /* Below minPos the string rounds to 0 or 1. Posits are multiples of minPos, so nonzero sums never are. */
     magnitude = range != SUM_RANGE && magnitude < U16(1) ? U16(1) : magnitude;
-    return negative ? -(i16)magnitude : (i16)magnitude;
+    return (posit_signed)magnitude;
 }
 
 /* |p| of a sign-extended pattern; NaR gives 2^(N-1). */
@@ -405,7 +407,7 @@ INLINE u8 small_magnitude(posit_signed p) {
     return (u8)(pattern < 0 ? -pattern : pattern);
 }
 
-INLINE i16 small_mul(posit_signed a, posit_signed b) {
+INLINE posit_signed small_mul(posit_signed a, posit_signed b) {
     small_unpacked x = small_decode(small_magnitude(a)), y = small_decode(small_magnitude(b));
     /* Significands of F + 1 bits: a product of 2F + 1 or 2F + 2 bits, at most 12. */
     const int F = MAX_SIGNIFICAND_BITS - 1;
@@ -413,22 +415,24 @@ INLINE i16 small_mul(posit_signed a, posit_signed b) {
     u16 carry = product >> (2 * F + 1);
     /* Left-aligned with the hidden bit shifted out. */
     u16 fraction = carry != U16(0) ? product << (15 - 2 * F) : (product << (15 - 2 * F)) << 1;
-    i16 p = small_encode((posit_signed)(a ^ b) < 0, x.scale + y.scale + (i16)carry, fraction, PRODUCT_RANGE);
-    p = ((a == 0) | (b == 0)) ? (i16)0 : p;
-    return (is_nar(a) | is_nar(b)) ? (i16)NAR_PATTERN : p;
+    posit_signed magnitude = small_encode(x.scale + y.scale + (i16)carry, fraction, PRODUCT_RANGE);
+    posit_signed p = (posit_signed)(a ^ b) < 0 ? (posit_signed)-magnitude : magnitude;
+    p = ((a == 0) | (b == 0)) ? 0 : p;
+    return (is_nar(a) | is_nar(b)) ? (posit_signed)NAR_PATTERN : p;
 }
 
-INLINE i16 small_add(posit_signed a, posit_signed b) {
+INLINE posit_signed small_add(posit_signed a, posit_signed b) {
     /* Posit magnitudes order like the magnitudes of their patterns: make x the larger one. */
     u8 abs_a = small_magnitude(a), abs_b = small_magnitude(b);
     int swap = abs_b > abs_a;
     u8 abs_big = swap ? abs_b : abs_a, abs_small = swap ? abs_a : abs_b;
+    posit_signed big = swap ? b : a;
     small_unpacked x = small_decode(abs_big), y = small_decode(abs_small);
     /* The hidden bit at bit 14 (the fraction has at most 5 bits): the sum of two such significands fits, and
        there are 9 bits below for the aligned smaller one, which is exact where the scales differ by up to 9.
-       Zero is the smaller one only. */
+       (A zero operand is selected at the end.) */
     u16 larger = U16(0x4000) | (x.fraction >> 2);
-    u16 smaller = abs_small == 0 ? U16(0) : U16(0x4000) | (y.fraction >> 2);
+    u16 smaller = U16(0x4000) | (y.fraction >> 2);
     /* Where the scales differ by more, the aligned smaller significand only has to be nonzero and below 2^6:
        the rounding bit of the sum lies at bit 7 or above (its leading bit at 13 or above, at most 6 significant
        bits kept), so every such amount, the exact one included, leaves the same bits from 6 up and something
@@ -441,10 +445,11 @@ INLINE i16 small_add(posit_signed a, posit_signed b) {
        for 0. */
     u16 reversed = __builtin_bitreverse16(sum | U16(0x100));
     u16 normalize = (u16)__builtin_popcountg((u16)(reversed ^ (reversed - U16(1))));
-    int negative = (swap ? b : a) < 0;
-    i16 p = small_encode(negative, x.scale + (i16)2 - (i16)normalize, sum << normalize, SUM_RANGE);
-    p = (sum == U16(0)) | (abs_big == 0) ? (i16)0 : p;
-    return (is_nar(a) | is_nar(b)) ? (i16)NAR_PATTERN : p;
+    posit_signed magnitude = small_encode(x.scale + (i16)2 - (i16)normalize, sum << normalize, SUM_RANGE);
+    posit_signed p = big < 0 ? (posit_signed)-magnitude : magnitude;
+    p = sum == U16(0) ? 0 : p;
+    p = abs_small == 0 ? big : p;
+    return (is_nar(a) | is_nar(b)) ? (posit_signed)NAR_PATTERN : p;
 }
 #endif
 
