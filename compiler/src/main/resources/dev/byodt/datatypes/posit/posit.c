@@ -383,9 +383,8 @@ INLINE posit_signed small_encode(i16 scale, u16 fraction, enum float_range range
     /* "10" for regimes >= 0, "01" below. */
     u16 head = regime >= (i16)0 ? U16(0x8000) : U16(0x4000);
     u16 word = head | (((u16)scale << (14 - ES)) & U16(0x3fff)) | (fraction >> (2 + ES));
-    const u16 low = U16((1u << (15 - N)) - 1);
-    u16 lost = fraction << (14 - ES); /* the fraction bits beyond the word's end */
-    word |= ((word & low) | lost) != U16(0) ? low + U16(1) : U16(0);
+    /* The word's bits below 15 - N come from the fraction's below 17 - N + ES, and it holds none below 2 + ES. */
+    word |= (fraction & U16((1u << (17 - N + ES)) - 1)) != U16(0) ? U16(1u << (15 - N)) : U16(0);
     /* At most 12 (the regime of maxPos^2 plus one), so the mask changes nothing; a shift must stay below 16. */
     u16 shift = (u16)(regime ^ (regime >> 15)) & U16(15);
     /* Beyond maxPos's regime the string can start with N ones: a zero bit on top keeps the rounding from
