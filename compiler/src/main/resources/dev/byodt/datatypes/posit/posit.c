@@ -380,13 +380,13 @@ INLINE small_unpacked small_decode(u8 magnitude) {
  */
 INLINE posit_signed small_encode(i16 scale, u16 fraction, enum float_range range) {
     i16 regime = scale >> ES; /* floor division */
-    /* "10" for regimes >= 0, "01" below. */
-    u16 head = regime >= (i16)0 ? U16(0x8000) : U16(0x4000);
+    u16 below_one = (u16)(regime >> 15);
+    u16 head = (below_one ^ U16(0x8000)) & U16(0xc000); /* "10" for regimes >= 0, "01" below */
     u16 word = head | (((u16)scale << (14 - ES)) & U16(0x3fff)) | (fraction >> (2 + ES));
     /* The word's bits below 15 - N come from the fraction's below 17 - N + ES, and it holds none below 2 + ES. */
     word |= (fraction & U16((1u << (17 - N + ES)) - 1)) != U16(0) ? U16(1u << (15 - N)) : U16(0);
     /* At most 12 (the regime of maxPos^2 plus one), so the mask changes nothing; a shift must stay below 16. */
-    u16 shift = (u16)(regime ^ (regime >> 15)) & U16(15);
+    u16 shift = ((u16)regime ^ below_one) & U16(15);
     /* Beyond maxPos's regime the string can start with N ones: a zero bit on top keeps the rounding from
        carrying out of 16 bits. Sums stay below 2 maxPos < 2^((N-1) 2^ES) when ES >= 1 and need none. */
     const int beyond = !(range == SUM_RANGE && ES >= 1);
