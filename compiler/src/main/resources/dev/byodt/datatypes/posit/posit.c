@@ -13,14 +13,14 @@
  * A nonzero value never rounds to 0 (it becomes +-minPos) and a finite one never to NaR (+-maxPos).
  *
  * Arithmetic, each exact (correctly rounded); the aim is narrow vector lanes (16-bit ones for N <= 8, else 32-bit):
- * - N <= 8, add, sub and mul in 16-bit integer operations only (small_add, small_mul): decoded to a scale and a
- *   left-aligned fraction, an exact 16-bit sum or product, and encoded in 16 bits, with the regime's run and the
- *   sum's leading zeros counted on reversed bits (vector instruction sets count trailing zeros of 8 and 16 bits).
- * - 8 < N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
+ * - N <= 8 (not on RISC-V with float hardware), add, sub and mul in 16-bit integer operations only (small_add,
+ *   small_mul): decoded to a scale and a left-aligned fraction, an exact 16-bit sum or product, and encoded in
+ *   16 bits, with the regime's run and the sum's leading zeros counted on reversed bits.
+ * - Other N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
  *   so the float32 sum, with the sign of its exact error (TwoSum) as the side of a boundary it may land on,
  *   rounds exactly (proof at float_add). Decoding to and encoding from float32 bits use 32-bit integer
  *   operations only (float_bits_of_real, encode_float), also for the conversions to and from float32.
- * - 8 < N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
+ * - Other N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
  *   significands and the products within float32's normal range: posit16 es 2, ...).
  * - N <= 16 with hardware double, div, sqrt and the other mul: computed in double and rounded once (double
  *   rounding is innocuous when 53 >= 2p + 2, and every such result lies far inside double's range).
@@ -81,8 +81,14 @@ typedef int32_t posit_signed;
 #define FLOAT_MUL (FLOAT_ADD && 2 * MAX_SIGNIFICAND_BITS <= 24 && 2 * ((N - 2) << ES) <= 126)
 /* Otherwise, for N <= 16, double arithmetic rounded once (div, sqrt and the remaining mul). */
 #define DOUBLE_ARITHMETIC (N <= 16 && HAS_DOUBLE_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
-/* N <= 8: add, sub and mul in 16-bit integer operations (see small_add). */
-#define SMALL_ARITHMETIC (N <= 8 && !POSIT_INTEGER_ARITHMETIC)
+/* N <= 8: add, sub and mul in 16-bit integer operations (see small_add), made for vector units. A scalar
+   RISC-V core with float hardware runs the float32 path in fewer instructions: without Zbb it has no bit
+   reversal or population count, which small_add uses where x86 has them in vector form. */
+#if N <= 8 && !POSIT_INTEGER_ARITHMETIC && !(defined(__riscv) && HAS_FLOAT_HARDWARE)
+#define SMALL_ARITHMETIC 1
+#else
+#define SMALL_ARITHMETIC 0
+#endif
 
 #define PASTE(a, b) a##_##b
 #define NAME(prefix, op) PASTE(prefix, op)
