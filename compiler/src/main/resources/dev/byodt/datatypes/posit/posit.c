@@ -344,7 +344,7 @@ INLINE int32_t float_mul(int32_t a, int32_t b) {
  * int: with uint16_t the optimizer widens much of the arithmetic back to 32 bits before it vectorizes.
  * x86 with AVX-512 reverses the bits of bytes (GFNI) and counts bits of bytes and 16-bit lanes (BITALG) at one
  * instruction each, but counts leading zeros of 32-bit lanes only; so the leading runs are counted as trailing
- * ones of the reversed bits.
+ * zeros of the reversed bits.
  */
 typedef unsigned _BitInt(8) u8;
 typedef unsigned _BitInt(16) u16;
