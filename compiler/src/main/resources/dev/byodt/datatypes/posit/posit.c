@@ -12,17 +12,20 @@
  * N bits, which is what encode() does; the midpoint is therefore geometric where exponent bits are cut off.
  * A nonzero value never rounds to 0 (it becomes +-minPos) and a finite one never to NaR (+-maxPos).
  *
- * Arithmetic, each exact (correctly rounded); the aim is 32-bit lanes, so that a vector holds 16 of them:
- * - N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
+ * Arithmetic, each exact (correctly rounded); the aim is narrow vector lanes (16-bit ones for N <= 8, else 32-bit):
+ * - N <= 8 (not on RISC-V with float hardware), add, sub and mul in 16-bit integer operations only (small_add,
+ *   small_mul): decoded to a scale and a left-aligned fraction, an exact 16-bit sum or product, and encoded in
+ *   16 bits, with the regime's run and the sum's leading zeros counted on reversed bits.
+ * - Other N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
  *   so the float32 sum, with the sign of its exact error (TwoSum) as the side of a boundary it may land on,
  *   rounds exactly (proof at float_add). Decoding to and encoding from float32 bits use 32-bit integer
  *   operations only (float_bits_of_real, encode_float), also for the conversions to and from float32.
- * - N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
- *   significands and the products within float32's normal range: posit16 es 2, every N <= 8, ...).
+ * - Other N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
+ *   significands and the products within float32's normal range: posit16 es 2, ...).
  * - N <= 16 with hardware double, div, sqrt and the other mul: computed in double and rounded once (double
  *   rounding is innocuous when 53 >= 2p + 2, and every such result lies far inside double's range).
  * - Otherwise (N > 16, -DPOSIT_INTEGER_ARITHMETIC=1, or riscv32 without the F or D extension for the
- *   respective paths): exact integer significands with a sticky bit.
+ *   respective paths): exact integer significands with a sticky bit (64-bit).
  * exp, log, tanh, sigmoid, erf and pow use the double-precision routines of common/double_math.c and round
  * once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
  *
@@ -78,6 +81,14 @@ typedef int32_t posit_signed;
 #define FLOAT_MUL (FLOAT_ADD && 2 * MAX_SIGNIFICAND_BITS <= 24 && 2 * ((N - 2) << ES) <= 126)
 /* Otherwise, for N <= 16, double arithmetic rounded once (div, sqrt and the remaining mul). */
 #define DOUBLE_ARITHMETIC (N <= 16 && HAS_DOUBLE_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
+/* N <= 8: add, sub and mul in 16-bit integer operations (see small_add), made for vector units. A scalar
+   RISC-V core with float hardware runs the float32 path in fewer instructions: without Zbb it has no bit
+   reversal or population count, which small_add uses where x86 has them in vector form. */
+#if N <= 8 && !POSIT_INTEGER_ARITHMETIC && !(defined(__riscv) && HAS_FLOAT_HARDWARE)
+#define SMALL_ARITHMETIC 1
+#else
+#define SMALL_ARITHMETIC 0
+#endif
 
 #define PASTE(a, b) a##_##b
 #define NAME(prefix, op) PASTE(prefix, op)
@@ -324,6 +335,129 @@ INLINE int32_t float_mul(int32_t a, int32_t b) {
 }
 #endif
 
+#if SMALL_ARITHMETIC
+/*
+ * N <= 8 in 16-bit integer operations only, so that a vector holds twice as many lanes as with 32-bit ones
+ * (and no float32 round trip widens them). A posit of up to 8 bits has a significand of at most 6 bits and a
+ * scale within +-48, so the product of two significands is exact in 16 bits, and so is their sum wherever the
+ * rounding can tell (see small_add). The types are C23 bit-precise integers because those are not promoted to
+ * int: with uint16_t the optimizer widens much of the arithmetic back to 32 bits before it vectorizes.
+ * x86 with AVX-512 reverses the bits of bytes (GFNI) and counts bits of bytes and 16-bit lanes (BITALG) at one
+ * instruction each, but counts leading zeros of 32-bit lanes only; so the leading runs are counted as trailing
+ * zeros of the reversed bits.
+ */
+typedef unsigned _BitInt(8) u8;
+typedef unsigned _BitInt(16) u16;
+typedef signed _BitInt(16) i16;
+#define U16(c) ((u16)(c))
+
+/* A nonzero, non-NaR posit: 2^scale (1 + fraction 2^-16), the fraction left-aligned in 16 bits. */
+typedef struct {
+    i16 scale;
+    u16 fraction;
+} small_unpacked;
+
+/* decode() in 16 bits, of a posit's magnitude (not 0, not NaR). */
+INLINE small_unpacked small_decode(u8 magnitude) {
+    u8 top = magnitude << (9 - N); /* the bits after the sign, left-aligned in a byte */
+    /* The regime's run of equal bits (at most N - 1) is one longer than the run of bits equal to their lower
+       neighbour, counted as the trailing zeros of the bit-reversed transitions; the bit added caps the count
+       at N - 2 (for 0 and NaR), so that the shift below stays under 16. */
+    u8 reversed = __builtin_bitreverse8(top);
+    u8 run_less_one = (u8)__builtin_ctzg((u8)((reversed ^ (reversed >> 1)) | (u8)(1u << (N - 2))));
+    u8 zeros = (u8)((signed _BitInt(8))top >> 7) ^ (u8)0xff;
+    signed _BitInt(8) regime = (signed _BitInt(8))(run_less_one ^ zeros); /* ones: run - 1; zeros: -run */
+    /* The exponent bits, then the fraction, left-aligned: the magnitude without its regime and the bit that
+       ends it. */
+    u16 rest = ((u16)magnitude << (run_less_one + (u8)(17 - N))) << 2;
+    small_unpacked u;
+    u.scale = (i16)regime * (i16)(1 << ES) + (i16)((rest >> (15 - ES)) >> 1);
+    u.fraction = rest << ES;
+    return u;
+}
+
+/*
+ * encode() in 16 bits: the magnitude of the posit nearest to 2^scale (1 + fraction 2^-16), for sums and
+ * products of posits (|scale| <= 2 MAX_SCALE + 1). The magnitude's bit string is built as in encode_float: the
+ * regime shifts "10" or "01" right by up to N - 2 bits within maxPos..minPos (beyond that the result
+ * saturates at maxPos or minPos whatever the low bits are), and every bit below bit 15 - N folds into it:
+ * that bit stays below the rounding bit (bit 16 - N or above) after any such shift and, since
+ * 15 - N >= (N - 2) + 1 for N <= 8, is not shifted out.
+ */
+INLINE posit_signed small_encode(i16 scale, u16 fraction, enum float_range range) {
+    i16 regime = scale >> ES; /* floor division */
+    u16 below_one = (u16)(regime >> 15);
+    u16 head = (below_one ^ U16(0x8000)) & U16(0xc000); /* "10" for regimes >= 0, "01" below */
+    u16 word = head | (((u16)scale << (14 - ES)) & U16(0x3fff)) | (fraction >> (2 + ES));
+    /* The word's bits below 15 - N come from the fraction's below 17 - N + ES, and it holds none below 2 + ES. */
+    word |= (fraction & U16((1u << (17 - N + ES)) - 1)) != U16(0) ? U16(1u << (15 - N)) : U16(0);
+    /* At most 12 (the regime of maxPos^2 plus one), so the mask changes nothing; a shift must stay below 16. */
+    u16 shift = ((u16)regime ^ below_one) & U16(15);
+    /* Beyond maxPos's regime the string can start with N ones: a zero bit on top keeps the rounding from
+       carrying out of 16 bits. Sums stay below 2 maxPos < 2^((N-1) 2^ES) when ES >= 1 and need none. */
+    const int beyond = !(range == SUM_RANGE && ES >= 1);
+    u16 string = (u16)((i16)word >> shift) >> beyond;
+    /* Round to nearest even after the N - 1 magnitude bits. */
+    const int cut = 17 - N - beyond;
+    u16 magnitude = (string + U16((1u << (cut - 1)) - 1) + ((string >> cut) & U16(1))) >> cut;
+    magnitude = beyond && magnitude > U16(MAXPOS_PATTERN) ? U16(MAXPOS_PATTERN) : magnitude;
+    /* Below minPos the string rounds to 0 or 1. Posits are multiples of minPos, so nonzero sums never are. */
+    magnitude = range != SUM_RANGE && magnitude < U16(1) ? U16(1) : magnitude;
+    return (posit_signed)magnitude;
+}
+
+/* |p| of a sign-extended pattern; NaR gives 2^(N-1). */
+INLINE u8 small_magnitude(posit_signed p) {
+    signed _BitInt(8) pattern = (signed _BitInt(8))p;
+    return (u8)(pattern < 0 ? -pattern : pattern);
+}
+
+INLINE posit_signed small_mul(posit_signed a, posit_signed b) {
+    small_unpacked x = small_decode(small_magnitude(a)), y = small_decode(small_magnitude(b));
+    /* Significands of F + 1 bits: a product of 2F + 1 or 2F + 2 bits, at most 12. */
+    const int F = MAX_SIGNIFICAND_BITS - 1;
+    u16 product = ((U16(1) << F) | ((x.fraction >> (15 - F)) >> 1)) * ((U16(1) << F) | ((y.fraction >> (15 - F)) >> 1));
+    u16 carry = product >> (2 * F + 1);
+    /* Left-aligned with the hidden bit shifted out. */
+    u16 fraction = carry != U16(0) ? product << (15 - 2 * F) : (product << (15 - 2 * F)) << 1;
+    posit_signed magnitude = small_encode(x.scale + y.scale + (i16)carry, fraction, PRODUCT_RANGE);
+    posit_signed p = (posit_signed)(a ^ b) < 0 ? (posit_signed)-magnitude : magnitude;
+    p = ((a == 0) | (b == 0)) ? 0 : p;
+    return (is_nar(a) | is_nar(b)) ? (posit_signed)NAR_PATTERN : p;
+}
+
+INLINE posit_signed small_add(posit_signed a, posit_signed b) {
+    /* Posit magnitudes order like the magnitudes of their patterns: make x the larger one. */
+    u8 abs_a = small_magnitude(a), abs_b = small_magnitude(b);
+    int swap = abs_b > abs_a;
+    u8 abs_big = swap ? abs_b : abs_a, abs_small = swap ? abs_a : abs_b;
+    posit_signed big = swap ? b : a;
+    small_unpacked x = small_decode(abs_big), y = small_decode(abs_small);
+    /* The hidden bit at bit 14 (the fraction has at most 5 bits): the sum of two such significands fits, and
+       there are 9 bits below for the aligned smaller one, which is exact where the scales differ by up to 9.
+       (A zero operand is selected at the end.) */
+    u16 larger = U16(0x4000) | (x.fraction >> 2);
+    u16 smaller = U16(0x4000) | (y.fraction >> 2);
+    /* Where the scales differ by more, the aligned smaller significand only has to be nonzero and below 2^6:
+       the rounding bit of the sum lies at bit 7 or above (its leading bit at 13 or above, at most 6 significant
+       bits kept), so every such amount, the exact one included, leaves the same bits from 6 up and something
+       nonzero below, whether added or subtracted. Shifts of 10 to 14 keep 1 <= smaller >> shift < 2^6. */
+    u16 shift = (u16)(x.scale - y.scale);
+    u16 aligned = smaller >> (shift > U16(14) ? U16(14) : shift);
+    u16 sum = (posit_signed)(a ^ b) < 0 ? larger - aligned : larger + aligned;
+    /* The leading zeros plus one, as the bits up to the lowest 1 of the reversed sum. Nonzero sums are at
+       least 2^8 (scales that differ by 1, significands 1 and 2 - 2^-5); the 2^8 added keeps the count below 16
+       for 0. */
+    u16 reversed = __builtin_bitreverse16(sum | U16(0x100));
+    u16 normalize = (u16)__builtin_popcountg((u16)(reversed ^ (reversed - U16(1))));
+    posit_signed magnitude = small_encode(x.scale + (i16)2 - (i16)normalize, sum << normalize, SUM_RANGE);
+    posit_signed p = big < 0 ? (posit_signed)-magnitude : magnitude;
+    p = sum == U16(0) ? 0 : p;
+    p = abs_small == 0 ? big : p;
+    return (is_nar(a) | is_nar(b)) ? (posit_signed)NAR_PATTERN : p;
+}
+#endif
+
 /* ---- exact integer arithmetic (N > 16, or where double is not available) ---- */
 
 INLINE int32_t integer_mul(int32_t a, int32_t b) {
@@ -454,7 +588,9 @@ API posit_storage FN(abs)(posit_storage a) {
 }
 
 API posit_storage FN(add)(posit_storage a, posit_storage b) {
-#if FLOAT_ADD
+#if SMALL_ARITHMETIC
+    return (posit_storage)small_add((posit_signed)a, (posit_signed)b);
+#elif FLOAT_ADD
     return (posit_storage)float_add(pattern_of(a), pattern_of(b));
 #else
     return (posit_storage)integer_add(pattern_of(a), pattern_of(b));
@@ -467,7 +603,9 @@ API posit_storage FN(sub)(posit_storage a, posit_storage b) {
 }
 
 API posit_storage FN(mul)(posit_storage a, posit_storage b) {
-#if FLOAT_MUL
+#if SMALL_ARITHMETIC
+    return (posit_storage)small_mul((posit_signed)a, (posit_signed)b);
+#elif FLOAT_MUL
     return (posit_storage)float_mul(pattern_of(a), pattern_of(b));
 #elif DOUBLE_ARITHMETIC
     return (posit_storage)from_double(to_double(pattern_of(a)) * to_double(pattern_of(b)));
