@@ -298,9 +298,9 @@ INLINE int32_t from_float_bits(uint32_t bits) {
  *     f(e) = N - 2 - ES - ceil(-e / M)     for e < 0  (1 - k regime bits),
  * at most N - 3 - ES <= 13, and f(e - 1) <= f(e) + 1. Adding the cases, for e_y <= e_x,
  *     f(e_x) + f(e_y) <= 2N - 5 - 2 ES - floor(D / M),                                                  (T)
- * which also bounds F(e_x) + F(e_y), F = max(f, 0), when it exceeds 13. A posit of scale e is a multiple of
- * 2^(e - F(e)), which grows with e, so x, y and x + y are multiples of u = 2^(e_y - F(e_y)), and x + y is a
- * float32 if |x + y| < 2^24 u. Also |y| < 2^(e_y + 1).
+ * so F(e_x) + F(e_y), with F = max(f, 0), is at most the larger of 13 and (T)'s bound. A posit of scale e is
+ * a multiple of 2^(e - F(e)), which never decreases as e grows, so x, y and x + y are multiples of
+ * u = 2^(e_y - F(e_y)), and x + y is a float32 if |x + y| < 2^24 u. Also |y| < 2^(e_y + 1).
  *
  * 1. If s != x + y, then |x + y| >= 2^24 u, and 2^(e_x + 2) > |x + y| gives D >= 23 - F(e_y) >= 10 + ES (at
  *    N = 16; smaller N only makes every bound below hold with more room). The sum does not carry to
