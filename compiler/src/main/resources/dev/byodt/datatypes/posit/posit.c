@@ -17,9 +17,9 @@
  *   small_mul): decoded to a scale and a left-aligned fraction, an exact 16-bit sum or product, and encoded in
  *   16 bits, with the regime's run and the sum's leading zeros counted on reversed bits.
  * - Other N <= 16, add and sub with float32 hardware: posits and all their rounding boundaries are float32 values,
- *   so the float32 sum, with the sign of its exact error (TwoSum) as the side of a boundary it may land on,
- *   rounds exactly (proof at float_add). Decoding to and encoding from float32 bits use 32-bit integer
- *   operations only (float_bits_of_real, encode_float), also for the conversions to and from float32.
+ *   and the float32 sum lands on a boundary only when the exact sum is on it, so rounding the float32 sum is
+ *   exact (proof at float_add). Decoding to and encoding from float32 bits use 32-bit integer operations only
+ *   (float_bits_of_real, encode_float), also for the conversions to and from float32.
  * - Other N <= 16, mul with float32 hardware where every product is exact in float32 (2p <= 24 for p-bit
  *   significands and the products within float32's normal range: posit16 es 2, ...).
  * - N <= 16 with hardware double, div, sqrt and the other mul: computed in double and rounded once (double
@@ -75,7 +75,7 @@ typedef int32_t posit_signed;
 #define MAX_SIGNIFICAND_BITS (N - 2 - ES > 1 ? N - 2 - ES : 1)
 /* The float32 bit-level conversions (integer operations only) hold every posit of up to 16 bits. */
 #define FLOAT_CONVERSIONS (N <= 16)
-/* add and sub in float32 arithmetic with the exact error term (see float_add). */
+/* add and sub in float32 arithmetic, the float32 sum rounded once (see float_add). */
 #define FLOAT_ADD (FLOAT_CONVERSIONS && HAS_FLOAT_HARDWARE && !POSIT_INTEGER_ARITHMETIC)
 /* mul in float32 where every product is exact: 2p <= 24 significand bits, minPos^2 >= 2^-126 (normal). */
 #define FLOAT_MUL (FLOAT_ADD && 2 * MAX_SIGNIFICAND_BITS <= 24 && 2 * ((N - 2) << ES) <= 126)
@@ -243,21 +243,19 @@ INLINE uint32_t float_bits_of_real(int32_t p) {
 
 INLINE float float_of_real(int32_t p) { return float_of_bits(float_bits_of_real(p)); }
 
-/*
- * The posit nearest to (-1)^negative * v, where extended is v's float32 magnitude bits shifted left once with
- * one more fraction bit below: extended = 2 |bits| + 1 stands for a value strictly between |v| and the next
- * float32, 2 |bits| - 1 for one strictly between the previous float32 and |v|. A float32 exponent field of 255
- * (infinity, NaN) gives NaR, 0 gives 0; float32 subnormals lie below every minPos here. The same rounding as
- * encode(), in 32-bit operations.
- */
 /* What encode_float's argument can be: the sum or the product of two posits, or any float32. */
 enum float_range { SUM_RANGE, PRODUCT_RANGE, ANY_RANGE };
 
-INLINE int32_t encode_float(uint32_t negative, uint32_t extended, enum float_range range) {
+/*
+ * The posit nearest to (-1)^negative * v, where shifted is v's float32 bits shifted left once (the sign bit
+ * dropped). A float32 exponent field of 255 (infinity, NaN) gives NaR, 0 gives 0; float32 subnormals lie below
+ * every minPos here. The same rounding as encode(), in 32-bit operations.
+ */
+INLINE int32_t encode_float(uint32_t negative, uint32_t shifted, enum float_range range) {
     /* With the exponent bias raised from 127 to 128, a multiple of 2^ES, the biased exponent's low ES bits are
        the posit's exponent, the others the regime plus 128 >> ES, and its top bit says whether the regime is
        >= 0. (Exponent field 255 wraps around; callers select NaR for it.) */
-    uint32_t rebiased = extended + (1u << 24);
+    uint32_t rebiased = shifted + (1u << 24);
     int32_t regime = (int32_t)(rebiased >> (24 + ES)) - (128 >> ES);
     /* The magnitude's bit string: regime r >= 0 is "10" shifted right arithmetically by r (r + 1 ones, a zero),
        r < 0 is "01" shifted right by -r - 1 (-r zeros, a one); exponent and fraction follow and shift along. */
@@ -282,7 +280,7 @@ INLINE int32_t encode_float(uint32_t negative, uint32_t extended, enum float_ran
     /* Below minPos the string rounds to 0 or 1. Posits are multiples of minPos, so nonzero sums never are. */
     magnitude = range != SUM_RANGE && magnitude < 1 ? 1 : magnitude;
     int32_t p = negative ? -(int32_t)magnitude : (int32_t)magnitude;
-    return extended == 0 ? 0 : p;
+    return shifted == 0 ? 0 : p;
 }
 
 INLINE int32_t from_float_bits(uint32_t bits) {
@@ -293,35 +291,53 @@ INLINE int32_t from_float_bits(uint32_t bits) {
 
 #if FLOAT_ADD
 /*
- * x + y rounded once, exactly, from float32 arithmetic. Posits x and y are float32 values, and so are all
- * rounding boundaries: the midpoints between neighbouring posits are the (N+1)-bit posits (at most 15
- * significand bits, scales within +-120), powers of two where the midpoint is geometric included. Rounding to
- * a posit is monotonic and constant between boundaries. s = fl(x + y) is monotonic in the exact sum x + y and
- * keeps every float32, so when x + y lies between two boundaries b1 <= x + y <= b2, then b1 <= s <= b2 too: s
- * never crosses a boundary and only can land on one. TwoSum gives the exact error e = (x + y) - s (it is exact
- * for every pair of float32 operands whose sum does not overflow; here |x + y| <= 2^113, and since posits are
- * multiples of minPos, so are s and e: no subnormals arise, even with flush-to-zero).
- * So x + y lies strictly between s and its float32 neighbour on the side of e's sign, where no boundary lies,
- * unless e = 0; encode_float's extra bit says which side. A tie (x + y exactly on a boundary, e = 0) rounds to
- * even, and s = 0 only when x + y = 0.
- * For N <= 8 the error term is left out: there float32 has more than 2p + 2 bits for the p-bit significands
- * (p <= 6), the double rounding is innocuous, and the tests check every pair of every such instance.
+ * x + y rounded once, exactly, by rounding s = fl(x + y), the float32 sum, alone.
+ *
+ * Posits x and y are float32 values, and so are all rounding boundaries: the midpoints between neighbouring
+ * posits are the (N+1)-bit posits between them (at most 15 significand bits, scales within +-120), powers of
+ * two where the midpoint is geometric included. Rounding to a posit is monotonic and constant between
+ * boundaries; fl is monotonic and keeps every float32, so s lies between the same two boundaries as x + y and
+ * rounds like it, unless s lands on a boundary that x + y is not on. That never happens: if s = x + y there is
+ * nothing to show (a tie, x + y on a boundary, rounds to even), and if s != x + y, then x + y and s both lie
+ * strictly between the two boundaries around the larger operand, as follows. (Sums are 0 or multiples of
+ * minPos >= 2^-112 up to 2 maxPos <= 2^113: s is a normal float32 or 0, even with flush-to-zero.)
+ *
+ * Let 0 < |y| <= |x| (y = 0 and x = -y give exact sums) and, by symmetry, x > 0. A posit of scale e lies in
+ * [2^e, 2^(e+1)); D = e_x - e_y >= 0; M = 2^ES. N-bit posits of scale e have f(e) = N - 1 - ES - (regime
+ * length) fraction bits (negative: exponent bits cut off), with the regime k = floor(e / M):
+ *     f(e) = N - 3 - ES - floor(e / M)     for e >= 0 (k + 2 regime bits)
+ *     f(e) = N - 2 - ES - ceil(-e / M)     for e < 0  (1 - k regime bits),
+ * at most N - 3 - ES <= 13, and f(e - 1) <= f(e) + 1. Adding the cases, for e_y <= e_x,
+ *     f(e_x) + f(e_y) <= 2N - 5 - 2 ES - floor(D / M),                                                  (T)
+ * so F(e_x) + F(e_y), with F = max(f, 0), is at most the larger of 13 and (T)'s bound. A posit of scale e is
+ * a multiple of 2^(e - F(e)), which never decreases as e grows, so x, y and x + y are multiples of
+ * u = 2^(e_y - F(e_y)), and x + y is a float32 if |x + y| < 2^24 u. Also |y| < 2^(e_y + 1).
+ *
+ * 1. If s != x + y, then |x + y| >= 2^24 u, and 2^(e_x + 2) > |x + y| gives D >= 23 - F(e_y) >= 10 + ES (at
+ *    N = 16; smaller N only makes every bound below hold with more room). The sum does not carry to
+ *    2^(e_x + 1): x <= 2^(e_x + 1) - 2^(e_x - F(e_x)) would need y >= 2^(e_x - F(e_x)), D <= F(e_x), so
+ *    F(e_x) + F(e_y) >= 23, beyond (T) (es 0..3: 17, 20, 20, 20). Hence 2^(e_x + 1) > |x + y| >= 2^24 u:
+ *    D >= 24 - F(e_y) >= 11 + ES, and F(e_x) + F(e_y) <= 16, 19, 20, 20 by (T). And if x + y < 2^e_x:
+ *    D >= 25 - F(e_y) >= 12 + ES, and F(e_x) + F(e_y) <= 15, 19, 20, 20.
+ * 2. The boundaries around x, b- < x < b+, are x's neighbours among the (N+1)-bit posits, which have one
+ *    fraction bit more at each scale than the N-bit ones. (x = maxPos has no boundary above: everything above
+ *    rounds to it.) If f(e_x) >= 0, b+ - x = 2^(e_x - f(e_x) - 1); otherwise the bit after x's pattern is an
+ *    exponent bit and b+ >= 2x. If x is not a power of two, x - b- = 2^(e_x - f(e_x) - 1) with
+ *    b- > 2^e_x. If x = 2^e_x, b- is an (N+1)-bit posit of scale e_x - 1, which has at most f(e_x) + 2
+ *    fraction bits, so x - b- >= 2^(e_x - F(e_x) - 3) (or b- <= 2^(e_x - 1)).
+ * 3. fl can round x + y to a boundary b only from within half a float32 spacing h of b: h <= 2^(e_x - 24) for
+ *    b in (2^e_x, 2^(e_x + 1)), h <= 2^(e_x - 25) for b < 2^e_x, h <= b 2^-24 for b >= 2x.
+ *    - y > 0, or x not a power of two: by 1, D >= 24 - F(e_y) >= F(e_x) + 3, so |y| + h < 2^(e_x - F(e_x) - 2)
+ *      + 2^(e_x - 24) <= 2^(e_x - F(e_x) - 1), the distance to b+ or b- (and x + y < 1.5 x < b+ - h if b+ >= 2x).
+ *    - y < 0 and x = 2^e_x: x + y < 2^e_x, so by 1, D >= 25 - F(e_y) >= F(e_x) + 5, and |y| + h <
+ *      2^(e_x - F(e_x) - 4) + 2^(e_x - 25) <= 2^(e_x - F(e_x) - 3) <= x - b-.
+ *    Either way x + y and s stay strictly between b- and b+. (At es 2 and 3, N = 16, scales with F(e_x) +
+ *    F(e_y) = 20 and D = 25 - F(e_y) exist: the second case has no room to spare in these bounds.) The
+ *    exhaustive tests also check every pair of every instance with 9 <= N <= 16 against an exact checker.
  */
 INLINE int32_t float_add(int32_t a, int32_t b) {
-    float x = float_of_real(a), y = float_of_real(b);
-    float sum = x + y;
-    uint32_t s = bits_of_float(sum);
-#if N <= 8
-    int32_t side = 0;
-#else
-    float y_part = sum - x;
-    float x_part = sum - y_part;
-    float error = (x - x_part) + (y - y_part);
-    uint32_t e = bits_of_float(error);
-    /* e is +0 when the sum is exact (differences of equal floats are +0 in round-to-nearest). */
-    int32_t side = e == 0 ? 0 : (s ^ e) >> 31 ? -1 : 1;
-#endif
-    int32_t p = encode_float(s >> 31, (s << 1) + (uint32_t)side, SUM_RANGE);
+    uint32_t s = bits_of_float(float_of_real(a) + float_of_real(b));
+    int32_t p = encode_float(s >> 31, s << 1, SUM_RANGE);
     return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
 }
 #endif

@@ -14,13 +14,13 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * posit.c computes add and sub of posits up to 16 bits in float32 and decides the rounding near a boundary by
- * the sign of TwoSum's error; mul in float32 where products are exact. These are the inputs where that could go
- * wrong, checked against the exact reference: sums just beside a rounding boundary (and any whose float32
- * rounding lands on one without being it), exact ties (sums and products on a boundary), sums cancelling down
- * to a boundary, and the extremes (0, NaR, +-minPos, +-maxPos, +-1) against every value. Also the method's
- * premise: every boundary (every (N+1)-bit posit between two N-bit ones, geometric midpoints included) is a
- * float32.
+ * posit.c computes add and sub of posits up to 16 bits in float32 and rounds the float32 sum (it proves that
+ * the float32 sum lands on a rounding boundary only when the exact sum is on it); mul in float32 where products
+ * are exact. These are the inputs where that could go wrong, checked against the exact reference: sums just
+ * beside a rounding boundary (and any whose float32 rounding lands on one without being it), exact ties (sums
+ * and products on a boundary), sums cancelling down to a boundary, and the extremes (0, NaR, +-minPos,
+ * +-maxPos, +-1) against every value. Also the method's premise: every boundary (every (N+1)-bit posit between
+ * two N-bit ones, geometric midpoints included) is a float32.
  */
 class PositFloat32PathTest {
     /** Posits tried on each side of a boundary, as the larger addend. */
