@@ -210,19 +210,12 @@ INLINE int32_t from_double(double x) {
     return (b << 1) == 0 ? 0 : p;
 }
 
-/* The exact value of a posit as a double (every posit of up to 32 bits is one), NaR giving 0: the signed
-   significand (at most 30 bits) converted exactly, times a power of two. */
-INLINE double real_of(int32_t p) {
-    unpacked u = decode(p);
-    int32_t significand = (int32_t)(u.significand >> 2);
-    significand = u.negative ? -significand : significand;
-    significand = (p == 0) | (p == NAR_PATTERN) ? 0 : significand;
-    return (double)significand * pow2(u.scale - 29);
-}
-
-/* The exact value of a posit as a double; NaR -> NaN. */
+/* The exact value of a posit as a double (every posit of up to 32 bits is one); NaR -> NaN. */
 INLINE double to_double(int32_t p) {
-    return p == NAR_PATTERN ? nan_d() : real_of(p);
+    unpacked u = decode(p);
+    u64 bits = ((u64)u.negative << 63) | ((u64)(u.scale + 1023) << 52) | ((u64)(u.significand & 0x7fffffffu) << 21);
+    bits = p == NAR_PATTERN ? 0x7ff8000000000000ull : bits;
+    return p == 0 ? 0.0 : double_of(bits);
 }
 
 INLINE int32_t is_nar(int32_t p) { return p == NAR_PATTERN; }
@@ -414,7 +407,8 @@ INLINE int32_t integer_add(int32_t a, int32_t b) {
     int32_t p = encode_fraction(x.negative, x.scale + 1 - lead, fraction, sticky);
     p = sum == 0 ? 0 : p;
     p = big == 0 ? 0 : p;
-    return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
+    /* NaR's magnitude pattern is the largest: if either is NaR, big is. */
+    return is_nar(big) ? NAR_PATTERN : p;
 }
 
 /* floor(numerator * 2^32 / divisor) and whether a remainder is left, by restoring division (no library
