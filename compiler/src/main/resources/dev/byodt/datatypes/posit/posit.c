@@ -174,7 +174,8 @@ INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fracti
        to 2^(N-1), below minPos (r <= 1 - N) to 0 or 1: limiting the magnitude to 1..maxPos afterwards is the
        standard's saturation, and shifting by 31 instead of more keeps that. */
     uint32_t head = regime >= 0 ? 0x80000000u : 0x40000000u;
-    uint32_t word = head | ((uint32_t)(scale & ((1 << ES) - 1)) << (30 - ES)) | (fraction >> (2 + ES));
+    /* The scale's low ES bits are the exponent; its bits above them fall off under the head. */
+    uint32_t word = head | ((((uint32_t)scale << (30 - ES)) | (fraction >> (2 + ES))) & 0x3fffffffu);
     uint32_t shift = (uint32_t)(regime ^ (regime >> 31));
     shift = shift > 31 ? 31 : shift;
     uint32_t string = (uint32_t)((int32_t)word >> shift);
@@ -185,7 +186,7 @@ INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fracti
     uint32_t guard = (string >> (cut - 1)) & 1;
     uint32_t dropped = (string << shift) != word;
     uint32_t rest = ((string & ((1u << (cut - 1)) - 1)) != 0) | dropped | ((fraction << (30 - ES)) != 0) | sticky;
-    magnitude += guard & (rest | (magnitude & 1)); /* at most 2^(N-1): no overflow */
+    magnitude += guard & (rest ? 1u : magnitude); /* to nearest, ties to even; at most 2^(N-1): no overflow */
     magnitude = magnitude < 1 ? 1 : magnitude > (uint32_t)MAXPOS_PATTERN ? (uint32_t)MAXPOS_PATTERN : magnitude;
     return negative ? -(int32_t)magnitude : (int32_t)magnitude;
 }
