@@ -25,7 +25,11 @@
  * - N <= 16 with hardware double, div, sqrt and the other mul: computed in double and rounded once (double
  *   rounding is innocuous when 53 >= 2p + 2, and every such result lies far inside double's range).
  * - Otherwise (N > 16, -DPOSIT_INTEGER_ARITHMETIC=1, or riscv32 without the F or D extension for the
- *   respective paths): exact integer significands with a sticky bit (64-bit).
+ *   respective paths): exact integer significands with a sticky bit, in 32-bit operations wherever they fit,
+ *   so that wider posits fill 32-bit lanes too: decode() and encode_fraction() work on 32-bit words, add
+ *   aligns the significands in a 32-bit word (64 bits only for posit32 es 0, see integer_add), and mul takes
+ *   the 64-bit product as two 32-bit halves. For posit32 this measured faster, vectorized on x86-64, than
+ *   adding in double with TwoSum's error term (64-bit lanes hold half as many posits).
  * exp, log, tanh, sigmoid, erf and pow use the double-precision routines of common/double_math.c and round
  * once. No C library, no libm; straight-line code with selects so that loops calling it vectorize.
  *
@@ -149,50 +153,63 @@ INLINE unpacked decode(int32_t p) {
     uint32_t magnitude = negative ? 0u - (uint32_t)p : (uint32_t)p;
     /* The magnitude's bits after the sign, left-aligned in 32 bits (the pattern is zero-padded below N bits). */
     uint32_t body = magnitude << (33 - N);
-    uint32_t ones = body >> 31;                             /* a regime of ones (scale >= 0) or of zeros */
-    int run = clz32(ones ? ~body : body);
-    int32_t regime = ones ? run - 1 : -run;
-    /* Drop the regime and its terminating bit; run + 1 can be 32, so shift a 64-bit copy. */
-    u64 rest = ((u64)body << 32) << (run + 1);
-#if ES > 0
-    int32_t exponent = (int32_t)(rest >> (64 - ES));
-    rest <<= ES;
-#else
-    int32_t exponent = 0;
-#endif
+    /* The regime's run of equal bits is one longer than the run of zeros where body and body << 1 agree; 32-bit
+       operations only, so that a vector holds as many lanes as it holds posits. */
+    int32_t run_less_one = clz32(body ^ (body << 1));
+    int32_t regime = body >> 31 ? run_less_one : ~run_less_one; /* ones: run - 1; zeros: -run */
+    uint32_t rest = (body << run_less_one) << 2; /* exponent bits, then the fraction, left-aligned */
     unpacked u;
     u.negative = negative;
-    u.scale = regime * (1 << ES) + exponent;
-    u.significand = 0x80000000u | (uint32_t)(rest >> 33);
+#if ES > 0
+    u.scale = regime * (1 << ES) + (int32_t)(rest >> (32 - ES));
+#else
+    u.scale = regime;
+#endif
+    /* At most N - 3 - ES fraction bits: shifting them below the hidden bit loses none. */
+    u.significand = 0x80000000u | ((rest << ES) >> 1);
     return u;
 }
 
 /* ---- encoding: the rounding of section 4.1 ---- */
 
 /*
+ * The posit nearest to (-1)^negative * (1 + fraction 2^-32) * 2^scale plus, when sticky is 1, a positive amount
+ * below the fraction's last bit. Returns the sign-extended pattern. 32-bit operations only, so that a vector
+ * holds as many lanes as it holds posits.
+ */
+INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fraction, uint32_t sticky) {
+    int32_t regime = scale >> ES; /* floor division */
+    /* The magnitude's bit string from its top bit: regime r >= 0 is "10" shifted right arithmetically by r
+       (r + 1 ones, a zero), r < 0 is "01" shifted right by -r - 1 (-r zeros, a one); the exponent and the
+       fraction follow and shift along. Beyond maxPos (r >= N - 1) the string starts with N ones and rounds up
+       to 2^(N-1), below minPos (r <= 1 - N) to 0 or 1: limiting the magnitude to 1..maxPos afterwards is the
+       standard's saturation, and shifting by 31 instead of more keeps that. */
+    uint32_t head = regime >= 0 ? 0x80000000u : 0x40000000u;
+    /* The scale's low ES bits are the exponent; its bits above them fall off under the head. */
+    uint32_t word = head | ((((uint32_t)scale << (30 - ES)) | (fraction >> (2 + ES))) & 0x3fffffffu);
+    uint32_t shift = (uint32_t)(regime ^ (regime >> 31));
+    shift = shift > 31 ? 31 : shift;
+    uint32_t string = (uint32_t)((int32_t)word >> shift);
+    /* The N - 1 magnitude bits, the first cut bit, and whether anything after it is nonzero: in the string,
+       in the bits the shift dropped, or in those of the fraction that did not fit. */
+    const int cut = 33 - N;
+    uint32_t magnitude = string >> cut;
+    uint32_t guard = (string >> (cut - 1)) & 1;
+    uint32_t dropped = (string << shift) != word;
+    uint32_t rest = ((string & ((1u << (cut - 1)) - 1)) != 0) | dropped | ((fraction << (30 - ES)) != 0) | sticky;
+    magnitude += guard & (rest ? 1u : magnitude); /* to nearest, ties to even; at most 2^(N-1): no overflow */
+    magnitude = magnitude < 1 ? 1 : magnitude > (uint32_t)MAXPOS_PATTERN ? (uint32_t)MAXPOS_PATTERN : magnitude;
+    return negative ? -(int32_t)magnitude : (int32_t)magnitude;
+}
+
+/*
  * The posit nearest to (-1)^negative * significand * 2^(scale - 63) (significand in [2^63, 2^64)) plus,
- * when sticky is 1, a positive amount below the significand's last bit. Returns the sign-extended pattern.
+ * when sticky is 1, a positive amount below the significand's last bit.
  */
 INLINE int32_t encode(uint32_t negative, int32_t scale, u64 significand, u64 sticky) {
-    int32_t above = scale > MAX_SCALE, below = scale < -MAX_SCALE;
-    int32_t s = above ? MAX_SCALE : below ? -MAX_SCALE : scale;
-    int32_t regime = s >> ES; /* floor division */
-    int32_t exponent = s & ((1 << ES) - 1);
-    /* Regime r >= 0: r + 1 ones and a zero; r < 0: -r zeros and a one. */
-    int32_t regime_length = regime >= 0 ? regime + 2 : 1 - regime;
-    u64 regime_bits = regime >= 0 ? (((u64)1 << (regime + 1)) - 1) << 1 : 1;
-    int32_t head_length = regime_length + ES; /* 2..N+3 */
-    u64 head = (regime_bits << ES) | (u64)exponent;
-    u64 fraction = significand << 1; /* the hidden bit dropped */
-    u64 string = (head << (64 - head_length)) | (fraction >> head_length);
-    u64 lost = (fraction << (64 - head_length)) != 0;
-    /* The posit's N-1 magnitude bits, the first cut bit, and whether anything after it is nonzero. */
-    uint32_t magnitude = (uint32_t)(string >> (65 - N));
-    uint32_t guard = (uint32_t)(string >> (64 - N)) & 1;
-    uint32_t rest = ((string << N) != 0) | (uint32_t)lost | (uint32_t)sticky;
-    magnitude += guard & (rest | (magnitude & 1));
-    magnitude = above ? (uint32_t)MAXPOS_PATTERN : below ? 1u : magnitude;
-    return negative ? -(int32_t)magnitude : (int32_t)magnitude;
+    /* Posits have at most 30 significand bits: 32 fraction bits round them, the rest only has to be nonzero. */
+    uint32_t rest = ((significand << 33) != 0) | (uint32_t)sticky;
+    return encode_fraction(negative, scale, (uint32_t)(significand >> 31), rest);
 }
 
 /* The posit nearest to a double; +-0 -> 0, +-inf and NaN -> NaR. */
@@ -478,14 +495,38 @@ INLINE posit_signed small_add(posit_signed a, posit_signed b) {
 
 INLINE int32_t integer_mul(int32_t a, int32_t b) {
     unpacked x = decode(a), y = decode(b);
-    u64 product = (u64)x.significand * y.significand; /* in [2^62, 2^64) */
-    uint32_t carry = (uint32_t)(product >> 63);
-    product <<= 1 - carry;
-    int32_t p = encode(x.negative ^ y.negative, x.scale + y.scale + (int32_t)carry, product, 0);
+    /* The product's halves, in [2^62, 2^64) together, so that the rest is 32-bit work (a vector holds as many
+       lanes as it holds posits); the low half is a plain 32-bit multiply. */
+    uint32_t high = (uint32_t)(((u64)x.significand * y.significand) >> 32), low = x.significand * y.significand;
+    uint32_t drop = (uint32_t)clz32(high) + 1; /* 1 or 2: shifting high left by this drops the leading bit */
+    uint32_t carry = 2 - drop;
+    uint32_t fraction = (high << drop) | (low >> (32 - drop));
+    uint32_t sticky = (low << drop) != 0;
+    int32_t p = encode_fraction(x.negative ^ y.negative, x.scale + y.scale + (int32_t)carry, fraction, sticky);
     p = ((a == 0) | (b == 0)) ? 0 : p;
     return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
 }
 
+/*
+ * The adder's word: the larger significand with its hidden bit at bit ADDER_BITS - 2 (a carry bit above it),
+ * the smaller one aligned to it. 32 bits hold significands of up to 29 bits, every posit's but those of
+ * posit32 es 0 (see integer_add), so that a vector holds as many lanes as it holds posits.
+ */
+#if MAX_SIGNIFICAND_BITS <= 29
+typedef uint32_t adder_word;
+#define ADDER_BITS 32
+#else
+typedef u64 adder_word;
+#define ADDER_BITS 64
+#endif
+
+/*
+ * x + y rounded once, exactly. When the scales differ by at most 1, aligning the smaller significand drops
+ * none of its bits (ADDER_BITS - 1 - MAX_SIGNIFICAND_BITS >= 2 bits are free below the larger one), so the sum
+ * is exact however much it cancels. Otherwise the smaller one is below a quarter of the larger one and the
+ * sum at least 2^(ADDER_BITS - 3): it keeps ADDER_BITS - 2 >= MAX_SIGNIFICAND_BITS + 1 exact bits, a posit's
+ * significand and its rounding bit, and a sticky bit stands for the dropped ones.
+ */
 INLINE int32_t integer_add(int32_t a, int32_t b) {
     /* Posit magnitudes order like the magnitudes of their patterns: make x the larger one. */
     uint32_t abs_a = a < 0 ? 0u - (uint32_t)a : (uint32_t)a, abs_b = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
@@ -493,22 +534,32 @@ INLINE int32_t integer_add(int32_t a, int32_t b) {
     int32_t big = swap ? b : a, small = swap ? a : b;
     unpacked x = decode(big), y = decode(small);
     y.significand = small == 0 ? 0 : y.significand;
-    /* Significands at bits 31..62 leave a carry bit on top and 31 bits below for the aligned smaller one. */
-    u64 larger = (u64)x.significand << 31;
-    u64 smaller = (u64)y.significand << 31;
+#if ADDER_BITS == 32
+    adder_word larger = x.significand >> 1, smaller = y.significand >> 1; /* no bit lost: at most 29 of them */
+#else
+    adder_word larger = (u64)x.significand << 31, smaller = (u64)y.significand << 31;
+#endif
     int32_t shift = x.scale - y.scale;
-    shift = shift > 63 ? 63 : shift < 0 ? 0 : shift;
-    u64 aligned = smaller >> shift;
-    u64 sticky = (aligned << shift) != smaller;
+    shift = shift > ADDER_BITS - 1 ? ADDER_BITS - 1 : shift < 0 ? 0 : shift;
+    adder_word aligned = smaller >> shift;
+    uint32_t sticky = (aligned << shift) != smaller;
     /* Subtracting a value with a nonzero tail: take one more unit and report the positive remainder as sticky. */
     uint32_t subtract = x.negative ^ y.negative;
-    u64 sum = subtract ? larger - aligned - sticky : larger + aligned;
-    int lead = clz64(sum);
-    u64 normalized = sum << (lead & 63);
-    int32_t p = encode(x.negative, x.scale + 1 - lead, normalized, sticky);
+    adder_word sum = subtract ? larger - aligned - sticky : larger + aligned;
+#if ADDER_BITS == 32
+    int lead = clz32(sum);
+    uint32_t fraction = (sum << lead) << 1; /* the hidden bit dropped */
+#else
+    int lead = clz64(sum) & 63;
+    u64 normalized = (sum << lead) << 1;
+    uint32_t fraction = (uint32_t)(normalized >> 32);
+    sticky |= (uint32_t)normalized != 0;
+#endif
+    int32_t p = encode_fraction(x.negative, x.scale + 1 - lead, fraction, sticky);
     p = sum == 0 ? 0 : p;
     p = big == 0 ? 0 : p;
-    return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
+    /* NaR's magnitude pattern is the largest: if either is NaR, big is. */
+    return is_nar(big) ? NAR_PATTERN : p;
 }
 
 /* floor(numerator * 2^32 / divisor) and whether a remainder is left, by restoring division (no library
