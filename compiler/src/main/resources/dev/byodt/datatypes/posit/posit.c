@@ -441,12 +441,14 @@ INLINE posit_signed small_encode(i16 scale, u16 fraction, enum float_range range
 
 /* |p| of a sign-extended pattern; NaR gives 2^(N-1). */
 INLINE u8 small_magnitude(posit_signed p) {
-    signed _BitInt(8) pattern = (signed _BitInt(8))p;
-    return (u8)(pattern < 0 ? -pattern : pattern);
+    /* Negated as unsigned: the signed negation of NaR's -2^7 (N = 8) would overflow, which C leaves undefined. */
+    u8 pattern = (u8)p;
+    return (signed _BitInt(8))pattern < 0 ? (u8)0 - pattern : pattern;
 }
 
 INLINE posit_signed small_mul(posit_signed a, posit_signed b) {
-    small_unpacked x = small_decode(small_magnitude(a)), y = small_decode(small_magnitude(b));
+    u8 abs_a = small_magnitude(a), abs_b = small_magnitude(b);
+    small_unpacked x = small_decode(abs_a), y = small_decode(abs_b);
     /* Significands of F + 1 bits: a product of 2F + 1 or 2F + 2 bits, at most 12. */
     const int F = MAX_SIGNIFICAND_BITS - 1;
     u16 product = ((U16(1) << F) | ((x.fraction >> (15 - F)) >> 1)) * ((U16(1) << F) | ((y.fraction >> (15 - F)) >> 1));
@@ -455,8 +457,9 @@ INLINE posit_signed small_mul(posit_signed a, posit_signed b) {
     u16 fraction = carry != U16(0) ? product << (15 - 2 * F) : (product << (15 - 2 * F)) << 1;
     posit_signed magnitude = small_encode(x.scale + y.scale + (i16)carry, fraction, PRODUCT_RANGE);
     posit_signed p = (posit_signed)(a ^ b) < 0 ? (posit_signed)-magnitude : magnitude;
-    p = ((a == 0) | (b == 0)) ? 0 : p;
-    return (is_nar(a) | is_nar(b)) ? (posit_signed)NAR_PATTERN : p;
+    p = (abs_a < abs_b ? abs_a : abs_b) == 0 ? 0 : p;
+    /* NaR's magnitude, 2^(N-1), is the only one with that bit set. */
+    return ((abs_a | abs_b) >> (N - 1)) != 0 ? (posit_signed)NAR_PATTERN : p;
 }
 
 INLINE posit_signed small_add(posit_signed a, posit_signed b) {
@@ -477,7 +480,8 @@ INLINE posit_signed small_add(posit_signed a, posit_signed b) {
        nonzero below, whether added or subtracted. Shifts of 10 to 14 keep 1 <= smaller >> shift < 2^6. */
     u16 shift = (u16)(x.scale - y.scale);
     u16 aligned = smaller >> (shift > U16(14) ? U16(14) : shift);
-    u16 sum = (posit_signed)(a ^ b) < 0 ? larger - aligned : larger + aligned;
+    int opposite = (posit_signed)(a ^ b) < 0;
+    u16 sum = opposite ? larger - aligned : larger + aligned;
     /* The leading zeros plus one, as the bits up to the lowest 1 of the reversed sum. Nonzero sums are at
        least 2^8 (scales that differ by 1, significands 1 and 2 - 2^-5); the 2^8 added keeps the count below 16
        for 0. */
@@ -485,9 +489,11 @@ INLINE posit_signed small_add(posit_signed a, posit_signed b) {
     u16 normalize = (u16)__builtin_popcountg((u16)(reversed ^ (reversed - U16(1))));
     posit_signed magnitude = small_encode(x.scale + (i16)2 - (i16)normalize, sum << normalize, SUM_RANGE);
     posit_signed p = big < 0 ? (posit_signed)-magnitude : magnitude;
-    p = sum == U16(0) ? 0 : p;
+    /* The sum is 0 exactly when the operands are opposite (told apart in bytes, not in the 16-bit sum). */
+    p = opposite & (abs_big == abs_small) ? 0 : p;
     p = abs_small == 0 ? big : p;
-    return (is_nar(a) | is_nar(b)) ? (posit_signed)NAR_PATTERN : p;
+    /* NaR has the largest magnitude, 2^(N-1): one of the operands is NaR exactly when the larger one is. */
+    return abs_big == (u8)(1u << (N - 1)) ? (posit_signed)NAR_PATTERN : p;
 }
 #endif
 
