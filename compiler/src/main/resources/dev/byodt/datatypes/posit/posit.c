@@ -489,8 +489,7 @@ INLINE posit_signed small_add(posit_signed a, posit_signed b) {
     u16 normalize = (u16)__builtin_popcountg((u16)(reversed ^ (reversed - U16(1))));
     posit_signed magnitude = small_encode(x.scale + (i16)2 - (i16)normalize, sum << normalize, SUM_RANGE);
     posit_signed p = big < 0 ? (posit_signed)-magnitude : magnitude;
-    /* The sum is 0 exactly when the operands are opposite (told apart in bytes, not in the 16-bit sum). */
-    p = opposite & (abs_big == abs_small) ? 0 : p;
+    p = sum == U16(0) ? 0 : p;
     p = abs_small == 0 ? big : p;
     /* NaR has the largest magnitude, 2^(N-1): one of the operands is NaR exactly when the larger one is. */
     return abs_big == (u8)(1u << (N - 1)) ? (posit_signed)NAR_PATTERN : p;
