@@ -182,12 +182,16 @@ final class BenchDtypesCommand implements Callable<Integer> {
             }
             System.out.println(line.append(met ? "  met" : "  MISSED"));
         }));
-        List<String> slow = new ArrayList<>();
+        List<String> slow = new ArrayList<>(), slowWithoutTarget = new ArrayList<>();
         costs.forEach((datatype, row) -> row.forEach((op, c) -> c.speedup()
             .filter(s -> s < PerformanceTargets.MIN_SPEEDUP_OVER_SCALAR_LIBRARY)
-            .ifPresent(s -> slow.add(String.format("%s %s %.1fx", datatype, op, s)))));
-        System.out.printf("  inlined at least %.0fx faster than the scalar library: %s%n", PerformanceTargets.MIN_SPEEDUP_OVER_SCALAR_LIBRARY,
-            slow.isEmpty() ? "met everywhere" : "MISSED by " + String.join(", ", slow));
+            .ifPresent(s -> (PerformanceTargets.maxRatioToFloat32(datatype).isPresent() ? slow : slowWithoutTarget)
+                .add(String.format("%s %s %.1fx", datatype, op, s)))));
+        System.out.printf("  the same datatypes inlined at least %.0fx faster than the scalar library: %s%n",
+            PerformanceTargets.MIN_SPEEDUP_OVER_SCALAR_LIBRARY, slow.isEmpty() ? "met" : "MISSED by " + String.join(", ", slow));
+        if (!slowWithoutTarget.isEmpty()) {
+            System.out.println("  under that speedup, datatypes without a target: " + String.join(", ", slowWithoutTarget));
+        }
     }
 
     private static Tensor uniform(Random random, long[] shape, double low, double high) {
