@@ -1,6 +1,7 @@
 package dev.byodt.compiler.dtype.posit;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
@@ -25,6 +26,20 @@ final class PositChecks {
 
     static String describe(PositLibrary lib, PositReference ref, long p) {
         return hex(lib, p) + (ref.isNar(p) ? " (NaR)" : " (" + ref.value(p).toDouble() + ")");
+    }
+
+    /**
+     * add, sub and mul of every pair in the library a model of posit{@code ref.n} es {@code ref.es} gets; sub
+     * takes the right operands negated, so that it computes the same sums as add.
+     */
+    static void sumsDifferencesAndProducts(PositReference ref, List<long[]> pairs) {
+        long[] a = pairs.stream().mapToLong(pair -> pair[0]).toArray();
+        long[] b = pairs.stream().mapToLong(pair -> pair[1]).toArray();
+        try (PositLibrary lib = PositLibrary.compile(ref.n, ref.es)) {
+            binary(lib, ref, "add", a, b, ref::add);
+            binary(lib, ref, "sub", a, Arrays.stream(b).map(ref::negate).toArray(), ref::sub);
+            binary(lib, ref, "mul", a, b, ref::mul);
+        }
     }
 
     static void binary(PositLibrary lib, PositReference ref, String op, long[] a, long[] b, Binary expected) {

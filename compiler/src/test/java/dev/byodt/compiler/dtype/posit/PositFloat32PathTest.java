@@ -88,13 +88,7 @@ class PositFloat32PathTest {
                 pairs.add(new long[]{p, edge});
             }
         }
-        long[] a = pairs.stream().mapToLong(pair -> pair[0]).toArray();
-        long[] b = pairs.stream().mapToLong(pair -> pair[1]).toArray();
-        try (PositLibrary lib = PositLibrary.compile(n, es)) {
-            PositChecks.binary(lib, ref, "add", a, b, ref::add);
-            PositChecks.binary(lib, ref, "sub", a, Arrays.stream(b).map(ref::negate).toArray(), ref::sub);
-            PositChecks.binary(lib, ref, "mul", a, b, ref::mul);
-        }
+        PositChecks.sumsDifferencesAndProducts(ref, pairs);
     }
 
     /** The positive pattern whose value is nearest to v > 0 (values[1..] increasing). */

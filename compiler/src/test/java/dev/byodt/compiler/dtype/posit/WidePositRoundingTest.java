@@ -5,7 +5,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -78,13 +77,7 @@ class WidePositRoundingTest {
             }
             for (long other : edges) pairs.add(new long[]{edge, other});
         }
-        long[] a = pairs.stream().mapToLong(pair -> pair[0]).toArray();
-        long[] b = pairs.stream().mapToLong(pair -> pair[1]).toArray();
-        try (PositLibrary lib = PositLibrary.compile(n, es)) {
-            PositChecks.binary(lib, ref, "add", a, b, ref::add);
-            PositChecks.binary(lib, ref, "sub", a, Arrays.stream(b).map(ref::negate).toArray(), ref::sub);
-            PositChecks.binary(lib, ref, "mul", a, b, ref::mul);
-        }
+        PositChecks.sumsDifferencesAndProducts(ref, pairs);
     }
 
     /**
