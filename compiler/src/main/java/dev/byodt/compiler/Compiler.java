@@ -100,7 +100,7 @@ public final class Compiler {
             }
             VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
-            if (options.optimize()) Optimizer.optimize(module, targetMachine);
+            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries());
             return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize(),
                 log.fallbacks());
         } catch (RuntimeException e) {

@@ -21,7 +21,9 @@ import org.bytedeco.llvm.LLVM.LLVMTypeRef;
 import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -56,6 +58,7 @@ public final class LlvmCodegen {
     private LLVMValueRef function;
     private final Map<Buffer, LLVMValueRef> bufferPointers = new HashMap<>();
     private final Map<LoopVar, LLVMValueRef> loopValues = new HashMap<>();
+    private final Deque<Stmt.For> enclosingLoops = new ArrayDeque<>();
     private final Map<Local, LLVMValueRef> localSlots = new HashMap<>();
     private final Map<ScalarType, LLVMValueRef> accumulatorSlots = new HashMap<>();
 
@@ -236,7 +239,9 @@ public final class LlvmCodegen {
 
         LLVMPositionBuilderAtEnd(builder, body);
         loopValues.put(loop.var(), i);
+        enclosingLoops.push(loop);
         emit(loop.body());
+        enclosingLoops.pop();
         loopValues.remove(loop.var());
         LLVMValueRef next = LLVMBuildNSWAdd(builder, i, LLVMConstInt(i64, 1, 0), name + ".next");
         LLVMAddIncoming(i, next, LLVMGetInsertBlock(builder), 1);
@@ -285,10 +290,18 @@ public final class LlvmCodegen {
                 yield load;
             }
             case Expr.Op o -> op(o);
-            case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE
-                ? call(c.function(), type(c.type()), c.args().stream().map(this::expr).toList())
-                : callWithAccumulator(c);
+            case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE ? libraryCall(c) : callWithAccumulator(c);
         };
+    }
+
+    /** A library call by value, in a loop marked with the loop's trip count for {@link VectorVariants}. */
+    private LLVMValueRef libraryCall(Expr.Call c) {
+        LLVMValueRef call = call(c.function(), type(c.type()), c.args().stream().map(this::expr).toList());
+        Stmt.For loop = enclosingLoops.peek();
+        if (loop != null) {
+            VectorVariants.markTripCount(context, call, loop.extent() instanceof Expr.IntConst constant ? constant.value() : -1);
+        }
+        return call;
     }
 
     /**

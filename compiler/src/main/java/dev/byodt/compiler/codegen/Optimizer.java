@@ -6,6 +6,8 @@ import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMPassBuilderOptionsRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
 
+import java.util.List;
+
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /** LLVM's O3 pipeline (new pass manager) with the target's cost model, so loops vectorize for its CPU. */
@@ -24,14 +26,24 @@ public final class Optimizer {
         Llvm.take(message);
     }
 
-    public static void optimize(LLVMModuleRef module, LLVMTargetMachineRef targetMachine) {
+    /**
+     * With {@code vectorVariants} and calls that vector variants can serve (see {@link VectorVariants}), twice:
+     * first with those calls out of line, so that their loops vectorize with calls to the variants, then with
+     * everything inlined. Without, the variants go unused (a scalar baseline's library).
+     */
+    public static void optimize(LLVMModuleRef module, LLVMTargetMachineRef targetMachine, boolean vectorVariants) {
         LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
         try {
             LLVMPassBuilderOptionsSetLoopVectorization(options, 1);
             LLVMPassBuilderOptionsSetSLPVectorization(options, 1);
             LLVMPassBuilderOptionsSetLoopInterleaving(options, 1);
             LLVMPassBuilderOptionsSetLoopUnrolling(options, 1);
+            List<String> variants = vectorVariants ? VectorVariants.offer(module) : List.of();
             Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
+            if (!variants.isEmpty()) {
+                VectorVariants.settle(module, variants);
+                Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
+            }
         } finally {
             LLVMDisposePassBuilderOptions(options);
         }

@@ -19,6 +19,14 @@ import static org.bytedeco.llvm.global.LLVM.*;
  */
 public record Target(String name, String triple, String cpu, String features, String abi, int pOpcode) {
 
+    /**
+     * The x86-64 features the C libraries are compiled with where the CPU has them (beyond x86-64's baseline,
+     * clang assumes none). F16C: the minifloat library converts float16 with vcvtph2ps and vcvtps2ph (without
+     * it, clang's half conversions would be calls to compiler-rt, which byodt does not link). AVX-512 BW, VBMI
+     * and VBMI2: the posit library's 64-lane vector variants for posits of up to 8 bits (posit_x64.c).
+     */
+    public static final List<String> X86_LIBRARY_FEATURES = List.of("f16c", "avx512bw", "avx512vbmi", "avx512vbmi2");
+
     public Target(String name, String triple, String cpu, String features) {
         this(name, triple, cpu, features, "", 0);
     }
@@ -52,11 +60,10 @@ public record Target(String name, String triple, String cpu, String features, St
     /**
      * The flags that make clang compile C for exactly this target, so that its objects and bitcode link
      * with the model's: on RISC-V the ISA string and the floating-point ABI must agree with the model's.
-     * On x86-64, F16C when the CPU has it: the minifloat library then converts float16 with vcvtph2ps and
-     * vcvtps2ph (without it, clang's half conversions would be calls to compiler-rt, which byodt does not link).
+     * On x86-64, the features of {@link #X86_LIBRARY_FEATURES} the CPU has.
      */
     public List<String> clangFlags() {
-        if (!isRiscv()) return hasFeature("f16c") ? List.of("-mf16c") : List.of();
+        if (!isRiscv()) return X86_LIBRARY_FEATURES.stream().filter(this::hasFeature).map(feature -> "-m" + feature).toList();
         StringBuilder march = new StringBuilder(isRiscv64() ? "rv64i" : "rv32i");
         for (String extension : List.of("m", "a", "f", "d", "c")) {
             if (hasFeature(extension)) march.append(extension);

@@ -10,7 +10,7 @@ import org.bytedeco.llvm.LLVM.LLVMTargetRef;
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /** A module parsed from LLVM IR text written in a test, with a host target machine: a stand-in for the backend's output. */
-final class HandWrittenModule implements AutoCloseable {
+public final class HandWrittenModule implements AutoCloseable {
     /** void byodt_model(const float *x, float *y, void *workspace): y[i] = x[i] + 1 for 4 floats. */
     static final String ADD_ONE = """
         define void @byodt_model(ptr noalias %x, ptr noalias %y, ptr %workspace) {
@@ -31,11 +31,11 @@ final class HandWrittenModule implements AutoCloseable {
         }
         """;
 
-    final LLVMContextRef context;
-    final LLVMModuleRef module;
-    final LLVMTargetMachineRef machine;
+    public final LLVMContextRef context;
+    public final LLVMModuleRef module;
+    public final LLVMTargetMachineRef machine;
 
-    HandWrittenModule(String irText) {
+    public HandWrittenModule(String irText) {
         LLVMInitializeNativeTarget();
         LLVMInitializeNativeAsmPrinter();
         context = LLVMContextCreate();

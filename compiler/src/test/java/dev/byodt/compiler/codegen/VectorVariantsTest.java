@@ -1,0 +1,100 @@
+package dev.byodt.compiler.codegen;
+
+import dev.byodt.compiler.target.HandWrittenModule;
+import dev.byodt.compiler.target.Llvm;
+import dev.byodt.compiler.target.Target;
+import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
+import org.junit.jupiter.api.Test;
+
+import static org.bytedeco.llvm.global.LLVM.LLVMDisposeTargetMachine;
+import static org.bytedeco.llvm.global.LLVM.LLVMPrintModuleToString;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class VectorVariantsTest {
+    /**
+     * A library function f that adds 1, a "variant" of it that adds 2 (so the optimized code shows which one
+     * ran), and a model's loop y[i] = f(x[i]) of n iterations, the call marked with the trip count as the code
+     * generator marks it ("?": unknown), linked as byodt links them: library functions internal, always inline.
+     */
+    static String module(String variantType, String tripCount) {
+        return """
+            define internal i8 @lib_f(i8 %x) alwaysinline {
+              %y = add i8 %x, 1
+              ret i8 %y
+            }
+            define internal TYPE @lib_f_x64(TYPE %x) alwaysinline {
+              %y = add TYPE %x, splat (i8 2)
+              ret TYPE %y
+            }
+            define void @byodt_model(ptr noalias %x, ptr noalias %y, i64 %n) {
+            entry:
+              br label %loop
+            loop:
+              %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+              %src = getelementptr i8, ptr %x, i64 %i
+              %v = load i8, ptr %src
+              %r = call i8 @lib_f(i8 %v) #0
+              %dst = getelementptr i8, ptr %y, i64 %i
+              store i8 %r, ptr %dst
+              %next = add i64 %i, 1
+              %done = icmp eq i64 %next, %n
+              br i1 %done, label %exit, label %loop
+            exit:
+              ret void
+            }
+            attributes #0 = { "byodt-loop-trip-count"="TRIPS" }
+            """.replace("TYPE", variantType).replace("TRIPS", tripCount);
+    }
+
+    /** An x86-64 with AVX-512, where 64 bytes fill a vector register (the vectorizer stops at one's width). */
+    private static final Target AVX512 = new Target("avx512", "x86_64-unknown-linux-gnu", "x86-64-v4", "+avx512f,+avx512bw");
+
+    static String optimized(String variantType, String tripCount, boolean vectorVariants) {
+        try (HandWrittenModule m = new HandWrittenModule(module(variantType, tripCount))) {
+            LLVMTargetMachineRef machine = AVX512.createTargetMachine();
+            try {
+                VectorWidth.widen(m.module, AVX512);
+                Optimizer.optimize(m.module, machine, vectorVariants);
+                return Llvm.take(LLVMPrintModuleToString(m.module));
+            } finally {
+                LLVMDisposeTargetMachine(machine);
+            }
+        }
+    }
+
+    @Test
+    void aLoopCallingAFunctionRunsItsVariantInlined() {
+        String ir = optimized("<64 x i8>", "?", true);
+        assertTrue(ir.matches("(?s).*add <64 x i8> [^\\n]*splat \\(i8 2\\).*"), ir);
+        assertFalse(ir.contains("call"), "both functions inlined:\n" + ir);
+        assertFalse(ir.contains("@lib_f"), "both functions gone once inlined:\n" + ir);
+    }
+
+    @Test
+    void aLoopOfAtLeastTheVariantsLanesRunsIt() {
+        assertTrue(optimized("<64 x i8>", "64", true).contains("splat (i8 2)"));
+    }
+
+    @Test
+    void aShorterLoopInlinesTheScalarFunction() {
+        assertScalarOnly(optimized("<64 x i8>", "63", true));
+    }
+
+    @Test
+    void withoutVariantsTheScalarFunctionInlinesAndVectorizes() {
+        assertScalarOnly(optimized("<64 x i8>", "?", false));
+    }
+
+    @Test
+    void aFunctionOfAnotherTypeIsNoVariant() {
+        assertScalarOnly(optimized("<32 x i8>", "?", true));
+    }
+
+    private static void assertScalarOnly(String ir) {
+        assertTrue(ir.matches("(?s).*add <[0-9]+ x i8> [^\\n]*splat \\(i8 1\\).*"), ir);
+        assertFalse(ir.contains("splat (i8 2)"), ir);
+        assertFalse(ir.contains("vector-function-abi-variant"), ir);
+        assertFalse(ir.contains("noinline"), ir);
+    }
+}
