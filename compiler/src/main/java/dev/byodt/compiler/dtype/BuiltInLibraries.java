@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -12,8 +13,13 @@ public final class BuiltInLibraries {
 
     private BuiltInLibraries() {}
 
-    /** The resources of the family whose own file is {@code familyResource}, in compilation order. */
-    public static List<String> parts(String familyResource) { return List.of(DOUBLE_MATH, familyResource); }
-
-    public static LibrarySource of(String familyResource) { return LibrarySource.resources(parts(familyResource)); }
+    /**
+     * The library of the family whose own file is {@code familyResource}, which names it: the shared parts, that
+     * file, then {@code extensions} (files that build on it, such as posit_x64.c's vector variants).
+     */
+    public static LibrarySource of(String familyResource, String... extensions) {
+        List<String> parts = new ArrayList<>(List.of(DOUBLE_MATH, familyResource));
+        parts.addAll(List.of(extensions));
+        return LibrarySource.resources(familyResource, parts);
+    }
 }

@@ -38,23 +38,26 @@ public sealed interface LibrarySource {
      * C resources of byodt itself concatenated in order into one translation unit, e.g. the shared
      * common/double_math.c then a family's own file; the last part names the library.
      */
-    static LibrarySource resources(List<String> paths) { return new Resource(paths, LibrarySource.class.getClassLoader()); }
+    static LibrarySource resources(List<String> paths) { return resources(paths.getLast(), paths); }
+
+    /** As {@link #resources(List)}, named by the part {@code name} (a family's file followed by parts of its own). */
+    static LibrarySource resources(String name, List<String> paths) {
+        return new Resource(paths, name, LibrarySource.class.getClassLoader());
+    }
 
     /** A resource found by {@code loader}: a plug-in passes its own class's loader. */
-    static LibrarySource resource(ClassLoader loader, String path) { return new Resource(List.of(path), loader); }
+    static LibrarySource resource(ClassLoader loader, String path) { return new Resource(List.of(path), path, loader); }
 
     static LibrarySource file(Path path) { return new File(path); }
 
     /** @param paths one resource, or C parts joined into one translation unit (each after a #line directive, so
-     *              that clang's diagnostics name the part and its own line numbers) */
-    record Resource(List<String> paths, ClassLoader loader) implements LibrarySource {
+     *              that clang's diagnostics name the part and its own line numbers)
+     *  @param path the part that names the library */
+    record Resource(List<String> paths, String path, ClassLoader loader) implements LibrarySource {
         public Resource {
-            if (paths.isEmpty()) throw new IllegalArgumentException("a library resource needs at least one path");
+            if (!paths.contains(path)) throw new IllegalArgumentException("a library is named by one of its parts: " + path);
             paths = List.copyOf(paths);
         }
-
-        /** The part that names the library: the last one (a family's own file after the shared parts). */
-        public String path() { return paths.getLast(); }
 
         @Override
         public String displayName() { return path(); }

@@ -20,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BinaryOperator;
 import java.util.function.UnaryOperator;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
@@ -55,6 +56,16 @@ final class DatatypePrograms {
         KernelBuilder kb = new KernelBuilder(name, opType, List.of(x), List.of(out));
         kb.loop(size, i -> kb.store(out, i, f.apply(kb.load(x, i))));
         return program(List.of(kb.build()), List.of(x), List.of(out), Map.of());
+    }
+
+    /** out = f(x, y) elementwise, one kernel named {@code name}. */
+    static Program elementwise(String name, String opType, int size, BinaryOperator<Expr> f) {
+        Buffer x = new Buffer("x", ScalarType.REAL, new long[] {size});
+        Buffer y = new Buffer("y", ScalarType.REAL, new long[] {size});
+        Buffer out = new Buffer(name + ".out", ScalarType.REAL, new long[] {size});
+        KernelBuilder kb = new KernelBuilder(name, opType, List.of(x, y), List.of(out));
+        kb.loop(size, i -> kb.store(out, i, f.apply(kb.load(x, i), kb.load(y, i))));
+        return program(List.of(kb.build()), List.of(x, y), List.of(out), Map.of());
     }
 
     static Program program(List<Kernel> kernels, List<Buffer> inputs, List<Buffer> outputs, Map<Buffer, MemorySegment> constants) {

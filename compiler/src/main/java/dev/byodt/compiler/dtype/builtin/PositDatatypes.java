@@ -18,7 +18,9 @@ import java.util.List;
  * sign-extended, and posits compare as two's-complement integers.
  */
 public final class PositDatatypes implements DatatypePlugin {
-    static final LibrarySource LIBRARY = BuiltInLibraries.of("dev/byodt/datatypes/posit/posit.c");
+    /** posit.c, and posit_x64.c's vector variants for N <= 8 (compiled where the CPU has their AVX-512 features). */
+    public static final LibrarySource LIBRARY =
+        BuiltInLibraries.of("dev/byodt/datatypes/posit/posit.c", "dev/byodt/datatypes/posit/posit_x64.c");
 
     @Override
     public void registerWith(DatatypeRegistry registry) {

@@ -7,6 +7,11 @@ package dev.byodt.compiler.dtype.harness;
 public enum FunctionShape {
     /** {@code T f(T, T)}: add, sub, mul, div, min, max, pow. */
     BINARY,
+    /**
+     * {@code V f_xL(V, V)}, V a vector of L T: a binary function's vector variant (see VectorVariants). Its driver
+     * takes the arrays L elements at a time, the last group padded with zeros, so every element goes through it.
+     */
+    VECTOR_BINARY,
     /** {@code T f(T)}: neg, abs, sqrt, exp, log, tanh, sigmoid, erf. */
     UNARY,
     /** {@code int32_t f(T, T)}: lt, le, gt, ge, eq, ne. */

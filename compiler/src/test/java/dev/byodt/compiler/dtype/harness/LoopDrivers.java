@@ -25,6 +25,7 @@ final class LoopDrivers {
         return switch (shape) {
             case BINARY -> "void drive_" + f + "(const " + t + " *a, const " + t + " *b, " + t + " *out, int64_t n) { "
                 + loop + "out[i] = " + f + "(a[i], b[i]); }\n";
+            case VECTOR_BINARY -> vectorBinary(f, t);
             case COMPARE -> "void drive_" + f + "(const " + t + " *a, const " + t + " *b, int32_t *out, int64_t n) { "
                 + loop + "out[i] = " + f + "(a[i], b[i]); }\n";
             case UNARY -> unary(f, t, t);
@@ -35,6 +36,19 @@ final class LoopDrivers {
             case TO_I32 -> unary(f, t, "int32_t");
             case CONSTANT -> "void drive_" + f + "(" + t + " *out) { out[0] = " + f + "(); }\n";
         };
+    }
+
+    /** The driver of a vector variant named f_x{lanes}: groups of that many elements, the last padded with zeros. */
+    private static String vectorBinary(String f, String t) {
+        String lanes = f.substring(f.lastIndexOf("_x") + 2), vector = "lanes_" + f;
+        return "typedef " + t + " " + vector + " __attribute__((vector_size(" + lanes + " * sizeof(" + t + "))));\n"
+            + "void drive_" + f + "(const " + t + " *a, const " + t + " *b, " + t + " *out, int64_t n) {\n"
+            + "    for (int64_t i = 0; i < n; i += " + lanes + ") {\n"
+            + "        " + vector + " x = {0}, y = {0}, r;\n"
+            + "        for (int64_t k = 0; k < " + lanes + " && i + k < n; k++) { x[k] = a[i + k]; y[k] = b[i + k]; }\n"
+            + "        r = " + f + "(x, y);\n"
+            + "        for (int64_t k = 0; k < " + lanes + " && i + k < n; k++) out[i + k] = r[k];\n"
+            + "    }\n}\n";
     }
 
     private static String unary(String f, String in, String out) {

@@ -166,8 +166,10 @@ public final class NativeLibrary implements AutoCloseable {
 
     public int storageBits() { return storageBits; }
 
+    /** A binary function's results, or those of a vector variant (VECTOR_BINARY) of one. */
     public int[] binary(String function, int[] a, int[] b) {
-        return callPairs(function, FunctionShape.BINARY, a, b, storage());
+        boolean variant = functions.get(fullName(function)) == FunctionShape.VECTOR_BINARY;
+        return callPairs(function, variant ? FunctionShape.VECTOR_BINARY : FunctionShape.BINARY, a, b, storage());
     }
 
     /** A comparison's results, 0 or 1. */

@@ -1,16 +1,23 @@
 package dev.byodt.compiler.dtype.posit;
 
-import dev.byodt.compiler.dtype.BuiltInLibraries;
+import dev.byodt.compiler.dtype.builtin.PositDatatypes;
 import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.harness.StandardFunctions;
+import dev.byodt.compiler.target.Target;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** posit.c compiled for one instance, with pattern conversions between the reference's N-bit patterns and storage. */
+/**
+ * The posit library compiled for one instance as a model on this host gets it (with the host's clang flags), with
+ * pattern conversions between the reference's N-bit patterns and storage.
+ */
 final class PositLibrary implements AutoCloseable {
-    static final String SOURCE = "dev/byodt/datatypes/posit/posit.c";
+    /** The vector variants of posit_x64.c, for N <= 8 where the host has its AVX-512 features. */
+    static final List<String> VECTOR_VARIANTS = List.of("add_x64", "sub_x64", "mul_x64", "add_x32", "sub_x32", "mul_x32",
+        "add_x16", "sub_x16", "mul_x16");
 
     final int n;
     final int es;
@@ -38,9 +45,17 @@ final class PositLibrary implements AutoCloseable {
         return bits;
     }
 
-    /** The library as a model gets it (float32 and double arithmetic for N <= 16 on this host). */
+    /** The library as a model gets it (float32 and double arithmetic for N <= 16 on this host, vector variants). */
     static PositLibrary compile(int n, int es) {
-        return new PositLibrary(n, es, builder(n, es).operations(StandardFunctions.all()).build());
+        Map<String, FunctionShape> ops = new LinkedHashMap<>(StandardFunctions.all());
+        if (hasVectorVariants(n)) VECTOR_VARIANTS.forEach(op -> ops.put(op, FunctionShape.VECTOR_BINARY));
+        return new PositLibrary(n, es, builder(n, es).operations(ops).build());
+    }
+
+    /** Whether posit_x64.c compiles for N bits on this host: N <= 8 and AVX-512 BW, VBMI and VBMI2. */
+    static boolean hasVectorVariants(int n) {
+        Target host = Target.host();
+        return n <= 8 && List.of("avx512bw", "avx512vbmi", "avx512vbmi2").stream().allMatch(host::hasFeature);
     }
 
     /** The exact integer arithmetic (add, sub, mul, div, sqrt) forced for any N, so N <= 16 tests it too. */
@@ -52,9 +67,11 @@ final class PositLibrary implements AutoCloseable {
     }
 
     private static NativeLibrary.Builder builder(int n, int es) {
-        return NativeLibrary.builder(BuiltInLibraries.of(SOURCE), "posit" + n + "es" + es, storageBits(n))
+        NativeLibrary.Builder builder = NativeLibrary.builder(PositDatatypes.LIBRARY, "posit" + n + "es" + es, storageBits(n))
             .define("POSIT_N", Integer.toString(n)).define("POSIT_ES", Integer.toString(es))
             .accumulatorBits(accumulatorBits(n, es));
+        Target.host().clangFlags().forEach(builder::flag);
+        return builder;
     }
 
     /** The storage integer (as the harness passes it: the low storage bits) of an N-bit pattern: sign-extended. */
