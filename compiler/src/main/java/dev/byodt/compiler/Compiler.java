@@ -7,6 +7,7 @@ import dev.byodt.compiler.codegen.LibraryLinker;
 import dev.byodt.compiler.codegen.LlvmCodegen;
 import dev.byodt.compiler.codegen.Optimizer;
 import dev.byodt.compiler.codegen.ProgramSignature;
+import dev.byodt.compiler.codegen.VectorVariants;
 import dev.byodt.compiler.codegen.VectorWidth;
 import dev.byodt.compiler.dtype.CustomDatatype;
 import dev.byodt.compiler.dtype.Datatype;
@@ -101,6 +102,7 @@ public final class Compiler {
             VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
             if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries());
+            else VectorVariants.forgetTripCounts(module);
             return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize(),
                 log.fallbacks());
         } catch (RuntimeException e) {

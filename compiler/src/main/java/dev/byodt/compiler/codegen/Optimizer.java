@@ -39,6 +39,7 @@ public final class Optimizer {
             LLVMPassBuilderOptionsSetLoopInterleaving(options, 1);
             LLVMPassBuilderOptionsSetLoopUnrolling(options, 1);
             List<String> variants = vectorVariants ? VectorVariants.offer(module) : List.of();
+            VectorVariants.forgetTripCounts(module);
             Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
             if (!variants.isEmpty()) {
                 VectorVariants.settle(module, variants);

@@ -89,6 +89,11 @@ public final class VectorVariants {
         return names;
     }
 
+    /** Removes the code generator's trip-count marks, once {@link #offer} has read them: they mean nothing to LLVM. */
+    public static void forgetTripCounts(LLVMModuleRef module) {
+        forEachCall(module, call -> LLVMRemoveCallSiteStringAttribute(call, LLVMAttributeFunctionIndex, TRIP_COUNT, TRIP_COUNT.length()));
+    }
+
     /** Undoes {@link #offer} once the loops are vectorized: every call may inline, the variants are internal again. */
     public static void settle(LLVMModuleRef module, List<String> variants) {
         forEachCall(module, call -> {
