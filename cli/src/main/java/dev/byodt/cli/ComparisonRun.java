@@ -10,7 +10,6 @@ import dev.byodt.cli.compare.Gate;
 import dev.byodt.cli.compare.LayerRun;
 import dev.byodt.cli.compare.SaturationProbe;
 import dev.byodt.cli.progress.Progress;
-import dev.byodt.cli.report.AtomicFiles;
 import dev.byodt.cli.report.ComparisonReport;
 import dev.byodt.cli.report.LayerTable;
 import dev.byodt.cli.report.ModelHash;
@@ -24,6 +23,7 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.IntermediateOutputs;
+import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.data.DataSource;
 import org.jfree.chart.JFreeChart;
 
