@@ -50,7 +50,7 @@ import java.util.concurrent.Callable;
             + "reported in the results as failed, with its reason, and the sweep goes on; the command then exits 1.",
         ""},
     footer = {"", "Examples:",
-        "  byodt sweep models/lenet5-fashion.onnx --dtypes 'fxp16_8..15,bfloat16,float16,fp8e4m3' --out sweep/",
+        "  byodt sweep models/lenet5-fashion.onnx --dtypes 'fxp16_8..15,bfloat16,float16,custom[fp8e4m3]8' --out sweep/",
         "  byodt sweep models/lenet5-fashion.onnx --dtypes 'custom[posit]8..16' --accumulate dtype,exact --out sweep/ --shard 1/4",
         "  byodt sweep merge shard1/ shard2/ shard3/ shard4/ --out sweep/"})
 final class SweepCommand implements Callable<Integer> {
@@ -69,8 +69,8 @@ final class SweepCommand implements Callable<Integer> {
     PluginOptions plugins;
 
     @Option(names = "--dtypes", paramLabel = "SPEC",
-        description = "Datatypes, comma-separated, with ranges and brace groups: 'fxp16_8..15', 'custom[posit]6..16', "
-            + "'custom[posit_es{0..3}]8', 'bfloat16,float16,fp8e4m3'.")
+        description = "Datatypes as --dtype takes them, comma-separated, with ranges and brace groups: 'fxp16_8..15', "
+            + "'custom[posit]6..16', 'custom[minifloat_e{2..5}]8', 'custom[posit_es{0,1,3}]8', 'bfloat16,float16,custom[fp8e4m3]8'.")
     String dtypes;
 
     @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE[,MODE...]",
