@@ -120,12 +120,12 @@ public final class DatatypeSpec {
         return numbers;
     }
 
+    /** The name as --dtype reads it; a malformed one is the parser's own error, with the entry it came from. */
     private static DatatypeName parsed(String name, String entry) {
         try {
             return DatatypeName.parse(name);
         } catch (ByodtException e) {
-            throw new ByodtException("--dtypes: '" + name + "'" + (name.equals(entry) ? "" : " (from '" + entry + "')")
-                + " is not a datatype name: expected " + DatatypeName.GRAMMAR, e);
+            throw new ByodtException("--dtypes: " + (name.equals(entry) ? "" : "in '" + entry + "', ") + e.getMessage(), e);
         }
     }
 }

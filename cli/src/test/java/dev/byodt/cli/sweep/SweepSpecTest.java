@@ -54,11 +54,11 @@ class SweepSpecTest {
         assertMessage("custom[posit_es{0..}]8", "'{0..}' in 'custom[posit_es{0..}]8' is not a range");
         assertMessage("custom[posit_es{0..3]8", "unclosed");
         assertMessage("bfloat16}", "unbalanced '}'");
-        assertMessage("posit 16", "'posit 16' is not a datatype name");
-        // What --dtype rejects, --dtypes rejects, with the same grammar: a registered NAME alone is not a datatype.
-        assertMessage("fp8e4m3", "--dtypes: 'fp8e4m3' is not a datatype name: expected " + DatatypeName.GRAMMAR);
-        assertMessage("fxp16_{8,x}", "'fxp16_x' (from 'fxp16_{8,x}') is not a datatype name");
-        assertMessage("custom[posit]0..2", "'custom[posit]0' (from 'custom[posit]0..2') is not a datatype name");
+        assertMessage("posit 16", "--dtypes: malformed datatype 'posit 16': expected " + DatatypeName.GRAMMAR);
+        // What --dtype rejects, --dtypes rejects, with the same parser: a registered NAME alone is not a datatype.
+        assertMessage("fp8e4m3", "--dtypes: malformed datatype 'fp8e4m3': expected " + DatatypeName.GRAMMAR);
+        assertMessage("fxp16_{8,x}", "--dtypes: in 'fxp16_{8,x}', malformed datatype 'fxp16_x'");
+        assertMessage("custom[posit]0..2", "--dtypes: in 'custom[posit]0..2', malformed datatype 'custom[posit]0'");
         assertMessage("custom[posit]1..5000", "more than 1000 values");
         assertMessage("custom[posit_es{0,}]8", "has an empty choice");
     }
