@@ -3,35 +3,42 @@ package dev.byodt.cli;
 import dev.byodt.cli.compare.Baseline;
 import dev.byodt.cli.compare.Batches;
 import dev.byodt.cli.compare.CompiledInference;
+import dev.byodt.cli.compare.Executor;
 import dev.byodt.cli.progress.Progress;
 import dev.byodt.cli.compare.ItemOutputs;
 import dev.byodt.cli.report.Top1;
-import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.CompileOptions;
 import dev.byodt.runtime.data.DataSource;
 
 /**
  * Top-1 accuracy of a model on labelled data in one datatype, with nothing to compare against (`byodt run`
- * without --dtype): the model is compiled once and the items are spread over all cores.
+ * without --dtype): the model is compiled once, for the executor's target, and the items are spread over all
+ * cores (on a RISC-V target, a qemu process per core).
  */
 final class ClassificationRun {
     private final ModelOptions modelOptions;
+    private final CompileOptions options;
     private final DataOptions dataOptions;
     private final String dataSpec;
+    private final Executor executor;
 
-    ClassificationRun(ModelOptions modelOptions, DataOptions dataOptions, String dataSpec) {
+    ClassificationRun(ModelOptions modelOptions, CompileOptions options, DataOptions dataOptions, String dataSpec, Executor executor) {
         this.modelOptions = modelOptions;
+        this.options = options;
         this.dataOptions = dataOptions;
         this.dataSpec = dataSpec;
+        this.executor = executor;
     }
 
     int call() {
         long start = System.nanoTime();
-        Graph graph = dataOptions.load(modelOptions.model, modelOptions.shapeOverrides(), modelOptions.boundInputs());
-        DataSource data = dataOptions.open(dataSpec, modelOptions.model, Baseline.singleInput(graph).shape());
-        Batches batches = Batches.of(data, Baseline.singleInput(graph));
+        DataOptions.Loaded loaded = dataOptions.load(dataSpec, modelOptions.model, modelOptions.shapeOverrides(),
+            modelOptions.boundInputs(), executor);
+        DataSource data = loaded.data();
+        Batches batches = Batches.of(data, Baseline.singleInput(loaded.graph()));
         ItemOutputs outputs;
         double compileSeconds, runSeconds;
-        try (CompiledInference model = CompiledInference.compile(graph, modelOptions.compileOptions())) {
+        try (CompiledInference model = CompiledInference.compile(loaded.graph(), options, executor)) {
             model.reportFallbacks(ComparisonRun::warnFallback);
             int[] rows = batches.rowLengths(model.outputs());
             if (data.hasLabels()) data.requireLabelsBelow(rows[0]);
@@ -45,6 +52,10 @@ final class ClassificationRun {
         System.out.printf("model     %s%n", modelOptions.model);
         System.out.printf("data      %s%n", data.description());
         System.out.printf("dtype     %s%s%n", modelOptions.dtype, modelOptions.describeDatatypeOptions());
+        if (executor instanceof Executor.Emulated) {
+            System.out.printf("target    %s, batch %d, %d process%s%n", executor.describe(), batches.layout().itemsPerCall(),
+                batches.calls(), batches.calls() == 1 ? "" : "es");
+        }
         if (data.hasLabels()) {
             int correct = correct(outputs, data);
             System.out.printf("top-1     %.2f%% (%d/%d)%s%n", 100.0 * correct / data.size(), correct, data.size(),

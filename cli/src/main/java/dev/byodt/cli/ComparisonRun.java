@@ -6,11 +6,11 @@ import dev.byodt.cli.compare.Baseline;
 import dev.byodt.cli.compare.Batches;
 import dev.byodt.cli.compare.CompiledInference;
 import dev.byodt.cli.compare.DatatypeRun;
+import dev.byodt.cli.compare.Executor;
 import dev.byodt.cli.compare.Gate;
 import dev.byodt.cli.compare.LayerRun;
 import dev.byodt.cli.compare.SaturationProbe;
 import dev.byodt.cli.progress.Progress;
-import dev.byodt.cli.report.AtomicFiles;
 import dev.byodt.cli.report.ComparisonReport;
 import dev.byodt.cli.report.LayerTable;
 import dev.byodt.cli.report.ModelHash;
@@ -24,6 +24,7 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.IntermediateOutputs;
+import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.data.DataSource;
 import org.jfree.chart.JFreeChart;
 
@@ -38,21 +39,26 @@ import java.util.Optional;
 /**
  * `byodt run --dtype X`: float32 and X on the same data, compared per output (top-1 of both, agreement,
  * errors, SQNR, NaN and saturated counts), optionally per intermediate tensor (--per-layer), written as
- * JSON/CSV, and checked against an accuracy gate. Every figure is computed before any file is written, and
- * each file is written atomically, so a failure leaves no half-written report.
+ * JSON/CSV, and checked against an accuracy gate. Both run on the target's executor (the host's JIT, or
+ * qemu-user), except a float32 reference from ONNX Runtime, which runs on the host. Every figure is computed
+ * before any file is written, and each file is written atomically, so a failure leaves no half-written report.
  */
 final class ComparisonRun {
     private final ModelOptions modelOptions;
+    private final CompileOptions test;
     private final DataOptions dataOptions;
     private final String dataSpec;
     private final String reference;
     private final boolean perLayer;
     private final Path json, csv, chart;
     private final Gate gate;
+    private final Executor executor;
 
-    ComparisonRun(ModelOptions modelOptions, DataOptions dataOptions, String dataSpec, String reference, boolean perLayer,
-                  Path json, Path csv, Path chart, Gate gate) {
+    /** @param test how the datatype is compiled (the float32 reference: the same, with float32) */
+    ComparisonRun(ModelOptions modelOptions, CompileOptions test, DataOptions dataOptions, String dataSpec, String reference, boolean perLayer,
+                  Path json, Path csv, Path chart, Gate gate, Executor executor) {
         this.modelOptions = modelOptions;
+        this.test = test;
         this.dataOptions = dataOptions;
         this.dataSpec = dataSpec;
         this.reference = reference;
@@ -61,29 +67,31 @@ final class ComparisonRun {
         this.csv = csv;
         this.chart = chart;
         this.gate = gate;
+        this.executor = executor;
     }
 
     static void warnFallback(String line) { System.err.println("byodt: computed in float32 for want of a lowering: " + line); }
 
     int call() {
-        CompileOptions test = modelOptions.compileOptions();
         CompileOptions float32 = test.withDatatypes(DatatypeChoice.float32().withRegistry(test.datatypes().registry()));
-        Graph graph = dataOptions.load(modelOptions.model, modelOptions.shapeOverrides(), modelOptions.boundInputs());
-        DataSource data = dataOptions.open(dataSpec, modelOptions.model, Baseline.singleInput(graph).shape());
+        DataOptions.Loaded loaded = dataOptions.load(dataSpec, modelOptions.model, modelOptions.shapeOverrides(),
+            modelOptions.boundInputs(), executor);
+        Graph graph = loaded.graph();
+        DataSource data = loaded.data();
 
         List<OutputFigures> figures;
         String layerTable = null;
         Map<Path, byte[]> files = new LinkedHashMap<>();
         String referenceDescription;
         if (perLayer) {
-            LayerRun layers = compareLayers(graph, data, float32, test);
+            LayerRun layers = compareLayers(graph, data, float32, test, executor);
             figures = layers.outputs();
             layerTable = LayerTable.render(layers.layers());
             if (chart != null) files.put(chart, chartBytes(LayerChart.create(layers.layers(), modelOptions.dtype)));
             referenceDescription = "byodt float32";
         } else {
-            Baseline baseline = Baseline.compute(graph, modelOptions.model, float32, reference, data, ComparisonRun::warnFallback);
-            figures = DatatypeRun.measure(graph, test, baseline, modelOptions.dtype, ComparisonRun::warnFallback);
+            Baseline baseline = Baseline.compute(graph, modelOptions.model, float32, reference, data, executor, ComparisonRun::warnFallback);
+            figures = DatatypeRun.measure(graph, test, baseline, modelOptions.dtype, executor, ComparisonRun::warnFallback);
             referenceDescription = baseline.description();
         }
         String datatype = modelOptions.dtype + (modelOptions.dtypeMap == null ? "" : " with --dtype-map " + modelOptions.dtypeMap);
@@ -91,7 +99,7 @@ final class ComparisonRun {
         ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulate, chosen.getOrDefault("rounding", "-"),
             chosen.getOrDefault("overflow", "-"), figures);
         RunSetup setup = new RunSetup(modelOptions.model.toString(), ModelHash.sha256(modelOptions.model),
-            test.target().name() + " (" + test.target().triple() + ")", Version.get(), data.description(), referenceDescription);
+            executor.describe(), Version.get(), data.description(), referenceDescription);
         ComparisonReport report = new ComparisonReport(setup, 1, null, List.of(entry));
         Optional<String> violation = gate.violation(entry);
 
@@ -109,12 +117,12 @@ final class ComparisonRun {
         return 0;
     }
 
-    private static LayerRun compareLayers(Graph graph, DataSource data, CompileOptions float32, CompileOptions test) {
+    private static LayerRun compareLayers(Graph graph, DataSource data, CompileOptions float32, CompileOptions test, Executor executor) {
         Graph exposed = IntermediateOutputs.expose(graph);
-        double saturation = SaturationProbe.largestFinite(test);
+        double saturation = SaturationProbe.largestFinite(test, executor);
         Batches batches = Batches.of(data, Baseline.singleInput(graph));
-        try (CompiledInference ref = CompiledInference.compile(exposed, float32);
-             CompiledInference tst = CompiledInference.compile(exposed, test);
+        try (CompiledInference ref = CompiledInference.compile(exposed, float32, executor);
+             CompiledInference tst = CompiledInference.compile(exposed, test, executor);
              Progress progress = Progress.start("float32 and " + test.datatypes().datatype() + ", per layer", data.size(), "img")) {
             tst.reportFallbacks(ComparisonRun::warnFallback);
             int[] rows = batches.rowLengths(ref.outputs().subList(0, graph.outputs().size()));

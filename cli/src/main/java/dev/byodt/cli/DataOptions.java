@@ -11,6 +11,7 @@ import dev.byodt.runtime.data.NormalizedSource;
 import dev.byodt.runtime.data.Normalization;
 import dev.byodt.runtime.data.NpySource;
 import dev.byodt.cli.compare.Baseline;
+import dev.byodt.cli.compare.Executor;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.runtime.Tensor;
@@ -24,6 +25,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.function.Function;
 
 /**
  * The data a model is compared on, shared by run and sweep: how --data names it, labels, normalization,
@@ -53,7 +56,8 @@ final class DataOptions {
     Integer limit;
 
     @Option(names = "--batch", paramLabel = "N",
-        description = "Compile for N items per call (the input's first dimension; the last partial batch is padded). Default: 1.")
+        description = "Compile for N items per call (the input's first dimension; the last partial batch is padded). "
+            + "Default: 1 on this machine; on a RISC-V --target up to 50 per qemu process, at least a process per core.")
     Integer batch;
 
     void check() {
@@ -61,25 +65,46 @@ final class DataOptions {
         if (batch != null && batch <= 0) throw new UsageException("--batch must be positive");
     }
 
+    /** The model as compiled for its data, and the data. */
+    record Loaded(Graph graph, DataSource data) {}
+
     /**
-     * Loads the model with the --shape overrides, and with --batch its one input's first dimension set to the
-     * batch (which needs a second load, since the input's name and declared shape come from the first).
+     * Loads the model with the --shape overrides and opens the data named by {@code spec} for it (an image's
+     * size comes from the input's shape). The input's first dimension becomes the batch: --batch, or without
+     * it the executor's batch for this much data.
      */
-    Graph load(Path model, Map<String, long[]> shapes, Map<String, Tensor> bound) {
-        Graph graph = OnnxLoader.load(model, shapes, bound);
-        if (batch == null) return graph;
-        TensorSpec input = Baseline.singleInput(graph);
-        Map<String, long[]> batched = new LinkedHashMap<>(shapes);
-        batched.put(input.name(), batchedShape(input.name(), input.shape()));
-        return OnnxLoader.load(model, batched, bound);
+    Loaded load(String spec, Path model, Map<String, long[]> shapes, Map<String, Tensor> bound, Executor executor) {
+        return load(spec, model, shapes, bound, data -> batch != null ? OptionalInt.of(batch) : executor.batchFor(data.size()));
     }
 
-    /** The --shape override that --batch makes of a model input's shape, or null without --batch. */
-    private long[] batchedShape(String inputName, long[] declared) {
-        if (batch == null) return null;
+    /** {@link #load(String, Path, Map, Map, Executor)} with one item per call, whatever --batch says. */
+    Loaded loadForOneItem(String spec, Path model, Map<String, long[]> shapes, Map<String, Tensor> bound) {
+        return load(spec, model, shapes, bound, data -> OptionalInt.of(1));
+    }
+
+    /**
+     * @param itemsPerCall the batch for the data, which takes a second load (the input's name and declared shape
+     *                     come from the first); applied as --batch always was, and otherwise only where the data's
+     *                     items fill the input along a first axis (not ONNX test data, whose items are whole inputs)
+     */
+    private Loaded load(String spec, Path model, Map<String, long[]> shapes, Map<String, Tensor> bound,
+                        Function<DataSource, OptionalInt> itemsPerCall) {
+        Graph declared = OnnxLoader.load(model, shapes, bound);
+        TensorSpec input = Baseline.singleInput(declared);
+        DataSource data = open(spec, model, input.shape());
+        boolean batchAxis = data.itemShape().length == input.shape().length - 1;
+        OptionalInt items = batch != null || batchAxis ? itemsPerCall.apply(data) : OptionalInt.empty();
+        if (items.isEmpty()) return new Loaded(declared, data);
+        Map<String, long[]> batched = new LinkedHashMap<>(shapes);
+        batched.put(input.name(), batchedShape(input.name(), input.shape(), items.getAsInt()));
+        return new Loaded(OnnxLoader.load(model, batched, bound), data);
+    }
+
+    /** The --shape override that a batch of {@code items} makes of a model input's shape. */
+    private static long[] batchedShape(String inputName, long[] declared, int items) {
         if (declared.length == 0) throw new UsageException("--batch: the input '" + inputName + "' is a scalar, it has no batch dimension");
         long[] shape = declared.clone();
-        shape[0] = batch;
+        shape[0] = items;
         for (int d = 1; d < shape.length; d++) {
             if (shape[d] <= 0) throw new ByodtException("input '" + inputName + "' has a symbolic dimension besides the batch ("
                 + Arrays.toString(declared) + "); give its shape with --shape");
@@ -91,22 +116,11 @@ final class DataOptions {
      * Opens the data named by {@code spec} for a model whose input has {@code inputShape} (which decides
      * how images are resized) and applies --mean/--std and --limit.
      */
-    DataSource open(String spec, Path model, long[] inputShape) {
+    private DataSource open(String spec, Path model, long[] inputShape) {
         DataSource source = openRaw(spec == null ? "sample" : spec, model, inputShape);
         if (mean != null || std != null) source = new NormalizedSource(source, Normalization.of(mean, std));
         if (limit != null) source = source.firstItems(limit);
         return source;
-    }
-
-    /**
-     * The IDX folder a --data spec names ('sample', 'fashion-mnist' or a folder), for runs that read IDX files
-     * themselves (a RISC-V target's executable).
-     */
-    Path idxFolder(String spec, Path model) {
-        Path folder = namedIdxFolder(spec == null ? "sample" : spec, model);
-        if (folder == null) folder = Path.of(spec);
-        if (!Files.isDirectory(folder) || !hasIdx(folder)) throw new ByodtException("--data " + spec + ": no folder of IDX files at " + folder);
-        return folder;
     }
 
     /** The folder of 'sample' or 'fashion-mnist', or null for any other spec. */

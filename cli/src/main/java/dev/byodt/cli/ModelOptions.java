@@ -128,7 +128,7 @@ final class ModelOptions {
     }
 
     /** The datatype options, every name resolved now: a malformed or unknown datatype is a usage error. */
-    DatatypeChoice datatypeChoice() {
+    private DatatypeChoice datatypeChoice() {
         if (fallback != null && !fallback.equals("float32")) throw new UsageException("--fallback " + fallback + ": only float32 is available");
         Map<String, String> datatypeOptions = new LinkedHashMap<>();
         if (overflow != null) datatypeOptions.put("overflow", overflow);

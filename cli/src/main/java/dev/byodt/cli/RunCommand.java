@@ -1,15 +1,15 @@
 package dev.byodt.cli;
 
 import dev.byodt.cli.compare.Baseline;
+import dev.byodt.cli.compare.Executor;
 import dev.byodt.cli.compare.Gate;
+import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.codegen.LoadedModel;
 import dev.byodt.compiler.conformance.DataSetRun;
 import dev.byodt.compiler.conformance.TestCase;
 import dev.byodt.compiler.graph.Graph;
-import dev.byodt.compiler.target.EmulatedModel;
-import dev.byodt.compiler.target.Emulator;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.NamedTensor;
@@ -32,8 +32,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Compile a model for this machine and run it: top-1 accuracy on data (the default), "
-        + "an ONNX test-data folder, or one inference on given inputs.",
+    description = {"Compile a model and run it, on this machine or on a RISC-V --target under qemu-user: top-1 accuracy "
+        + "on data (the default), an ONNX test-data folder, or one inference on given inputs.",
         "",
         "Data (--data): with --dtype X (or --reference, --per-layer, --json, --csv, a gate), float32 and X run on the "
             + "same items and are compared per output: top-1 of both, top-1 agreement, max/mean absolute error, mean "
@@ -41,10 +41,11 @@ import java.util.concurrent.Callable;
         "Test data (--test-data DIR): input_N.pb and output_N.pb; prints the error of each output and exits 1 "
             + "beyond --rtol/--atol. Named integer inputs (shapes, axes) are bound at compile time.",
         "Single run (--input NAME=FILE.pb ... [--output DIR]): prints the outputs, or writes them as output_N.pb.",
-        "RISC-V (--target riscv64, riscv32, ...; with IDX data or --input): the model runs as an executable under "
-            + "qemu-user; on a P target "
-            + "(riscv64p, riscv32p) the executable emulates its P instructions, which qemu lacks, so that the P code "
-            + "itself is measured.",
+        "RISC-V (--target riscv64, riscv32, ...): data and --input run the target's code, linked into an executable "
+            + "that qemu-user runs on a batch of items per process (up to 50 unless --batch), a process per core; "
+            + "float32 and X both run there, so the same comparison is printed as on this machine (--reference "
+            + "onnxruntime runs on this machine). On a P target (riscv64p, riscv32p) the executable emulates its P "
+            + "instructions, which qemu lacks, so that the P code itself is measured.",
         ""},
     footer = {"", "Examples:",
         "  byodt run models/lenet5-fashion.onnx",
@@ -53,6 +54,7 @@ import java.util.concurrent.Callable;
         "  byodt run models/lenet5-fashion.onnx --dtype custom[posit]8 --per-layer --limit 200 --chart layers.png",
         "  byodt run models/lenet5-fashion.onnx --dtype bfloat16 --json r.json --csv r.csv --max-drop 1",
         "  byodt run model.onnx --test-data test_data_set_0 --rtol 1e-4 --atol 1e-5",
+        "  byodt run models/lenet5-fashion.onnx --target riscv64 --dtype fxp16_13 --limit 100 --json r.json",
         "  byodt run models/lenet5-fashion.onnx --target riscv64p --dtype fxp16_13 --limit 1 --count-instructions",
         "  byodt run model.onnx --input image=in.pb --output out/"})
 final class RunCommand implements Callable<Integer> {
@@ -118,7 +120,8 @@ final class RunCommand implements Callable<Integer> {
     long timeLimitSeconds;
 
     @Option(names = "--count-instructions",
-        description = "With a RISC-V --target: print the instructions executed per kernel for the first image, from qemu's log.")
+        description = "With a RISC-V --target: also print the instructions executed per kernel for the first item (a build "
+            + "for one item per call), from qemu's log.")
     boolean countInstructions;
 
     @Mixin
@@ -131,17 +134,14 @@ final class RunCommand implements Callable<Integer> {
         if (timeLimitSeconds <= 0) throw new UsageException("--time-limit must be positive");
         Target target = modelOptions.target();
         if (countInstructions && (!target.isRiscv() || mode.inputs != null || mode.testData != null)) {
-            throw new UsageException("--count-instructions goes with a RISC-V --target and image data");
+            throw new UsageException("--count-instructions goes with a RISC-V --target and data");
         }
-        if (target.isRiscv()) {
-            if (mode.testData != null) throw new UsageException("--test-data runs on the host only; with --target " + target.name() + " use --input or IDX data");
-            if (mode.inputs == null) {
-                Path data = dataOptions.idxFolder(mode.data, modelOptions.model);
-                return new TargetRun(modelOptions, target, data, dataOptions.limit, Duration.ofSeconds(timeLimitSeconds), countInstructions).call();
-            }
+        if (target.isRiscv() && mode.testData != null) {
+            throw new UsageException("--test-data runs on the host only; with --target " + target.name() + " use --input or --data");
         }
         if (mode.testData != null) return runTestData();
-        if (mode.inputs != null) return runSingle();
+        Executor executor = Executor.forTarget(target, Duration.ofSeconds(timeLimitSeconds));
+        if (mode.inputs != null) return runSingle(executor);
         if (!reference.equals(Baseline.BYODT) && !reference.equals(Baseline.ONNX_RUNTIME)) {
             throw new UsageException("--reference " + reference + ": expected byodt or onnxruntime");
         }
@@ -158,10 +158,17 @@ final class RunCommand implements Callable<Integer> {
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
         }
-        boolean compare = !modelOptions.datatypeChoice().isFloat32Only() || !reference.equals(Baseline.BYODT) || perLayer
+        CompileOptions options = modelOptions.compileOptions();
+        boolean compare = !options.datatypes().isFloat32Only() || !reference.equals(Baseline.BYODT) || perLayer
             || json != null || csv != null || gate.isSet();
-        if (!compare) return new ClassificationRun(modelOptions, dataOptions, mode.data).call();
-        return new ComparisonRun(modelOptions, dataOptions, mode.data, reference, perLayer, json, csv, chart, gate).call();
+        int status = compare
+            ? new ComparisonRun(modelOptions, options, dataOptions, mode.data, reference, perLayer, json, csv, chart, gate, executor).call()
+            : new ClassificationRun(modelOptions, options, dataOptions, mode.data, executor).call();
+        if (countInstructions) {
+            InstructionCount.print(dataOptions.loadForOneItem(mode.data, modelOptions.model, modelOptions.shapeOverrides(),
+                modelOptions.boundInputs()), options, (Executor.Emulated) executor);
+        }
+        return status;
     }
 
     private int runTestData() {
@@ -180,7 +187,7 @@ final class RunCommand implements Callable<Integer> {
         return allWithin ? 0 : Main.MODEL_ERROR;
     }
 
-    private int runSingle() {
+    private int runSingle(Executor executor) {
         Map<String, NamedTensor> named = new LinkedHashMap<>();
         List<NamedTensor> positional = new ArrayList<>();
         for (String spec : mode.inputs) {
@@ -189,19 +196,10 @@ final class RunCommand implements Callable<Integer> {
             else positional.add(TensorProtos.read(Path.of(spec)));
         }
         Graph graph = modelOptions.load();
-        try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions())) {
+        try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
+             LoadedModel model = executor.load(module)) {
             ModelOptions.reportFallbacks(module);
-            if (module.target().isRiscv()) {
-                Emulator emulator = Emulator.forTarget(module.target(), Duration.ofSeconds(timeLimitSeconds));
-                try (EmulatedModel model = EmulatedModel.build(module, emulator)) {
-                    List<Tensor> inputs = bindInputs(model.inputs(), named, positional);
-                    printOutputs(model.run(inputs), model.outputs());
-                }
-            } else {
-                try (HostModel model = Compiler.jit(module)) {
-                    printOutputs(model.run(bindInputs(model.inputs(), named, positional)), model.outputs());
-                }
-            }
+            printOutputs(model.run(bindInputs(model.inputs(), named, positional)), model.outputs());
         }
         return 0;
     }

@@ -2,6 +2,7 @@ package dev.byodt.cli;
 
 import dev.byodt.cli.compare.Baseline;
 import dev.byodt.cli.compare.DatatypeRun;
+import dev.byodt.cli.compare.Executor;
 import dev.byodt.cli.compare.Gate;
 import dev.byodt.cli.report.ComparisonReport;
 import dev.byodt.cli.report.ModelHash;
@@ -49,7 +50,7 @@ import java.util.concurrent.Callable;
             + "reported in the results as failed, with its reason, and the sweep goes on; the command then exits 1.",
         ""},
     footer = {"", "Examples:",
-        "  byodt sweep models/lenet5-fashion.onnx --dtypes 'fxp16_8..15,bfloat16,float16,fp8e4m3' --out sweep/",
+        "  byodt sweep models/lenet5-fashion.onnx --dtypes 'fxp16_8..15,bfloat16,float16,custom[fp8e4m3]8' --out sweep/",
         "  byodt sweep models/lenet5-fashion.onnx --dtypes 'custom[posit]8..16' --accumulate dtype,exact --out sweep/ --shard 1/4",
         "  byodt sweep merge shard1/ shard2/ shard3/ shard4/ --out sweep/"})
 final class SweepCommand implements Callable<Integer> {
@@ -68,8 +69,8 @@ final class SweepCommand implements Callable<Integer> {
     PluginOptions plugins;
 
     @Option(names = "--dtypes", paramLabel = "SPEC",
-        description = "Datatypes, comma-separated, with ranges and brace groups: 'fxp16_8..15', 'custom[posit]6..16', "
-            + "'custom[posit_es{0..3}]8', 'bfloat16,float16,fp8e4m3'.")
+        description = "Datatypes as --dtype takes them, comma-separated, with ranges and brace groups: 'fxp16_8..15', "
+            + "'custom[posit]6..16', 'custom[minifloat_e{2..5}]8', 'custom[posit_es{0,1,3}]8', 'bfloat16,float16,custom[fp8e4m3]8'.")
     String dtypes;
 
     @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE[,MODE...]",
@@ -133,16 +134,17 @@ final class SweepCommand implements Callable<Integer> {
         List<SweepPoint> mine = part.select(all);
 
         long start = System.nanoTime();
-        Graph graph = dataOptions.load(model, shapes.parse(), Map.of());
-        DataSource source = dataOptions.open(data, model, Baseline.singleInput(graph).shape());
-        CompileOptions host = CompileOptions.host();
-        Baseline baseline = Baseline.compute(graph, model, host, reference, source, ComparisonRun::warnFallback);
+        Executor host = Executor.host();
+        DataOptions.Loaded loaded = dataOptions.load(data, model, shapes.parse(), Map.of(), host);
+        Graph graph = loaded.graph();
+        DataSource source = loaded.data();
+        Baseline baseline = Baseline.compute(graph, model, CompileOptions.host(), reference, source, host, ComparisonRun::warnFallback);
         List<ReportEntry> entries = new ArrayList<>();
-        for (SweepPoint point : mine) entries.add(measure(graph, baseline, point));
+        for (SweepPoint point : mine) entries.add(measure(graph, baseline, point, host));
         double seconds = (System.nanoTime() - start) / 1e9;
 
-        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), host.target().name() + " (" + host.target().triple() + ")",
-            Version.get(), source.description(), baseline.description());
+        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), host.describe(), Version.get(), source.description(),
+            baseline.description());
         ComparisonReport report = new ComparisonReport(setup, all.size(), part.equals(Shard.WHOLE) ? null : part.toString(), entries);
         List<Path> written = SweepOutputs.write(report, out);
 
@@ -183,7 +185,7 @@ final class SweepCommand implements Callable<Integer> {
         return options;
     }
 
-    private ReportEntry measure(Graph graph, Baseline baseline, SweepPoint point) {
+    private ReportEntry measure(Graph graph, Baseline baseline, SweepPoint point, Executor executor) {
         Map<String, String> options = options(point.rounding());
         String overflowShown = NOT_APPLICABLE;
         try {
@@ -193,7 +195,7 @@ final class SweepCommand implements Callable<Integer> {
             overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);
             String label = point.dtype() + " " + point.accumulate() + (point.rounding().equals(NOT_APPLICABLE) ? "" : " " + point.rounding());
             List<OutputFigures> figures = DatatypeRun.measure(graph, CompileOptions.host().withDatatypes(choice), baseline, label,
-                ComparisonRun::warnFallback);
+                executor, ComparisonRun::warnFallback);
             return new ReportEntry(point.index(), point.dtype(), point.accumulate(), point.rounding(), overflowShown, figures);
         } catch (ByodtException e) {
             System.err.println("byodt: " + point.dtype() + " (accumulate " + point.accumulate() + ") failed: " + e.getMessage());

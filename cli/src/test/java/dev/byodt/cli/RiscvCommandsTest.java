@@ -1,13 +1,21 @@
 package dev.byodt.cli;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** The RISC-V targets on the command line: run under qemu, --stats, the P extension's options and their errors. */
+/**
+ * The RISC-V targets on the command line: run under qemu (the same comparison and summary as on the host),
+ * --count-instructions, --stats, the P extension's options and their errors.
+ */
 class RiscvCommandsTest {
     private static final Path LENET = Path.of(System.getProperty("byodt.modelsDir", "../models"), "lenet5-fashion.onnx");
 
@@ -18,23 +26,60 @@ class RiscvCommandsTest {
         return output.lines().filter(l -> l.startsWith(label)).findFirst().orElseThrow(() -> new AssertionError(label + " not in:\n" + output));
     }
 
-    /** "85.00% (17/20)" from the top-1 line. */
-    private static String accuracy(String output) {
-        String top1 = line(output, "top-1");
-        return top1.substring("top-1".length(), top1.indexOf(')') + 1).strip();
+    /** The datatype's row of a comparison table (its name starts the line). */
+    private static String row(String output, String dtype) { return line(output, dtype + " "); }
+
+    @Test
+    void runOnRiscv64PrintsAndWritesTheHostsComparison() throws IOException {
+        Path json = tmp.resolve("rv.json"), csv = tmp.resolve("rv.csv"), hostJson = tmp.resolve("host.json");
+        CommandLineRun riscv = CommandLineRun.of("run", LENET.toString(), "--target", "riscv64", "--dtype", "fxp16_13", "--limit", "24",
+            "--json", json.toString(), "--csv", csv.toString());
+        assertEquals(0, riscv.exitCode(), riscv.err());
+        String where = "riscv64 (riscv64-unknown-linux-gnu, lp64d) under qemu-riscv64";
+        assertEquals("target     " + where + ", byodt " + Version.get(), line(riscv.out(), "target"));
+        assertTrue(riscv.out().contains("reference  byodt float32  (top-1 "), riscv.out());
+        assertTrue(line(riscv.out(), "dtype ").matches("dtype +accumulate +rounding +overflow +top-1 +drop +agree +max abs +mean abs "
+            + "+mean rel +SQNR dB +NaN +inf +sat"), riscv.out());
+
+        CommandLineRun host = CommandLineRun.of("run", LENET.toString(), "--dtype", "fxp16_13", "--limit", "24", "--json", hostJson.toString());
+        assertEquals(0, host.exitCode(), host.err());
+        // Float32 and fxp16_13 both ran on riscv64, and both give the host's bits: every figure is the same.
+        assertEquals(row(host.out(), "fxp16_13"), row(riscv.out(), "fxp16_13"));
+        JsonObject report = JsonParser.parseString(Files.readString(json)).getAsJsonObject();
+        JsonObject hostReport = JsonParser.parseString(Files.readString(hostJson)).getAsJsonObject();
+        assertEquals(where, report.getAsJsonObject("setup").get("target").getAsString());
+        assertEquals("byodt float32", report.getAsJsonObject("setup").get("reference").getAsString());
+        assertEquals(hostReport.get("entries"), report.get("entries"));
+        JsonObject output = report.getAsJsonArray("entries").get(0).getAsJsonObject().getAsJsonArray("outputs").get(0).getAsJsonObject();
+        assertEquals(24, output.getAsJsonObject("top1").get("items").getAsInt());
+        assertEquals(240, output.getAsJsonObject("errors").get("elements").getAsInt(), "10 logits per image");
+        assertTrue(output.getAsJsonObject("errors").get("saturated").getAsLong() > 0, "fxp16_13 clips LeNet's largest logits");
+        List<String> rows = Files.readAllLines(csv);
+        assertEquals(2, rows.size());
+        assertTrue(rows.get(1).startsWith("0,fxp16_13,dtype,nearest,saturate,logits,24,24,"), rows.get(1));
+        assertTrue(rows.get(1).contains(",\"" + where + "\","), rows.get(1));
     }
 
     @Test
-    void runOnRiscv32GivesTheHostsAccuracy() {
-        CommandLineRun riscv = CommandLineRun.of("run", LENET.toString(), "--target", "riscv32", "--dtype", "fxp16_13", "--limit", "20");
+    void runOnRiscv32WithoutADatatypePrintsTheHostsSummary() {
+        CommandLineRun riscv = CommandLineRun.of("run", LENET.toString(), "--target", "riscv32", "--limit", "20");
         assertEquals(0, riscv.exitCode(), riscv.err());
-        assertTrue(line(riscv.out(), "target").contains("riscv32 (riscv32-unknown-linux-gnu, ilp32; 1 runs of 20 images under qemu-riscv32)"), riscv.out());
-        CommandLineRun host = CommandLineRun.of("run", LENET.toString(), "--dtype", "fxp16_13", "--limit", "20");
+        assertEquals("target    riscv32 (riscv32-unknown-linux-gnu, ilp32) under qemu-riscv32, batch 10, 2 processes",
+            line(riscv.out(), "target"));
+        CommandLineRun host = CommandLineRun.of("run", LENET.toString(), "--limit", "20");
         assertEquals(0, host.exitCode(), host.err());
-        // On the host, run --dtype compares against float32: the datatype's top-1 is the fifth column of its row.
-        String hostTop1 = line(host.out(), "fxp16_13").split(" +")[4];
-        assertTrue(accuracy(riscv.out()).startsWith(hostTop1 + " ("), hostTop1 + " on the host, " + accuracy(riscv.out()) + " on riscv32");
-        assertTrue(accuracy(riscv.out()).endsWith("/20)"), riscv.out());
+        assertEquals(line(host.out(), "top-1"), line(riscv.out(), "top-1"));
+        assertFalse(host.out().contains("target"), "the host's summary is as it was: " + host.out());
+    }
+
+    @Test
+    void countInstructionsPrintsTheKernelsOfTheFirstItem() {
+        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--target", "riscv64", "--limit", "1", "--count-instructions");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("executed instructions, first item, on riscv64 (qemu's in_asm/exec log)"), run.out());
+        String conv1 = run.out().lines().filter(l -> l.matches(" +[0-9]+  k[0-9]+\\.Conv\\./conv1/Conv")).findFirst().orElseThrow(() -> new AssertionError(run.out()));
+        assertTrue(Long.parseLong(conv1.strip().split(" +")[0]) > 100_000, conv1);
+        assertTrue(run.out().lines().anyMatch(l -> l.matches(" +[0-9]+  total, harness included")), run.out());
     }
 
     @Test
@@ -91,5 +136,8 @@ class RiscvCommandsTest {
         assertTrue(pOnHost.err().contains("the P extension needs a RISC-V target"), pOnHost.err());
         CommandLineRun testDataOnTarget = CommandLineRun.of("run", LENET.toString(), "--target", "riscv64", "--test-data", tmp.toString());
         assertEquals(2, testDataOnTarget.exitCode());
+        CommandLineRun countOnHost = CommandLineRun.of("run", LENET.toString(), "--count-instructions");
+        assertEquals(2, countOnHost.exitCode());
+        assertTrue(countOnHost.err().contains("--count-instructions goes with a RISC-V --target"), countOnHost.err());
     }
 }

@@ -5,19 +5,13 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.byodt.onnx.Onnx.TensorProto;
 
-import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * ONNX TensorProto files and messages (the input_N.pb / output_N.pb of ONNX test data, and model weights)
@@ -84,30 +78,14 @@ public final class TensorProtos {
         return builder.setRawData(UnsafeByteOperations.unsafeWrap(raw)).build();
     }
 
-    /**
-     * Writes a TensorProto file atomically: the bytes go to a temporary file in the same directory, which is
-     * synced and then renamed over the target, so a reader never sees a half-written file.
-     */
+    /** Writes a TensorProto file, atomically ({@link AtomicFiles}). */
     public static void write(Path file, NamedTensor named) {
         TensorProto proto = toProto(named.name(), named.tensor());
-        Path target = file.toAbsolutePath();
-        Path temp = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
-        try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                OutputStream out = Channels.newOutputStream(channel);
+        AtomicFiles.write(file, temporary -> {
+            try (OutputStream out = Files.newOutputStream(temporary)) {
                 proto.writeTo(out);
-                out.flush();
-                channel.force(true);
             }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            try {
-                Files.deleteIfExists(temp);
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw new ByodtException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        });
     }
 
     private static void copyRawData(ByteString raw, Tensor tensor, long count, String context) {

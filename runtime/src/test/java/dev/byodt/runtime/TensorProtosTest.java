@@ -139,7 +139,8 @@ class TensorProtosTest {
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(List.of(file), files.toList());
         }
-        Path nowhere = dir.resolve("missing-dir").resolve("out.pb");
+        // The writer makes missing folders, so the one it cannot make is under a plain file.
+        Path nowhere = Files.writeString(dir.resolve("plain"), "x").resolve("out.pb");
         ByodtException e = assertThrows(ByodtException.class,
             () -> TensorProtos.write(nowhere, new NamedTensor("a", Tensor.ofFloats(new long[] {1}, new float[] {1}))));
         assertTrue(e.getMessage().startsWith("cannot write " + nowhere), e.getMessage());

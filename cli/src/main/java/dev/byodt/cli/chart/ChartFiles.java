@@ -1,6 +1,6 @@
 package dev.byodt.cli.chart;
 
-import dev.byodt.cli.report.AtomicFiles;
+import dev.byodt.runtime.AtomicFiles;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.text.TextUtils;
 import org.jfree.svg.SVGGraphics2D;
@@ -45,7 +45,7 @@ public final class ChartFiles {
     public static String svgElement(JFreeChart chart, int width, int height) { return draw(chart, width, height).getSVGElement(); }
 
     public static void writeSvg(JFreeChart chart, Path file, int width, int height) {
-        AtomicFiles.write(file, svgDocument(chart, width, height));
+        AtomicFiles.writeString(file, svgDocument(chart, width, height));
     }
 
     private static SVGGraphics2D draw(JFreeChart chart, int width, int height) {

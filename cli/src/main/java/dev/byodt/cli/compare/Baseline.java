@@ -14,7 +14,8 @@ import java.util.function.Consumer;
 
 /**
  * The float32 outputs every datatype is compared against, computed once per run or sweep on the data set:
- * by byodt's own float32 code, or by ONNX Runtime (--reference onnxruntime).
+ * by byodt's own float32 code on the executor the datatype runs on, or by ONNX Runtime on this machine
+ * (--reference onnxruntime).
  *
  * @param description "byodt float32" or "onnxruntime", as reports record it
  */
@@ -23,12 +24,13 @@ public record Baseline(Batches batches, ItemOutputs outputs, String description)
 
     /**
      * @param reference {@value #BYODT} or {@value #ONNX_RUNTIME}
+     * @param executor  where byodt's float32 code runs
      * @param warnings  where messages about float32 fallbacks go
      */
     public static Baseline compute(Graph graph, Path model, CompileOptions float32, String reference, DataSource data,
-                                   Consumer<String> warnings) {
+                                   Executor executor, Consumer<String> warnings) {
         Batches batches = Batches.of(data, singleInput(graph));
-        try (Inference inference = open(graph, model, float32, reference, warnings);
+        try (Inference inference = open(graph, model, float32, reference, executor, warnings);
              Progress progress = Progress.start("float32 (" + reference + ")", data.size(), "img")) {
             int[] rows = batches.rowLengths(inference.outputs());
             if (data.hasLabels()) data.requireLabelsBelow(rows[0]);
@@ -37,10 +39,11 @@ public record Baseline(Batches batches, ItemOutputs outputs, String description)
         }
     }
 
-    private static Inference open(Graph graph, Path model, CompileOptions float32, String reference, Consumer<String> warnings) {
+    private static Inference open(Graph graph, Path model, CompileOptions float32, String reference, Executor executor,
+                                  Consumer<String> warnings) {
         return switch (reference) {
             case BYODT -> {
-                CompiledInference compiled = CompiledInference.compile(graph, float32);
+                CompiledInference compiled = CompiledInference.compile(graph, float32, executor);
                 compiled.reportFallbacks(warnings);
                 yield compiled;
             }

@@ -3,7 +3,7 @@ package dev.byodt.cli.compare;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.codegen.LoadedModel;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.ElementType;
@@ -16,20 +16,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
-/** A graph compiled by byodt for this machine and run through the JIT. */
+/** A graph compiled by byodt and run by an {@link Executor}: the JIT, or an executable under qemu-user. */
 public final class CompiledInference implements Inference {
-    private final HostModel model;
+    private final LoadedModel model;
     private final List<String> fallbacks;
 
-    private CompiledInference(HostModel model, List<String> fallbacks) {
+    private CompiledInference(LoadedModel model, List<String> fallbacks) {
         this.model = model;
         this.fallbacks = fallbacks;
     }
 
-    /** Compiles {@code graph}; its one input and every output must be float32. */
-    public static CompiledInference compile(Graph graph, CompileOptions options) {
+    /** Compiles {@code graph} for the executor's target and loads it there; its one input and every output must be float32. */
+    public static CompiledInference compile(Graph graph, CompileOptions options, Executor executor) {
         try (CompiledModule module = Compiler.compile(graph, options)) {
-            CompiledInference inference = new CompiledInference(Compiler.jit(module), module.fallbacks());
+            CompiledInference inference = new CompiledInference(executor.load(module), module.fallbacks());
             try {
                 inference.requireFloatTensors();
             } catch (RuntimeException e) {

@@ -13,10 +13,11 @@ public final class DatatypeRun {
     private DatatypeRun() {}
 
     /** @param label names the configuration on the progress bar */
-    public static List<OutputFigures> measure(Graph graph, CompileOptions options, Baseline baseline, String label, Consumer<String> warnings) {
-        double saturation = SaturationProbe.largestFinite(options);
+    public static List<OutputFigures> measure(Graph graph, CompileOptions options, Baseline baseline, String label, Executor executor,
+                                              Consumer<String> warnings) {
+        double saturation = SaturationProbe.largestFinite(options, executor);
         ItemOutputs test;
-        try (CompiledInference model = CompiledInference.compile(graph, options);
+        try (CompiledInference model = CompiledInference.compile(graph, options, executor);
              Progress progress = Progress.start(label, baseline.batches().data().size(), "img")) {
             model.reportFallbacks(warnings);
             test = ItemOutputs.compute(model, baseline.batches(), progress);

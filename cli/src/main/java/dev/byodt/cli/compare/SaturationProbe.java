@@ -3,7 +3,7 @@ package dev.byodt.cli.compare;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.codegen.LoadedModel;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
@@ -21,14 +21,15 @@ import java.util.Map;
  * float32 with the low 12 fraction bits zero, up to the largest finite one) into the datatype and back,
  * and the largest finite result is the answer. That is exact for every datatype with at most 11 fraction
  * bits and for every datatype that saturates (fixed point, posits, fp8e4m3); float32 itself has no
- * saturation to count (+infinity). For fixed point it is the positive limit, (2^(N-1)-1)/2^P.
+ * saturation to count (+infinity). For fixed point it is the positive limit, (2^(N-1)-1)/2^P. The probe
+ * runs where the compared code runs (its executor), so that a target's datatype options (P lanes) apply.
  */
 public final class SaturationProbe {
     private static final int GRID_STEP_BITS = 12;
 
     private SaturationProbe() {}
 
-    public static double largestFinite(CompileOptions options) {
+    public static double largestFinite(CompileOptions options, Executor executor) {
         if (options.datatypes().isFloat32Only()) return Double.POSITIVE_INFINITY;
         int count = (Float.floatToRawIntBits(Float.MAX_VALUE) >>> GRID_STEP_BITS) + 1;
         float[] grid = new float[count];
@@ -42,7 +43,7 @@ public final class SaturationProbe {
             List.of(new TensorSpec("x", ElementType.FLOAT32, shape)), List.of(out),
             List.of(new TensorSpec("y", ElementType.FLOAT32, shape)), Map.of(), List.of());
         try (CompiledModule module = Compiler.compile(program, options.withEntrySymbol("byodt_saturation_probe"));
-             HostModel model = Compiler.jit(module)) {
+             LoadedModel model = executor.load(module)) {
             float[] back = model.run(List.of(Tensor.ofFloats(shape, grid))).get(0).toFloatArray();
             double largest = 0;
             for (float v : back) {

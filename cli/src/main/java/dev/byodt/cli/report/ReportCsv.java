@@ -1,6 +1,5 @@
 package dev.byodt.cli.report;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -50,8 +49,6 @@ public final class ReportCsv {
         }
         return out.toString();
     }
-
-    public static void write(Path file, ComparisonReport report) { AtomicFiles.write(file, toCsv(report)); }
 
     private static String number(Double value) {
         return value == null ? "" : String.valueOf(value);

@@ -10,6 +10,7 @@ import com.google.gson.TypeAdapter;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
 import com.google.gson.stream.JsonWriter;
+import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.InputFiles;
 
@@ -42,7 +43,7 @@ public final class ReportJson {
         return GSON.toJson(root) + "\n";
     }
 
-    public static void write(Path file, ComparisonReport report) { AtomicFiles.write(file, toJson(report)); }
+    public static void write(Path file, ComparisonReport report) { AtomicFiles.writeString(file, toJson(report)); }
 
     public static ComparisonReport read(Path file) {
         return fromJson(new String(InputFiles.readAllBytes(file), StandardCharsets.UTF_8), file.toString());

@@ -1,11 +1,12 @@
 package dev.byodt.cli.sweep;
 
+import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.runtime.ByodtException;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -14,13 +15,16 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>a trailing range {@code A..B} (ascending integers): {@code fxp16_8..15} is fxp16_8, fxp16_9, ... fxp16_15,
  *       {@code custom[posit]6..16} is custom[posit]6 ... custom[posit]16;</li>
- *   <li>brace groups, {@code {A..B}} or {@code {x,y,z}}, anywhere: {@code custom[posit_es{0..3}]8} is
- *       custom[posit_es0]8 ... custom[posit_es3]8.</li>
+ *   <li>brace groups, {@code {A..B}} or {@code {x,y,z}}, anywhere: {@code custom[minifloat_e{2..5}]8} is
+ *       custom[minifloat_e2]8 ... custom[minifloat_e5]8, {@code custom[posit_es{0,1,3}]8} is custom[posit_es0]8,
+ *       custom[posit_es1]8 and custom[posit_es3]8.</li>
  * </ul>
- * Expansion keeps the order written, the leftmost group varying slowest and the trailing range fastest;
- * a name given twice is kept at its first place. Whether a name is a registered datatype is the registry's
- * business, not this parser's. A malformed entry, or a spec that expands to nothing, is a one-line
- * {@link ByodtException} naming the bad part.
+ * Expansion keeps the order written, the leftmost group varying slowest and the trailing range fastest.
+ * Every name it yields is one that --dtype takes: it must parse as a {@link DatatypeName}, the registry's
+ * grammar (so fp8e4m3 is written custom[fp8e4m3]8, as after --dtype); a datatype given twice, in the same or
+ * another spelling (bfloat16, custom[bfloat]16), is kept at its first place. Whether a name is registered is
+ * the registry's business, not this parser's. A malformed entry, or a spec that expands to nothing, is a
+ * one-line {@link ByodtException} naming the bad part.
  */
 public final class DatatypeSpec {
     /** More datatypes than a sweep is meant to hold: almost certainly a typo in a range. */
@@ -28,22 +32,21 @@ public final class DatatypeSpec {
 
     private static final Pattern TRAILING_RANGE = Pattern.compile("(.*\\D)(\\d+)\\.\\.(\\d+)");
     private static final Pattern BRACE_RANGE = Pattern.compile("(\\d+)\\.\\.(\\d+)");
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_\\[\\]]+");
 
     private DatatypeSpec() {}
 
     public static List<String> expand(String spec) {
-        Set<String> names = new LinkedHashSet<>();
+        Map<DatatypeName, String> names = new LinkedHashMap<>();
         for (String entry : entries(spec)) {
             for (String name : expandBraces(entry, entry)) {
-                names.add(name);
+                names.putIfAbsent(parsed(name, entry), name);
                 if (names.size() > MAX_DATATYPES) {
                     throw new ByodtException("--dtypes '" + spec + "' expands to more than " + MAX_DATATYPES + " datatypes (at '" + entry + "')");
                 }
             }
         }
         if (names.isEmpty()) throw new ByodtException("--dtypes '" + spec + "' names no datatype");
-        return List.copyOf(names);
+        return List.copyOf(names.values());
     }
 
     /** The comma-separated entries, splitting only at commas outside braces and brackets. */
@@ -96,10 +99,10 @@ public final class DatatypeSpec {
         Matcher range = TRAILING_RANGE.matcher(text);
         if (range.matches()) {
             String prefix = range.group(1);
-            return numbers(range.group(2), range.group(3), entry).stream().map(n -> checkedName(prefix + n, entry)).toList();
+            return numbers(range.group(2), range.group(3), entry).stream().map(n -> prefix + n).toList();
         }
         if (text.contains("..")) throw new ByodtException("--dtypes: '" + entry + "' has a range that is not at the end or not A..B of integers");
-        return List.of(checkedName(text, entry));
+        return List.of(text);
     }
 
     private static List<String> numbers(String from, String to, String entry) {
@@ -117,11 +120,12 @@ public final class DatatypeSpec {
         return numbers;
     }
 
-    private static String checkedName(String name, String entry) {
-        if (!NAME.matcher(name).matches()) {
-            throw new ByodtException("--dtypes: '" + name + "'" + (name.equals(entry) ? "" : " (from '" + entry + "')")
-                + " is not a datatype name (letters, digits, _ and [ ])");
+    /** The name as --dtype reads it; a malformed one is the parser's own error, with the entry it came from. */
+    private static DatatypeName parsed(String name, String entry) {
+        try {
+            return DatatypeName.parse(name);
+        } catch (ByodtException e) {
+            throw new ByodtException("--dtypes: " + (name.equals(entry) ? "" : "in '" + entry + "', ") + e.getMessage(), e);
         }
-        return name;
     }
 }

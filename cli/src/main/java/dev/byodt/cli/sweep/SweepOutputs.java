@@ -2,11 +2,11 @@ package dev.byodt.cli.sweep;
 
 import dev.byodt.cli.chart.ChartFiles;
 import dev.byodt.cli.chart.SweepChart;
-import dev.byodt.cli.report.AtomicFiles;
 import dev.byodt.cli.report.ComparisonReport;
 import dev.byodt.cli.report.HtmlReport;
 import dev.byodt.cli.report.ReportCsv;
 import dev.byodt.cli.report.ReportJson;
+import dev.byodt.runtime.AtomicFiles;
 import org.jfree.chart.JFreeChart;
 
 import java.nio.charset.StandardCharsets;

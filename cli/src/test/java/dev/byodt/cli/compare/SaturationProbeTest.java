@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The largest finite magnitudes, from each format's definition. */
 class SaturationProbeTest {
-    private static double largest(String dtype) { return SaturationProbe.largestFinite(CompileOptions.host().withDatatype(dtype)); }
+    private static double largest(String dtype) { return SaturationProbe.largestFinite(CompileOptions.host().withDatatype(dtype), Executor.host()); }
 
     @Test
     void largestFiniteValuesOfTheBuiltInFormats() {

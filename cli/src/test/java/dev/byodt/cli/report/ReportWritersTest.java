@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -94,20 +93,6 @@ class ReportWritersTest {
         }
         assertTrue(row.isEmpty() && field.isEmpty(), "the CSV ends with CRLF");
         return rows;
-    }
-
-    @Test
-    void atomicWritesReplaceWholeFilesAndLeaveNoTemporaries() throws IOException {
-        Path file = dir.resolve("out/results.csv");
-        AtomicFiles.write(file, "first\n");
-        AtomicFiles.write(file, "second\n");
-        assertEquals("second\n", Files.readString(file));
-        try (Stream<Path> files = Files.list(file.getParent())) {
-            assertEquals(List.of(file.getFileName().toString()), files.map(p -> p.getFileName().toString()).toList());
-        }
-        Path notAFolder = Files.writeString(dir.resolve("plain"), "x");
-        String message = assertThrows(ByodtException.class, () -> AtomicFiles.write(notAFolder.resolve("r.json"), "{}")).getMessage();
-        assertTrue(message.startsWith("cannot write " + notAFolder.resolve("r.json")), message);
     }
 
     @Test

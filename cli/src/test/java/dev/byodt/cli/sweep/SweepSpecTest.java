@@ -1,5 +1,6 @@
 package dev.byodt.cli.sweep;
 
+import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.runtime.ByodtException;
 import org.junit.jupiter.api.Test;
 
@@ -31,13 +32,16 @@ class SweepSpecTest {
         // Leftmost group slowest, trailing range fastest.
         assertEquals(List.of("custom[posit_es0]8", "custom[posit_es0]9", "custom[posit_es2]8", "custom[posit_es2]9"),
             DatatypeSpec.expand("custom[posit_es{0,2}]8..9"));
-        assertEquals(List.of("fp8e4m3", "fp8e5m2"), DatatypeSpec.expand("fp8e{4m3,5m2}"));
+        assertEquals(List.of("custom[fp8e4m3]8", "custom[fp8e5m2]8"), DatatypeSpec.expand("custom[fp8e{4m3,5m2}]8"));
     }
 
     @Test
     void mixedListsKeepOrderAndDropRepeats() {
-        assertEquals(List.of("bfloat16", "float16", "fp8e4m3", "fxp8_6", "fxp8_7", "custom[posit]8", "custom[posit_es1]16"),
-            DatatypeSpec.expand(" bfloat16,float16, fp8e4m3,fxp8_6..7,custom[posit]8,bfloat16,custom[posit_es{1}]16"));
+        assertEquals(List.of("bfloat16", "float16", "custom[fp8e4m3]8", "fxp8_6", "fxp8_7", "custom[posit]8", "custom[posit_es1]16"),
+            DatatypeSpec.expand(" bfloat16,float16, custom[fp8e4m3]8,fxp8_6..7,custom[posit]8,bfloat16,custom[posit_es{1}]16"));
+        // Another spelling of a datatype already listed is the same datatype.
+        assertEquals(List.of("bfloat16", "fxp16_8", "float32"),
+            DatatypeSpec.expand("bfloat16,custom[bfloat]16,fxp16_8,custom[fxp_8]16,float32,custom[float32]32"));
     }
 
     @Test
@@ -50,7 +54,11 @@ class SweepSpecTest {
         assertMessage("custom[posit_es{0..}]8", "'{0..}' in 'custom[posit_es{0..}]8' is not a range");
         assertMessage("custom[posit_es{0..3]8", "unclosed");
         assertMessage("bfloat16}", "unbalanced '}'");
-        assertMessage("posit 16", "'posit 16' is not a datatype name");
+        assertMessage("posit 16", "--dtypes: malformed datatype 'posit 16': expected " + DatatypeName.GRAMMAR);
+        // What --dtype rejects, --dtypes rejects, with the same parser: a registered NAME alone is not a datatype.
+        assertMessage("fp8e4m3", "--dtypes: malformed datatype 'fp8e4m3': expected " + DatatypeName.GRAMMAR);
+        assertMessage("fxp16_{8,x}", "--dtypes: in 'fxp16_{8,x}', malformed datatype 'fxp16_x'");
+        assertMessage("custom[posit]0..2", "--dtypes: in 'custom[posit]0..2', malformed datatype 'custom[posit]0'");
         assertMessage("custom[posit]1..5000", "more than 1000 values");
         assertMessage("custom[posit_es{0,}]8", "has an empty choice");
     }

@@ -32,7 +32,7 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * <p>Thread-safe: each thread that runs the model gets its own workspace. Close it only when no thread
  * is running it any more; closing frees the machine code.
  */
-public final class HostModel implements AutoCloseable {
+public final class HostModel implements LoadedModel {
     private final ProgramSignature signature;
     private final LLVMOrcLLJITRef jit;
     private final MethodHandle entry;
@@ -88,11 +88,13 @@ public final class HostModel implements AutoCloseable {
 
     public ProgramSignature signature() { return signature; }
 
+    @Override
     public List<TensorSpec> inputs() { return signature.inputs(); }
 
+    @Override
     public List<TensorSpec> outputs() { return signature.outputs(); }
 
-    /** Runs the model on inputs matching {@link #inputs()}; returns new output tensors. */
+    @Override
     public List<Tensor> run(List<Tensor> inputs) {
         List<Tensor> outputs = new ArrayList<>();
         for (TensorSpec spec : signature.outputs()) outputs.add(Tensor.zeros(spec.type(), spec.shape()));

@@ -1,5 +1,6 @@
 package dev.byodt.compiler.target;
 
+import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.llvm.global.LLVM;

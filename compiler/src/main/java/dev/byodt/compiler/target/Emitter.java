@@ -2,6 +2,7 @@ package dev.byodt.compiler.target;
 
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.ProgramSignature;
+import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;

@@ -1,6 +1,7 @@
 package dev.byodt.compiler.target;
 
 import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.LoadedModel;
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.NamedTensor;
@@ -21,7 +22,7 @@ import java.util.stream.Stream;
  * the host's JIT-loaded model, so that accuracy is measured on the target's own code. Each run writes the
  * inputs as TensorProto files, runs the executable once and reads its output_N.pb files back.
  */
-public final class EmulatedModel implements AutoCloseable {
+public final class EmulatedModel implements LoadedModel {
     private final ProgramSignature signature;
     private final Emulator emulator;
     private final Path directory;
@@ -56,8 +57,10 @@ public final class EmulatedModel implements AutoCloseable {
         return new EmulatedModel(compiled.signature(), emulator, directory, executable);
     }
 
+    @Override
     public List<TensorSpec> inputs() { return signature.inputs(); }
 
+    @Override
     public List<TensorSpec> outputs() { return signature.outputs(); }
 
     public Path executable() { return executable; }
@@ -65,7 +68,8 @@ public final class EmulatedModel implements AutoCloseable {
     /** The model's exported C function (its kernels are the functions named kN.Op.node). */
     public String entrySymbol() { return signature.entrySymbol(); }
 
-    /** Runs the model once on {@code inputs} (in the order of {@link #inputs()}); returns the outputs. */
+    /** Runs the executable once on {@code inputs} (in the order of {@link #inputs()}); returns the outputs. */
+    @Override
     public List<Tensor> run(List<Tensor> inputs) {
         return run(inputs, List.of()).outputs();
     }
@@ -73,7 +77,8 @@ public final class EmulatedModel implements AutoCloseable {
     /** The outputs of a run, and what qemu logged (with {@code qemuOptions} such as "-d in_asm"). */
     public record Result(List<Tensor> outputs, Emulator.Run run) {}
 
-    public synchronized Result run(List<Tensor> inputs, List<String> qemuOptions) {
+    /** Each run has a folder of its own, so several may go on at once, a qemu process each. */
+    public Result run(List<Tensor> inputs, List<String> qemuOptions) {
         if (inputs.size() != signature.inputs().size()) {
             throw new ByodtException("the model takes " + signature.inputs().size() + " inputs, not " + inputs.size());
         }

@@ -1,6 +1,7 @@
 package dev.byodt.compiler.target;
 
 import dev.byodt.compiler.codegen.ProgramSignature;
+import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.ByodtException;
 
 import java.io.IOException;

@@ -1,0 +1,64 @@
+package dev.byodt.cli;
+
+import dev.byodt.cli.compare.Baseline;
+import dev.byodt.cli.compare.Batches;
+import dev.byodt.cli.compare.Executor;
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.target.DynamicCounts;
+import dev.byodt.compiler.target.EmulatedModel;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * --count-instructions: the instructions a RISC-V build of the model executes for the first item, per
+ * kernel, from qemu's log ({@link DynamicCounts}). The model is compiled for one item per call, whatever the
+ * run's batch: qemu logs every executed block, about 200 MB for one LeNet-5 image.
+ */
+final class InstructionCount {
+    private InstructionCount() {}
+
+    static void print(DataOptions.Loaded oneItem, CompileOptions options, Executor.Emulated executor) {
+        TensorSpec input = Baseline.singleInput(oneItem.graph());
+        Tensor first = Tensor.ofFloats(input.shape(), Batches.of(oneItem.data(), input).input(0));
+        Path log = null;
+        try (CompiledModule module = Compiler.compile(oneItem.graph(), options);
+             EmulatedModel model = EmulatedModel.build(module, executor.emulator())) {
+            log = Files.createTempFile("byodt-qemu-", ".log");
+            model.run(List.of(first), DynamicCounts.qemuOptions(log));
+            DynamicCounts.Executed executed = DynamicCounts.read(log);
+            System.out.printf("%nexecuted instructions, first item, on %s (qemu's in_asm/exec log)%n", executor.target().name());
+            for (Map.Entry<String, Long> e : executed.perFunction().entrySet()) {
+                if (e.getKey().startsWith("k") || e.getKey().equals(model.entrySymbol())) {
+                    System.out.printf("%12d  %s%n", e.getValue(), e.getKey());
+                }
+            }
+            System.out.printf("%12d  total, harness included%n", executed.total());
+            if (executor.target().hasP()) {
+                System.out.printf("%12d  of them P instructions, each counted once (qemu has no P: the executable emulated "
+                    + "them, in %d instructions not counted)%n", executed.undecodable(), executed.emulation());
+            }
+        } catch (IOException e) {
+            throw new ByodtException("cannot create a log file for qemu: " + e.getMessage(), e);
+        } finally {
+            deleteLog(log);
+        }
+    }
+
+    private static void deleteLog(Path log) {
+        if (log == null) return;
+        try {
+            Files.deleteIfExists(log);
+        } catch (IOException e) {
+            // a leftover log in the temporary folder must not hide the counts
+        }
+    }
+}
