@@ -1,6 +1,7 @@
 package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
@@ -32,8 +33,6 @@ public final class GroupedProducts {
     private final String single;
     private final List<Integer> sizes;
     private final boolean constantWords;
-    /** The weights laid out as words while a program is rewritten, if {@code constantWords}. */
-    private ConstantWords words;
 
     /**
      * Groups calls of {@code single} into calls of {@code single + G} (same accumulator, G operands each) for
@@ -54,28 +53,13 @@ public final class GroupedProducts {
     }
 
     public Program apply(Program program) {
-        words = constantWords ? new ConstantWords(program.constants()) : null;
-        Program grouped = program.withKernelBodies(this::rewrite);
-        if (words != null) grouped = grouped.withConstants(words.constants());
-        words = null;
-        return grouped;
+        Run run = new Run(constantWords ? new ConstantWords(program.constants()) : null);
+        Program grouped = program.withKernelBodies(run::body);
+        return run.words == null ? grouped : grouped.withConstants(run.words.constants());
     }
 
-    List<Stmt> rewrite(List<Stmt> body) { return rewrite(body, new LinkedHashMap<>()); }
-
-    /** {@code body} rewritten, inside {@code loops} (each loop's variable and extent, outermost first). */
-    private List<Stmt> rewrite(List<Stmt> body, Map<LoopVar, Expr> loops) {
-        List<Stmt> out = new ArrayList<>();
-        for (Stmt s : body) {
-            switch (s) {
-                case Stmt.For f when isGroupable(f) -> out.addAll(grouped(f, loops));
-                case Stmt.For f -> out.add(new Stmt.For(f.var(), f.extent(), rewrite(f.body(), inside(loops, f.var(), f.extent()))));
-                case Stmt.If i -> out.add(new Stmt.If(i.condition(), rewrite(i.then(), loops), rewrite(i.otherwise(), loops)));
-                default -> out.add(s);
-            }
-        }
-        return out;
-    }
+    /** {@code body} grouped, without constant words. */
+    List<Stmt> rewrite(List<Stmt> body) { return new Run(null).body(body); }
 
     private static Map<LoopVar, Expr> inside(Map<LoopVar, Expr> loops, LoopVar var, Expr extent) {
         Map<LoopVar, Expr> deeper = new LinkedHashMap<>(loops);
@@ -109,46 +93,6 @@ public final class GroupedProducts {
 
     private boolean isSingle(Expr.Call call) { return call.function().equals(single) && call.args().size() == 3; }
 
-    private List<Stmt> grouped(Stmt.For f, Map<LoopVar, Expr> loops) {
-        long extent = ((Expr.IntConst) f.extent()).value();
-        int size = sizes.getFirst();
-        LoopVar j = new LoopVar(f.var().name() + "_group");
-        List<Expr> members = new ArrayList<>();
-        for (int x = 0; x < size; x++) members.add(LoopIndices.scaled(j, size, x));
-        List<Stmt> out = new ArrayList<>();
-        Expr groups = new Expr.IntConst(ScalarType.I64, extent / size);
-        Stmt nest = packedOnce(f.body().getFirst());
-        out.add(new Stmt.For(j, groups, List.of(update(nest, f.var(), members, inside(loops, j, groups)))));
-        long k = extent / size * size;
-        for (int smaller : sizes.subList(1, sizes.size())) {
-            for (; extent - k >= smaller; k += smaller) out.add(update(nest, f.var(), constants(k, smaller), loops));
-        }
-        for (; k < extent; k++) out.add(update(nest, f.var(), constants(k, 1), loops));
-        return out;
-    }
-
-    /**
-     * The perfect nest {@code nest} with the loops that the non-constant operand does not use moved inside
-     * those it uses, when exactly one operand loads constant weights (and the loops' extents are constants).
-     */
-    private Stmt packedOnce(Stmt nest) {
-        List<Stmt.For> nestLoops = new ArrayList<>();
-        Stmt inner = nest;
-        while (inner instanceof Stmt.For loop) {
-            if (!(loop.extent() instanceof Expr.IntConst)) return nest;
-            nestLoops.add(loop);
-            inner = loop.body().getFirst();
-        }
-        Expr.Call call = (Expr.Call) (inner instanceof Stmt.Assign assign ? assign.value() : ((Stmt.Store) inner).value());
-        if (words == null || nestLoops.size() < 2 || words.loadsConstant(call.args().get(1)) == words.loadsConstant(call.args().get(2))) return nest;
-        Expr varying = words.loadsConstant(call.args().get(1)) ? call.args().get(2) : call.args().get(1);
-        List<Stmt.For> order = new ArrayList<>(nestLoops.stream().filter(l -> LoopIndices.uses(varying, l.var())).toList());
-        order.addAll(nestLoops.stream().filter(l -> !LoopIndices.uses(varying, l.var())).toList());
-        Stmt rebuilt = inner;
-        for (Stmt.For loop : order.reversed()) rebuilt = new Stmt.For(loop.var(), loop.extent(), List.of(rebuilt));
-        return rebuilt;
-    }
-
     /** The indices first .. first + count - 1. */
     private static List<Expr> constants(long first, int count) {
         List<Expr> indices = new ArrayList<>();
@@ -156,41 +100,106 @@ public final class GroupedProducts {
         return indices;
     }
 
-    /** The nest with its update summing the products at each k in {@code at} (one product: the single step). */
-    private Stmt update(Stmt s, LoopVar k, List<Expr> at, Map<LoopVar, Expr> loops) {
-        return switch (s) {
-            case Stmt.For loop -> new Stmt.For(loop.var(), loop.extent(),
-                List.of(update(loop.body().getFirst(), k, at, inside(loops, loop.var(), loop.extent()))));
-            case Stmt.Assign assign -> new Stmt.Assign(assign.local(), products((Expr.Call) assign.value(), k, at, loops));
-            case Stmt.Store store -> new Stmt.Store(store.buffer(), store.index(), products((Expr.Call) store.value(), k, at, loops));
-            default -> throw new IllegalStateException("not a groupable loop nest: " + s);
-        };
-    }
-
     /**
-     * {@code single(acc, a(k), b(k))} for one k, else {@code group(acc, a(k0), a(k1)..., b(k0), b(k1)...)}, or
-     * {@code group_word(acc, a(k0)..., bWord)} with the constant side (a's or b's: the product commutes) as a word.
+     * The rewrite of one program: the loops around the statement at hand (each loop's variable and extent,
+     * outermost first) and, with constant words, the weights laid out as words so far.
      */
-    private Expr.Call products(Expr.Call call, LoopVar k, List<Expr> at, Map<LoopVar, Expr> loops) {
-        List<Expr> a = new ArrayList<>(), b = new ArrayList<>();
-        for (Expr value : at) {
-            a.add(LoopIndices.substitute(call.args().get(1), k, value));
-            b.add(LoopIndices.substitute(call.args().get(2), k, value));
+    private final class Run extends KernelRewriter {
+        private final ConstantWords words;
+        private Map<LoopVar, Expr> loops = new LinkedHashMap<>();
+
+        Run(ConstantWords words) { this.words = words; }
+
+        @Override
+        public List<Stmt> stmt(Stmt s) {
+            if (!(s instanceof Stmt.For f)) return List.of(rebuilt(s));
+            if (isGroupable(f)) return grouped(f);
+            Map<LoopVar, Expr> outer = loops;
+            loops = inside(outer, f.var(), f.extent());
+            List<Stmt> rewritten = List.of(rebuilt(f));
+            loops = outer;
+            return rewritten;
         }
-        String function = at.size() == 1 ? single : single + at.size();
-        List<Expr> args = new ArrayList<>();
-        args.add(call.args().getFirst());
-        Optional<Expr> word = words == null || at.size() == 1 ? Optional.empty() : words.word(b, loops);
-        if (word.isPresent()) {
-            args.addAll(a);
-            args.add(word.get());
-        } else if (words != null && at.size() > 1 && (word = words.word(a, loops)).isPresent()) {
-            args.addAll(b);
-            args.add(word.get());
-        } else {
-            args.addAll(a);
-            args.addAll(b);
+
+        private List<Stmt> grouped(Stmt.For f) {
+            long extent = ((Expr.IntConst) f.extent()).value();
+            int size = sizes.getFirst();
+            LoopVar j = new LoopVar(f.var().name() + "_group");
+            List<Expr> members = new ArrayList<>();
+            for (int x = 0; x < size; x++) members.add(LoopIndices.scaled(j, size, x));
+            List<Stmt> out = new ArrayList<>();
+            Expr groups = new Expr.IntConst(ScalarType.I64, extent / size);
+            Stmt nest = packedOnce(f.body().getFirst());
+            out.add(new Stmt.For(j, groups, List.of(update(nest, f.var(), members, inside(loops, j, groups)))));
+            long k = extent / size * size;
+            for (int smaller : sizes.subList(1, sizes.size())) {
+                for (; extent - k >= smaller; k += smaller) out.add(update(nest, f.var(), constants(k, smaller), loops));
+            }
+            for (; k < extent; k++) out.add(update(nest, f.var(), constants(k, 1), loops));
+            return out;
         }
-        return new Expr.Call(word.isPresent() ? function + "_word" : function, call.type(), args, call.passing());
+
+        /**
+         * The perfect nest {@code nest} with the loops that the non-constant operand does not use moved inside
+         * those it uses, when exactly one operand loads constant weights (and the loops' extents are constants).
+         */
+        private Stmt packedOnce(Stmt nest) {
+            List<Stmt.For> nestLoops = new ArrayList<>();
+            Stmt inner = nest;
+            while (inner instanceof Stmt.For loop) {
+                if (!(loop.extent() instanceof Expr.IntConst)) return nest;
+                nestLoops.add(loop);
+                inner = loop.body().getFirst();
+            }
+            Expr.Call call = (Expr.Call) (inner instanceof Stmt.Assign assign ? assign.value() : ((Stmt.Store) inner).value());
+            if (words == null || nestLoops.size() < 2 || words.loadsConstant(call.args().get(1)) == words.loadsConstant(call.args().get(2))) return nest;
+            Expr varying = words.loadsConstant(call.args().get(1)) ? call.args().get(2) : call.args().get(1);
+            List<Stmt.For> order = new ArrayList<>(nestLoops.stream().filter(l -> LoopIndices.uses(varying, l.var())).toList());
+            order.addAll(nestLoops.stream().filter(l -> !LoopIndices.uses(varying, l.var())).toList());
+            Stmt reordered = inner;
+            for (Stmt.For loop : order.reversed()) reordered = new Stmt.For(loop.var(), loop.extent(), List.of(reordered));
+            return reordered;
+        }
+
+        /**
+         * The nest with its update summing the products at each k in {@code at} (one product: the single step),
+         * inside the loops {@code around}.
+         */
+        private Stmt update(Stmt s, LoopVar k, List<Expr> at, Map<LoopVar, Expr> around) {
+            return switch (s) {
+                case Stmt.For loop -> new Stmt.For(loop.var(), loop.extent(),
+                    List.of(update(loop.body().getFirst(), k, at, inside(around, loop.var(), loop.extent()))));
+                case Stmt.Assign assign -> new Stmt.Assign(assign.local(), products((Expr.Call) assign.value(), k, at, around));
+                case Stmt.Store store -> new Stmt.Store(store.buffer(), store.index(), products((Expr.Call) store.value(), k, at, around));
+                default -> throw new IllegalStateException("not a groupable loop nest: " + s);
+            };
+        }
+
+        /**
+         * {@code single(acc, a(k), b(k))} for one k, else {@code group(acc, a(k0), a(k1)..., b(k0), b(k1)...)}, or
+         * {@code group_word(acc, a(k0)..., bWord)} with the constant side (a's or b's: the product commutes) as a word.
+         */
+        private Expr.Call products(Expr.Call call, LoopVar k, List<Expr> at, Map<LoopVar, Expr> around) {
+            List<Expr> a = new ArrayList<>(), b = new ArrayList<>();
+            for (Expr value : at) {
+                a.add(LoopIndices.substitute(call.args().get(1), k, value));
+                b.add(LoopIndices.substitute(call.args().get(2), k, value));
+            }
+            String function = at.size() == 1 ? single : single + at.size();
+            List<Expr> args = new ArrayList<>();
+            args.add(call.args().getFirst());
+            Optional<Expr> word = words == null || at.size() == 1 ? Optional.empty() : words.word(b, around);
+            if (word.isPresent()) {
+                args.addAll(a);
+                args.add(word.get());
+            } else if (words != null && at.size() > 1 && (word = words.word(a, around)).isPresent()) {
+                args.addAll(b);
+                args.add(word.get());
+            } else {
+                args.addAll(a);
+                args.addAll(b);
+            }
+            return new Expr.Call(word.isPresent() ? function + "_word" : function, call.type(), args, call.passing());
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.KernelWalker;
 import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarOp;
@@ -26,12 +27,9 @@ final class LoopIndices {
 
     /** {@code e} with every use of {@code var} replaced by {@code value}. */
     static Expr substitute(Expr e, LoopVar var, Expr value) {
-        return switch (e) {
-            case Expr.Var v -> v.var() == var ? value : v;
-            case Expr.Load l -> new Expr.Load(l.buffer(), substitute(l.index(), var, value));
-            case Expr.Op o -> new Expr.Op(o.op(), o.type(), o.args().stream().map(x -> substitute(x, var, value)).toList());
-            case Expr.Call c -> new Expr.Call(c.function(), c.type(), c.args().stream().map(x -> substitute(x, var, value)).toList(), c.passing());
-            default -> e;
-        };
+        return new KernelRewriter() {
+            @Override
+            public Expr expr(Expr x) { return x instanceof Expr.Var v && v.var() == var ? value : rebuilt(x); }
+        }.expr(e);
     }
 }

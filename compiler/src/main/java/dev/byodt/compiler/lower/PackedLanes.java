@@ -2,6 +2,7 @@ package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
@@ -65,20 +66,18 @@ public final class PackedLanes {
         return program.withKernelBodies(body -> rewrite(body, callers));
     }
 
+    /** {@code body} packed, where {@code callers} are the buffers in the caller's memory (none of them aligned). */
     List<Stmt> rewrite(List<Stmt> body, Set<Buffer> callers) {
-        List<Stmt> out = new ArrayList<>();
-        for (Stmt s : body) {
-            switch (s) {
-                case Stmt.For f -> {
+        return new KernelRewriter() {
+            @Override
+            public List<Stmt> stmt(Stmt s) {
+                if (s instanceof Stmt.For f) {
                     int l = lanesFor(f, callers);
-                    if (l > 0) out.addAll(packed(f, (Stmt.Store) f.body().getFirst(), l));
-                    else out.add(new Stmt.For(f.var(), f.extent(), rewrite(f.body(), callers)));
+                    if (l > 0) return packed(f, (Stmt.Store) f.body().getFirst(), l);
                 }
-                case Stmt.If i -> out.add(new Stmt.If(i.condition(), rewrite(i.then(), callers), rewrite(i.otherwise(), callers)));
-                default -> out.add(s);
+                return List.of(rebuilt(s));
             }
-        }
-        return out;
+        }.body(body);
     }
 
     /** The lanes to pack loop {@code f} into, or 0 when it does not pack. */
