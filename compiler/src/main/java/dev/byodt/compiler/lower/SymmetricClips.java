@@ -2,8 +2,8 @@ package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.ScalarType;
-import dev.byodt.compiler.kernel.Stmt;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -16,7 +16,8 @@ import java.util.OptionalLong;
  * {@code lo = -2^k, hi = 2^k - 1} (raw values, k = 0..15) and makes it one call of {@code CLIP k (x)}, the
  * RISC-V P extension's SCLIP16, which clamps to exactly that range. The bounds are constants: Clip's
  * attributes before opset 11, its constant inputs after (a load of a weight at a constant index). Other
- * bounds keep max and min.
+ * bounds keep max and min. Clips are found wherever they are: in a store's value, an assignment, or inside
+ * another operation or call.
  */
 public final class SymmetricClips {
     private final String min;
@@ -31,34 +32,29 @@ public final class SymmetricClips {
     }
 
     public Program apply(Program program) {
-        return program.withKernelBodies(body -> body(body, program.constants()));
+        return program.withKernelBodies(body -> new Rewrite(program.constants()).body(body));
     }
 
-    private List<Stmt> body(List<Stmt> body, Map<Buffer, MemorySegment> constants) {
-        return body.stream().map(s -> stmt(s, constants)).toList();
-    }
+    /** The rewrite of one program's kernels, whose constant bounds are those of {@code constants}. */
+    private final class Rewrite extends KernelRewriter {
+        private final Map<Buffer, MemorySegment> constants;
 
-    private Stmt stmt(Stmt s, Map<Buffer, MemorySegment> constants) {
-        return switch (s) {
-            case Stmt.For f -> new Stmt.For(f.var(), f.extent(), body(f.body(), constants));
-            case Stmt.Store st -> new Stmt.Store(st.buffer(), st.index(), expr(st.value(), constants));
-            case Stmt.Assign a -> new Stmt.Assign(a.local(), expr(a.value(), constants));
-            case Stmt.If i -> new Stmt.If(i.condition(), body(i.then(), constants), body(i.otherwise(), constants));
-        };
-    }
+        Rewrite(Map<Buffer, MemorySegment> constants) { this.constants = constants; }
 
-    private Expr expr(Expr e, Map<Buffer, MemorySegment> constants) {
-        if (!(e instanceof Expr.Call call)) return e;
-        List<Expr> args = call.args().stream().map(a -> expr(a, constants)).toList();
-        if (call.function().equals(min) && args.get(0) instanceof Expr.Call inner && inner.function().equals(max)) {
-            OptionalLong low = value(inner.args().get(1), constants), high = value(args.get(1), constants);
-            for (int k = 0; k <= 15 && low.isPresent() && high.isPresent(); k++) {
-                if (low.getAsLong() == -(1L << k) && high.getAsLong() == (1L << k) - 1) {
-                    return new Expr.Call(clip + k, call.type(), List.of(inner.args().get(0)));
+        @Override
+        public Expr expr(Expr e) {
+            if (!(e instanceof Expr.Call call)) return rebuilt(e);
+            List<Expr> args = args(call.args());
+            if (call.function().equals(min) && args.get(0) instanceof Expr.Call inner && inner.function().equals(max)) {
+                OptionalLong low = value(inner.args().get(1), constants), high = value(args.get(1), constants);
+                for (int k = 0; k <= 15 && low.isPresent() && high.isPresent(); k++) {
+                    if (low.getAsLong() == -(1L << k) && high.getAsLong() == (1L << k) - 1) {
+                        return new Expr.Call(clip + k, call.type(), List.of(inner.args().get(0)));
+                    }
                 }
             }
+            return new Expr.Call(call.function(), call.type(), args, call.passing());
         }
-        return new Expr.Call(call.function(), call.type(), args, call.passing());
     }
 
     /** The signed 16-bit value of a constant bound, if it is one. */
