@@ -2,10 +2,10 @@ package dev.byodt.cli;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.aot.EmitKind;
+import dev.byodt.compiler.aot.Emitter;
 import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.target.EmitKind;
-import dev.byodt.compiler.target.Emitter;
-import dev.byodt.compiler.target.InstructionCounts;
+import dev.byodt.compiler.counts.InstructionCounts;
 import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,15 +1,15 @@
 package dev.byodt.cli;
 
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Targets;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
-import dev.byodt.runtime.ByodtException;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
-import dev.byodt.compiler.target.PExtension;
+import dev.byodt.compiler.p.PExtension;
 import dev.byodt.compiler.target.Target;
-import dev.byodt.compiler.target.Targets;
+import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 import picocli.CommandLine.Mixin;

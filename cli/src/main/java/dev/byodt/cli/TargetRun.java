@@ -2,12 +2,12 @@ package dev.byodt.cli;
 
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.counts.DynamicCounts;
+import dev.byodt.compiler.emulation.EmulatedModel;
+import dev.byodt.compiler.emulation.Emulator;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.onnx.OnnxLoader;
-import dev.byodt.compiler.target.DynamicCounts;
-import dev.byodt.compiler.target.EmulatedModel;
-import dev.byodt.compiler.target.Emulator;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.IdxReader;
