@@ -103,7 +103,7 @@ final class TargetRun {
                 }
             }
             System.out.printf("%12d  total, harness included%n", executed.total());
-            if (target.hasP()) {
+            if (target.extension().isPresent()) {
                 System.out.printf("%12d  of them P instructions, each counted once (qemu has no P: the executable emulated "
                     + "them, in %d instructions not counted)%n", executed.undecodable(), executed.emulation());
             }

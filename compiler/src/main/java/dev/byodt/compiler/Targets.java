@@ -1,5 +1,6 @@
 package dev.byodt.compiler;
 
+import dev.byodt.compiler.p.PExtension;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ByodtException;
 
@@ -19,9 +20,6 @@ import java.util.function.Supplier;
  * </ul>
  */
 public final class Targets {
-    /** OP-P, the P extension's major opcode from version 0.9.2 on (0x7F on Andes 0.5.x parts). */
-    public static final int P_OPCODE = 0x77;
-
     private static final Map<String, Supplier<Target>> NAMED = new LinkedHashMap<>();
 
     static {
@@ -29,8 +27,8 @@ public final class Targets {
         NAMED.put("riscv64", () -> riscv("riscv64", "riscv64-unknown-linux-gnu", "generic-rv64", "+m,+a,+f,+d,+c"));
         NAMED.put("riscv32", () -> riscv("riscv32", "riscv32-unknown-linux-gnu", "generic-rv32", "+m,+a,+c"));
         NAMED.put("riscv32f", () -> riscv("riscv32f", "riscv32-unknown-linux-gnu", "generic-rv32", "+m,+a,+f,+c"));
-        NAMED.put("riscv64p", () -> named("riscv64").withP(P_OPCODE));
-        NAMED.put("riscv32p", () -> named("riscv32").withP(P_OPCODE));
+        NAMED.put("riscv64p", () -> named("riscv64").with(new PExtension(PExtension.OPCODE)));
+        NAMED.put("riscv32p", () -> named("riscv32").with(new PExtension(PExtension.OPCODE)));
     }
 
     private Targets() {}
@@ -57,15 +55,15 @@ public final class Targets {
                     throw new ByodtException("--mattr " + feature.strip() + ": only +p (the RISC-V P extension) is supported");
                 }
                 if (!target.isRiscv()) throw new ByodtException("--mattr +p: the P extension needs a RISC-V target, not " + name);
-                target = target.withP(P_OPCODE);
+                target = target.with(new PExtension(PExtension.OPCODE));
             }
         }
         if (pOpcode != null) {
-            if (!target.hasP()) throw new ByodtException("--p-opcode goes with a P target (riscv32p, riscv64p or --mattr +p)");
+            if (target.extension().isEmpty()) throw new ByodtException("--p-opcode goes with a P target (riscv32p, riscv64p or --mattr +p)");
             if (pOpcode != 0x77 && pOpcode != 0x7F) {
                 throw new ByodtException("--p-opcode 0x" + Integer.toHexString(pOpcode) + ": expected 0x77 (P 0.9.2 and later) or 0x7f (Andes 0.5.x)");
             }
-            target = target.withP(pOpcode);
+            target = target.with(new PExtension(pOpcode));
         }
         return target;
     }

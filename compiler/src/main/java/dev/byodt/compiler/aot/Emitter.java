@@ -2,6 +2,7 @@ package dev.byodt.compiler.aot;
 
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.ProgramSignature;
+import dev.byodt.compiler.target.TargetExtension;
 import dev.byodt.compiler.toolchain.AtomicFiles;
 import dev.byodt.compiler.toolchain.BundledTools;
 import dev.byodt.compiler.toolchain.ProcessResult;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -67,7 +69,7 @@ public final class Emitter {
                 case ASM -> AtomicFiles.write(output, temporary -> emitCode(machine, module, temporary, LLVMAssemblyFile));
                 case OBJ -> AtomicFiles.write(output, temporary -> emitCode(machine, module, temporary, LLVMObjectFile));
                 case SO -> inWorkDirectory(work -> linkShared(machine, module, work, output));
-                case EXE -> inWorkDirectory(work -> linkExecutable(machine, module, signature, 0, work, output));
+                case EXE -> inWorkDirectory(work -> linkExecutable(machine, module, signature, Optional.empty(), work, output));
             }
             if (header != null) AtomicFiles.writeString(header, headerText);
         } catch (IOException e) {
@@ -77,14 +79,15 @@ public final class Emitter {
     }
 
     /**
-     * Writes a static executable of a RISC-V model that runs under qemu-user: on a P target it also carries
-     * the emulation of the P instructions (qemu has no P), which executables for P hardware leave out.
+     * Writes a static executable of a RISC-V model that runs under qemu-user: on a target with an extension
+     * (P) it also carries the emulation of its instructions (qemu has no P), which executables for P hardware
+     * leave out.
      */
     public void emitForEmulator(CompiledModule compiled, Path output) {
-        int pOpcode = compiled.target().pOpcode();
+        Optional<TargetExtension.Emulation> emulation = compiled.target().extension().map(TargetExtension::emulation);
         try {
             inWorkDirectory(work -> linkExecutable(compiled.targetMachine(), compiled.module(), compiled.signature(),
-                pOpcode, work, output));
+                emulation, work, output));
         } catch (IOException e) {
             throw new ByodtException("cannot write " + output + ": " + e.getMessage(), e);
         }
@@ -115,12 +118,12 @@ public final class Emitter {
     }
 
     private void linkExecutable(LLVMTargetMachineRef machine, LLVMModuleRef module, ProgramSignature signature,
-                                int pEmulationOpcode, Path work, Path output) throws IOException {
+                                Optional<TargetExtension.Emulation> emulation, Path work, Path output) throws IOException {
         Path object = work.resolve("model.o");
         emitCode(machine, module, object, LLVMObjectFile);
         Path harness = Files.createDirectory(work.resolve("harness"));
         ExecutableLinker.link(tools.get(), object, signature, take(LLVMGetTargetMachineTriple(machine)),
-            take(LLVMGetTargetMachineFeatureString(machine)), pEmulationOpcode, harness, output);
+            take(LLVMGetTargetMachineFeatureString(machine)), emulation, harness, output);
     }
 
     private static void printModule(LLVMModuleRef module, Path file) throws IOException {

@@ -2,6 +2,7 @@ package dev.byodt.compiler.aot;
 
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.compiler.target.Target;
+import dev.byodt.compiler.target.TargetExtension;
 import dev.byodt.compiler.toolchain.AtomicFiles;
 import dev.byodt.compiler.toolchain.BundledTools;
 import dev.byodt.compiler.toolchain.ProcessResult;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Builds a static executable that needs no C library from a model's object file: the harness and the
@@ -26,18 +28,17 @@ final class ExecutableLinker {
     /**
      * Links {@code modelObject} into the executable {@code output} (written atomically), using
      * {@code workDirectory} (empty, deleted by the caller) for the harness's sources and objects.
-     * A nonzero {@code pEmulationOpcode} (P's major opcode) adds the emulation of P instructions that
+     * The target extension's {@code emulation}, if any, adds the emulation of its instructions that
      * lets the executable run under qemu-user.
      */
     static void link(BundledTools tools, Path modelObject, ProgramSignature signature, String triple,
-                     String features, int pEmulationOpcode, Path workDirectory, Path output) throws IOException {
-        boolean pEmulation = pEmulationOpcode != 0;
-        List<Path> sources = new ArrayList<>(HarnessSources.copyTo(workDirectory, triple, pEmulation));
+                     String features, Optional<TargetExtension.Emulation> emulation, Path workDirectory, Path output) throws IOException {
+        List<Path> sources = new ArrayList<>(HarnessSources.copyTo(workDirectory, triple, emulation));
         sources.add(Files.writeString(workDirectory.resolve(GLUE_FILE), ExecutableGlue.source(signature)));
 
         List<String> compile = new ArrayList<>(List.of(tools.clang().toString(), "--target=" + triple));
         compile.addAll(targetFlags(triple, features));
-        if (pEmulation) compile.add("-DBYODT_P_EMULATION_OPCODE=0x" + Integer.toHexString(pEmulationOpcode));
+        emulation.ifPresent(e -> e.defines().forEach(define -> compile.add("-D" + define)));
         compile.addAll(List.of("-O2", "-ffreestanding", "-fno-builtin", "-nostdlib", "-fno-stack-protector", "-c"));
         List<Path> objects = new ArrayList<>();
         for (Path source : sources) {

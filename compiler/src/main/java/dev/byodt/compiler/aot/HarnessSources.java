@@ -1,6 +1,7 @@
 package dev.byodt.compiler.aot;
 
-import dev.byodt.compiler.p.PExtension;
+import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.compiler.target.TargetExtension;
 import dev.byodt.runtime.ByodtException;
 
 import java.io.IOException;
@@ -9,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /** The C files of the freestanding executable harness, shipped as resources of this module. */
 final class HarnessSources {
@@ -20,28 +23,26 @@ final class HarnessSources {
      * and 64-bit division. bytedeco's LLVM ships no compiler-rt builtins, so byodt carries its own.
      */
     static final List<String> RISCV32_SUPPORT = List.of("softfloat.c", "int64_division.c");
-    /** The P instructions for qemu-user, which has none: their model from the P library, run on SIGILL. */
-    private static final String P_EMULATION = "p_emulation.c";
-    /** The name p_emulation.c includes the P library by. */
-    private static final String P_LIBRARY_FILE = "fixed_p.c";
 
     private HarnessSources() {}
 
     /**
-     * Copies the harness for {@code triple} into {@code directory}, with the P emulation when
-     * {@code pEmulation}; returns the C files to compile (the header, and the P library the emulation
+     * Copies the harness for {@code triple} into {@code directory}, with the target extension's
+     * {@code emulation} if any; returns the C files to compile (the header, and the files the emulation
      * includes, are beside them).
      */
-    static List<Path> copyTo(Path directory, String triple, boolean pEmulation) throws IOException {
+    static List<Path> copyTo(Path directory, String triple, Optional<TargetExtension.Emulation> emulation) throws IOException {
         copy(HEADER, directory);
         List<Path> sources = new ArrayList<>();
         for (String source : SOURCES) sources.add(copy(source, directory));
         if (triple.startsWith("riscv32")) {
             for (String source : RISCV32_SUPPORT) sources.add(copy(source, directory));
         }
-        if (pEmulation) {
-            Files.write(directory.resolve(P_LIBRARY_FILE), PExtension.LIBRARY.read());
-            sources.add(copy(P_EMULATION, directory));
+        if (emulation.isPresent()) {
+            for (Map.Entry<String, LibrarySource> include : emulation.get().includes().entrySet()) {
+                Files.write(directory.resolve(include.getKey()), include.getValue().read());
+            }
+            sources.add(copy(emulation.get().harnessSource(), directory));
         }
         return sources;
     }

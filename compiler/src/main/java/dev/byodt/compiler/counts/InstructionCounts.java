@@ -4,6 +4,7 @@ import dev.byodt.compiler.aot.EmitKind;
 import dev.byodt.compiler.aot.Emitter;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.target.Target;
+import dev.byodt.compiler.target.TargetExtension;
 import dev.byodt.runtime.ByodtException;
 
 import java.io.IOException;
@@ -14,12 +15,12 @@ import java.util.List;
 
 /**
  * Static instruction counts of a model compiled for RISC-V, per function of its object file: one function
- * per kernel (named kN.Op.node), the entry point, and whatever library code stayed out of line. P
- * instructions are the 32-bit words under the target's P opcode.
+ * per kernel (named kN.Op.node), the entry point, and whatever library code stayed out of line. The
+ * instructions of the target's extension (P) are the 32-bit words under its major opcode.
  */
 public final class InstructionCounts {
-    /** One function's instructions: all of them, the compressed (16-bit) ones, and the P ones. */
-    public record FunctionCount(String function, int instructions, int compressed, int pInstructions) {}
+    /** One function's instructions: all of them, the compressed (16-bit) ones, and the extension's (P) ones. */
+    public record FunctionCount(String function, int instructions, int compressed, int extensionInstructions) {}
 
     private InstructionCounts() {}
 
@@ -33,7 +34,7 @@ public final class InstructionCounts {
             Path object = directory.resolve("model.o");
             try {
                 new Emitter().emit(EmitKind.OBJ, compiled, object);
-                return count(ElfFunctions.read(Files.readAllBytes(object), object.toString()), target.pOpcode());
+                return count(ElfFunctions.read(Files.readAllBytes(object), object.toString()), target.extension().map(TargetExtension::opcode).orElse(0));
             } finally {
                 Files.deleteIfExists(object);
                 Files.deleteIfExists(Emitter.headerPath(object));
@@ -44,16 +45,17 @@ public final class InstructionCounts {
         }
     }
 
-    static List<FunctionCount> count(List<ElfFunctions.Function> functions, int pOpcode) {
+    /** The counts of {@code functions}; {@code extensionOpcode} is the extension's major opcode, 0 without one. */
+    static List<FunctionCount> count(List<ElfFunctions.Function> functions, int extensionOpcode) {
         List<FunctionCount> counts = new ArrayList<>();
         for (ElfFunctions.Function f : functions) {
-            int all = 0, compressed = 0, p = 0;
+            int all = 0, compressed = 0, extension = 0;
             for (int instruction : RiscvInstructions.split(f.code())) {
                 all++;
                 if (RiscvInstructions.isCompressed(instruction)) compressed++;
-                else if (pOpcode != 0 && RiscvInstructions.opcode(instruction) == pOpcode) p++;
+                else if (extensionOpcode != 0 && RiscvInstructions.opcode(instruction) == extensionOpcode) extension++;
             }
-            counts.add(new FunctionCount(f.name(), all, compressed, p));
+            counts.add(new FunctionCount(f.name(), all, compressed, extension));
         }
         return counts;
     }

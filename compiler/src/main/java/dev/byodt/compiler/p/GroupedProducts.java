@@ -5,6 +5,7 @@ import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
+import dev.byodt.compiler.lower.LibraryFunction;
 import dev.byodt.compiler.lower.Program;
 
 import java.util.ArrayList;
@@ -12,49 +13,52 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntFunction;
 
 /**
  * Groups the iterations of dot-product loops for the RISC-V P extension: a reduction loop over k around
  * {@code acc = single(acc, a(k), b(k))} (one product into an exact accumulator, possibly inside further loops
  * over output positions) becomes a loop over groups of G, for G = 2
- * {@code acc = group(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, so that one SMALDA sums G products (2 on RV32,
+ * {@code acc = group(2)(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, so that one SMALDA sums G products (2 on RV32,
  * 4 on RV64). The last {@code extent % G} iterations go in the largest smaller groups that fit, then one
  * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step.
  * The sum is exact, so the changed order does not change the result. Loops that are not such a perfect
  * nest (Conv's windows with padding) stay as they are.
  * <p>
- * Where a group's operands on one side are loads of constant weights, and the library has
- * {@code single + G + "_word"} taking them as one G-lane word ({@code group_word(acc, a0..aG-1, bWord)}),
+ * Where a group's operands on one side are loads of constant weights, and the library has a function
+ * taking them as one G-lane word ({@code groupWord(G)(acc, a0..aG-1, bWord)}),
  * they are laid out at compile time by {@link ConstantWords} and loaded as that word. The loops inside the
  * grouped one are then reordered so that those the other side's operands do not depend on run innermost:
  * one packing of those operands serves all their iterations (a padded-plane Conv's activations, packed
  * from four plane rows, serve every output map). Any order sums the same products exactly.
  */
-public final class GroupedProducts {
-    private final String single;
+final class GroupedProducts {
+    private final LibraryFunction single;
+    private final IntFunction<LibraryFunction> group;
+    private final IntFunction<LibraryFunction> groupWord;
     private final List<Integer> sizes;
-    private final boolean constantWords;
 
     /**
-     * Groups calls of {@code single} into calls of {@code single + G} (same accumulator, G operands each) for
+     * Groups calls of {@code single} into calls of {@code group.apply(G)} (same accumulator, G operands each) for
      * each G of {@code sizes}, largest first: the loop in groups of the first, what remains in the others.
      */
-    public GroupedProducts(String single, List<Integer> sizes) { this(single, sizes, false); }
+    GroupedProducts(LibraryFunction single, IntFunction<LibraryFunction> group, List<Integer> sizes) { this(single, group, null, sizes); }
 
-    /** As above, and with {@code constantWords} constant operands of groups as words ({@code single + G + "_word"}). */
-    public GroupedProducts(String single, List<Integer> sizes, boolean constantWords) {
+    /** As above, and with constant operands of groups as words, calling {@code groupWord.apply(G)}. */
+    GroupedProducts(LibraryFunction single, IntFunction<LibraryFunction> group, IntFunction<LibraryFunction> groupWord, List<Integer> sizes) {
         if (sizes.isEmpty()) throw new IllegalArgumentException("no group sizes");
         for (int x = 0; x < sizes.size(); x++) {
             if (sizes.get(x) < 2) throw new IllegalArgumentException("a group has at least 2 products, not " + sizes.get(x));
             if (x > 0 && sizes.get(x) >= sizes.get(x - 1)) throw new IllegalArgumentException("group sizes not decreasing: " + sizes);
         }
         this.single = single;
+        this.group = group;
+        this.groupWord = groupWord;
         this.sizes = List.copyOf(sizes);
-        this.constantWords = constantWords;
     }
 
-    public Program apply(Program program) {
-        Run run = new Run(constantWords ? new ConstantWords(program.constants()) : null);
+    Program apply(Program program) {
+        Run run = new Run(groupWord != null ? new ConstantWords(program.constants()) : null);
         Program grouped = program.withKernelBodies(run::body);
         return run.words == null ? grouped : grouped.withConstants(run.words.constants());
     }
@@ -92,7 +96,7 @@ public final class GroupedProducts {
         };
     }
 
-    private boolean isSingle(Expr.Call call) { return call.function().equals(single) && call.args().size() == 3; }
+    private boolean isSingle(Expr.Call call) { return single.isCalledBy(call) && call.args().size() == 3; }
 
     /** The indices first .. first + count - 1. */
     private static List<Expr> constants(long first, int count) {
@@ -177,8 +181,8 @@ public final class GroupedProducts {
         }
 
         /**
-         * {@code single(acc, a(k), b(k))} for one k, else {@code group(acc, a(k0), a(k1)..., b(k0), b(k1)...)}, or
-         * {@code group_word(acc, a(k0)..., bWord)} with the constant side (a's or b's: the product commutes) as a word.
+         * {@code single(acc, a(k), b(k))} for one k, else {@code group(G)(acc, a(k0), a(k1)..., b(k0), b(k1)...)}, or
+         * {@code groupWord(G)(acc, a(k0)..., bWord)} with the constant side (a's or b's: the product commutes) as a word.
          */
         private Expr.Call products(Expr.Call call, LoopVar k, List<Expr> at, Map<LoopVar, Expr> around) {
             List<Expr> a = new ArrayList<>(), b = new ArrayList<>();
@@ -186,7 +190,6 @@ public final class GroupedProducts {
                 a.add(LoopIndices.substitute(call.args().get(1), k, value));
                 b.add(LoopIndices.substitute(call.args().get(2), k, value));
             }
-            String function = at.size() == 1 ? single : single + at.size();
             List<Expr> args = new ArrayList<>();
             args.add(call.args().getFirst());
             Optional<Expr> word = words == null || at.size() == 1 ? Optional.empty() : words.word(b, around);
@@ -200,7 +203,8 @@ public final class GroupedProducts {
                 args.addAll(a);
                 args.addAll(b);
             }
-            return new Expr.Call(word.isPresent() ? function + "_word" : function, call.type(), args, call.passing());
+            LibraryFunction function = at.size() == 1 ? single : word.isPresent() ? groupWord.apply(at.size()) : group.apply(at.size());
+            return function.call(args);
         }
     }
 }

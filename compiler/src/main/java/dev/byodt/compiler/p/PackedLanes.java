@@ -7,14 +7,17 @@ import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
+import dev.byodt.compiler.lower.LibraryFunction;
 import dev.byodt.compiler.lower.Program;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * Packs element-wise loops into 16- or 8-bit lanes for the RISC-V P extension. An innermost loop over {@code i}
@@ -22,7 +25,7 @@ import java.util.Set;
  * on one value and x, y loads of adjacent elements ({@code buf[c' + i]}), loads that do not depend on {@code i}
  * (broadcasting), constants or further such operations, becomes a loop over groups of L elements: adjacent
  * elements loaded as one word of L lanes (a load of a {@link Buffer#view} of the buffer), broadcast values and
- * constants packed L times ({@code PREFIX L _pack}), one packed operation per f, the word stored at once;
+ * constants packed L times (the pack function for L lanes), one packed operation per f, the word stored at once;
  * then the last {@code extent % L} elements one at a time as before.
  * <p>
  * A loop packs only where every word it loads or stores is aligned: each group starts at a multiple of L
@@ -33,35 +36,33 @@ import java.util.Set;
  * of the loop it replaces, bit for bit; even where the loop reads the buffer it stores to, since offsets that
  * are multiples of L put every element an earlier iteration stored in an earlier group, stored already.
  */
-public final class PackedLanes {
-    private final String prefix;
-    private final String packedPrefix;
-    private final Set<String> operations;
+final class PackedLanes {
+    private final Map<String, IntFunction<LibraryFunction>> packedForms;
+    private final IntFunction<LibraryFunction> pack;
     private final int laneBits;
     private final ScalarType laneType;
     private final int lanes;
 
     /**
-     * @param prefix       the one-value functions' prefix ({@code byodt_p16_})
-     * @param packedPrefix the packed functions' prefix, followed by the lane count ({@code byodt_p16x})
-     * @param operations   the operations with a packed form (suffixes: {@code add_saturate}, {@code max}...)
-     * @param laneBits     the elements' width: 16 or 8
-     * @param lanes        lanes per register, a 32- or 64-bit word: 2 or 4 of 16 bits, 4 or 8 of 8 bits
+     * @param packedForms each one-value function with a packed form, by name ({@code byodt_p16_max}), and its
+     *                    form for L lanes ({@code byodt_p16x4_max} for 4)
+     * @param pack        the function that packs L values into a word, for L lanes
+     * @param laneBits    the elements' width: 16 or 8
+     * @param lanes       lanes per register, a 32- or 64-bit word: 2 or 4 of 16 bits, 4 or 8 of 8 bits
      */
-    public PackedLanes(String prefix, String packedPrefix, Set<String> operations, int laneBits, int lanes) {
+    PackedLanes(Map<String, IntFunction<LibraryFunction>> packedForms, IntFunction<LibraryFunction> pack, int laneBits, int lanes) {
         if (laneBits != 16 && laneBits != 8) throw new IllegalArgumentException("16- or 8-bit lanes, not " + laneBits);
         if (lanes * laneBits != 32 && lanes * laneBits != 64) {
             throw new IllegalArgumentException(lanes + " lanes of " + laneBits + " bits fill no 32- or 64-bit word");
         }
-        this.prefix = prefix;
-        this.packedPrefix = packedPrefix;
-        this.operations = Set.copyOf(operations);
+        this.packedForms = Map.copyOf(packedForms);
+        this.pack = pack;
         this.laneBits = laneBits;
         this.laneType = ScalarType.integerOfBits(laneBits);
         this.lanes = lanes;
     }
 
-    public Program apply(Program program) {
+    Program apply(Program program) {
         Set<Buffer> callers = new HashSet<>(program.inputs());
         callers.addAll(program.outputs());
         return program.withKernelBodies(body -> rewrite(body, callers));
@@ -99,8 +100,7 @@ public final class PackedLanes {
      */
     private boolean packs(Expr e, Buffer stored, LoopVar i, int l, Set<Buffer> callers) {
         return switch (e) {
-            case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE
-                && c.function().startsWith(prefix) && operations.contains(c.function().substring(prefix.length()))
+            case Expr.Call c -> c.passing() == Expr.Call.Passing.BY_VALUE && packedForms.containsKey(c.function())
                 && c.args().stream().allMatch(a -> packs(a, stored, i, l, callers));
             case Expr.Load load -> load.type() == laneType
                 && (!LoopIndices.uses(load.index(), i) ? load.buffer() != stored : isGroup(load.buffer(), load.index(), i, l, callers));
@@ -164,10 +164,9 @@ public final class PackedLanes {
      */
     private Expr packedValue(Expr e, LoopVar i, LoopVar group, int l) {
         return switch (e) {
-            case Expr.Call c -> new Expr.Call(packedPrefix + l + "_" + c.function().substring(prefix.length()), wordType(l),
-                c.args().stream().map(a -> packedValue(a, i, group, l)).toList());
+            case Expr.Call c -> packedForms.get(c.function()).apply(l).call(c.args().stream().map(a -> packedValue(a, i, group, l)).toList());
             case Expr.Load load when LoopIndices.uses(load.index(), i) -> new Expr.Load(view(load.buffer(), l), wordIndex(load.index(), i, group, l));
-            default -> new Expr.Call(packedPrefix + l + "_pack", wordType(l), java.util.Collections.nCopies(l, e));
+            default -> pack.apply(l).call(Collections.nCopies(l, e));
         };
     }
 

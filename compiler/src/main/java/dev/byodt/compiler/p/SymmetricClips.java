@@ -4,6 +4,7 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.lower.LibraryFunction;
 import dev.byodt.compiler.lower.Program;
 
 import java.lang.foreign.MemorySegment;
@@ -11,28 +12,29 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.IntFunction;
 
 /**
  * Finds Clip's {@code min(max(x, lo), hi)} on 16-bit values whose bounds are the symmetric saturation range
- * {@code lo = -2^k, hi = 2^k - 1} (raw values, k = 0..15) and makes it one call of {@code CLIP k (x)}, the
+ * {@code lo = -2^k, hi = 2^k - 1} (raw values, k = 0..15) and makes it one call of {@code clip(k)(x)}, the
  * RISC-V P extension's SCLIP16, which clamps to exactly that range. The bounds are constants: Clip's
  * attributes before opset 11, its constant inputs after (a load of a weight at a constant index). Other
  * bounds keep max and min. Clips are found wherever they are: in a store's value, an assignment, or inside
  * another operation or call.
  */
-public final class SymmetricClips {
-    private final String min;
-    private final String max;
-    private final String clip;
+final class SymmetricClips {
+    private final LibraryFunction min;
+    private final LibraryFunction max;
+    private final IntFunction<LibraryFunction> clip;
 
-    /** Rewrites {@code min(max(x, lo), hi)} calls into {@code clip + k} calls. */
-    public SymmetricClips(String min, String max, String clip) {
+    /** Rewrites {@code min(max(x, lo), hi)} calls into calls of {@code clip.apply(k)}. */
+    SymmetricClips(LibraryFunction min, LibraryFunction max, IntFunction<LibraryFunction> clip) {
         this.min = min;
         this.max = max;
         this.clip = clip;
     }
 
-    public Program apply(Program program) {
+    Program apply(Program program) {
         return program.withKernelBodies(body -> new Rewrite(program.constants()).body(body));
     }
 
@@ -46,11 +48,11 @@ public final class SymmetricClips {
         public Expr expr(Expr e) {
             if (!(e instanceof Expr.Call call)) return rebuilt(e);
             List<Expr> args = args(call.args());
-            if (call.function().equals(min) && args.get(0) instanceof Expr.Call inner && inner.function().equals(max)) {
+            if (min.isCalledBy(call) && args.get(0) instanceof Expr.Call inner && max.isCalledBy(inner)) {
                 OptionalLong low = value(inner.args().get(1), constants), high = value(args.get(1), constants);
                 for (int k = 0; k <= 15 && low.isPresent() && high.isPresent(); k++) {
                     if (low.getAsLong() == -(1L << k) && high.getAsLong() == (1L << k) - 1) {
-                        return new Expr.Call(clip + k, call.type(), List.of(inner.args().get(0)));
+                        return clip.apply(k).call(inner.args().get(0));
                     }
                 }
             }

@@ -80,7 +80,7 @@ class ConstantWordsTest {
         Map<Buffer, MemorySegment> constants = new LinkedHashMap<>();
         constants.put(weights, shorts(12, 100));
         Program program = new Program("p", List.of(kernel), List.of(activations), List.of(), List.of(), List.of(), constants, List.of());
-        Program grouped = new GroupedProducts("mac", List.of(4, 2), true).apply(program);
+        Program grouped = new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, TestFunctions::macWord, List.of(4, 2)).apply(program);
         Stmt.For maps = (Stmt.For) grouped.kernels().getFirst().body().getFirst();
         Stmt.For groups = (Stmt.For) maps.body().getFirst();
         Expr.Call call = (Expr.Call) ((Stmt.Assign) groups.body().getFirst()).value();
@@ -108,7 +108,8 @@ class ConstantWordsTest {
         Kernel kernel = new Kernel("k", "Conv", List.of(planes, w), List.of(), List.of(acc), Map.of(), body);
         Program program = new Program("p", List.of(kernel), List.of(planes), List.of(), List.of(), List.of(),
             Map.of(w, shorts(8, 100)), List.of());
-        Stmt.For groups = (Stmt.For) new GroupedProducts("mac", List.of(4, 2), true).apply(program).kernels().getFirst().body().getFirst();
+        Stmt.For groups = (Stmt.For) new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, TestFunctions::macWord, List.of(4, 2))
+            .apply(program).kernels().getFirst().body().getFirst();
         Stmt.For outer = (Stmt.For) groups.body().getFirst();
         Stmt.For inner = (Stmt.For) outer.body().getFirst();
         assertEquals(List.of(p, map), List.of(outer.var(), inner.var()));

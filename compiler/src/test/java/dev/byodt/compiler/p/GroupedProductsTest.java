@@ -15,9 +15,9 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Which loops GroupedProducts groups, and what it makes of them. */
 class GroupedProductsTest {
-    private static final GroupedProducts PAIRING = new GroupedProducts("mac", List.of(2));
-    private static final GroupedProducts FOURS = new GroupedProducts("mac", List.of(4));
-    private static final GroupedProducts FOURS_THEN_PAIRS = new GroupedProducts("mac", List.of(4, 2));
+    private static final GroupedProducts PAIRING = new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(2));
+    private static final GroupedProducts FOURS = new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(4));
+    private static final GroupedProducts FOURS_THEN_PAIRS = new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(4, 2));
     private static final Expr.Call.Passing IN_PLACE = Expr.Call.Passing.UPDATES_FIRST_IN_PLACE;
     private final Buffer a = new Buffer("a", ScalarType.I16, new long[]{5});
     private final Buffer b = new Buffer("b", ScalarType.I16, new long[]{5});
@@ -87,7 +87,7 @@ class GroupedProductsTest {
 
     @Test
     void groupSizesMustDecrease() {
-        assertThrows(IllegalArgumentException.class, () -> new GroupedProducts("mac", List.of(2, 4)));
+        assertThrows(IllegalArgumentException.class, () -> new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(2, 4)));
     }
 
     @Test

@@ -64,7 +64,7 @@ class PExtensionTest {
         }
     }
 
-    private static Target hostWithPModel() { return Target.host().withP(Targets.P_OPCODE); }
+    private static Target hostWithPModel() { return Target.host().with(new PExtension(PExtension.OPCODE)); }
 
     @ParameterizedTest(name = "LeNet-5 {0} --accumulate {1} {2}")
     @CsvSource({"fxp16_13, exact, ''", "fxp16_13, dtype, ''", "fxp16_13, exact, overflow=wrap", "fxp16_15, dtype, rounding=truncate",
@@ -289,7 +289,7 @@ class PExtensionTest {
         if (problem.isEmpty()) {
             assertEquals(Integer.parseInt(datatype.substring(datatype.length() - 1)), PExtension.lanes(chosen, datatypes));
         } else {
-            ByodtException e = assertThrows(ByodtException.class, () -> PExtension.lanes(chosen, datatypes));
+            ByodtException e = assertThrows(ByodtException.class, () -> chosen.check(datatypes));
             assertEquals("datatype " + datatype + " on target " + target + ": " + problem, e.getMessage());
         }
     }
@@ -356,7 +356,7 @@ class PExtensionTest {
         try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(target).withDatatypes(datatypes))) {
             new Emitter().emit(EmitKind.OBJ, compiled, object);
         }
-        int major = target.pOpcode(), other = major == 0x77 ? 0x7F : 0x77;
+        int major = target.extension().orElseThrow().opcode(), other = major == 0x77 ? 0x7F : 0x77;
         Map<String, Integer> found = new java.util.TreeMap<>();
         for (ElfFunctions.Function function : ElfFunctions.read(Files.readAllBytes(object), object.toString())) {
             for (int word : RiscvInstructions.split(function.code())) {

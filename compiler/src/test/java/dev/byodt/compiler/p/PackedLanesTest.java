@@ -9,16 +9,22 @@ import dev.byodt.compiler.kernel.Stmt;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Which loops PackedLanes packs, into how many lanes, and the words it loads and stores. */
 class PackedLanesTest {
-    private static final PackedLanes FOUR = new PackedLanes("p16_", "p16x", Set.of("add"), 16, 4);
-    private static final PackedLanes EIGHT_BYTES = new PackedLanes("p8_", "p8x", Set.of("add"), 8, 8);
+    private static final PackedLanes FOUR = lanes(16, 4);
+    private static final PackedLanes EIGHT_BYTES = lanes(8, 8);
     private final Buffer a = new Buffer("a", ScalarType.I16, new long[]{3, 12});
     private final Buffer out = new Buffer("out", ScalarType.I16, new long[]{3, 12});
+
+    /** Packs pBITS_add into pBITSxL_add, registers of {@code lanes} lanes. */
+    private static PackedLanes lanes(int bits, int lanes) {
+        return new PackedLanes(Map.of(TestFunctions.add(bits).name(), l -> TestFunctions.packedAdd(bits, l)), l -> TestFunctions.pack(bits, l), bits, lanes);
+    }
 
     private static Expr i64(long v) { return new Expr.IntConst(ScalarType.I64, v); }
 
@@ -122,9 +128,9 @@ class PackedLanesTest {
 
     @Test
     void lanesMustFillA32Or64BitWord() {
-        assertThrows(IllegalArgumentException.class, () -> new PackedLanes("p8_", "p8x", Set.of("add"), 8, 2));
-        assertThrows(IllegalArgumentException.class, () -> new PackedLanes("p16_", "p16x", Set.of("add"), 16, 8));
-        assertThrows(IllegalArgumentException.class, () -> new PackedLanes("p32_", "p32x", Set.of("add"), 32, 2));
+        assertThrows(IllegalArgumentException.class, () -> lanes(8, 2));
+        assertThrows(IllegalArgumentException.class, () -> lanes(16, 8));
+        assertThrows(IllegalArgumentException.class, () -> lanes(32, 2));
     }
 
     @Test

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Which min(max(x, lo), hi) SymmetricClips makes one clip, wherever it is in a kernel. */
 class SymmetricClipsTest {
-    private static final SymmetricClips CLIPS = new SymmetricClips("min", "max", "clip");
+    private static final SymmetricClips CLIPS = new SymmetricClips(TestFunctions.min16(), TestFunctions.max16(), TestFunctions::clip16);
     private final Buffer x = new Buffer("x", ScalarType.I16, new long[]{4});
     private final Buffer out = new Buffer("out", ScalarType.I16, new long[]{4});
 
