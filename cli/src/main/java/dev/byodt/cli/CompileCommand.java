@@ -2,10 +2,11 @@ package dev.byodt.cli;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.aot.EmitKind;
+import dev.byodt.compiler.aot.Emitter;
 import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.target.EmitKind;
-import dev.byodt.compiler.target.Emitter;
-import dev.byodt.compiler.target.InstructionCounts;
+import dev.byodt.compiler.counts.InstructionCounts;
+import dev.byodt.compiler.target.TargetExtension;
 import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,6 +14,7 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 @Command(name = "compile", mixinStandardHelpOptions = true, sortOptions = false,
@@ -75,17 +77,18 @@ final class CompileCommand implements Callable<Integer> {
 
     private static void printStats(CompiledModule module) {
         List<InstructionCounts.FunctionCount> counts = InstructionCounts.of(module);
-        boolean p = module.target().hasP();
+        Optional<String> extension = module.target().extension().map(TargetExtension::name);
         System.out.printf("static instructions on %s (%s)%n", module.target().name(), module.target().triple());
-        System.out.printf("%8s %8s%s  %s%n", "instr", "16-bit", p ? "        P" : "", "function");
-        int total = 0, compressed = 0, pTotal = 0;
+        System.out.printf("%8s %8s%s  %s%n", "instr", "16-bit", extension.map(name -> String.format(" %8s", name)).orElse(""), "function");
+        int total = 0, compressed = 0, extensionTotal = 0;
         for (InstructionCounts.FunctionCount c : counts) {
-            System.out.printf("%8d %8d%s  %s%n", c.instructions(), c.compressed(), p ? String.format(" %8d", c.pInstructions()) : "", c.function());
+            System.out.printf("%8d %8d%s  %s%n", c.instructions(), c.compressed(),
+                extension.isPresent() ? String.format(" %8d", c.extensionInstructions()) : "", c.function());
             total += c.instructions();
             compressed += c.compressed();
-            pTotal += c.pInstructions();
+            extensionTotal += c.extensionInstructions();
         }
-        System.out.printf("%8d %8d%s  total%n", total, compressed, p ? String.format(" %8d", pTotal) : "");
+        System.out.printf("%8d %8d%s  total%n", total, compressed, extension.isPresent() ? String.format(" %8d", extensionTotal) : "");
     }
 
     private static String baseName(Path model) {

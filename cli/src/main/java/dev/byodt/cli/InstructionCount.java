@@ -6,8 +6,8 @@ import dev.byodt.cli.compare.Executor;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.target.DynamicCounts;
-import dev.byodt.compiler.target.EmulatedModel;
+import dev.byodt.compiler.counts.DynamicCounts;
+import dev.byodt.compiler.emulation.EmulatedModel;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
@@ -42,10 +42,9 @@ final class InstructionCount {
                 }
             }
             System.out.printf("%12d  total, harness included%n", executed.total());
-            if (executor.target().hasP()) {
-                System.out.printf("%12d  of them P instructions, each counted once (qemu has no P: the executable emulated "
-                    + "them, in %d instructions not counted)%n", executed.undecodable(), executed.emulation());
-            }
+            executor.target().extension().ifPresent(extension -> System.out.printf("%12d  of them %s instructions, each "
+                + "counted once (qemu has no %s: the executable emulated them, in %d instructions not counted)%n",
+                executed.undecodable(), extension.name(), extension.name(), executed.emulation()));
         } catch (IOException e) {
             throw new ByodtException("cannot create a log file for qemu: " + e.getMessage(), e);
         } finally {

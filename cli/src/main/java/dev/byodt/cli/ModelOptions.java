@@ -1,15 +1,14 @@
 package dev.byodt.cli;
 
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Targets;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
-import dev.byodt.runtime.ByodtException;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
-import dev.byodt.compiler.target.PExtension;
 import dev.byodt.compiler.target.Target;
-import dev.byodt.compiler.target.Targets;
+import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 import picocli.CommandLine.Mixin;
@@ -102,11 +101,12 @@ final class ModelOptions {
         Target chosen = target();
         DatatypeChoice datatypes = datatypeChoice();
         try {
-            PExtension.lanes(chosen, datatypes);
+            chosen.check(datatypes);
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
         }
-        PExtension.coverageNote(chosen, datatypes).ifPresent(note -> System.err.println("byodt: " + note));
+        chosen.extension().flatMap(extension -> extension.coverageNote(chosen, datatypes))
+            .ifPresent(note -> System.err.println("byodt: " + note));
         return CompileOptions.host().withTarget(chosen).withDatatypes(datatypes).withInlineLibraries(!noInlineLibraries);
     }
 

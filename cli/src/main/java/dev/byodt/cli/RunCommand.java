@@ -9,6 +9,8 @@ import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.LoadedModel;
 import dev.byodt.compiler.conformance.DataSetRun;
 import dev.byodt.compiler.conformance.TestCase;
+import dev.byodt.compiler.emulation.EmulatedModel;
+import dev.byodt.compiler.emulation.Emulator;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ByodtException;

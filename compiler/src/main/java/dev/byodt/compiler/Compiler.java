@@ -15,7 +15,6 @@ import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.Float32;
 import dev.byodt.compiler.dtype.LoweringLog;
-import dev.byodt.compiler.dtype.LoweringTarget;
 import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.kernel.Buffer;
@@ -27,7 +26,6 @@ import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.target.Llvm;
-import dev.byodt.compiler.target.PExtension;
 import dev.byodt.compiler.target.Target;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
@@ -41,6 +39,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
@@ -48,9 +47,9 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * The compiler's front door: a graph in, an optimized LLVM module out (to run on the host or write to
  * files). The stages, in order: graph to loop nests (GraphLowering), a datatype per kernel with conversions
  * where datatypes meet (DatatypeBoundaries), abstract REAL/ACC to the datatypes' machine types and library
- * calls (DatatypeLowering, which must find a lowering for every operation), the libraries loaded and their
- * functions checked against the calls, workspace layout (MemoryPlan), LLVM IR (LlvmCodegen), the libraries
- * linked in, verification, O3.
+ * calls (DatatypeLowering, which must find a lowering for every operation), the passes of the target's
+ * extension (the P extension's), the libraries loaded and their functions checked against the calls,
+ * workspace layout (MemoryPlan), LLVM IR (LlvmCodegen), the libraries linked in, verification, O3.
  */
 public final class Compiler {
     private Compiler() {}
@@ -65,12 +64,8 @@ public final class Compiler {
         DatatypePlan plan = plan(program, options, log);
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
-        int lanes = PExtension.lanes(options.target(), options.datatypes());
-        if (options.target().hasP()) {
-            machine = PExtension.groupDotProducts(machine, lanes);
-            machine = PExtension.SYMMETRIC_CLIPS.apply(machine);
-            machine = PExtension.packLanes(machine, lanes);
-        }
+        options.target().check(options.datatypes());
+        for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
             machine.outputSpecs(), memory.workspaceBytes());
@@ -82,7 +77,8 @@ public final class Compiler {
         List<LLVMModuleRef> libraries = new ArrayList<>();
         try {
             LLVMContextRef llvmContext = LLVMOrcThreadSafeContextGetContext(context);
-            LibraryCalls calls = LibraryCalls.of(machine);
+            LibraryCalls calls = LibraryCalls.of(machine, options.target().extension()
+                .map(extension -> extension.functions(options.target())).orElse(List.of()));
             if (!calls.isEmpty()) {
                 for (NativeLibrary library : libraries(plan, log, options.target())) {
                     libraries.add(LibraryLinker.load(library, options.target(), llvmContext));
@@ -139,18 +135,18 @@ public final class Compiler {
     private static Datatype datatype(String name, DatatypeChoice choice, Target target, Float32 float32, LoweringLog log) {
         DatatypeInstance instance = choice.registry().instance(name, choice.options());
         if (instance.definition().code() == Float32.TYPE_CODE) return float32;
-        return new CustomDatatype(instance, choice.accumulation(), LoweringTarget.of(target), choice.fallbackToFloat32(), log,
+        return new CustomDatatype(instance, choice.accumulation(), target.loweringTarget(), choice.fallbackToFloat32(), log,
             (i, function) -> HostConversion.of(i.library().orElseThrow(() -> new dev.byodt.runtime.ByodtException(
                 "datatype " + i + " has no library to convert constants with")), function, i.storage()));
     }
 
     /**
-     * The libraries of the plan's datatypes, float32's when an operation fell back to it, and the target's P
-     * library when it has P (linked only if a lowering calls it).
+     * The libraries of the plan's datatypes, float32's when an operation fell back to it, and the target's
+     * extension's library when it has one (linked only if a lowering calls it).
      */
     private static Set<NativeLibrary> libraries(DatatypePlan plan, LoweringLog log, Target target) {
         Set<NativeLibrary> all = new LinkedHashSet<>();
-        PExtension.library(target).ifPresent(all::add);
+        target.extension().ifPresent(extension -> all.add(extension.library(target)));
         for (Datatype d : plan.kernelDatatypes()) d.library().ifPresent(all::add);
         if (log.usedFallback()) new Float32().library().ifPresent(all::add);
         return all;

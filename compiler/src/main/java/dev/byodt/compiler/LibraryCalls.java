@@ -6,8 +6,7 @@ import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelWalker;
-import dev.byodt.compiler.kernel.ScalarType;
-import dev.byodt.compiler.lower.MachineTypes;
+import dev.byodt.compiler.lower.LibraryFunction;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
@@ -16,28 +15,43 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * The library functions a lowered program calls, each with the LLVM type the calls give it, checked against
  * the libraries before any code is generated: a function no library defines, or one whose type differs from
- * what the lowering calls it as, is an error naming the function, the library and the operation.
+ * what the lowering calls it as, is an error naming the function, the library and the operation. A function
+ * the target's extension declares ({@link LibraryFunction} constants) is expected with its declared type,
+ * and a call that gives it another is an error too.
  */
 final class LibraryCalls {
     private final Map<String, String> typeOfFunction;
+    /** For each declared function some call gives another type, what is wrong. */
+    private final Map<String, String> miscalled;
 
-    private LibraryCalls(Map<String, String> typeOfFunction) {
+    private LibraryCalls(Map<String, String> typeOfFunction, Map<String, String> miscalled) {
         this.typeOfFunction = typeOfFunction;
+        this.miscalled = miscalled;
     }
 
-    static LibraryCalls of(Program program) {
+    /** The calls of {@code program}, where {@code declared} are the functions the target's extension declares. */
+    static LibraryCalls of(Program program, List<LibraryFunction> declared) {
+        Map<String, LibraryFunction> declaredByName = new LinkedHashMap<>();
+        declared.forEach(f -> declaredByName.put(f.name(), f));
         Map<String, String> types = new LinkedHashMap<>();
+        Map<String, String> miscalled = new LinkedHashMap<>();
         for (Kernel k : program.kernels()) {
             KernelWalker.forEachExpr(k.body(), e -> {
-                if (e instanceof Expr.Call c) types.putIfAbsent(c.function(), llvmType(c));
+                if (!(e instanceof Expr.Call c)) return;
+                String called = LibraryFunction.calledBy(c).llvmType();
+                LibraryFunction declaration = declaredByName.get(c.function());
+                if (declaration != null && !declaration.llvmType().equals(called)) {
+                    miscalled.putIfAbsent(c.function(), c.function() + " is declared as " + declaration.llvmType() + ", but "
+                        + k.name() + " calls it as " + called);
+                }
+                types.putIfAbsent(c.function(), declaration != null ? declaration.llvmType() : called);
             });
         }
-        return new LibraryCalls(types);
+        return new LibraryCalls(types, miscalled);
     }
 
     boolean isEmpty() { return typeOfFunction.isEmpty(); }
@@ -50,7 +64,7 @@ final class LibraryCalls {
     void check(List<LLVMModuleRef> libraries, LoweringLog log, Map<String, NativeLibrary> libraryOfDatatype) {
         Map<String, String> defined = new LinkedHashMap<>();
         for (LLVMModuleRef library : libraries) LibraryLinker.definedFunctions(library).forEach(defined::putIfAbsent);
-        List<String> problems = new ArrayList<>();
+        List<String> problems = new ArrayList<>(miscalled.values());
         typeOfFunction.forEach((function, expected) -> {
             LoweringLog.Purpose purpose = log.purposeOf(function);
             String library = purpose == null || !libraryOfDatatype.containsKey(purpose.datatype())
@@ -64,25 +78,5 @@ final class LibraryCalls {
             }
         });
         if (!problems.isEmpty()) throw new ByodtException(String.join("; ", problems));
-    }
-
-    /** "i16 (i16, i16)", "void (ptr, i16, i16)": the function type a call implies, as LLVM prints it. */
-    private static String llvmType(Expr.Call c) {
-        boolean inPlace = c.passing() == Expr.Call.Passing.UPDATES_FIRST_IN_PLACE;
-        List<String> params = new ArrayList<>();
-        for (int i = 0; i < c.args().size(); i++) {
-            boolean byPointer = i == 0 && c.passing() != Expr.Call.Passing.BY_VALUE;
-            params.add(byPointer ? "ptr" : llvmType(c.args().get(i).type()));
-        }
-        return (inPlace ? "void" : llvmType(c.type())) + " (" + params.stream().collect(Collectors.joining(", ")) + ")";
-    }
-
-    private static String llvmType(ScalarType t) {
-        return switch (t) {
-            case F32 -> "float";
-            case F64 -> "double";
-            case BOOL -> "i1";
-            default -> "i" + MachineTypes.byteSize(t) * 8;
-        };
     }
 }

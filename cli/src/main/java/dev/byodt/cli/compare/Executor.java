@@ -3,8 +3,8 @@ package dev.byodt.cli.compare;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.LoadedModel;
-import dev.byodt.compiler.target.EmulatedModel;
-import dev.byodt.compiler.target.Emulator;
+import dev.byodt.compiler.emulation.EmulatedModel;
+import dev.byodt.compiler.emulation.Emulator;
 import dev.byodt.compiler.target.Target;
 
 import java.time.Duration;

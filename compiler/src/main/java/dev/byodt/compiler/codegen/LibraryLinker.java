@@ -2,9 +2,9 @@ package dev.byodt.compiler.codegen;
 
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.NativeLibrary;
-import dev.byodt.compiler.target.BundledTools;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
+import dev.byodt.compiler.toolchain.BundledTools;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;

@@ -5,9 +5,9 @@ import dev.byodt.compiler.dtype.LoweringLog;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
-import dev.byodt.compiler.kernel.Stmt;
 
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
@@ -23,7 +23,7 @@ import java.util.Map;
  * machine types only, which is all code generation understands; its constants live in the program as bytes
  * (the lowered kernels carry none).
  */
-public final class DatatypeLowering {
+public final class DatatypeLowering extends KernelRewriter {
     private final DatatypePlan plan;
     private final LoweringLog log;
     private final Map<Buffer, Datatype> datatypeOfBuffer = new HashMap<>();
@@ -77,36 +77,21 @@ public final class DatatypeLowering {
             k.scratch().stream().map(this::buffer).toList(), Map.of(), body(k.body()));
     }
 
-    private List<Stmt> body(List<Stmt> body) {
-        return body.stream().map(this::stmt).toList();
-    }
-
-    private Stmt stmt(Stmt s) {
-        return switch (s) {
-            case Stmt.For f -> new Stmt.For(f.var(), expr(f.extent()), body(f.body()));
-            case Stmt.Store st -> new Stmt.Store(buffer(st.buffer()), expr(st.index()), expr(st.value()));
-            case Stmt.Assign a -> new Stmt.Assign(local(a.local()), expr(a.value()));
-            case Stmt.If i -> new Stmt.If(expr(i.condition()), body(i.then()), body(i.otherwise()));
-        };
-    }
-
-    private Expr expr(Expr e) {
+    @Override
+    public Expr expr(Expr e) {
         return switch (e) {
-            case Expr.IntConst c -> c;
             case Expr.RealConst c -> switch (c.type()) {
                 case REAL -> datatype.constant(c.value());
                 case ACC -> datatype.accumulatorConstant(c.value());
                 default -> c;
             };
-            case Expr.Var v -> v;
-            case Expr.LocalRef l -> new Expr.LocalRef(local(l.local()));
-            case Expr.Load l -> new Expr.Load(buffer(l.buffer()), expr(l.index()));
-            case Expr.Call c -> new Expr.Call(c.function(), type(datatype, c.type()), c.args().stream().map(this::expr).toList(), c.passing());
+            case Expr.Call c -> new Expr.Call(c.function(), type(datatype, c.type()), args(c.args()), c.passing());
             case Expr.Op o -> {
-                List<Expr> args = o.args().stream().map(this::expr).toList();
+                List<Expr> args = args(o.args());
                 boolean touchesDatatype = o.type().isAbstract() || o.args().stream().anyMatch(a -> a.type().isAbstract());
                 yield touchesDatatype ? datatype.lower(o, args) : new Expr.Op(o.op(), o.type(), args);
             }
+            default -> rebuilt(e);
         };
     }
 
@@ -122,11 +107,13 @@ public final class DatatypeLowering {
         return datatypeOfBuffer.getOrDefault(b, plan.boundary());
     }
 
-    private Buffer buffer(Buffer b) {
+    @Override
+    public Buffer buffer(Buffer b) {
         return buffers.computeIfAbsent(b, old -> old.elementType().isAbstract() ? old.retyped(type(datatypeOf(old), old.elementType())) : old);
     }
 
-    private Local local(Local l) {
+    @Override
+    public Local local(Local l) {
         return locals.computeIfAbsent(l, old -> old.type().isAbstract() ? new Local(old.name(), type(datatype, old.type())) : old);
     }
 }

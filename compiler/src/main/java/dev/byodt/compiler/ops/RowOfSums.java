@@ -20,7 +20,7 @@ import static dev.byodt.compiler.kernel.Exprs.mac;
  * would make the serial chain over k the inner loop. Each column still sums its terms in the order of k and
  * is rounded once at the end, so the result is the same, bit for bit, in every accumulation mode. The nest
  * (a loop over k around a loop over j around one update of acc[j]) is also the one
- * {@link dev.byodt.compiler.lower.GroupedProducts} turns into two or four products a step on P targets.
+ * {@link dev.byodt.compiler.p.GroupedProducts} turns into two or four products a step on P targets.
  */
 final class RowOfSums {
     private final KernelBuilder kb;

@@ -1,5 +1,9 @@
 package dev.byodt.compiler.target;
 
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeInstance;
+import dev.byodt.compiler.dtype.LoweringTarget;
+import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineOptionsRef;
@@ -7,17 +11,19 @@ import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetRef;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
  * What code is generated for: an LLVM target triple, a CPU name, its feature string ("+avx2,+fma,..."),
- * the calling convention's ABI name (empty: LLVM's default for the triple and features) and, on RISC-V,
- * whether the packed-SIMD P extension may be used ({@code pOpcode} is its major opcode, 0 without P).
- * LLVM knows nothing of P: P instructions come from inline assembly in byodt's P library
- * (see {@link PExtension}), so P is not among the LLVM features.
+ * the calling convention's ABI name (empty: LLVM's default for the triple and features) and the
+ * {@link TargetExtension} it has beyond what LLVM knows, if any (the RISC-V P extension, whose
+ * instructions come from inline assembly in its library, so it is not among the LLVM features).
  */
-public record Target(String name, String triple, String cpu, String features, String abi, int pOpcode) {
+public record Target(String name, String triple, String cpu, String features, String abi, Optional<TargetExtension> extension) {
 
     /**
      * The x86-64 features the C libraries are compiled with where the CPU has them (beyond x86-64's baseline,
@@ -28,7 +34,7 @@ public record Target(String name, String triple, String cpu, String features, St
     public static final List<String> X86_LIBRARY_FEATURES = List.of("f16c", "avx512bw", "avx512vbmi", "avx512vbmi2");
 
     public Target(String name, String triple, String cpu, String features) {
-        this(name, triple, cpu, features, "", 0);
+        this(name, triple, cpu, features, "", Optional.empty());
     }
 
     /** The machine this JVM runs on, with every feature its CPU has (the JIT's target). */
@@ -44,12 +50,38 @@ public record Target(String name, String triple, String cpu, String features, St
 
     public boolean isRiscv64() { return triple.startsWith("riscv64"); }
 
-    /** Whether the P extension's instructions may be emitted (or, on the host, its executable model used). */
-    public boolean hasP() { return pOpcode != 0; }
+    /** This target with {@code added} in place of its extension; the name says the extension (riscv64p). */
+    public Target with(TargetExtension added) {
+        String named = extension.isPresent() ? name : name + added.name().toLowerCase(Locale.ROOT);
+        return new Target(named, triple, cpu, features, abi, Optional.of(added));
+    }
 
-    /** This target with the P extension, its instructions under major opcode {@code opcode}. */
-    public Target withP(int opcode) {
-        return new Target(hasP() ? name : name + "p", triple, cpu, features, abi, opcode);
+    /** The lowerings that apply here: the extension's, else those for this kind of machine. */
+    public LoweringTarget loweringTarget() {
+        if (extension.isPresent()) return extension.get().loweringTarget();
+        return isRiscv32() ? LoweringTarget.RISCV32 : isRiscv64() ? LoweringTarget.RISCV64 : LoweringTarget.HOST;
+    }
+
+    /**
+     * Throws a ByodtException naming the datatype when this target cannot compile the chosen datatypes:
+     * what the extension refuses, and, without one, packed lanes (xLANES), which only P packs.
+     */
+    public void check(DatatypeChoice datatypes) {
+        if (extension.isPresent()) {
+            extension.get().check(this, datatypes);
+            return;
+        }
+        for (DatatypeInstance instance : datatypes.instances()) {
+            if (instance.lanes() != 1) {
+                throw new ByodtException("datatype " + instance + " on target " + name
+                    + ": packed lanes need a P target (x2: riscv32p or riscv64p, x4: riscv64p)");
+            }
+        }
+    }
+
+    /** The passes the extension runs on a program after datatype lowering: none without one. */
+    public List<UnaryOperator<Program>> passes(DatatypeChoice datatypes) {
+        return extension.map(e -> e.passes(this, datatypes)).orElse(List.of());
     }
 
     /** Whether LLVM's feature string turns {@code feature} on ("d" for "+d"). */

@@ -1,6 +1,6 @@
 package dev.byodt.compiler.codegen;
 
-import dev.byodt.compiler.target.HandWrittenModule;
+import dev.byodt.compiler.aot.HandWrittenModule;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;

@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.LoweringTarget;
 import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.p.FixedPointP;
 
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package dev.byodt.compiler.dtype.builtin;
 
-import dev.byodt.compiler.target.BundledTools;
-import dev.byodt.compiler.target.ProcessResult;
+import dev.byodt.compiler.toolchain.BundledTools;
+import dev.byodt.compiler.toolchain.ProcessResult;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

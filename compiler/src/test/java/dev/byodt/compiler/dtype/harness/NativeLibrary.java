@@ -1,9 +1,9 @@
 package dev.byodt.compiler.dtype.harness;
 
 import dev.byodt.compiler.dtype.LibrarySource;
-import dev.byodt.compiler.target.BundledTools;
-import dev.byodt.compiler.target.ProcessResult;
 import dev.byodt.compiler.target.Target;
+import dev.byodt.compiler.toolchain.BundledTools;
+import dev.byodt.compiler.toolchain.ProcessResult;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,0 +1,179 @@
+package dev.byodt.compiler.p;
+
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeInstance;
+import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.compiler.dtype.LoweringTarget;
+import dev.byodt.compiler.dtype.NativeLibrary;
+import dev.byodt.compiler.lower.LibraryFunction;
+import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.target.Target;
+import dev.byodt.compiler.target.TargetExtension;
+import dev.byodt.runtime.ByodtException;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntFunction;
+import java.util.function.UnaryOperator;
+
+/**
+ * The RISC-V P extension (packed SIMD, version 0.9.x) as byodt uses it: a C library of fixed-point
+ * operations whose instructions are `.insn` inline assembly (LLVM 20 has no P), linked into a model compiled
+ * for a P target, or, on the host, the same library with an exact C model of each instruction. The
+ * fixed-point datatypes' lowerings for it ({@link FixedPointP}) call the library; after datatype lowering its
+ * passes group dot products ({@link GroupedProducts}), clip to symmetric ranges in one instruction
+ * ({@link SymmetricClips}) and pack element-wise loops into lanes ({@link PackedLanes}); every function they
+ * call is a typed reference of {@link PFunctions}. The instruction words it emits are listed in {@link #INSTRUCTIONS}.
+ *
+ * @param opcode the major opcode of its instructions: {@link #OPCODE}, or 0x7F on Andes 0.5.x parts
+ */
+public record PExtension(int opcode) implements TargetExtension {
+    /** OP-P, the P extension's major opcode from version 0.9.2 on (0x7F on Andes 0.5.x parts). */
+    public static final int OPCODE = 0x77;
+
+    private static final LibrarySource LIBRARY = LibrarySource.resource("dev/byodt/datatypes/fixed/fixed_p.c");
+
+    /** One P instruction: its name and the funct3 and funct7 fields of its R-type word. */
+    public record Instruction(String name, int funct3, int funct7) {}
+
+    /**
+     * Every P instruction fixed_p.c can emit (P 0.9.11): design.md's table, and the 8-bit element-wise ones,
+     * checked against the spec's encodings (riscv/riscv-p-spec P-ext-proposal.adoc, as the MATCH_ words of
+     * the P toolchains' opcode tables repeat them; see fixed_p.c).
+     */
+    public static final List<Instruction> INSTRUCTIONS = List.of(
+        new Instruction("ADD16", 0, 0x20), new Instruction("SUB16", 0, 0x21),
+        new Instruction("KADD16", 0, 0x08), new Instruction("KSUB16", 0, 0x09),
+        new Instruction("KHM16", 0, 0x43),
+        new Instruction("SMAX16", 0, 0x41), new Instruction("SMIN16", 0, 0x40),
+        new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64), new Instruction("SCLIP16", 0, 0x42),
+        new Instruction("ADD8", 0, 0x24), new Instruction("SUB8", 0, 0x25),
+        new Instruction("KADD8", 0, 0x0C), new Instruction("KSUB8", 0, 0x0D),
+        new Instruction("SMAX8", 0, 0x45), new Instruction("SMIN8", 0, 0x44));
+
+    /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */
+    private static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips(PFunctions.lane(16, "min"), PFunctions.lane(16, "max"), PFunctions::clip);
+
+    @Override
+    public String name() { return "P"; }
+
+    @Override
+    public LoweringTarget loweringTarget() { return LoweringTarget.P_EXTENSION; }
+
+    @Override
+    public void check(Target target, DatatypeChoice datatypes) { lanes(target, datatypes); }
+
+    /** Dot products grouped, symmetric clips, element-wise loops packed, in {@link #lanes} 16-bit lanes. */
+    @Override
+    public List<UnaryOperator<Program>> passes(Target target, DatatypeChoice datatypes) {
+        int lanes = lanes(target, datatypes);
+        return List.of(program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, program -> packLanes(program, lanes));
+    }
+
+    @Override
+    public List<LibraryFunction> functions(Target target) { return PFunctions.all(registerLanes(target)); }
+
+    /** 16-bit lanes in one of the target's registers: 2 on riscv32, 4 on riscv64 and in the host model. */
+    static int registerLanes(Target target) { return target.isRiscv32() ? 2 : 4; }
+
+    /**
+     * The 16-bit lanes each packed P instruction computes: those the datatypes request with xLANES
+     * ({@code fxp16_13x2}), else all of the target's register. xLANES is a usage error but for fxp16_P on a P
+     * target whose registers hold that many lanes (x2 on riscv32p and riscv64p, x4 on riscv64p; Target.check
+     * refuses it on targets without P).
+     */
+    static int lanes(Target target, DatatypeChoice datatypes) {
+        int requested = 0;
+        for (DatatypeInstance instance : datatypes.instances()) {
+            if (instance.lanes() == 1) continue;
+            String problem = !isFxp16(instance) ? "the P extension packs fxp16_P only"
+                : instance.lanes() != 2 && instance.lanes() != 4 ? "P packs 2 or 4 16-bit lanes"
+                : instance.lanes() > registerLanes(target) ? "a register holds " + registerLanes(target) + " 16-bit lanes"
+                : requested != 0 && requested != instance.lanes() ? "another datatype asks for " + requested + " lanes"
+                : null;
+            if (problem != null) throw new ByodtException("datatype " + instance + " on target " + target.name() + ": " + problem);
+            requested = instance.lanes();
+        }
+        return requested != 0 ? requested : registerLanes(target);
+    }
+
+    private static boolean isFxp16(DatatypeInstance instance) { return instance.toString().matches("fxp16_\\d+(x\\d+)?"); }
+
+    /**
+     * Dot-product loops with exact accumulation grouped for one instruction per group: fxp16_P's by
+     * {@code lanes} (SMALDA), fxp8_P's by twice as many (SMAQA, four bytes per 16-bit lane pair); what remains
+     * of a loop in half groups where it fits (fixed_p.c has byodt_p16_acc_mac2 and byodt_p8_acc_mac4 on both
+     * RV32 and RV64); fxp16_P's constant weights laid out at compile time as words, one load a group.
+     */
+    private static Program groupDotProducts(Program program, int lanes) {
+        Program sixteen = new GroupedProducts(PFunctions.accumulate(16, 1), g -> PFunctions.accumulate(16, g), PFunctions::accumulateWord,
+            lanes == 4 ? List.of(4, 2) : List.of(2)).apply(program);
+        return new GroupedProducts(PFunctions.accumulate(8, 1), g -> PFunctions.accumulate(8, g), lanes == 4 ? List.of(8, 4) : List.of(4))
+            .apply(sixteen);
+    }
+
+    /**
+     * Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction, and of fxp8_P in twice as
+     * many 8-bit lanes (the same register width).
+     */
+    private static Program packLanes(Program program, int lanes) {
+        Program sixteen = new PackedLanes(packedForms16(), l -> PFunctions.pack(16, l), 16, lanes).apply(program);
+        return new PackedLanes(laneForms(8), l -> PFunctions.pack(8, l), 8, 2 * lanes).apply(sixteen);
+    }
+
+    /** The one-value functions on {@code bits}-bit lanes that have packed forms, with those forms. */
+    private static Map<String, IntFunction<LibraryFunction>> laneForms(int bits) {
+        Map<String, IntFunction<LibraryFunction>> forms = new HashMap<>();
+        for (String operation : PFunctions.LANE_OPERATIONS) {
+            forms.put(PFunctions.lane(bits, operation).name(), l -> PFunctions.packed(bits, l, operation));
+        }
+        return forms;
+    }
+
+    /** fxp16_P's: the lane operations, the Q15 multiply and the symmetric clips. */
+    private static Map<String, IntFunction<LibraryFunction>> packedForms16() {
+        Map<String, IntFunction<LibraryFunction>> forms = laneForms(16);
+        forms.put(PFunctions.Q15_MUL.name(), l -> PFunctions.packed(16, l, "q15_mul"));
+        for (int k = 0; k <= PFunctions.LARGEST_CLIP; k++) {
+            int bound = k;
+            forms.put(PFunctions.clip(k).name(), l -> PFunctions.packedClip(l, bound));
+        }
+        return forms;
+    }
+
+    /** The P instructions for qemu-user, which has none: their model from the P library, run on SIGILL. */
+    @Override
+    public Emulation emulation() {
+        return new Emulation("p_emulation.c", Map.of("fixed_p.c", LIBRARY),
+            List.of("BYODT_P_EMULATION_OPCODE=0x" + Integer.toHexString(opcode)));
+    }
+
+    /** The P library for {@code target}: the instructions on RISC-V, their C model elsewhere. */
+    @Override
+    public NativeLibrary library(Target target) {
+        String flavour = target.isRiscv() ? "BYODT_P_OPCODE=0x" + Integer.toHexString(opcode) : "BYODT_P_MODEL=1";
+        return new NativeLibrary(LIBRARY, List.of(flavour), "");
+    }
+
+    /**
+     * One line telling the user which chosen datatypes the P extension does not serve on {@code target}
+     * (they use base instructions), if any: P lowerings exist for fxp16_P and fxp8_P.
+     */
+    @Override
+    public Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
+        List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
+            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !name.matches("fxp8_\\d+"))
+            .distinct().toList();
+        if (unserved.isEmpty()) return Optional.empty();
+        return Optional.of("the P extension serves fxp16_P and fxp8_P; "
+            + String.join(", ", unserved) + (unserved.size() == 1 ? " uses" : " use") + " base "
+            + target.name().replaceFirst("p$", "") + " instructions");
+    }
+
+    /** The instruction with these fields, if P has it among those byodt emits. */
+    public static Optional<Instruction> decode(int funct3, int funct7) {
+        return INSTRUCTIONS.stream().filter(i -> i.funct3() == funct3 && i.funct7() == funct7).findFirst();
+    }
+}

@@ -1,0 +1,116 @@
+package dev.byodt.compiler.p;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.LoopVar;
+import dev.byodt.compiler.kernel.ScalarOp;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.kernel.Stmt;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Which loops GroupedProducts groups, and what it makes of them. */
+class GroupedProductsTest {
+    private static final GroupedProducts PAIRING = new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(2));
+    private static final GroupedProducts FOURS = new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(4));
+    private static final GroupedProducts FOURS_THEN_PAIRS = new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(4, 2));
+    private static final Expr.Call.Passing IN_PLACE = Expr.Call.Passing.UPDATES_FIRST_IN_PLACE;
+    private final Buffer a = new Buffer("a", ScalarType.I16, new long[]{5});
+    private final Buffer b = new Buffer("b", ScalarType.I16, new long[]{5});
+    private final Local acc = new Local("acc", ScalarType.I64);
+
+    private static Expr i64(long v) { return new Expr.IntConst(ScalarType.I64, v); }
+
+    private Stmt.Assign product(Expr k) {
+        return new Stmt.Assign(acc, new Expr.Call("mac", ScalarType.I64,
+            List.of(new Expr.LocalRef(acc), new Expr.Load(a, k), new Expr.Load(b, k)), IN_PLACE));
+    }
+
+    @Test
+    void anOddDotProductBecomesPairsAndOneSingleStep() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> paired = PAIRING.rewrite(List.of(new Stmt.For(k, i64(5), List.of(product(new Expr.Var(k))))));
+        assertEquals(2, paired.size());
+        Stmt.For pairs = assertInstanceOf(Stmt.For.class, paired.get(0));
+        assertEquals(i64(2), pairs.extent());
+        Expr.Call both = (Expr.Call) ((Stmt.Assign) pairs.body().getFirst()).value();
+        assertEquals("mac2", both.function());
+        Expr twoJ = new Expr.Op(ScalarOp.MUL, ScalarType.I64, List.of(new Expr.Var(pairs.var()), i64(2)));
+        Expr twoJPlusOne = new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(twoJ, i64(1)));
+        assertEquals(List.of(new Expr.LocalRef(acc), new Expr.Load(a, twoJ), new Expr.Load(a, twoJPlusOne),
+            new Expr.Load(b, twoJ), new Expr.Load(b, twoJPlusOne)), both.args());
+        assertEquals(product(i64(4)), paired.get(1));
+    }
+
+    @Test
+    void sevenProductsBecomeOneGroupOfFourAndThreeSingleSteps() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> grouped = FOURS.rewrite(List.of(new Stmt.For(k, i64(7), List.of(product(new Expr.Var(k))))));
+        assertEquals(4, grouped.size());
+        Stmt.For fours = assertInstanceOf(Stmt.For.class, grouped.get(0));
+        assertEquals(i64(1), fours.extent());
+        Expr.Call four = (Expr.Call) ((Stmt.Assign) fours.body().getFirst()).value();
+        assertEquals("mac4", four.function());
+        Expr fourJ = new Expr.Op(ScalarOp.MUL, ScalarType.I64, List.of(new Expr.Var(fours.var()), i64(4)));
+        List<Expr> at = List.of(fourJ, plus(fourJ, 1), plus(fourJ, 2), plus(fourJ, 3));
+        assertEquals(List.of(new Expr.LocalRef(acc), new Expr.Load(a, at.get(0)), new Expr.Load(a, at.get(1)), new Expr.Load(a, at.get(2)),
+            new Expr.Load(a, at.get(3)), new Expr.Load(b, at.get(0)), new Expr.Load(b, at.get(1)), new Expr.Load(b, at.get(2)),
+            new Expr.Load(b, at.get(3))), four.args());
+        assertEquals(List.of(product(i64(4)), product(i64(5)), product(i64(6))), grouped.subList(1, 4));
+    }
+
+    @Test
+    void sevenProductsInFoursAndPairsBecomeAGroupOfFourAPairAndASingleStep() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> grouped = FOURS_THEN_PAIRS.rewrite(List.of(new Stmt.For(k, i64(7), List.of(product(new Expr.Var(k))))));
+        assertEquals(3, grouped.size());
+        Stmt.For fours = assertInstanceOf(Stmt.For.class, grouped.get(0));
+        assertEquals(i64(1), fours.extent());
+        assertEquals("mac4", ((Expr.Call) ((Stmt.Assign) fours.body().getFirst()).value()).function());
+        Stmt.Assign pair = assertInstanceOf(Stmt.Assign.class, grouped.get(1));
+        assertEquals(new Expr.Call("mac2", ScalarType.I64, List.of(new Expr.LocalRef(acc), new Expr.Load(a, i64(4)),
+            new Expr.Load(a, i64(5)), new Expr.Load(b, i64(4)), new Expr.Load(b, i64(5))), IN_PLACE), pair.value());
+        assertEquals(product(i64(6)), grouped.get(2));
+    }
+
+    @Test
+    void sixProductsInFoursAndPairsLeaveNoSingleStep() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> grouped = FOURS_THEN_PAIRS.rewrite(List.of(new Stmt.For(k, i64(6), List.of(product(new Expr.Var(k))))));
+        assertEquals(2, grouped.size());
+        assertEquals("mac2", ((Expr.Call) assertInstanceOf(Stmt.Assign.class, grouped.get(1)).value()).function());
+    }
+
+    @Test
+    void groupSizesMustDecrease() {
+        assertThrows(IllegalArgumentException.class, () -> new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(2, 4)));
+    }
+
+    @Test
+    void aLoopShorterThanAGroupIsLeftAlone() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> loops = List.of(new Stmt.For(k, i64(3), List.of(product(new Expr.Var(k)))));
+        assertEquals(loops, FOURS.rewrite(loops));
+    }
+
+    private static Expr plus(Expr e, long v) { return new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(e, i64(v))); }
+
+    @Test
+    void aNestWhoseInnerExtentDependsOnTheReductionIsLeftAlone() {
+        LoopVar k = new LoopVar("k"), j = new LoopVar("j");
+        Expr triangle = new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(new Expr.Var(k), i64(1)));
+        List<Stmt> loops = List.of(new Stmt.For(k, i64(4), List.of(new Stmt.For(j, triangle, List.of(product(new Expr.Var(j)))))));
+        assertEquals(loops, PAIRING.rewrite(loops));
+    }
+
+    @Test
+    void aLoopWithMoreThanTheProductIsLeftAlone() {
+        LoopVar k = new LoopVar("k");
+        List<Stmt> loops = List.of(new Stmt.For(k, i64(4), List.of(product(new Expr.Var(k)), product(new Expr.Var(k)))));
+        assertEquals(loops, PAIRING.rewrite(loops));
+    }
+}

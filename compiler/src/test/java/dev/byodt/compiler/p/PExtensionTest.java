@@ -1,0 +1,373 @@
+package dev.byodt.compiler.p;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.Targets;
+import dev.byodt.compiler.aot.EmitKind;
+import dev.byodt.compiler.aot.Emitter;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.counts.ElfFunctions;
+import dev.byodt.compiler.counts.RiscvInstructions;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.compiler.ops.Operators;
+import dev.byodt.compiler.target.Target;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.IdxReader;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * P code checked without a P simulator. (1) The same kernels built for the host with fixed_p.c's exact C
+ * model of each P instruction in place of the .insn blocks must give the same bits as the kernels without
+ * P, on LeNet-5 and on single operators with random tensors. (2) Every P instruction word in the RISC-V
+ * objects must be one of the encodings of the table (design.md, from the P 0.9.11 spec), under the chosen
+ * major opcode.
+ */
+class PExtensionTest {
+    private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));
+    private static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
+
+    @TempDir
+    Path work;
+
+    private static DatatypeChoice choice(String datatype, String accumulate, Map<String, String> options) {
+        return DatatypeChoice.float32().withDatatype(datatype).withAccumulation(AccumulationMode.parse(accumulate)).withOptions(options);
+    }
+
+    private static List<float[]> run(Graph graph, Target target, DatatypeChoice datatypes, List<Tensor> inputs) {
+        CompileOptions options = CompileOptions.host().withTarget(target).withDatatypes(datatypes);
+        try (CompiledModule compiled = Compiler.compile(graph, options); HostModel model = Compiler.jit(compiled)) {
+            return model.run(inputs).stream().map(Tensor::toFloatArray).toList();
+        }
+    }
+
+    private static Target hostWithPModel() { return Target.host().with(new PExtension(PExtension.OPCODE)); }
+
+    @ParameterizedTest(name = "LeNet-5 {0} --accumulate {1} {2}")
+    @CsvSource({"fxp16_13, exact, ''", "fxp16_13, dtype, ''", "fxp16_13, exact, overflow=wrap", "fxp16_15, dtype, rounding=truncate",
+        "fxp8_4, dtype, ''", "fxp8_4, exact, overflow=wrap"})
+    void leNetWithThePModelHasTheSameBitsAsWithoutP(String datatype, String accumulate, String option) {
+        Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{20, 1, 28, 28}));
+        Tensor images = IdxReader.readTestSet(MODELS.resolve("fashion-mnist-sample"), 20).images();
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        DatatypeChoice datatypes = choice(datatype, accumulate, options);
+        float[] withP = run(graph, hostWithPModel(), datatypes, List.of(images)).getFirst();
+        float[] without = run(graph, Target.host(), datatypes, List.of(images)).getFirst();
+        assertArrayEquals(without, withP);
+    }
+
+    @ParameterizedTest(name = "{0} in {1}")
+    @CsvSource({"test_add, fxp16_13, dtype", "test_sub, fxp16_13, dtype", "test_max_example, fxp16_13, dtype",
+        "test_min_example, fxp16_13, dtype", "test_relu, fxp16_12, dtype", "test_matmul_2d, fxp16_10, exact",
+        "test_gemm_default_no_bias, fxp16_8, exact", "test_gemm_default_no_bias, fxp16_8x2, exact", "test_add, fxp16_15, dtype",
+        "test_add, fxp8_4, dtype", "test_sub, fxp8_4, dtype", "test_max_example, fxp8_3, dtype", "test_min_example, fxp8_3, dtype",
+        "test_relu, fxp8_5, dtype", "test_clip, fxp8_4, dtype"})
+    void operatorsOnRandomTensorsHaveTheSameBitsWithThePModel(String testCase, String datatype, String accumulate) {
+        Graph graph = OnnxLoader.load(NODE_TESTS.resolve(testCase).resolve("model.onnx"));
+        Random random = new Random(testCase.hashCode());
+        List<Tensor> inputs = new ArrayList<>();
+        for (var input : graph.inputs()) {
+            long[] shape = input.type().shape();
+            float[] values = new float[(int) java.util.Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
+            // Beyond the datatype's range now and then, so that saturation is exercised.
+            for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * (i % 7 == 0 ? 300 : 2));
+            inputs.add(Tensor.ofFloats(shape, values));
+        }
+        for (Map<String, String> options : List.of(Map.<String, String>of(), Map.of("overflow", "wrap"))) {
+            List<float[]> withP = run(graph, hostWithPModel(), choice(datatype, accumulate, options), inputs);
+            List<float[]> without = run(graph, Target.host(), choice(withoutLanes(datatype), accumulate, options), inputs);
+            for (int i = 0; i < without.size(); i++) assertArrayEquals(without.get(i), withP.get(i), testCase + " " + options);
+        }
+    }
+
+    /**
+     * Packed element-wise kernels: groups of 4 or 2 16-bit lanes, 8 or 4 8-bit lanes, with the odd elements
+     * left over one at a time, rows whose offsets are multiples of a 32-bit word's lanes but not of the
+     * register's (2 16-bit or 4 8-bit lanes), operands broadcast along the packed loop or adjacent in it,
+     * nested operations (Relu's max with a constant), saturation and wrap-around.
+     */
+    @ParameterizedTest(name = "{0} {1} and {2} in {3} {4}: {5}")
+    @CsvSource({
+        "Add, 7, 7, fxp16_13, '', @byodt_p16x4_add_saturate(",
+        "Add, 7, 7, fxp16_13x2, '', @byodt_p16x2_add_saturate(",
+        "Add, 2x9, 2x9, fxp16_13, overflow=wrap, ",
+        "Add, 3x12, 12, fxp16_13, overflow=wrap, @byodt_p16x4_add_wrap(",
+        "Sub, 3x6, 3x6, fxp16_13, '', @byodt_p16x2_sub_saturate(",
+        "Sub, 11, 11, fxp16_13x2, overflow=wrap, @byodt_p16x2_sub_wrap(",
+        "Max, 3x8, 8, fxp16_12, '', @byodt_p16x4_max(",
+        "Min, 4x8, 4x1, fxp16_12, '', @byodt_p16x4_min(",
+        "Relu, 5x12, , fxp16_10, '', @byodt_p16x4_max(",
+        "Mul, 13, 13, fxp16_15, rounding=truncate, @byodt_p16x4_q15_mul(",
+        "Add, 19, 19, fxp8_4, '', @byodt_p8x8_add_saturate(",
+        "Add, 2x9, 2x9, fxp8_4, overflow=wrap, ",
+        "Add, 3x12, 12, fxp8_4, overflow=wrap, @byodt_p8x4_add_wrap(",
+        "Sub, 3x16, 3x16, fxp8_4, '', @byodt_p8x8_sub_saturate(",
+        "Sub, 13, 13, fxp8_3, overflow=wrap, @byodt_p8x8_sub_wrap(",
+        "Max, 3x8, 8, fxp8_3, '', @byodt_p8x8_max(",
+        "Min, 4x8, 4x1, fxp8_4, '', @byodt_p8x8_min(",
+        "Min, 3x4, 1, fxp8_4, '', @byodt_p8x4_min(",
+        "Relu, 5x16, , fxp8_5, '', @byodt_p8x8_max("})
+    void packedKernelsHaveTheSameBitsWithThePModel(String op, String aShape, String bShape, String datatype, String option, String call) {
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        DatatypeChoice datatypes = choice(datatype, "dtype", options);
+        checkPackedKernel(oneNode(op, shape(aShape), bShape == null ? null : shape(bShape)), datatypes,
+            choice(withoutLanes(datatype), "dtype", options), call);
+    }
+
+    /**
+     * fxp8 on registers of 2 16-bit lanes (riscv32p's, or what an fxp16_PxLANES datatype asks for: the map names
+     * one that no node matches): 4 8-bit lanes, odd lengths and broadcast operands, saturating and wrapping.
+     */
+    @ParameterizedTest(name = "{0} {1} and {2} in fxp8_4 {3} on 32-bit words: {4}")
+    @CsvSource({"Add, 19, 19, '', @byodt_p8x4_add_saturate(", "Sub, 3x12, 1, overflow=wrap, @byodt_p8x4_sub_wrap(",
+        "Max, 2x20, 20, '', @byodt_p8x4_max(", "Relu, 27, , '', @byodt_p8x4_max("})
+    void fxp8KernelsInFourLanesHaveTheSameBitsWithThePModel(String op, String aShape, String bShape, String option, String call) {
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        DatatypeChoice fxp8 = choice("fxp8_4", "dtype", options);
+        DatatypeChoice twoSixteenBitLanes = fxp8.withOverrides(DatatypeChoice.parseOverrides("no-such-node=fxp16_13x2"));
+        Graph graph = oneNode(op, shape(aShape), bShape == null ? null : shape(bShape));
+        checkPackedKernel(graph, twoSixteenBitLanes, fxp8, call);
+        assertFalse(llvmIr(graph, hostWithPModel(), twoSixteenBitLanes).contains("@byodt_p8x8_"), "8 lanes on 32-bit words");
+    }
+
+    /**
+     * The kernel of {@code graph} with the P model and {@code datatypes} gives the bits it gives without P and
+     * {@code unpacked}; its IR calls {@code call} (@byodt_pBITSxLANES_OP) on words loaded and stored whole, or,
+     * {@code call} null, packs nothing (rows of 9 fxp16 or fxp8 values, whose offsets are odd) and keeps the
+     * one-lane calls of add_wrap.
+     */
+    private void checkPackedKernel(Graph graph, DatatypeChoice datatypes, DatatypeChoice unpacked, String call) {
+        Random random = new Random((graph.name() + java.util.Arrays.toString(graph.inputs().getFirst().type().shape()) + datatypes).hashCode());
+        List<Tensor> inputs = new ArrayList<>();
+        for (var input : graph.inputs()) {
+            float[] values = new float[(int) java.util.Arrays.stream(input.type().shape()).reduce(1, (a, b) -> a * b)];
+            for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * (i % 3 == 0 ? 4 : 0.7));
+            inputs.add(Tensor.ofFloats(input.type().shape(), values));
+        }
+        List<float[]> withP = run(graph, hostWithPModel(), datatypes, inputs);
+        List<float[]> without = run(graph, Target.host(), unpacked, inputs);
+        assertArrayEquals(without.getFirst(), withP.getFirst());
+        String ir = llvmIr(graph, hostWithPModel(), datatypes);
+        String bits = datatypes.instances().getFirst().toString().startsWith("fxp8") ? "8" : "16";
+        if (call == null) {
+            assertFalse(ir.contains("@byodt_p" + bits + "x"), "packed calls in rows of 9");
+            assertTrue(ir.contains("@byodt_p" + bits + "_add_wrap("), "one-lane calls in rows of 9");
+        } else {
+            assertTrue(ir.contains(call), call + " in the IR");
+            // Adjacent elements travel as one word: 2 16-bit or 4 8-bit lanes in an i32, 4 or 8 in an i64.
+            java.util.regex.Matcher packed = java.util.regex.Pattern.compile("@byodt_p(\\d+)x(\\d+)_").matcher(call);
+            assertTrue(packed.find(), call);
+            String word = "i" + Integer.parseInt(packed.group(1)) * Integer.parseInt(packed.group(2));
+            assertTrue(ir.contains("load " + word + ",") && ir.contains("store " + word + " "), word + " loads and stores in the IR");
+        }
+    }
+
+    /**
+     * fxp8 dot products with exact accumulation, by SMAQA: 19 products are two groups of 8 (4-lane registers)
+     * or four of 4 (2 lanes, which only an fxp16_PxLANES datatype can request, so the map names one that no
+     * node matches) and 3 single steps. Inputs fill fxp8_4's range, saturating now and then.
+     */
+    @ParameterizedTest(name = "fxp8_4 MatMul with {0} lanes calls {1}")
+    @CsvSource({"4, @byodt_p8_acc_mac8(", "2, @byodt_p8_acc_mac4("})
+    void fxp8DotProductsHaveTheSameBitsWithThePModel(int lanes, String call) {
+        Graph graph = oneNode("MatMul", new long[]{3, 19}, new long[]{19, 5});
+        Random random = new Random(lanes);
+        List<Tensor> inputs = new ArrayList<>();
+        for (var input : graph.inputs()) {
+            float[] values = new float[(int) java.util.Arrays.stream(input.type().shape()).reduce(1, (a, b) -> a * b)];
+            for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * 5);
+            inputs.add(Tensor.ofFloats(input.type().shape(), values));
+        }
+        DatatypeChoice fxp8 = choice("fxp8_4", "exact", Map.of());
+        DatatypeChoice datatypes = lanes == 4 ? fxp8 : fxp8.withOverrides(DatatypeChoice.parseOverrides("no-such-node=fxp16_13x2"));
+        assertArrayEquals(run(graph, Target.host(), fxp8, inputs).getFirst(), run(graph, hostWithPModel(), datatypes, inputs).getFirst());
+        assertTrue(llvmIr(graph, hostWithPModel(), datatypes).contains(call), call + " in the IR");
+    }
+
+    /**
+     * Clip to the symmetric saturation range [-2^k, 2^k - 1] (raw values of fxp16_13: [-1, 1 - 2^-13] is k = 13,
+     * [-0.5, 0.5 - 2^-13] k = 12) is one SCLIP16, from attributes (opset 6) or constant inputs (opset 13);
+     * other bounds keep SMAX16 and SMIN16. Inputs reach beyond the bounds often.
+     */
+    @ParameterizedTest(name = "Clip opset {0} [{1}, {2}] calls {3}")
+    @CsvSource({"6, -1, 0.9998779296875, @byodt_p16x4_clip13(", "13, -0.5, 0.4998779296875, @byodt_p16x4_clip12(",
+        "13, -1, 1, @byodt_p16x4_max(", "6, 0, 6, @byodt_p16x4_max("})
+    void clipsHaveTheSameBitsWithThePModel(int opset, float low, float high, String call) {
+        Graph graph = clip(opset, low, high);
+        Random random = new Random(opset);
+        long[] shape = graph.inputs().getFirst().type().shape();
+        float[] values = new float[(int) (shape[0] * shape[1])];
+        for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * 0.8);
+        List<Tensor> inputs = List.of(Tensor.ofFloats(shape, values));
+        DatatypeChoice datatypes = choice("fxp16_13", "dtype", Map.of());
+        assertArrayEquals(run(graph, Target.host(), datatypes, inputs).getFirst(), run(graph, hostWithPModel(), datatypes, inputs).getFirst());
+        String ir = llvmIr(graph, hostWithPModel(), datatypes);
+        assertTrue(ir.contains(call), call + " in the IR");
+        assertEquals(call.contains("clip"), !ir.contains("@byodt_p16x4_max("), "SMAX16 where no SCLIP16 applies only");
+    }
+
+    /** Clip of a [5, 13] input: bounds as attributes before opset 11, as constant inputs from it on. */
+    private static Graph clip(int opset, float low, float high) {
+        Value x = new Value("x");
+        x.setType(new TensorType(ElementType.FLOAT32, new long[]{5, 13}));
+        List<Value> inputs = new ArrayList<>(List.of(x));
+        Map<String, dev.byodt.compiler.graph.Attribute> attributes = new java.util.HashMap<>();
+        if (opset < 11) {
+            attributes.put("min", new dev.byodt.compiler.graph.Attribute.FloatAttr(low));
+            attributes.put("max", new dev.byodt.compiler.graph.Attribute.FloatAttr(high));
+        } else {
+            for (float bound : new float[]{low, high}) {
+                Value v = new Value("bound" + inputs.size());
+                v.setConstant(Tensor.ofFloats(new long[0], new float[]{bound}));
+                inputs.add(v);
+            }
+        }
+        Value out = new Value("out");
+        Node node = new Node("clip", "Clip", "", opset, inputs, List.of(out), attributes);
+        out.setType(Operators.lookup("Clip").inferTypes(node).getFirst());
+        return new Graph("Clip" + opset, List.of(x), List.of(out), List.of(node));
+    }
+
+    /** fxp16_13 for fxp16_13x2: lanes are an error without P, and the results must not depend on them. */
+    private static String withoutLanes(String datatype) { return datatype.replaceFirst("x\\d+$", ""); }
+
+    private static long[] shape(String text) { return java.util.Arrays.stream(text.split("x")).mapToLong(Long::parseLong).toArray(); }
+
+    /** A graph of one node of {@code opType} on float inputs of these shapes (b null: a unary node). */
+    private static Graph oneNode(String opType, long[] a, long[] b) {
+        List<Value> inputs = new ArrayList<>();
+        for (long[] shape : b == null ? List.of(a) : List.of(a, b)) {
+            Value v = new Value("in" + inputs.size());
+            v.setType(new TensorType(ElementType.FLOAT32, shape));
+            inputs.add(v);
+        }
+        Value out = new Value("out");
+        Node node = new Node(opType.toLowerCase(), opType, "", 13, inputs, List.of(out), Map.of());
+        out.setType(Operators.lookup(opType).inferTypes(node).getFirst());
+        return new Graph(opType, inputs, List.of(out), List.of(node));
+    }
+
+    private String llvmIr(Graph graph, Target target, DatatypeChoice datatypes) {
+        CompileOptions options = CompileOptions.host().withTarget(target).withDatatypes(datatypes).withInlineLibraries(false);
+        Path ll = work.resolve(graph.name() + ".ll");
+        try (CompiledModule compiled = Compiler.compile(graph, options)) {
+            new Emitter().emit(EmitKind.LLVM, compiled, ll);
+        }
+        return assertDoesNotThrow(() -> Files.readString(ll));
+    }
+
+    @ParameterizedTest(name = "{0} on {1}: {2}")
+    @CsvSource({"fxp16_13x4, riscv64p, ''", "fxp16_13x2, riscv64p, ''", "fxp16_13x2, riscv32p, ''",
+        "fxp16_13x4, riscv32p, a register holds 2 16-bit lanes", "fxp16_13x2, riscv64, 'packed lanes need a P target (x2: riscv32p or riscv64p, x4: riscv64p)'",
+        "custom[posit]16x2, riscv64p, the P extension packs fxp16_P only", "fxp16_13x8, riscv64p, P packs 2 or 4 16-bit lanes"})
+    void lanesAreValidOnlyWhereAPRegisterHoldsThem(String datatype, String target, String problem) {
+        Target chosen = Targets.named(target, null, null);
+        DatatypeChoice datatypes = choice(datatype, "dtype", Map.of());
+        if (problem.isEmpty()) {
+            assertEquals(Integer.parseInt(datatype.substring(datatype.length() - 1)), PExtension.lanes(chosen, datatypes));
+        } else {
+            ByodtException e = assertThrows(ByodtException.class, () -> chosen.check(datatypes));
+            assertEquals("datatype " + datatype + " on target " + target + ": " + problem, e.getMessage());
+        }
+    }
+
+    @Test
+    void withoutLanesAPTargetPacksAWholeRegister() {
+        DatatypeChoice datatypes = choice("fxp16_13", "dtype", Map.of());
+        assertEquals(4, PExtension.lanes(Targets.named("riscv64p", null, null), datatypes));
+        assertEquals(2, PExtension.lanes(Targets.named("riscv32p", null, null), datatypes));
+    }
+
+    @ParameterizedTest(name = "{0} {1} --accumulate {2} calls {3}")
+    @CsvSource({"test_add, fxp16_13, dtype, @byodt_p16_add_saturate(", "test_gemm_default_no_bias, fxp16_13, exact, @byodt_p16_acc_mac4(",
+        "test_matmul_2d, fxp16_13, exact, @byodt_p16_acc_mac4(", "test_matmul_2d, fxp16_13x2, exact, @byodt_p16_acc_mac2("})
+    void thePModelIsWhatTheHostBuildRuns(String testCase, String datatype, String accumulate, String call) {
+        Graph graph = OnnxLoader.load(NODE_TESTS.resolve(testCase).resolve("model.onnx"));
+        assertTrue(llvmIr(graph, hostWithPModel(), choice(datatype, accumulate, Map.of())).contains(call), call + " in the IR of " + testCase);
+    }
+
+    @ParameterizedTest(name = "{0} opcode {1}")
+    @CsvSource({"riscv64p, 0x77", "riscv32p, 0x77", "riscv64p, 0x7f"})
+    void everyPInstructionWordInTheObjectIsInTheTable(String targetName, String opcode) throws Exception {
+        int major = Integer.decode(opcode);
+        Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"));
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, major), choice("fxp16_13", "exact", Map.of()));
+        // LeNet-5 adds biases (KADD16) and, with exact accumulation, sums products in its Conv and Gemm (SMALDA).
+        assertTrue(found.keySet().containsAll(Set.of("KADD16", "SMALDA")), "P instructions found: " + found);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"riscv64p", "riscv32p"})
+    void fxp8DotProductsEmitSmaqaWordsOfTheTable(String targetName) throws Exception {
+        Graph graph = oneNode("MatMul", new long[]{3, 19}, new long[]{19, 5});
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice("fxp8_4", "exact", Map.of()));
+        assertTrue(found.containsKey("SMAQA"), "P instructions found: " + found);
+    }
+
+    /** fxp8 element-wise operations in 8 (riscv64p) or 4 (riscv32p) 8-bit lanes: the 8-bit instructions of the table. */
+    @ParameterizedTest(name = "{0} {1} on {2}: {3}")
+    @CsvSource({"Add, '', riscv64p, KADD8", "Add, overflow=wrap, riscv64p, ADD8", "Sub, '', riscv64p, KSUB8",
+        "Sub, overflow=wrap, riscv32p, SUB8", "Max, '', riscv32p, SMAX8", "Min, '', riscv64p, SMIN8",
+        "Add, '', riscv32p, KADD8", "Relu, '', riscv64p, SMAX8"})
+    void fxp8ElementWiseOpsEmit8BitWordsOfTheTable(String op, String option, String targetName, String instruction) throws Exception {
+        Graph graph = oneNode(op, new long[]{3, 24}, op.equals("Relu") ? null : new long[]{3, 24});
+        Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice("fxp8_4", "dtype", options));
+        assertTrue(found.containsKey(instruction), "P instructions found: " + found);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"riscv64p", "riscv32p"})
+    void symmetricClipsEmitSclip16WordsOfTheTable(String targetName) throws Exception {
+        Graph graph = clip(6, -1f, 8191 / 8192f);
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice("fxp16_13", "dtype", Map.of()));
+        assertTrue(found.containsKey("SCLIP16") && !found.containsKey("SMAX16"), "P instructions found: " + found);
+    }
+
+    /**
+     * The P instructions in the object compiled for {@code target}, by name and count; every word under the
+     * target's P opcode must be in the table, and none under the other opcode.
+     */
+    private Map<String, Integer> pInstructions(Graph graph, Target target, DatatypeChoice datatypes) throws Exception {
+        Path object = work.resolve(target.name() + "-" + graph.name() + ".o");
+        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(target).withDatatypes(datatypes))) {
+            new Emitter().emit(EmitKind.OBJ, compiled, object);
+        }
+        int major = target.extension().orElseThrow().opcode(), other = major == 0x77 ? 0x7F : 0x77;
+        Map<String, Integer> found = new java.util.TreeMap<>();
+        for (ElfFunctions.Function function : ElfFunctions.read(Files.readAllBytes(object), object.toString())) {
+            for (int word : RiscvInstructions.split(function.code())) {
+                if (RiscvInstructions.isCompressed(word)) continue;
+                assertNotEquals(other, RiscvInstructions.opcode(word), "a word under the other P opcode in " + function.name());
+                if (RiscvInstructions.opcode(word) != major) continue;
+                var instruction = PExtension.decode(RiscvInstructions.funct3(word), RiscvInstructions.funct7(word));
+                assertTrue(instruction.isPresent(), "unknown P word 0x" + Integer.toHexString(word) + " in " + function.name());
+                found.merge(instruction.get().name(), 1, Integer::sum);
+            }
+        }
+        return found;
+    }
+}
