@@ -110,6 +110,14 @@ final class RecurrentLayer {
                     + "; it must be int32");
             }
             requireShape(lengths.type().shape(), "sequence_lens", batch);
+            if (lengths.isConstant()) {
+                for (long n = 0; n < batch; n++) {
+                    long length = lengths.constant().getLong(n);
+                    if (length < 0 || length > steps) {
+                        throw node.error("sequence_lens[" + n + "] is " + length + "; it must be 0 to " + steps + ", the steps of X");
+                    }
+                }
+            }
         }
         for (int s = 0; s < states; s++) {
             TensorType initial = Operands.optionalFloatInput(node, INITIAL_H + s, s == 0 ? "initial_h" : "initial_c");
@@ -182,7 +190,8 @@ final class RecurrentLayer {
                     Buffer state = s == 0 ? hiddenState : cellState;
                     kb.loop(hidden, j -> kb.store(state, j, initial == null ? real(0) : kb.load(initial, stateIndex(d, b, j))));
                 }
-                Expr length = lengths == null ? idx(steps) : cast(ScalarType.I64, kb.load(lengths, b));
+                // A length beyond X, known only at run time, is cut to X's steps rather than read past its end.
+                Expr length = lengths == null ? idx(steps) : min(cast(ScalarType.I64, kb.load(lengths, b)), idx(steps));
                 kb.loop(steps, s -> {
                     Runnable step = () -> {
                         Expr t = direction.reverse() ? sub(sub(length, 1), s) : s;
@@ -261,6 +270,4 @@ final class RecurrentLayer {
 
     /** The position of element j of gate g in a row of gate values. */
     Expr gateColumn(int g, Expr j) { return add(j, g * hidden); }
-
-    Expr load(Buffer buffer, Expr index) { return kb.load(buffer, index); }
 }

@@ -117,6 +117,21 @@ class RecurrentOperatorsTest {
         l.assertMatches(l.node().run());
     }
 
+    /** A run-time length beyond X's steps counts as all of them; a constant one is an error. */
+    @Test
+    void sequenceLengthsBeyondTheSteps() {
+        Layer l = new Layer(Kind.RNN, "reverse", 0);
+        l.lengths = new int[] {4, 9, 2};
+        l.lengthsAtRunTime = true;
+        List<Tensor> clamped = l.node().run();
+        l.lengths[1] = 4;
+        l.assertMatches(clamped);
+        l.lengths[1] = 9;
+        l.lengthsAtRunTime = false;
+        ByodtException e = assertThrows(ByodtException.class, () -> l.node().run());
+        assertEquals("RNN node 'rnn': sequence_lens[1] is 9; it must be 0 to 4, the steps of X", e.getMessage());
+    }
+
     @Test
     void anUnknownActivationIsOneLineNamingTheNodeAndTheFunction() {
         Layer l = new Layer(Kind.RNN, "forward", 0);
