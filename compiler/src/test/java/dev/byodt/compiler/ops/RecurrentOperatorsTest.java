@@ -111,18 +111,14 @@ class RecurrentOperatorsTest {
     /** Sequence lengths known only at run time take the same path through the kernel as constant ones. */
     @Test
     void sequenceLengthsAtRunTime() {
-        Layer l = new Layer(Kind.LSTM, "bidirectional", 1);
-        l.lengths = new int[] {2, 4, 0};
-        l.lengthsAtRunTime = true;
+        Layer l = new Layer(Kind.LSTM, "bidirectional", 1).withLengthsAtRunTime(2, 4, 0);
         l.assertMatches(l.node().run());
     }
 
     /** A run-time length beyond X's steps counts as all of them; a constant one is an error. */
     @Test
     void sequenceLengthsBeyondTheSteps() {
-        Layer l = new Layer(Kind.RNN, "reverse", 0);
-        l.lengths = new int[] {4, 9, 2};
-        l.lengthsAtRunTime = true;
+        Layer l = new Layer(Kind.RNN, "reverse", 0).withLengthsAtRunTime(4, 9, 2);
         List<Tensor> clamped = l.node().run();
         l.lengths[1] = 4;
         l.assertMatches(clamped);
@@ -207,6 +203,12 @@ class RecurrentOperatorsTest {
             this.direction = direction;
             this.layout = layout;
             directions = direction.equals("bidirectional") ? 2 : 1;
+        }
+
+        Layer withLengthsAtRunTime(int... runTimeLengths) {
+            lengths = runTimeLengths;
+            lengthsAtRunTime = true;
+            return this;
         }
 
         /** The operands, drawn once. */
