@@ -59,7 +59,7 @@ final class Gemm implements Operator {
     @Override
     public void lower(Node node, KernelBuilder kb) {
         Shape s = shape(node);
-        emit(node, s, kb, ProductRow.reference(kb, s.n()), false);
+        emit(node, s, kb, kb.input(1), s.transB(), ProductRow.reference(kb, s.n()));
     }
 
     /**
@@ -69,17 +69,19 @@ final class Gemm implements Operator {
     @Override
     public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
         Shape s = shape(node);
-        emit(node, s, kb, new RowOfSums(kb, s.n()), s.transB() && node.input(1).isConstant());
+        if (s.transB() && node.input(1).isConstant()) {
+            Buffer b = kb.constant("B.transposed", ScalarType.REAL, PackedWeights.transposed(node.input(1).constant(), 1, s.n(), s.k()));
+            emit(node, s, kb, b, false, new RowOfSums(kb, s.n()));
+        } else {
+            emit(node, s, kb, kb.input(1), s.transB(), new RowOfSums(kb, s.n()));
+        }
     }
 
-    private static void emit(Node node, Shape s, KernelBuilder kb, ProductRow row, boolean untransposeB) {
+    /** Y from A and {@code bRows}, B or its transpose as {@code bTransposed} says, row by row of {@code row}. */
+    private static void emit(Node node, Shape s, KernelBuilder kb, Buffer bRows, boolean bTransposed, ProductRow row) {
         float alpha = node.floatAttr("alpha", 1);
         float beta = node.floatAttr("beta", 1);
         Buffer a = kb.input(0);
-        Buffer bRows = untransposeB
-            ? kb.constant("B.transposed", ScalarType.REAL, PackedWeights.transposed(node.input(1).constant(), 1, s.n(), s.k()))
-            : kb.input(1);
-        boolean bTransposed = s.transB() && !untransposeB;
         Buffer c = beta == 0 ? null : kb.input(2);
         Buffer y = kb.output(0);
         kb.loop(s.m(), i -> row.emit(s.k(),
