@@ -32,6 +32,7 @@ public final class Operators {
         MatMul.registerAll();
         Gemm.registerAll();
         Conv.registerAll();
+        ConvTranspose.registerAll();
         Pooling.registerAll();
         GlobalPooling.registerAll();
         LocalResponseNormalization.registerAll();
