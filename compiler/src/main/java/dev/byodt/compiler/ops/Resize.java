@@ -102,8 +102,8 @@ final class Resize implements Operator {
         double[] scale = new double[rank];
         double[] width = new double[rank];
         long[] size = x.shape();
-        double[] roiStart = new double[rank];
-        double[] roiEnd = new double[rank];
+        float[] roiStart = new float[rank];
+        float[] roiEnd = new float[rank];
         Arrays.fill(scale, 1);
         Arrays.fill(roiEnd, 1);
         for (int d = 0; d < rank; d++) width[d] = x.dim(d);
@@ -208,7 +208,7 @@ final class Resize implements Operator {
         if (v == null || (v.type() != null && Shapes.elementCount(v.type().shape(), v.name()) == 0)) return null;
         if (!v.isConstant()) {
             throw node.error("input " + role + " '" + v.name() + "' must be known at compile time (a constant or computed"
-                + " from constants)");
+                + " from constants; fix it with --bind " + v.name() + "=FILE.pb)");
         }
         Tensor t = v.constant();
         if (t.elementCount() == 0) return null;

@@ -36,8 +36,8 @@ final class ResizeAxis {
      * {@code outputWidth} is the reference's scale * inputSize (in float32 where the scale was a float32 input),
      * roi the axis's region of interest as fractions of the input, used by tf_crop_and_resize.
      */
-    static ResizeAxis of(Sampling s, long inputSize, long outputSize, double scale, double outputWidth, double roiStart,
-                         double roiEnd) {
+    static ResizeAxis of(Sampling s, long inputSize, long outputSize, double scale, double outputWidth, float roiStart,
+                         float roiEnd) {
         int taps = -1;
         long[] index = null;
         double[] weight = null;
@@ -71,13 +71,17 @@ final class ResizeAxis {
     }
 
     private static double inputCoordinate(String mode, long x, long inputSize, long outputSize, double scale,
-                                          double outputWidth, double roiStart, double roiEnd) {
+                                          double outputWidth, float roiStart, float roiEnd) {
         return switch (mode) {
             case "align_corners" -> outputWidth == 1 ? 0 : x * (double) (inputSize - 1) / (outputWidth - 1);
             case "asymmetric" -> x / scale;
-            case "tf_crop_and_resize" -> (outputWidth == 1
-                ? (roiEnd - roiStart) * (inputSize - 1) / 2
-                : x * (roiEnd - roiStart) * (inputSize - 1) / (outputWidth - 1)) + roiStart * (inputSize - 1);
+            case "tf_crop_and_resize" -> {
+                // The reference multiplies roi's float32 values by sizes in float32 where no index takes part.
+                float span = roiEnd - roiStart;
+                float start = roiStart * (inputSize - 1);
+                yield (outputWidth == 1 ? span * (inputSize - 1) / 2 : x * (double) span * (inputSize - 1) / (outputWidth - 1))
+                    + start;
+            }
             case "pytorch_half_pixel" -> outputWidth == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
             case "half_pixel" -> (x + 0.5) / scale - 0.5;
             case "half_pixel_symmetric" -> {

@@ -42,6 +42,7 @@ final class NodeCase {
             case Integer i -> new Attribute.IntAttr(i);
             case String s -> new Attribute.StringAttr(s);
             case long[] l -> new Attribute.IntsAttr(l);
+            case float[] f -> new Attribute.FloatsAttr(f);
             case Tensor t -> new Attribute.TensorAttr(t);
             default -> throw new IllegalArgumentException(value.toString());
         });
