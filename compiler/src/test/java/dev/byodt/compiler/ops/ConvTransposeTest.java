@@ -1,27 +1,14 @@
 package dev.byodt.compiler.ops;
 
-import dev.byodt.compiler.CompileOptions;
-import dev.byodt.compiler.Compiler;
-import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
-import dev.byodt.compiler.dtype.AccumulationMode;
-import dev.byodt.compiler.dtype.DatatypeChoice;
-import dev.byodt.compiler.graph.Attribute;
-import dev.byodt.compiler.graph.Graph;
-import dev.byodt.compiler.graph.Node;
-import dev.byodt.compiler.graph.TensorType;
-import dev.byodt.compiler.graph.Value;
 import dev.byodt.runtime.ByodtException;
-import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 import static dev.byodt.compiler.ops.NodeCase.floats;
+import static dev.byodt.compiler.ops.NodeCase.t16;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -113,26 +100,9 @@ class ConvTransposeTest {
         Tensor w = random(4, 1, 2, 3);
         Tensor b = random(2);
         long stride = 2;
-        Value xv = new Value("x");
-        xv.setType(new TensorType(ElementType.FLOAT32, x.shape()));
-        Value wv = new Value("w");
-        wv.setConstant(w);
-        Value bv = new Value("b");
-        bv.setConstant(b);
-        Value yv = new Value("y");
-        Node node = new Node("up", "ConvTranspose", "", 11, List.of(xv, wv, bv), List.of(yv),
-            Map.of("group", new Attribute.IntAttr(2),
-                "strides", new Attribute.IntsAttr(new long[] {stride, stride})));
-        yv.setType(Operators.lookup("ConvTranspose").inferTypes(node).getFirst());
-        Graph graph = new Graph("up", List.of(xv), List.of(yv), List.of(node));
-        CompileOptions options = CompileOptions.host()
-            .withDatatypes(DatatypeChoice.float32().withDatatype("custom[t16]16").withAccumulation(AccumulationMode.DTYPE));
-        float[] actual;
-        try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
-            actual = model.run(List.of(x)).getFirst().toFloatArray();
-        }
-        long[] shape = yv.type().shape();
-        assertArrayEquals(new long[] {1, 2, 6, 7}, shape);
+        float[] actual = new NodeCase("ConvTranspose", 11).attr("group", 2L).attr("strides", new long[] {stride, stride})
+            .input(x).constant(w).constant(b).compileAndRun(NodeCase.T16);
+        assertEquals(2 * 6 * 7, actual.length);
         float[] expected = new float[actual.length];
         for (int m = 0; m < 2; m++) {
             for (int oy = 0; oy < 6; oy++) {
@@ -154,12 +124,6 @@ class ConvTransposeTest {
             }
         }
         assertArrayEquals(expected, actual);
-    }
-
-    /** The value of a float in custom[t16]16: its top 16 bits, rounded to nearest even on the bit pattern. */
-    private static float t16(float v) {
-        int bits = Float.floatToRawIntBits(v);
-        return Float.intBitsToFloat((bits + 0x7fff + ((bits >>> 16) & 1)) & 0xffff0000);
     }
 
     /**

@@ -4,8 +4,11 @@ import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 
+import java.util.Random;
+
 import static dev.byodt.compiler.ops.NodeCase.floats;
 import static dev.byodt.compiler.ops.NodeCase.longs;
+import static dev.byodt.compiler.ops.NodeCase.t16;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 /**
  * Resize and Upsample on small inputs against the expected outputs of ONNX's node tests (the values its
  * reference implementation computes, as the test files store them), and the forms those tests leave out: the
- * attribute scales of Upsample 7, Resize 10's asymmetric sampling, nearest on integers, and the errors.
+ * attribute scales of Upsample 7, Resize 10's asymmetric sampling, nearest on integers, and the errors; and
+ * bilinear upsampling in a 16-bit datatype against that datatype's rounding of each product and sum.
  */
 class ResizeTest {
     private static final Tensor ONE_TO_SIXTEEN = floats(new long[] {1, 1, 4, 4},
@@ -106,6 +110,41 @@ class ResizeTest {
         Tensor y = new NodeCase("Resize", 13).attr("mode", "nearest").input(longs(new long[] {1, 2}, big, -big)).omitted()
             .constant(floats(1, 2)).runOne();
         assertArrayEquals(new long[] {big, big, -big, -big}, y.toLongArray());
+    }
+
+    /** Bilinear upsampling by 2 (half_pixel): taps 0.25 and 0.75 from the input, the last axis summed first. */
+    @Test
+    void inA16BitDatatypeEachProductAndSumRoundsLastAxisFirst() {
+        float[] x = new float[12];
+        Random random = new Random(20261126);
+        for (int i = 0; i < x.length; i++) x[i] = (float) (random.nextDouble() * 4 - 2);
+        float[] actual = new NodeCase("Resize", 13).attr("mode", "linear").input(floats(new long[] {1, 1, 3, 4}, x)).omitted()
+            .constant(floats(1, 1, 2, 2)).compileAndRun(NodeCase.T16);
+        assertEquals(6 * 8, actual.length);
+        for (int oy = 0; oy < 6; oy++) {
+            for (int ox = 0; ox < 8; ox++) {
+                float outer = 0;
+                for (int ty = 0; ty < 2; ty++) {
+                    float inner = 0;
+                    for (int tx = 0; tx < 2; tx++) {
+                        float atX = x[tap(oy, ty, 3) * 4 + tap(ox, tx, 4)];
+                        inner = t16(inner + t16(t16(weight(ox, tx)) * t16(atX)));
+                    }
+                    outer = t16(outer + t16(t16(weight(oy, ty)) * inner));
+                }
+                assertEquals(outer, actual[oy * 8 + ox], "output " + oy + ", " + ox);
+            }
+        }
+    }
+
+    /** half_pixel at scale 2: output o samples input o/2 - 1/4, between taps floor of that and the next. */
+    private static int tap(int o, int t, int inputSize) {
+        return Math.clamp((int) Math.floor(o / 2.0 - 0.25) + t, 0, inputSize - 1);
+    }
+
+    private static float weight(int o, int t) {
+        double fraction = o / 2.0 - 0.25 - Math.floor(o / 2.0 - 0.25);
+        return (float) (t == 0 ? 1 - fraction : fraction);
     }
 
     @Test
