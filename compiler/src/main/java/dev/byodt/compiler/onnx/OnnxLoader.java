@@ -62,7 +62,8 @@ public final class OnnxLoader {
         for (NodeProto node : ModelReader.read(file).getGraph().getNodeList()) {
             if (!ModelReader.normalizeDomain(node.getDomain()).isEmpty()) continue;
             for (int i = 0; i < node.getInputCount(); i++) {
-                if (Operators.readsAtCompileTime(node.getOpType(), i)) names.add(node.getInput(i));
+                String name = node.getInput(i);
+                if (!name.isEmpty() && Operators.readsAtCompileTime(node.getOpType(), i)) names.add(name);
             }
         }
         return names;
