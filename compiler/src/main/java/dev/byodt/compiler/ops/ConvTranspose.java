@@ -68,8 +68,9 @@ final class ConvTranspose implements Operator {
         long groups = node.intAttr("group", 1);
         long channels = x.dim(1);
         if (w.rank() != x.rank() || groups < 1 || channels % groups != 0 || w.dim(0) != channels) {
-            throw node.error("group=" + groups + " does not fit " + channels + " input channels and weights of shape "
-                + Shapes.format(w.shape()));
+            // W is C x M/group x K1..Kn: one row of kernels per input channel.
+            throw node.error("weights W of shape " + Shapes.format(w.shape()) + " do not fit input X of shape "
+                + Shapes.format(x.shape()) + " with group=" + groups + " (W needs " + channels + " x M/group x kernel)");
         }
         long maps = w.dim(1) * groups;
         int n = x.rank() - 2;

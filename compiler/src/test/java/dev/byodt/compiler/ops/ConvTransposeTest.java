@@ -89,8 +89,8 @@ class ConvTransposeTest {
     void weightsForOtherChannelsAreOneLineError() {
         String message = assertThrows(ByodtException.class, () -> new NodeCase("ConvTranspose", 11)
             .input(random(1, 3, 4, 4)).constant(random(2, 1, 3, 3)).runOne()).getMessage();
-        assertEquals("ConvTranspose node 'convtranspose': group=1 does not fit 3 input channels and weights of shape "
-            + "2x1x3x3", message);
+        assertEquals("ConvTranspose node 'convtranspose': weights W of shape 2x1x3x3 do not fit input X of shape 1x3x4x4 "
+            + "with group=1 (W needs 3 x M/group x kernel)", message);
     }
 
     /** Every product and every partial sum rounded to the datatype, input channels first, then taps by axis. */
