@@ -2,30 +2,24 @@ package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Shapes;
+import dev.byodt.runtime.Tensor;
 
 import java.util.Arrays;
 import java.util.List;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.and;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.div;
-import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
-import static dev.byodt.compiler.kernel.Exprs.ge;
 import static dev.byodt.compiler.kernel.Exprs.idx;
-import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
-import static dev.byodt.compiler.kernel.Exprs.rem;
-import static dev.byodt.compiler.kernel.Exprs.sub;
 
 /**
  * ONNX ConvTranspose (opsets 1 and 11): the transpose of Conv, N-d, grouped, strided and dilated, of X
@@ -34,9 +28,11 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * output_padding, output_shape or auto_pad as ONNX's reference computes it.
  *
  * <p>Written as a gather: each output element sums, in order, its group's input channels and then the taps
- * whose input position is a whole element of X, one term after the other. Positions are tested per axis
- * inside that axis's tap loop (divisible by the stride, inside the input), and tests that hold for every
- * output are left out, so a stride-1 unpadded ConvTranspose tests only the bounds it can overstep.
+ * whose input position is a whole element of X, one term after the other. Which taps those are depends only
+ * on the output index along each axis, so tables made at compile time list them (a stride-2 kernel reaches
+ * each output with about half its taps) and the loops need no tests. The loop over the output channels of
+ * a group is innermost, each with its own accumulator in a scratch row, so that it vectorizes, with the
+ * weights packed at compile time to be neighbours along it.
  */
 final class ConvTranspose implements Operator {
     static void registerAll() {
@@ -137,56 +133,105 @@ final class ConvTranspose implements Operator {
         Buffer w = kb.input(1);
         Buffer bias = kb.input(2);
         Buffer y = kb.output(0);
-        kb.loops(y.shape(), at -> {
-            Expr batch = at[0];
-            Expr map = at[1];
-            Expr group = div(map, s.mapsPerGroup());
-            Expr mapInGroup = rem(map, s.mapsPerGroup());
-            Expr[] out = Arrays.copyOfRange(at, 2, at.length);
-            Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
+        int rank = s.kernel().length;
+        long maps = s.mapsPerGroup();
+        long channels = x.dim(1);
+        long tapCount = Shapes.elementCount(s.kernel(), w.name());
+        Value weights = node.input(1);
+        // packed[channel][tap][mapInGroup], so that the innermost loop, over maps, reads neighbours.
+        Buffer packed = weights.isConstant()
+            ? kb.constant("packed", ScalarType.REAL, PackedWeights.transposed(weights.constant(), channels, maps, tapCount))
+            : null;
+        AxisTaps[] axes = new AxisTaps[rank];
+        for (int d = 0; d < rank; d++) axes[d] = AxisTaps.of(kb, s, d);
+        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {maps});
+        kb.loop(x.dim(0), batch -> kb.loop(channels / s.channelsPerGroup(), group -> kb.loops(s.output(), out -> {
+            kb.loop(maps, m -> kb.store(acc, m, constant(ScalarType.ACC, 0)));
             kb.loop(s.channelsPerGroup(), channelInGroup -> {
                 Expr channel = add(mul(group, s.channelsPerGroup()), channelInGroup);
-                taps(kb, s, out, 0, new Expr[out.length], new Expr[out.length], (position, tap) -> {
+                taps(kb, axes, out, 0, new Expr[rank], idx(0), (position, tap) -> {
                     Expr xAt = kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)));
-                    Expr wAt = kb.load(w, flatIndex(w.shape(), WindowGeometry.indices(channel, mapInGroup, tap)));
-                    kb.assign(sum, mac(kb.get(sum), xAt, wAt));
+                    kb.loop(maps, m -> {
+                        Expr wAt = packed != null ? kb.load(packed, add(mul(add(mul(channel, tapCount), tap), maps), m))
+                            : kb.load(w, add(mul(add(mul(channel, maps), m), tapCount), tap));
+                        kb.store(acc, m, mac(kb.load(acc, m), xAt, wAt));
+                    });
                 });
             });
-            Expr result = cast(ScalarType.REAL, kb.get(sum));
-            if (bias != null) result = add(result, kb.load(bias, map));
-            kb.store(y, flatIndex(y.shape(), at), result);
-        });
+            kb.loop(maps, m -> {
+                Expr map = add(mul(group, maps), m);
+                Expr result = cast(ScalarType.REAL, kb.load(acc, m));
+                if (bias != null) result = add(result, kb.load(bias, map));
+                kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, out)), result);
+            });
+        })));
     }
 
     /**
-     * Loops over the taps of each axis in turn; along an axis, output position o meets tap k at the input
-     * position (o + padBegin - k*dilation) / stride, when that is a whole index inside the input.
+     * The taps that reach each output index along one axis, ascending, with the input index each reads:
+     * output o meets tap k at input (o + padBegin - k*dilation) / stride when that is a whole index inside
+     * the input. Worked out at compile time, so the loop over them has no tests.
      */
-    private static void taps(KernelBuilder kb, Shape s, Expr[] out, int axis, Expr[] position, Expr[] tap,
-                             WindowGeometry.TapVisitor visitor) {
-        if (axis == out.length) {
-            visitor.visit(position.clone(), tap.clone());
-            return;
-        }
-        long stride = s.strides()[axis];
-        long dilation = s.dilations()[axis];
-        long begin = s.padBegin()[axis];
-        kb.loop(s.kernel()[axis], k -> {
-            Expr offset = sub(add(out[axis], begin), mul(k, dilation));
-            position[axis] = div(offset, stride);
-            tap[axis] = k;
-            // offset ranges over [begin - (K-1)*dilation, output - 1 + begin]; test only the bounds it can pass.
-            Expr inside = null;
-            if (begin - (s.kernel()[axis] - 1) * dilation < 0) inside = ge(offset, 0);
-            if (stride > 1) inside = both(inside, eq(rem(offset, stride), idx(0)));
-            if (s.output()[axis] - 1 + begin > (s.input()[axis] - 1) * stride) {
-                inside = both(inside, lt(offset, (s.input()[axis] - 1) * stride + 1));
+    private record AxisTaps(Expr uniformCount, Buffer count, Buffer tap, Buffer input, long width, long kernel) {
+        static AxisTaps of(KernelBuilder kb, Shape s, int axis) {
+            long stride = s.strides()[axis];
+            long dilation = s.dilations()[axis];
+            long kernel = s.kernel()[axis];
+            int outputs = Math.toIntExact(s.output()[axis]);
+            long[][] taps = new long[outputs][];
+            long[][] inputs = new long[outputs][];
+            long width = 1;
+            for (int o = 0; o < outputs; o++) {
+                long[] found = new long[(int) kernel];
+                long[] reads = new long[(int) kernel];
+                int n = 0;
+                for (long k = 0; k < kernel; k++) {
+                    long offset = o + s.padBegin()[axis] - k * dilation;
+                    if (offset < 0 || offset % stride != 0 || offset / stride >= s.input()[axis]) continue;
+                    found[n] = k;
+                    reads[n++] = offset / stride;
+                }
+                taps[o] = Arrays.copyOf(found, n);
+                inputs[o] = Arrays.copyOf(reads, n);
+                width = Math.max(width, n);
             }
-            Runnable inner = () -> taps(kb, s, out, axis + 1, position, tap, visitor);
-            if (inside == null) inner.run();
-            else kb.when(inside, inner);
-        });
+            long[] counts = new long[outputs];
+            long[] tapTable = new long[Math.toIntExact(outputs * width)];
+            long[] inputTable = new long[tapTable.length];
+            for (int o = 0; o < outputs; o++) {
+                counts[o] = taps[o].length;
+                System.arraycopy(taps[o], 0, tapTable, (int) (o * width), taps[o].length);
+                System.arraycopy(inputs[o], 0, inputTable, (int) (o * width), inputs[o].length);
+            }
+            long[] table = {outputs, width};
+            boolean uniform = Arrays.stream(counts).allMatch(c -> c == counts[0]);
+            return new AxisTaps(uniform ? idx(counts[0]) : null,
+                uniform ? null : kb.constant("count" + axis, ScalarType.I64, Tensor.ofLongs(new long[] {outputs}, counts)),
+                kb.constant("tap" + axis, ScalarType.I64, Tensor.ofLongs(table, tapTable)),
+                kb.constant("input" + axis, ScalarType.I64, Tensor.ofLongs(table, inputTable)), width, kernel);
+        }
+
+        /** How many taps reach output {@code out}: a constant where every output has as many. */
+        Expr countAt(KernelBuilder kb, Expr out) { return uniformCount != null ? uniformCount : kb.load(count, out); }
     }
 
-    private static Expr both(Expr a, Expr b) { return a == null ? b : and(a, b); }
+    /** Receives one term's input position (per axis) and its tap's flat index in the kernel. */
+    private interface TermVisitor {
+        void visit(Expr[] position, Expr tap);
+    }
+
+    /** Loops over the taps reaching output {@code out}, axis by axis, the flat tap index built as it goes. */
+    private static void taps(KernelBuilder kb, AxisTaps[] axes, Expr[] out, int axis, Expr[] position, Expr tap,
+                             TermVisitor visitor) {
+        if (axis == axes.length) {
+            visitor.visit(position.clone(), tap);
+            return;
+        }
+        AxisTaps a = axes[axis];
+        kb.loop(a.countAt(kb, out[axis]), j -> {
+            Expr row = add(mul(out[axis], a.width()), j);
+            position[axis] = kb.load(a.input(), row);
+            taps(kb, axes, out, axis + 1, position, add(mul(tap, a.kernel()), kb.load(a.tap(), row)), visitor);
+        });
+    }
 }
