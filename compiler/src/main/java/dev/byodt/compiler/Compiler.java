@@ -27,6 +27,7 @@ import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
+import dev.byodt.runtime.Activity;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcThreadSafeContextRef;
@@ -67,6 +68,7 @@ public final class Compiler {
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
+        Activity.ownCode("generating and optimizing the model's code");
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
             machine.outputSpecs(), memory.workspaceBytes());
 

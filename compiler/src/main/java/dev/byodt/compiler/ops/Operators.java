@@ -43,6 +43,9 @@ public final class Operators {
         LayerNormalization.registerAll();
         Softmax.registerAll();
         Reductions.registerAll();
+        Lstm.registerAll();
+        Gru.registerAll();
+        Rnn.registerAll();
     }
 
     private Operators() {}

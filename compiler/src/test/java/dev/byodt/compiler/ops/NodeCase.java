@@ -1,9 +1,7 @@
 package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.CompileOptions;
-import dev.byodt.compiler.Compiler;
-import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.conformance.GraphExecutor;
 import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
@@ -53,6 +51,7 @@ final class NodeCase {
             case String s -> new Attribute.StringAttr(s);
             case long[] l -> new Attribute.IntsAttr(l);
             case float[] f -> new Attribute.FloatsAttr(f);
+            case String[] strings -> new Attribute.StringsAttr(List.of(strings));
             case Tensor t -> new Attribute.TensorAttr(t);
             default -> throw new IllegalArgumentException(value.toString());
         });
@@ -88,21 +87,18 @@ final class NodeCase {
     }
 
     /** Infers the types, then runs the node's kernel in the interpreter on the run-time inputs. */
-    List<Tensor> run() {
+    List<Tensor> run() { return run(GraphInterpreter::run); }
+
+    /** Infers the types, then runs the one-node graph with this executor on the run-time inputs. */
+    List<Tensor> run(GraphExecutor executor) {
         Node node = typedNode();
-        return GraphInterpreter.run(new Graph("case", runtimeInputs, node.outputs(), List.of(node)), runtimeValues);
+        return executor.run(new Graph("case", runtimeInputs, node.outputs(), List.of(node)), runtimeValues);
     }
 
     Tensor runOne() { return run().getFirst(); }
 
     /** Infers the types, then compiles the node with these options and runs it on the run-time inputs. */
-    float[] compileAndRun(CompileOptions options) {
-        Node node = typedNode();
-        Graph graph = new Graph("case", runtimeInputs, node.outputs(), List.of(node));
-        try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
-            return model.run(runtimeValues).getFirst().toFloatArray();
-        }
-    }
+    float[] compileAndRun(CompileOptions options) { return run(GraphExecutor.compiled(options)).getFirst().toFloatArray(); }
 
     /** The node's kernel, after shape inference. */
     Kernel kernel() {
