@@ -6,6 +6,9 @@ test_gru_*, test_rnn_seq_length, test_simple_rnn_*) in compiler/src/test/resourc
 The models are those of onnx's test suite; the inputs are drawn by its generators (numpy's global random
 state), the expected outputs computed by its numpy reference implementations.
 
+`--op-type Resize` and `--op-type Upsample` write the cases of one other operator the same way; the tests keep
+those in compiler/src/test/resources/onnx-node-images.
+
 Usage: /usr/bin/python3 scripts/generate_recurrent_node_cases.py OUT_DIR   (the cases go to OUT_DIR/node/)
 """
 

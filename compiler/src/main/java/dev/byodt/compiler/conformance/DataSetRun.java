@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Loads a model for one test-data set, runs it (compiled, or with another executor) and compares each output
@@ -53,8 +54,8 @@ public final class DataSetRun {
     }
 
     /**
-     * Loads the model with the data's named integer inputs (and the caller's) bound at compile time and runs
-     * it on the rest of the data's inputs.
+     * Loads the model with the data's named integer inputs, those an operator reads at compile time (Resize's
+     * scales) and the caller's bound at compile time and runs it on the rest of the data's inputs.
      *
      * @return the graph's outputs, by name, in order
      */
@@ -62,9 +63,11 @@ public final class DataSetRun {
                                             GraphExecutor executor, TestCase.DataSet set) {
         Map<String, Tensor> allBound = new LinkedHashMap<>(bound);
         List<Tensor> runTimeInputs = new ArrayList<>();
+        Set<String> compileTime = OnnxLoader.compileTimeInputs(model);
         for (NamedTensor t : set.inputs()) {
             if (bound.containsKey(t.name())) continue;
-            if (t.tensor().type().isInteger() && !t.name().isEmpty()) allBound.put(t.name(), t.tensor());
+            boolean fixed = t.tensor().type().isInteger() || compileTime.contains(t.name());
+            if (fixed && !t.name().isEmpty()) allBound.put(t.name(), t.tensor());
             else runTimeInputs.add(t.tensor());
         }
         Graph graph = OnnxLoader.load(model, shapes, allBound);

@@ -1,14 +1,18 @@
 package dev.byodt.compiler.onnx;
 
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.ops.Operators;
+import dev.byodt.onnx.Onnx.NodeProto;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Loads an ONNX model file into a Graph with static types on every value and compile-time constants
@@ -47,6 +51,22 @@ public final class OnnxLoader {
         if (!missing.isEmpty()) throw new ByodtException("model " + file + " uses unsupported operators: " + list(missing));
         if (!result.problems().isEmpty()) throw result.problems().getFirst().error();
         return result.graph();
+    }
+
+    /**
+     * The names that some node reads where its operator needs the value at compile time although it is a
+     * float (Resize's scales and roi), so that test data binds them, as it binds integer inputs.
+     */
+    public static Set<String> compileTimeInputs(Path file) {
+        Set<String> names = new HashSet<>();
+        for (NodeProto node : ModelReader.read(file).getGraph().getNodeList()) {
+            if (!ModelReader.normalizeDomain(node.getDomain()).isEmpty()) continue;
+            for (int i = 0; i < node.getInputCount(); i++) {
+                String name = node.getInput(i);
+                if (!name.isEmpty() && Operators.readsAtCompileTime(node.getOpType(), i)) names.add(name);
+            }
+        }
+        return names;
     }
 
     /** "Foo (node 'a'), Bar (node 'b' and 2 more)": each operator once, with where it is used first. */

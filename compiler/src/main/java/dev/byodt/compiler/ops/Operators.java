@@ -10,6 +10,7 @@ import java.util.TreeMap;
  */
 public final class Operators {
     private static final Map<String, Operator> BY_TYPE = new TreeMap<>();
+    private static final Map<String, Set<Integer>> COMPILE_TIME_INPUTS = new TreeMap<>();
 
     static {
         UnaryMath.registerAll();
@@ -32,6 +33,8 @@ public final class Operators {
         MatMul.registerAll();
         Gemm.registerAll();
         Conv.registerAll();
+        ConvTranspose.registerAll();
+        Resize.registerAll();
         Pooling.registerAll();
         GlobalPooling.registerAll();
         LocalResponseNormalization.registerAll();
@@ -51,6 +54,18 @@ public final class Operators {
     public static Operator lookup(String opType) { return BY_TYPE.get(opType); }
 
     public static Set<String> supported() { return BY_TYPE.keySet(); }
+
+    /**
+     * Whether the operator needs input {@code index} at compile time although it may be a float (Resize's
+     * scales), as it needs integer shape inputs: test data for such an input is bound, not fed at run time.
+     */
+    public static boolean readsAtCompileTime(String opType, int index) {
+        return COMPILE_TIME_INPUTS.getOrDefault(opType, Set.of()).contains(index);
+    }
+
+    static void registerCompileTimeInputs(String opType, Integer... indices) {
+        COMPILE_TIME_INPUTS.put(opType, Set.of(indices));
+    }
 
     static void register(String opType, Operator operator) {
         if (BY_TYPE.put(opType, operator) != null) throw new IllegalStateException(opType + " registered twice");

@@ -1,7 +1,10 @@
 package dev.byodt.compiler.ops;
 
+import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.conformance.GraphExecutor;
 import dev.byodt.compiler.conformance.GraphInterpreter;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.graph.Attribute;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
@@ -23,6 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** One node built by hand, for the operator behaviours the ONNX node cases do not reach (old opsets, errors). */
 final class NodeCase {
+    /** custom[t16]16 (a test datatype: float32 rounded to its top 16 bits), every sum rounded. */
+    static final CompileOptions T16 = CompileOptions.host()
+        .withDatatypes(DatatypeChoice.float32().withDatatype("custom[t16]16").withAccumulation(AccumulationMode.DTYPE));
+
     private final String opType;
     private final int opset;
     private final Map<String, Attribute> attributes = new LinkedHashMap<>();
@@ -90,6 +97,9 @@ final class NodeCase {
 
     Tensor runOne() { return run().getFirst(); }
 
+    /** Infers the types, then compiles the node with these options and runs it on the run-time inputs. */
+    float[] compileAndRun(CompileOptions options) { return run(GraphExecutor.compiled(options)).getFirst().toFloatArray(); }
+
     /** The node's kernel, after shape inference. */
     Kernel kernel() {
         Map<Value, Buffer> buffers = new HashMap<>();
@@ -106,6 +116,12 @@ final class NodeCase {
         assertEquals(outputCount, types.size(), opType + " output types inferred");
         for (int k = 0; k < types.size(); k++) node.output(k).setType(types.get(k));
         return node;
+    }
+
+    /** The value of a float in custom[t16]16: its top 16 bits, rounded to nearest even on the bit pattern. */
+    static float t16(float v) {
+        int bits = Float.floatToRawIntBits(v);
+        return Float.intBitsToFloat((bits + 0x7fff + ((bits >>> 16) & 1)) & 0xffff0000);
     }
 
     static Tensor floats(long[] shape, float... values) { return Tensor.ofFloats(shape, values); }
