@@ -45,7 +45,7 @@ class RiscvLeNetTest {
     @ParameterizedTest(name = "{0} --accumulate {2} on {1}")
     @CsvSource({"fxp16_13, riscv64, dtype", "fxp16_13, riscv32, dtype", "float32, riscv64, dtype", "float32, riscv32, dtype",
         "fxp16_13, riscv32f, dtype", "fxp16_13, riscv64, exact", "fxp16_13, riscv32, exact",
-        "custom[posit]16, riscv64, dtype", "custom[posit]16, riscv32, dtype",
+        "custom[posit]16, riscv64, dtype", "custom[posit]16, riscv32, dtype", "custom[posit]16, riscv32f, dtype",
         "float16, riscv64, dtype", "float16, riscv32, dtype", "bfloat16, riscv32f, dtype",
         "fxp16_13, riscv64p, dtype", "fxp16_13, riscv64p, exact", "fxp16_13, riscv32p, exact",
         "fxp8_4, riscv64p, dtype", "fxp8_4, riscv32p, exact"})
