@@ -165,7 +165,7 @@ final class BenchDtypesCommand implements Callable<Integer> {
     /** Says for each datatype the issue sets a bound for whether its add and mul meet it, and which speedups fall short. */
     private static void printTargets(Map<String, Map<String, Cost>> costs) {
         Map<String, Cost> float32 = costs.get("float32");
-        System.out.println("Targets (issue 4):");
+        System.out.println("Speed targets:");
         costs.forEach((datatype, row) -> PerformanceTargets.maxRatioToFloat32(datatype).ifPresent(bound -> {
             StringBuilder line = new StringBuilder(String.format("  %-18s add and mul within %.1fx of float32:", datatype, bound));
             boolean met = true;

@@ -4,6 +4,7 @@ import dev.byodt.compiler.conformance.TestDataSource;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.data.DataSource;
+import dev.byodt.runtime.data.DebianFashionMnist;
 import dev.byodt.runtime.data.IdxSource;
 import dev.byodt.runtime.data.ImageFolderSource;
 import dev.byodt.runtime.data.ImagePreprocessing;
@@ -33,8 +34,6 @@ import java.util.function.Function;
  * how many items, and the batch the model is compiled for.
  */
 final class DataOptions {
-    static final Path DEBIAN_FASHION_MNIST = Path.of("/usr/share/datasets/fashion-mnist");
-
     static final String DATA_DESCRIPTION = "Data to run on: 'sample' (the 1,000 Fashion-MNIST test images in models/, the default), "
         + "'fashion-mnist' (the 10,000 test images of Debian's dataset-fashion-mnist), a folder of IDX files "
         + "(t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]; pixels become pixel/255), an ONNX test-data folder "
@@ -127,13 +126,7 @@ final class DataOptions {
     private static Path namedIdxFolder(String spec, Path model) {
         return switch (spec) {
             case "sample" -> sampleFolder(model);
-            case "fashion-mnist" -> {
-                if (!Files.isDirectory(DEBIAN_FASHION_MNIST)) {
-                    throw new ByodtException(DEBIAN_FASHION_MNIST + " not found: install Debian's dataset-fashion-mnist "
-                        + "(apt-get install dataset-fashion-mnist) or give --data DIR");
-                }
-                yield DEBIAN_FASHION_MNIST;
-            }
+            case "fashion-mnist" -> DebianFashionMnist.folder();
             default -> null;
         };
     }

@@ -5,8 +5,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The byodt command. Errors a user can act on print one line and exit 1 (model or data) or 2 (usage);
- * a stack trace appears only with --verbose.
+ * The byodt command. Errors a user can act on print one line and exit 1 (model or data) or 2 (usage); any
+ * other exception is a bug in byodt and exits 3. A stack trace appears only with --verbose.
  */
 @Command(name = "byodt",
     mixinStandardHelpOptions = true,
@@ -29,7 +29,7 @@ public final class Main {
         cli.setExecutionExceptionHandler(Main::report);
         cli.setParameterExceptionHandler((e, a) -> {
             System.err.println("byodt: " + e.getMessage());
-            System.err.println("Try 'byodt " + commandPath(e.getCommandLine()) + " --help'.");
+            System.err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             return USAGE_ERROR;
         });
         return cli.execute(args);
@@ -49,10 +49,5 @@ public final class Main {
         System.err.println("byodt: internal error: " + e + (verbose ? "" : " (run with --verbose for details)"));
         if (verbose) e.printStackTrace();
         return INTERNAL_ERROR;
-    }
-
-    private static String commandPath(CommandLine cmd) {
-        String name = cmd.getCommandName();
-        return cmd.getParent() == null ? "" : name;
     }
 }

@@ -8,6 +8,8 @@ import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -121,6 +123,16 @@ class BadInputTest {
         assertUsageError(CommandLineRun.of("run", LENET.toString(), "--frobnicate"), "--frobnicate");
         assertUsageError(CommandLineRun.of("compile", LENET.toString(), "--target", "vax"), "vax");
         assertUsageError(CommandLineRun.of("compile", LENET.toString(), "--dtype", "float7"), "float7");
+    }
+
+    /** The help a usage error points to is the command's own, named in full. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"'--frobnicate', byodt", "'sweep merge shard --out merged --frobnicate', byodt sweep merge",
+        "'dtypes --frobnicate', byodt dtypes"})
+    void usageErrorsPointToTheirCommandsHelp(String arguments, String command) {
+        CommandLineRun run = CommandLineRun.of(arguments.split(" "));
+        assertUsageError(run, "--frobnicate");
+        assertTrue(run.err().contains("Try '" + command + " --help'."), run.err());
     }
 
     @Test

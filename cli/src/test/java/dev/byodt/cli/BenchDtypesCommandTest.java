@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The datatype microbenchmark at toy sizes: every cell is measured and the targets are judged. */
@@ -29,6 +30,8 @@ class BenchDtypesCommandTest {
             Double.parseDouble(posit16[first + 2]);
             assertTrue(posit16[first + 3].endsWith("x"), posit16[first + 3]);
         }
+        assertTrue(run.out().lines().anyMatch(l -> l.equals("Speed targets:")), run.out());
+        assertFalse(run.out().contains("issue"), "the user reads no reference to the project's issues: " + run.out());
         assertTrue(run.out().contains("custom[posit]16    add and mul within 4.0x of float32:"), run.out());
         assertTrue(run.out().contains("faster than the scalar library:"), run.out());
     }

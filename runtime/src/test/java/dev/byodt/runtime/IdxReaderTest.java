@@ -1,5 +1,6 @@
 package dev.byodt.runtime;
 
+import dev.byodt.runtime.data.DebianFashionMnist;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,14 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class IdxReaderTest {
-    static final Path FASHION_MNIST = Path.of("/usr/share/datasets/fashion-mnist");
-
     @TempDir
     Path dir;
 
     @Test
     void readsTheFashionMnistTestSet() {
-        LabeledImages test = IdxReader.readTestSet(FASHION_MNIST, Integer.MAX_VALUE);
+        LabeledImages test = IdxReader.readTestSet(DebianFashionMnist.folder(), Integer.MAX_VALUE);
         assertEquals(10000, test.size());
         assertArrayEquals(new long[] {10000, 1, 28, 28}, test.images().shape());
         // The first Fashion-MNIST test image is an ankle boot (class 9), the second a pullover (class 2).
@@ -47,10 +46,11 @@ class IdxReaderTest {
 
     @Test
     void limitReadsOnlyTheFirstItems() {
-        LabeledImages five = IdxReader.readTestSet(FASHION_MNIST, 5);
+        Path fashionMnist = DebianFashionMnist.folder();
+        LabeledImages five = IdxReader.readTestSet(fashionMnist, 5);
         assertArrayEquals(new long[] {5, 1, 28, 28}, five.images().shape());
         assertEquals(9, five.labels()[0]);
-        Tensor all = IdxReader.readImages(FASHION_MNIST.resolve("t10k-images-idx3-ubyte.gz"), 6);
+        Tensor all = IdxReader.readImages(fashionMnist.resolve("t10k-images-idx3-ubyte.gz"), 6);
         for (int i = 0; i < 5 * 784; i++) assertEquals(all.getFloat(i), five.images().getFloat(i));
     }
 

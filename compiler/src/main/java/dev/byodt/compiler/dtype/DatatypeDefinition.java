@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * {@code register_op} and {@code register_min_func} calls, as one immutable value. Built with {@link #register}:
  * <pre>
  * DatatypeDefinition.register("posit", 131)
- *     .widths(2, 32)
+ *     .widthRange(2, 32)
  *     .library(LibrarySource.resource("dev/byodt/datatypes/posit/posit.c"),
  *              i -> List.of("POSIT_N=" + i.bits(), "POSIT_ES=2"))
  *     .prefix(i -> "posit" + i.bits() + "es2")

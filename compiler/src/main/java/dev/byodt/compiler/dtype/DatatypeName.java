@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 
 /**
  * A datatype as users write it after --dtype, parsed: the registered NAME it refers to, its width in bits and
- * its lanes. The grammar (design.md, "Datatype names"):
+ * its lanes. The grammar:
  * <pre>
  *   float32 | float16 | bfloat16 | fxpN_P | fxpN_PxLANES | custom[NAME]BITS | custom[NAME]BITSxLANES
  * </pre>

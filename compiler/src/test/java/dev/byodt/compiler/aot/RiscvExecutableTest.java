@@ -4,6 +4,7 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.emulation.Emulator;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.compiler.toolchain.BundledTools;
@@ -14,12 +15,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** The freestanding harness on riscv64 (rv64gc, lp64d), run under Debian's qemu-riscv64 user emulator. */
+/**
+ * The freestanding harness on riscv64 (rv64gc, lp64d), run under Debian's qemu-riscv64 user emulator (found by
+ * Emulator, which names the package qemu-user where it is missing).
+ */
 class RiscvExecutableTest {
     @TempDir
     Path work;
@@ -35,10 +39,8 @@ class RiscvExecutableTest {
         try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(riscv64))) {
             new Emitter(BundledTools.locate(work.resolve("cache"))).emit(EmitKind.EXE, compiled, exe);
         }
-        Process process = new ProcessBuilder("qemu-riscv64", exe.toString(), "-o", work.toString(),
-            inputFiles.get(0).toString(), inputFiles.get(1).toString()).redirectErrorStream(true).start();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, process.exitValue(), new String(process.getInputStream().readAllBytes()));
+        Emulator.forTarget(riscv64, Duration.ofSeconds(60)).run(exe, List.of(),
+            List.of("-o", work.toString(), inputFiles.get(0).toString(), inputFiles.get(1).toString()), work);
         float[] riscv = TensorProtos.read(work.resolve("output_0.pb")).tensor().toFloatArray();
 
         List<Tensor> inputs = inputFiles.stream().map(f -> TensorProtos.read(f).tensor()).toList();

@@ -63,7 +63,8 @@ enum NodeCaseRuns {
 
     /**
      * All 662 cases: each refused one with a reason; each run one matching its expected outputs, or, for
-     * the cases with rounded expected outputs, ONNX Runtime's.
+     * the cases with rounded expected outputs, ONNX Runtime's; and every case pinned in expected-passing.txt
+     * passes, while those that pass unpinned are printed.
      */
     void assertConforms() throws OrtException {
         Tally all = tally();
@@ -72,6 +73,7 @@ enum NodeCaseRuns {
             assertFalse(r.detail().isBlank(), r.name() + " refused without a reason");
         }
         assertEquals(662, all.results().size(), "cases found in " + CASES);
+        assertPinnedCasesPass(all);
         List<String> failed = new ArrayList<>();
         for (CaseResult r : all.with(CaseResult.Outcome.FAILED)) {
             System.out.println("  failed against the stored outputs: " + r.name() + ": " + r.detail());
@@ -80,6 +82,32 @@ enum NodeCaseRuns {
             else checkAgainstOnnxRuntime(CASES.resolve(r.name()), storedPrecision);
         }
         assertEquals(List.of(), failed);
+    }
+
+    /**
+     * Every case of expected-passing.txt passes (each one that does not is named with its outcome), and every
+     * case with rounded expected outputs runs, since it is checked against ONNX Runtime only when it does.
+     */
+    private void assertPinnedCasesPass(Tally all) {
+        List<String> passing = all.with(CaseResult.Outcome.PASSED).stream().map(CaseResult::name).toList();
+        List<String> unpinned = ExpectedPassing.unpinnedIn(passing);
+        if (!unpinned.isEmpty()) {
+            System.out.println("  " + unpinned.size() + " cases pass that expected-passing.txt does not list "
+                + "(scripts/pin-conformance adds them): " + String.join(" ", unpinned));
+        }
+        Map<String, CaseResult> byName = new LinkedHashMap<>();
+        for (CaseResult r : all.results()) byName.put(r.name(), r);
+        List<String> lost = new ArrayList<>();
+        for (String name : ExpectedPassing.missingFrom(passing)) {
+            CaseResult r = byName.get(name);
+            lost.add(name + ": " + (r == null ? "not found in " + CASES : r.outcome().name().toLowerCase() + " " + r.detail()));
+        }
+        assertEquals(List.of(), lost, "cases of expected-passing.txt that no longer pass");
+        for (String name : ROUNDED_EXPECTED_OUTPUTS.keySet()) {
+            CaseResult r = byName.get(name);
+            assertTrue(r != null && r.outcome() != CaseResult.Outcome.UNSUPPORTED,
+                name + " is checked against ONNX Runtime and must run: " + (r == null ? "not found" : r.detail()));
+        }
     }
 
     private void checkAgainstOnnxRuntime(Path caseDir, double storedPrecision) throws OrtException {

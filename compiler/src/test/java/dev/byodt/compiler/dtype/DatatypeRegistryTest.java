@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The built-in registrations resolve every name of DATATYPES.md without reading a library; errors list what is registered. */
+/** The built-in registrations resolve every name of docs/datatypes.md without reading a library; errors list what is registered. */
 class DatatypeRegistryTest {
     private final DatatypeRegistry registry = DatatypeRegistry.withBuiltIns();
 

@@ -43,7 +43,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * P code checked without a P simulator. (1) The same kernels built for the host with fixed_p.c's exact C
  * model of each P instruction in place of the .insn blocks must give the same bits as the kernels without
  * P, on LeNet-5 and on single operators with random tensors. (2) Every P instruction word in the RISC-V
- * objects must be one of the encodings of the table (design.md, from the P 0.9.11 spec), under the chosen
+ * objects must be one of the encodings of the table (PExtension.INSTRUCTIONS, from the P 0.9.11 spec), under the chosen
  * major opcode.
  */
 class PExtensionTest {
@@ -77,6 +77,7 @@ class PExtensionTest {
         float[] withP = run(graph, hostWithPModel(), datatypes, List.of(images)).getFirst();
         float[] without = run(graph, Target.host(), datatypes, List.of(images)).getFirst();
         assertArrayEquals(without, withP);
+        assertFalse(pFunctionsCalled(graph, datatypes).isEmpty(), "no P function called: the comparison checks nothing of P");
     }
 
     @ParameterizedTest(name = "{0} in {1}")
@@ -100,6 +101,23 @@ class PExtensionTest {
             List<float[]> withP = run(graph, hostWithPModel(), choice(datatype, accumulate, options), inputs);
             List<float[]> without = run(graph, Target.host(), choice(withoutLanes(datatype), accumulate, options), inputs);
             for (int i = 0; i < without.size(); i++) assertArrayEquals(without.get(i), withP.get(i), testCase + " " + options);
+            assertFalse(pFunctionsCalled(graph, choice(datatype, accumulate, options)).isEmpty(),
+                testCase + " " + options + ": no P function called, the comparison checks nothing of P");
+        }
+    }
+
+    /**
+     * The P library functions (byodt_p...) that the host build with the P model calls: the P lowerings and
+     * passes that fired. Unoptimized, with the library out of line, so that each call is still in the IR.
+     */
+    private static Set<String> pFunctionsCalled(Graph graph, DatatypeChoice datatypes) {
+        CompileOptions options = CompileOptions.host().withTarget(hostWithPModel()).withDatatypes(datatypes)
+            .withOptimize(false).withInlineLibraries(false);
+        try (CompiledModule compiled = Compiler.compile(graph, options)) {
+            java.util.regex.Matcher call = java.util.regex.Pattern.compile("call [^@\\n]*@(byodt_p\\d+\\w*)\\(").matcher(compiled.printIr());
+            Set<String> called = new java.util.TreeSet<>();
+            while (call.find()) called.add(call.group(1));
+            return called;
         }
     }
 

@@ -4,7 +4,7 @@ import dev.byodt.compiler.dtype.DatatypeOp;
 
 import static dev.byodt.compiler.dtype.DatatypeOp.*;
 
-/** The groups of library functions the built-in C libraries define (DATATYPES.md, "The C library"). */
+/** The groups of library functions the built-in C libraries define (docs/bring-your-own-datatype.md, "The C library"). */
 final class BuiltInOps {
     private BuiltInOps() {}
 

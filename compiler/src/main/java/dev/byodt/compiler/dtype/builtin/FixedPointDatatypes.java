@@ -52,7 +52,7 @@ public final class FixedPointDatatypes implements DatatypePlugin {
             .registerOp(DatatypeOp.MAX, LoweringTarget.P_EXTENSION, FixedPointP.max())
             .registerOp(DatatypeOp.ACC_MAC, LoweringTarget.P_EXTENSION, FixedPointP.accumulateProduct())
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
-            // At least 2N + 16 bits (DATATYPES.md).
+            // At least 2N + 16 bits, so that 2^16 products of 2N bits sum without overflow (docs/datatypes.md, "Fixed point").
             .exactAccumulator(i -> i.bits() <= 16 ? 64 : 128)
             .build());
     }

@@ -3,7 +3,7 @@ package dev.byodt.compiler.dtype.harness;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The operations every datatype library defines (DATATYPES.md, "The C library of a datatype family"), by shape. */
+/** The operations every datatype library defines (docs/bring-your-own-datatype.md, "The C library"), by shape. */
 public final class StandardFunctions {
     private StandardFunctions() {}
 

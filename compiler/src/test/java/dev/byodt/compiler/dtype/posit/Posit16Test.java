@@ -100,7 +100,7 @@ class Posit16Test {
         return xs;
     }
 
-    /** design.md's facts: posit16 minPos = 2^-56, maxPos = 2^56, 1 = 0x4000; NaR -> NaN; float specials. */
+    /** The standard's facts: posit16 minPos = 2^-56, maxPos = 2^56, 1 = 0x4000; NaR -> NaN; float specials. */
     static void knownAnswers(PositLibrary lib) {
         float[] f = lib.lib.toF32("to_f32", new int[]{0x0001, 0x7FFF, 0x4000, 0x8000, 0xFFFF});
         assertEquals(0x1p-56f, f[0]);

@@ -6,7 +6,7 @@ import java.math.BigInteger;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** The reference itself against facts from the standard and design.md, so that the library is checked against something right. */
+/** The reference itself against facts from the posit standard (2022), so that the library is checked against something right. */
 class PositReferenceTest {
     static Exact pow2(int e) { return Exact.dyadic(BigInteger.ONE, e); }
 

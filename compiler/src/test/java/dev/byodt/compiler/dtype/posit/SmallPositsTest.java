@@ -4,21 +4,35 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * Every posit of 2 to 8 bits, es 0 to 3, exhaustively: every pair for the binary operations and every value for
- * the unary ones and the conversions, in the library a model gets (float32 and double arithmetic, and the vector
- * variants of add, sub and mul where this host has them) and in its exact integer arithmetic (the path of N > 16). Libraries are built two at a time ahead of the checks: linking them is
- * most of this test's time.
+ * Every posit of 2 to 8 bits, es 0 to 3: every value for the unary operations and the conversions, and pairs for
+ * the binary ones (every pair up to 6 bits; for 7 and 8 bits every value against 0, NaR, +-1, +-minPos and
+ * +-maxPos, and seeded random pairs; every pair of every instance in SmallPositsAllPairsTest, -Pexhaustive), in
+ * the library a model gets (float32 and double arithmetic, and the vector variants of add, sub and mul where this
+ * host has them) and in its exact integer arithmetic (the path of N > 16). Libraries are built two at a time
+ * ahead of the checks: linking them is most of this test's time.
  */
 class SmallPositsTest {
+    /** The widest posits whose every pair the default run checks. */
+    static final int WIDEST_WITH_EVERY_PAIR = 6;
+    /** Random pairs of a wider posit, beside the pairs of every value with the special ones. */
+    static final int RANDOM_PAIRS = 4096;
+
     @Test
-    void everyPairAndEveryValue() throws Exception {
+    void everyValueAndSampledPairs() throws Exception {
+        checkEveryInstance(SmallPositsTest::sampledPairs);
+    }
+
+    /** Every instance of 2 to 8 bits and es 0..3, checked by {@link #checkAll} on the pairs {@code pairs} gives. */
+    static void checkEveryInstance(Function<PositReference, long[][]> pairs) throws Exception {
         ExecutorService builders = Executors.newFixedThreadPool(2);
         try {
             List<Future<PositLibrary[]>> builds = new ArrayList<>();
@@ -33,7 +47,8 @@ class SmallPositsTest {
                 PositLibrary[] libs = build.get();
                 try (PositLibrary model = libs[0]; PositLibrary integer = libs[1]) {
                     PositReference ref = new PositReference(model.n, model.es);
-                    checkAll(model, integer, ref);
+                    long[][] ab = pairs.apply(ref);
+                    checkAll(model, integer, ref, ab[0], ab[1]);
                 }
             }
         } finally {
@@ -41,12 +56,38 @@ class SmallPositsTest {
         }
     }
 
-    static void checkAll(PositLibrary lib, PositLibrary integer, PositReference ref) {
-        int count = 1 << lib.n;
+    /** Every pair of N-bit patterns, as the left operands and the right ones. */
+    static long[][] everyPair(PositReference ref) {
+        int count = 1 << ref.n;
         long[] a = new long[count * count], b = new long[count * count];
         for (int i = 0; i < count; i++) {
             for (int j = 0; j < count; j++) { a[i * count + j] = i; b[i * count + j] = j; }
         }
+        return new long[][]{a, b};
+    }
+
+    /**
+     * Every pair up to {@link #WIDEST_WITH_EVERY_PAIR} bits; above it, every value on either side of each special
+     * value (0, NaR, +-1, +-minPos, +-maxPos) and {@link #RANDOM_PAIRS} seeded random pairs.
+     */
+    static long[][] sampledPairs(PositReference ref) {
+        if (ref.n <= WIDEST_WITH_EVERY_PAIR) return everyPair(ref);
+        long one = 1L << (ref.n - 2), minPos = 1;
+        long[] specials = {0, ref.nar(), one, ref.negate(one), minPos, ref.negate(minPos), ref.maxPos(), ref.negate(ref.maxPos())};
+        List<long[]> pairs = new ArrayList<>();
+        for (long special : specials) {
+            for (long p : PositChecks.allPatterns(ref.n)) {
+                pairs.add(new long[]{special, p});
+                pairs.add(new long[]{p, special});
+            }
+        }
+        Random random = new Random(31L * ref.n + ref.es);
+        for (int i = 0; i < RANDOM_PAIRS; i++) pairs.add(new long[]{random.nextLong(ref.mask() + 1), random.nextLong(ref.mask() + 1)});
+        return new long[][]{pairs.stream().mapToLong(pair -> pair[0]).toArray(), pairs.stream().mapToLong(pair -> pair[1]).toArray()};
+    }
+
+    /** Every operation: the binary ones on the pairs (a[i], b[i]), the unary ones and conversions on every value. */
+    static void checkAll(PositLibrary lib, PositLibrary integer, PositReference ref, long[] a, long[] b) {
         long[] all = PositChecks.allPatterns(lib.n);
         for (PositLibrary l : new PositLibrary[]{lib, integer}) {
             PositChecks.binary(l, ref, "add", a, b, ref::add);
