@@ -43,6 +43,11 @@ public final class Operators {
         Lstm.registerAll();
         Gru.registerAll();
         Rnn.registerAll();
+        Expand.registerAll();
+        Range.registerAll();
+        Trilu.registerAll();
+        CumSum.registerAll();
+        Tile.registerAll();
     }
 
     private Operators() {}
