@@ -48,6 +48,18 @@ public final class Operators {
         Trilu.registerAll();
         CumSum.registerAll();
         Tile.registerAll();
+        GatherElements.registerAll();
+        GatherNd.registerAll();
+        ArgExtreme.registerAll();
+        TopK.registerAll();
+        OneHot.registerAll();
+        ScatterElements.registerAll();
+        ScatterNd.registerAll();
+        DepthToSpace.registerAll();
+        SpaceToDepth.registerAll();
+        CastLike.registerAll();
+        Einsum.registerAll();
+        NonZero.registerAll();
     }
 
     private Operators() {}
