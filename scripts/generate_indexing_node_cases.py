@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 OP_TYPES = ["Expand", "Range", "Trilu", "Tile", "ArgMax", "ArgMin", "GatherElements", "GatherND", "TopK",
-            "ScatterElements", "ScatterND", "DepthToSpace", "SpaceToDepth"]
+            "Scatter", "ScatterElements", "ScatterND", "DepthToSpace", "SpaceToDepth"]
 
 # Left out: the _expanded Range cases need Loop, and test_range_float_type_positive_delta feeds its
 # length-deciding float scalars at run time (only integer inputs are bound at compile time). Not generated at

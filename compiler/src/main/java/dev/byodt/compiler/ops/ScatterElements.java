@@ -19,6 +19,8 @@ import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 final class ScatterElements implements Operator {
     static void registerAll() {
         Operators.register("ScatterElements", new ScatterElements());
+        // Scatter (opsets 9 to 10) is ScatterElements under its old name, without reduction.
+        Operators.register("Scatter", new ScatterElements());
     }
 
     @Override
