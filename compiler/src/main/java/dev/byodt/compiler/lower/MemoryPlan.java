@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,7 +34,9 @@ public record MemoryPlan(Map<Buffer, Long> offsets, long workspaceBytes) {
 
     /** Plans a program whose buffers have machine element types (after datatype lowering). */
     public static MemoryPlan of(Program program) {
-        Map<Buffer, Lifetime> lifetimes = new HashMap<>();
+        // In program order, so that buffers of equal size and first use keep one layout from run to run
+        // (the sort below is stable; a HashMap of identity-hashed buffers ordered them differently each time).
+        Map<Buffer, Lifetime> lifetimes = new LinkedHashMap<>();
         for (Buffer b : program.temporaries()) lifetimes.put(b, new Lifetime(b, bytesOf(b)));
         List<Kernel> kernels = program.kernels();
         for (int k = 0; k < kernels.size(); k++) {
