@@ -46,6 +46,23 @@ public final class Operators {
         Lstm.registerAll();
         Gru.registerAll();
         Rnn.registerAll();
+        Expand.registerAll();
+        Range.registerAll();
+        Trilu.registerAll();
+        CumSum.registerAll();
+        Tile.registerAll();
+        GatherElements.registerAll();
+        GatherNd.registerAll();
+        ArgExtreme.registerAll();
+        TopK.registerAll();
+        OneHot.registerAll();
+        ScatterElements.registerAll();
+        ScatterNd.registerAll();
+        DepthToSpace.registerAll();
+        SpaceToDepth.registerAll();
+        CastLike.registerAll();
+        Einsum.registerAll();
+        NonZero.registerAll();
     }
 
     private Operators() {}
