@@ -9,14 +9,13 @@ import dev.byodt.runtime.NamedTensor;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 import dev.byodt.runtime.TensorSpec;
+import dev.byodt.runtime.TemporaryFiles;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * A model compiled for RISC-V, linked into a static executable and run under qemu-user: the counterpart of
@@ -44,7 +43,7 @@ public final class EmulatedModel implements LoadedModel {
     public static EmulatedModel build(CompiledModule compiled, Emulator emulator, Emitter emitter) {
         Path directory;
         try {
-            directory = Files.createTempDirectory("byodt-" + compiled.target().name() + "-");
+            directory = TemporaryFiles.createFolder("byodt-" + compiled.target().name() + "-");
         } catch (IOException e) {
             throw new ByodtException("cannot create a temporary folder for the " + compiled.target().name() + " executable: " + e.getMessage(), e);
         }
@@ -52,7 +51,7 @@ public final class EmulatedModel implements LoadedModel {
         try {
             emitter.emitForEmulator(compiled, executable);
         } catch (RuntimeException e) {
-            deleteRecursively(directory);
+            TemporaryFiles.delete(directory);
             throw e;
         }
         return new EmulatedModel(compiled.signature(), emulator, directory, executable);
@@ -96,7 +95,7 @@ public final class EmulatedModel implements LoadedModel {
             for (int i = 0; i < signature.outputs().size(); i++) {
                 outputs.add(TensorProtos.read(runDirectory.resolve("output_" + i + ".pb")).tensor());
             }
-            deleteRecursively(runDirectory);
+            TemporaryFiles.delete(runDirectory);
             return new Result(outputs, run);
         } catch (IOException e) {
             throw new ByodtException("cannot run " + executable.getFileName() + ": " + e.getMessage(), e);
@@ -104,13 +103,5 @@ public final class EmulatedModel implements LoadedModel {
     }
 
     @Override
-    public void close() { deleteRecursively(directory); }
-
-    private static void deleteRecursively(Path directory) {
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(path);
-        } catch (IOException e) {
-            // A leftover temporary folder wastes a little space; it must not hide the run's own result.
-        }
-    }
+    public void close() { TemporaryFiles.delete(directory); }
 }
