@@ -4,8 +4,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -18,6 +22,7 @@ import java.util.stream.Stream;
  */
 public final class TemporaryFiles {
     private static final Set<Path> PENDING = ConcurrentHashMap.newKeySet();
+    private static final long TOOL_EXIT_SECONDS = 5;
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(TemporaryFiles::deletePending, "byodt-temporary-files"));
@@ -67,7 +72,22 @@ public final class TemporaryFiles {
         return path;
     }
 
+    /**
+     * The tools byodt runs (clang, ld.lld, qemu) write into these folders and outlive a JVM that is told to
+     * stop, so they are stopped first; otherwise a file one of them writes after the folder was emptied keeps
+     * the folder.
+     */
     private static void deletePending() {
+        if (PENDING.isEmpty()) return;
+        List<ProcessHandle> tools = ProcessHandle.current().descendants().toList();
+        tools.forEach(ProcessHandle::destroy);
+        for (ProcessHandle tool : tools) {
+            try {
+                tool.onExit().get(TOOL_EXIT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException | ExecutionException | TimeoutException e) {
+                tool.destroyForcibly();
+            }
+        }
         for (Path path : Set.copyOf(PENDING)) delete(path);
     }
 }
