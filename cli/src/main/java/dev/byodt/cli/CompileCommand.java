@@ -10,7 +10,9 @@ import dev.byodt.compiler.target.TargetExtension;
 import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -54,6 +56,9 @@ final class CompileCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
         EmitKind kind;
@@ -64,6 +69,8 @@ final class CompileCommand implements Callable<Integer> {
         }
         if (!entry.matches("[A-Za-z_][A-Za-z0-9_]*")) throw new UsageException("--entry " + entry + ": not a C identifier");
         Path out = output != null ? output : Path.of(baseName(modelOptions.model) + kind.fileExtension());
+        Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
+        if (apart.isPresent()) return apart.get();
         CompileOptions options = modelOptions.compileOptions().withEntrySymbol(entry).withOptimize(!noOpt);
         if (stats && !options.target().isRiscv()) throw new UsageException("--stats counts RISC-V instructions: give a RISC-V --target");
         try (CompiledModule module = Compiler.compile(modelOptions.load(), options)) {

@@ -6,11 +6,14 @@ import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import java.util.Optional;
 
 @Command(name = "dtypes", mixinStandardHelpOptions = true,
     description = {"List every registered datatype: its NAME (custom[NAME]BITS), type code, widths, accumulation modes, "
@@ -22,8 +25,13 @@ final class DtypesCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
+        Optional<Integer> apart = plugins.runApartIfUntrusted(spec, List::of);
+        if (apart.isPresent()) return apart.get();
         DatatypeRegistry registry = plugins.registry();
         for (DatatypeDefinition d : registry.definitions()) {
             System.out.printf("%-22s code %-3d  widths %-10s  accumulate %s%n", d.name(), d.code(), d.describeWidths(),

@@ -5,6 +5,7 @@ import dev.byodt.compiler.Targets;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.target.Target;
@@ -126,6 +127,9 @@ final class ModelOptions {
             throw new UsageException(e.getMessage());
         }
     }
+
+    /** The datatypes --dtype and --dtype-map name, resolved as compileOptions() resolves them. */
+    List<DatatypeInstance> datatypeInstances() { return datatypeChoice().instances(); }
 
     /** The datatype options, every name resolved now: a malformed or unknown datatype is a usage error. */
     private DatatypeChoice datatypeChoice() {

@@ -21,7 +21,9 @@ import dev.byodt.runtime.TensorSpec;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.Optional;
 
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Compile a model and run it, on this machine or on a RISC-V --target under qemu-user: top-1 accuracy "
@@ -117,10 +120,6 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--atol", defaultValue = "1e-5", paramLabel = "X", description = "With --test-data: absolute tolerance (default: ${DEFAULT-VALUE}).")
     double atol;
 
-    @Option(names = "--time-limit", defaultValue = "300", paramLabel = "SECONDS",
-        description = "With a RISC-V --target: stop an emulated run after this many seconds (default: ${DEFAULT-VALUE}).")
-    long timeLimitSeconds;
-
     @Option(names = "--count-instructions",
         description = "With a RISC-V --target: also print the instructions executed per kernel for the first item (a build "
             + "for one item per call), from qemu's log.")
@@ -129,11 +128,14 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
         if (outputDir != null && mode.inputs == null) throw new UsageException("--output goes with --input");
         dataOptions.check();
-        if (timeLimitSeconds <= 0) throw new UsageException("--time-limit must be positive");
+        Duration timeLimit = modelOptions.plugins.timeLimit();
         Target target = modelOptions.target();
         if (countInstructions && (!target.isRiscv() || mode.inputs != null || mode.testData != null)) {
             throw new UsageException("--count-instructions goes with a RISC-V --target and data");
@@ -141,8 +143,10 @@ final class RunCommand implements Callable<Integer> {
         if (target.isRiscv() && mode.testData != null) {
             throw new UsageException("--test-data runs on the host only; with --target " + target.name() + " use --input or --data");
         }
+        Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
+        if (apart.isPresent()) return apart.get();
         if (mode.testData != null) return runTestData();
-        Executor executor = Executor.forTarget(target, Duration.ofSeconds(timeLimitSeconds));
+        Executor executor = Executor.forTarget(target, timeLimit);
         if (mode.inputs != null) return runSingle(executor);
         if (!reference.equals(Baseline.BYODT) && !reference.equals(Baseline.ONNX_RUNTIME)) {
             throw new UsageException("--reference " + reference + ": expected byodt or onnxruntime");

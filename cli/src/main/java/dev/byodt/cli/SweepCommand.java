@@ -24,8 +24,10 @@ import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.data.DataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,6 +112,9 @@ final class SweepCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
         if (model == null) throw new UsageException("sweep needs a MODEL (or the subcommand 'merge')");
@@ -122,6 +127,8 @@ final class SweepCommand implements Callable<Integer> {
         dataOptions.check();
         Gate gate = gateOptions.gate();
         Set<String> gated = gateOptions.gated();
+        Optional<Integer> apart = plugins.runApartIfUntrusted(spec, this::namedDatatypes);
+        if (apart.isPresent()) return apart.get();
         List<SweepPoint> all;
         Shard part;
         try {
@@ -176,6 +183,15 @@ final class SweepCommand implements Callable<Integer> {
         if (!leftOut.isEmpty()) System.err.println("byodt: left out as unsupported: " + String.join(", ", leftOut));
         if (points.isEmpty()) throw new ByodtException("--dtypes '" + dtypes + "' with --accumulate " + accumulate + " leaves no configuration to run");
         return points;
+    }
+
+    /** The datatypes --dtypes names, or none when it is malformed: the plan then reports that as a usage error. */
+    private List<DatatypeInstance> namedDatatypes() {
+        try {
+            return DatatypeSpec.expand(dtypes).stream().map(name -> plugins.registry().instance(name, options("nearest"))).toList();
+        } catch (ByodtException e) {
+            return List.of();
+        }
     }
 
     private Map<String, String> options(String roundingMode) {

@@ -55,7 +55,7 @@ class ComparisonCommandsTest {
     void float32AgainstOnnxRuntimePicksTheSameClassEverywhere() {
         CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--reference", "onnxruntime", "--limit", "30");
         assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.out().contains("reference  onnxruntime float32"), run.out());
+        assertTrue(run.out().contains("reference  onnxruntime float32 (graph optimizations off)"), run.out());
         assertTrue(run.out().matches("(?s).*\\nfloat32 +dtype +- +- +[0-9.]+% +\\+0\\.00 +100\\.00% .*"), run.out());
     }
 

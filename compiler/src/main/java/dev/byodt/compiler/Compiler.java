@@ -17,16 +17,20 @@ import dev.byodt.compiler.dtype.Float32;
 import dev.byodt.compiler.dtype.LoweringLog;
 import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.lower.DatatypeBoundaries;
 import dev.byodt.compiler.lower.DatatypeLowering;
 import dev.byodt.compiler.lower.DatatypePlan;
 import dev.byodt.compiler.lower.GraphLowering;
+import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
+import dev.byodt.runtime.Activity;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcThreadSafeContextRef;
@@ -54,8 +58,17 @@ import static org.bytedeco.llvm.global.LLVM.*;
 public final class Compiler {
     private Compiler() {}
 
+    /** Compiles a graph, each operator in its schedule tuned for the target and the datatype of its node. */
     public static CompiledModule compile(Graph graph, CompileOptions options) {
-        return compile(GraphLowering.lower(graph), options);
+        return compile(GraphLowering.lowerScheduled(graph, node -> lanes(node, options)), options);
+    }
+
+    /** The elements of the node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds. */
+    private static int lanes(Node node, CompileOptions options) {
+        DatatypeChoice choice = options.datatypes();
+        String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
+        DatatypeInstance instance = choice.registry().instance(name, choice.options());
+        return options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
     }
 
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
@@ -67,6 +80,7 @@ public final class Compiler {
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
+        Activity.ownCode("generating and optimizing the model's code");
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
             machine.outputSpecs(), memory.workspaceBytes());
 

@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  * by byodt's own float32 code on the executor the datatype runs on, or by ONNX Runtime on this machine
  * (--reference onnxruntime).
  *
- * @param description "byodt float32" or "onnxruntime", as reports record it
+ * @param description "byodt float32" or {@link OnnxRuntimeInference#DESCRIPTION}, as reports record it
  */
 public record Baseline(Batches batches, ItemOutputs outputs, String description) {
     public static final String BYODT = "byodt", ONNX_RUNTIME = "onnxruntime";
@@ -35,7 +35,7 @@ public record Baseline(Batches batches, ItemOutputs outputs, String description)
             int[] rows = batches.rowLengths(inference.outputs());
             if (data.hasLabels()) data.requireLabelsBelow(rows[0]);
             return new Baseline(batches, ItemOutputs.compute(inference, batches, progress),
-                reference.equals(ONNX_RUNTIME) ? "onnxruntime float32" : "byodt float32");
+                reference.equals(ONNX_RUNTIME) ? OnnxRuntimeInference.DESCRIPTION : "byodt float32");
         }
     }
 

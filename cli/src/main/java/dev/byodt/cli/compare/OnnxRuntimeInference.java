@@ -16,10 +16,13 @@ import java.util.Map;
 
 /**
  * The float32 baseline from ONNX Runtime (--reference onnxruntime) instead of byodt's own float32 code:
- * the same model file, fed tensors of the shape byodt compiled (so the batch matches), outputs read back
+ * the same model file, run without ONNX Runtime's graph optimizations (see {@link #DESCRIPTION}), fed tensors of the shape byodt compiled (so the batch matches), outputs read back
  * as float32 in the order byodt lists them.
  */
 public final class OnnxRuntimeInference implements Inference {
+    /** How reports name this reference: graph optimizations off, so that it computes the graph as written. */
+    public static final String DESCRIPTION = "onnxruntime float32 (graph optimizations off)";
+
     private final OrtEnvironment environment = OrtEnvironment.getEnvironment();
     private final OrtSession session;
     private final TensorSpec input;
@@ -37,6 +40,9 @@ public final class OnnxRuntimeInference implements Inference {
             OrtSession.SessionOptions options = new OrtSession.SessionOptions();
             // One thread per session call: the runner already spreads calls over every core.
             options.setIntraOpNumThreads(1);
+            // The reference is the graph as written: ONNX Runtime's optimizations fuse a zero Pad into the
+            // MaxPool after it and then pad with -inf (tiny-YOLOv3's ZeroPad2d + MaxPool(2, stride 1)).
+            options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.NO_OPT);
             OrtSession session = OrtEnvironment.getEnvironment().createSession(model.toString(), options);
             for (TensorSpec out : outputs) {
                 if (!session.getOutputNames().contains(out.name())) {

@@ -1,5 +1,6 @@
 package dev.byodt.cli.progress;
 
+import dev.byodt.cli.isolation.ChildCommand;
 import me.tongfei.progressbar.DelegatingProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -21,10 +22,12 @@ public final class Progress implements AutoCloseable {
 
     /**
      * A bar for {@code total} items called {@code unit} (e.g. "img"), shown only on a terminal. Since Java 22
-     * System.console() exists even when output is redirected, so isTerminal() is what tells.
+     * System.console() exists even when output is redirected, so isTerminal() is what tells; in a child process
+     * that runs a user's datatype, the parent's terminal is what tells.
      */
     public static Progress start(String task, long total, String unit) {
-        boolean terminal = System.console() != null && System.console().isTerminal();
+        boolean terminal = Boolean.parseBoolean(System.getProperty(ChildCommand.TERMINAL_PROPERTY,
+            String.valueOf(System.console() != null && System.console().isTerminal())));
         return terminal ? new Progress(builder(task, total, unit).build()) : new Progress(null);
     }
 

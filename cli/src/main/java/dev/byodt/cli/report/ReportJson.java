@@ -10,7 +10,6 @@ import com.google.gson.TypeAdapter;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
 import com.google.gson.stream.JsonWriter;
-import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.InputFiles;
 
@@ -42,8 +41,6 @@ public final class ReportJson {
         GSON.toJsonTree(report).getAsJsonObject().entrySet().forEach(e -> root.add(e.getKey(), e.getValue()));
         return GSON.toJson(root) + "\n";
     }
-
-    public static void write(Path file, ComparisonReport report) { AtomicFiles.writeString(file, toJson(report)); }
 
     public static ComparisonReport read(Path file) {
         return fromJson(new String(InputFiles.readAllBytes(file), StandardCharsets.UTF_8), file.toString());

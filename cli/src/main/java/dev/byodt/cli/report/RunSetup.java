@@ -8,6 +8,6 @@ package dev.byodt.cli.report;
  * @param target       the target triple or name the datatypes ran on
  * @param byodtVersion byodt's version
  * @param data         the data source's description, including its scaling and normalization
- * @param reference    where the float32 baseline came from ("byodt float32" or "onnxruntime")
+ * @param reference    where the float32 baseline came from ("byodt float32" or "onnxruntime float32 (graph optimizations off)")
  */
 public record RunSetup(String model, String modelSha256, String target, String byodtVersion, String data, String reference) {}

@@ -19,16 +19,16 @@ class ReportWritersTest {
     Path dir;
 
     @Test
-    void jsonRoundTripKeepsEveryFigureIncludingInfinityAndNulls() {
+    void jsonRoundTripKeepsEveryFigureIncludingInfinityAndNulls() throws IOException {
         ComparisonReport sweep = SampleReports.sweep();
         List<ReportEntry> entries = new ArrayList<>(sweep.entries());
         entries.add(new ReportEntry(entries.size(), "fp8e4m3", "exact", "truncate", "wrap", List.of(new OutputFigures("y",
             new Top1Figures(3, 0, null, null, 1.0 / 3), new ErrorFigures(30, 28, 448, Double.NaN, 0.25, Double.NEGATIVE_INFINITY, 1, 1, 5)))));
         ComparisonReport report = new ComparisonReport(sweep.setup(), 30, "2/3", entries);
         Path file = dir.resolve("r.json");
-        ReportJson.write(file, report);
-        assertEquals(report, ReportJson.read(file));
         String json = ReportJson.toJson(report);
+        Files.writeString(file, json);
+        assertEquals(report, ReportJson.read(file));
         assertTrue(json.contains("\"format\": \"byodt-comparison-1\""), json);
         assertTrue(json.contains("\"sqnrDb\": \"Infinity\""), json);
         assertTrue(json.contains("\"modelSha256\": \"" + "ab".repeat(32) + "\""), json);

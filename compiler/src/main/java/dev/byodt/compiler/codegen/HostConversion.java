@@ -6,6 +6,7 @@ import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
+import dev.byodt.runtime.Activity;
 import dev.byodt.runtime.ByodtException;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
@@ -39,11 +40,13 @@ import static org.bytedeco.llvm.global.LLVM.*;
 public final class HostConversion implements CompileTimeConversion {
     private static final Map<String, HostConversion> CACHE = new ConcurrentHashMap<>();
 
+    private final String function;
     private final ScalarType storage;
     private final MethodHandle convertArray;
     private final MethodHandle convertOne;
 
-    private HostConversion(ScalarType storage, MethodHandle convertArray, MethodHandle convertOne) {
+    private HostConversion(String function, ScalarType storage, MethodHandle convertArray, MethodHandle convertOne) {
+        this.function = function;
         this.storage = storage;
         this.convertArray = convertArray;
         this.convertOne = convertOne;
@@ -56,7 +59,7 @@ public final class HostConversion implements CompileTimeConversion {
 
     @Override
     public long convert(double value) {
-        try {
+        try (Activity.Step step = Activity.userCode("converting a constant with " + function)) {
             return (long) convertOne.invokeExact(value);
         } catch (Throwable e) {
             throw new IllegalStateException("calling the compile-time conversion failed", e);
@@ -71,7 +74,7 @@ public final class HostConversion implements CompileTimeConversion {
         in.copyFrom(float32Values);
         long bytes = count * MachineTypes.byteSize(storage);
         MemorySegment out = arena.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
-        try {
+        try (Activity.Step step = Activity.userCode("converting " + count + " weights with " + function)) {
             convertArray.invokeExact(in, out, count);
         } catch (Throwable e) {
             throw new IllegalStateException("calling the compile-time conversion failed", e);
@@ -124,7 +127,7 @@ public final class HostConversion implements CompileTimeConversion {
             FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
         MethodHandle one = linker.downcallHandle(lookup(jit, "byodt_convert_one"),
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE));
-        return new HostConversion(storage, array, one);
+        return new HostConversion(function, storage, array, one);
     }
 
     private static MemorySegment lookup(LLVMOrcLLJITRef jit, String symbol) {

@@ -1,15 +1,18 @@
 package dev.byodt.compiler.codegen;
 
 import dev.byodt.compiler.target.Llvm;
+import dev.byodt.runtime.Activity;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
+import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcDefinitionGeneratorRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcJITDylibRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcLLJITBuilderRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcLLJITRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcThreadSafeModuleRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -21,7 +24,9 @@ import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
@@ -67,12 +72,14 @@ public final class HostModel implements LoadedModel {
             LLVMOrcJITDylibAddGenerator(main, processSymbols);
 
             // The JIT takes ownership of the module it compiles, so it gets a copy and the original stays usable.
-            LLVMOrcThreadSafeModuleRef copy = LLVMOrcCreateNewThreadSafeModule(LLVMCloneModule(compiled.module()),
-                compiled.threadSafeContext());
+            LLVMModuleRef clone = LLVMCloneModule(compiled.module());
+            List<String> kernels = Activity.recorded() ? exportKernels(clone) : List.of();
+            LLVMOrcThreadSafeModuleRef copy = LLVMOrcCreateNewThreadSafeModule(clone, compiled.threadSafeContext());
             Llvm.check(LLVMOrcLLJITAddLLVMIRModule(jit, main, copy), "adding the model to the JIT");
             long[] address = new long[1];
             String symbol = compiled.signature().entrySymbol();
             Llvm.check(LLVMOrcLLJITLookup(jit, address, symbol), "compiling " + symbol);
+            if (Activity.recorded()) recordAddresses(jit, symbol, address[0], kernels);
 
             ProgramSignature signature = compiled.signature();
             int params = signature.inputs().size() + signature.outputs().size() + 1;
@@ -84,6 +91,33 @@ public final class HostModel implements LoadedModel {
             LLVMOrcDisposeLLJIT(jit);
             throw e;
         }
+    }
+
+    /**
+     * Gives the kernels of {@code module} external linkage, so that the JIT can say where each one's code is;
+     * returns their names. Only a process that runs a user's datatype for a parent does this: linkage changes
+     * nothing a kernel computes.
+     */
+    private static List<String> exportKernels(LLVMModuleRef module) {
+        List<String> kernels = new ArrayList<>();
+        for (LLVMValueRef f = LLVMGetFirstFunction(module); f != null && !f.isNull(); f = LLVMGetNextFunction(f)) {
+            if (LLVMIsDeclaration(f) != 0 || LLVMGetLinkage(f) != LLVMInternalLinkage) continue;
+            LLVMSetLinkage(f, LLVMExternalLinkage);
+            kernels.add(LLVMGetValueName(f).getString());
+        }
+        return kernels;
+    }
+
+    /** Tells the parent process where the entry function and each kernel start, to name a crash address. */
+    private static void recordAddresses(LLVMOrcLLJITRef jit, String entry, long entryAddress, List<String> kernels) {
+        Map<String, Long> addresses = new LinkedHashMap<>();
+        addresses.put(entry, entryAddress);
+        long[] address = new long[1];
+        for (String kernel : kernels) {
+            Llvm.check(LLVMOrcLLJITLookup(jit, address, kernel), "compiling " + kernel);
+            addresses.put(kernel, address[0]);
+        }
+        Activity.functions(addresses);
     }
 
     public ProgramSignature signature() { return signature; }
@@ -111,7 +145,7 @@ public final class HostModel implements LoadedModel {
         for (Tensor t : inputs) args[i++] = t.data();
         for (Tensor t : outputs) args[i++] = t.data();
         args[i] = workspace.get();
-        try {
+        try (Activity.Step step = Activity.userCode("running the model")) {
             entry.invoke(args);
         } catch (Throwable e) {
             throw new IllegalStateException("calling the compiled model failed", e);

@@ -4,8 +4,6 @@ import dev.byodt.compiler.target.Target;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
-import java.util.Arrays;
-
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
@@ -22,15 +20,11 @@ public final class VectorWidth {
 
     /** Marks every function defined in the module with "prefer-vector-width"="512" when the target has AVX-512F. */
     public static void widen(LLVMModuleRef module, Target target) {
-        if (!hasAvx512(target.features())) return;
+        if (target.vectorBits() < 512) return;
         for (LLVMValueRef f = LLVMGetFirstFunction(module); f != null && !f.isNull(); f = LLVMGetNextFunction(f)) {
             if (LLVMIsDeclaration(f) != 0) continue;
             LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                 LLVMCreateStringAttribute(LLVMGetModuleContext(module), PREFER, PREFER.length(), "512", 3));
         }
-    }
-
-    static boolean hasAvx512(String features) {
-        return features != null && Arrays.asList(features.split(",")).contains("+avx512f");
     }
 }

@@ -2,6 +2,7 @@ package dev.byodt.compiler.emulation;
 
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Signals;
 
 import java.io.File;
 import java.io.IOException;
@@ -88,7 +89,7 @@ public final class Emulator {
             String errors = stderr.join();
             if (status != 0) {
                 String firstLine = errors.lines().filter(l -> !l.isBlank()).findFirst().orElse("").strip();
-                String how = status > 128 ? "was killed by signal " + signalName(status - 128) : "exited with status " + status;
+                String how = status > 128 ? "was killed by signal " + Signals.describe(status - 128) : "exited with status " + status;
                 throw new ByodtException("the executable " + name + " " + how + " under " + qemu.getFileName()
                     + (firstLine.isEmpty() ? "" : ": " + firstLine));
             }
@@ -100,18 +101,6 @@ public final class Emulator {
             Thread.currentThread().interrupt();
             throw new ByodtException("interrupted while running " + name + " under qemu", e);
         }
-    }
-
-    private static String signalName(int signal) {
-        return switch (signal) {
-            case 4 -> "SIGILL (an illegal instruction)";
-            case 6 -> "SIGABRT";
-            case 7 -> "SIGBUS";
-            case 8 -> "SIGFPE";
-            case 9 -> "SIGKILL";
-            case 11 -> "SIGSEGV (an invalid memory access)";
-            default -> String.valueOf(signal);
-        };
     }
 
     private static Optional<Path> find(String program, String searchPath) {

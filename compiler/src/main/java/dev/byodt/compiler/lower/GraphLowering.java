@@ -20,7 +20,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * Turns a graph into a {@link Program}: one buffer per value, one kernel per node in graph order, and the
@@ -35,16 +37,22 @@ public final class GraphLowering {
 
     private GraphLowering() {}
 
+    /** The program of the operators' reference loop nests: what the interpreter runs. */
     public static Program lower(Graph graph) {
-        return new GraphLowering().run(graph);
+        return new GraphLowering().run(graph, Optional.empty());
     }
 
-    private Program run(Graph graph) {
+    /** The program of the operators' tuned schedules, each for vectors of {@code lanesOf} its node elements. */
+    public static Program lowerScheduled(Graph graph, ToIntFunction<Node> lanesOf) {
+        return new GraphLowering().run(graph, Optional.of(lanesOf));
+    }
+
+    private Program run(Graph graph, Optional<ToIntFunction<Node>> lanesOf) {
         List<Buffer> inputs = graph.inputs().stream().map(this::bufferOf).toList();
         List<Kernel> kernels = new ArrayList<>();
         for (Node node : graph.nodes()) {
             if (node.outputs().stream().allMatch(Value::isConstant)) continue;
-            kernels.add(NodeLowering.lower(node, this::bufferOf));
+            kernels.add(NodeLowering.lower(node, this::bufferOf, lanesOf));
         }
         Set<Buffer> written = new HashSet<>();
         kernels.forEach(k -> written.addAll(k.outputs()));

@@ -10,9 +10,14 @@ import dev.byodt.compiler.ops.Operators;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
-/** Turns one node into its kernel, given how the graph's values map to buffers. */
+/**
+ * Turns one node into its kernel, given how the graph's values map to buffers: the operator's reference loop
+ * nest, or its schedule tuned for vectors of a number of lanes.
+ */
 public final class NodeLowering {
     private NodeLowering() {}
 
@@ -21,13 +26,22 @@ public final class NodeLowering {
      *                 that kernels of one graph share their tensors
      */
     public static Kernel lower(Node node, Function<Value, Buffer> bufferOf) {
+        return lower(node, bufferOf, Optional.empty());
+    }
+
+    /**
+     * The kernel in the operator's schedule for vectors of as many elements as {@code lanesOf} says for the
+     * node, or its reference nest without.
+     */
+    public static Kernel lower(Node node, Function<Value, Buffer> bufferOf, Optional<ToIntFunction<Node>> lanesOf) {
         Operator op = Operators.lookup(node.opType());
         if (op == null) throw node.error("operator " + node.opType() + " is not supported");
         List<Buffer> inputs = new ArrayList<>();
         for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
         List<Buffer> outputs = node.outputs().stream().map(bufferOf).toList();
         KernelBuilder kb = new KernelBuilder(node.name(), node.opType(), inputs, outputs);
-        op.lower(node, kb);
+        if (lanesOf.isPresent()) op.lowerScheduled(node, kb, lanesOf.get().applyAsInt(node));
+        else op.lower(node, kb);
         return kb.build();
     }
 }

@@ -17,6 +17,6 @@ final class BinaryArithmetic {
         Operators.register("Mul", new ElementwiseBinary(Exprs::mul));
         Operators.register("Div", new ElementwiseBinary(Exprs::div));
         // PRelu: the slope tensor broadcasts to x; integer tensors are allowed from opset 16.
-        Operators.register("PRelu", new ElementwiseBinary((x, slope) -> select(lt(x, constant(x.type(), 0)), mul(slope, x), x)));
+        Operators.register("PRelu", ElementwiseBinary.slopeBroadcasting((x, slope) -> select(lt(x, constant(x.type(), 0)), mul(slope, x), x)));
     }
 }

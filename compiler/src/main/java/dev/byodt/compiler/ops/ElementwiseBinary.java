@@ -20,10 +20,24 @@ import static dev.byodt.compiler.kernel.Exprs.flatIndex;
  */
 final class ElementwiseBinary implements Operator {
     private final BinaryOperator<Expr> formula;
+    private final boolean legacyOptIn;
 
     /** An operator ONNX defines on float and integer tensors alike; the formula must work on both. */
     ElementwiseBinary(BinaryOperator<Expr> formula) {
+        this(formula, true);
+    }
+
+    private ElementwiseBinary(BinaryOperator<Expr> formula, boolean legacyOptIn) {
         this.formula = formula;
+        this.legacyOptIn = legacyOptIn;
+    }
+
+    /**
+     * PRelu: the slope B always broadcasts to X. It never had the broadcast attribute; before opset 7 a slope
+     * of one value is shared by every channel, and one of a value per channel (X's axis 1) applies along it.
+     */
+    static ElementwiseBinary slopeBroadcasting(BinaryOperator<Expr> formula) {
+        return new ElementwiseBinary(formula, false);
     }
 
     @Override
@@ -31,7 +45,7 @@ final class ElementwiseBinary implements Operator {
         ElementType type = TypeRules.common(node, List.of(node.input(0), node.input(1)));
         long[] a = node.input(0).type().shape();
         long[] b = bShape(node);
-        if (node.opsetVersion() < 7 && node.intAttr("broadcast", 0) == 0 && !Arrays.equals(a, b)) {
+        if (legacyOptIn && node.opsetVersion() < 7 && node.intAttr("broadcast", 0) == 0 && !Arrays.equals(a, b)) {
             throw node.error("inputs of different shapes need attribute broadcast=1 before opset 7");
         }
         return List.of(new TensorType(type, Broadcasting.shape(node, List.of(a, b))));
@@ -46,14 +60,24 @@ final class ElementwiseBinary implements Operator {
     }
 
     /**
-     * B's shape as broadcasting sees it. With the legacy axis attribute, B's dimensions are padded with 1s
-     * to A's rank, starting at that axis; inserting 1s leaves B's row-major layout unchanged.
+     * B's shape as broadcasting sees it. With the legacy axis attribute (or PRelu's legacy channel slope),
+     * B's dimensions are padded with 1s to A's rank, starting at that axis; inserting 1s leaves B's row-major
+     * layout unchanged.
      */
-    private static long[] bShape(Node node) {
+    private long[] bShape(Node node) {
         long[] b = node.input(1).type().shape();
-        if (node.opsetVersion() >= 7 || node.intAttr("broadcast", 0) == 0 || !node.hasAttribute("axis")) return b;
-        int rankA = node.input(0).type().rank();
-        int axis = Axes.normalize(node, node.intAttr("axis", 0), rankA);
+        if (node.opsetVersion() >= 7) return b;
+        long[] a = node.input(0).type().shape();
+        if (!legacyOptIn) {
+            boolean perChannel = b.length == 1 && a.length > 2 && b[0] == a[1] && b[0] != 1;
+            return perChannel ? padded(node, b, a.length, 1) : b;
+        }
+        if (node.intAttr("broadcast", 0) == 0 || !node.hasAttribute("axis")) return b;
+        return padded(node, b, a.length, Axes.normalize(node, node.intAttr("axis", 0), a.length));
+    }
+
+    /** {@code b} padded with 1s to rank {@code rankA}, its dimensions starting at {@code axis}. */
+    private static long[] padded(Node node, long[] b, int rankA, int axis) {
         if (axis + b.length > rankA) throw node.error("input B of rank " + b.length + " does not fit A from axis " + axis);
         long[] padded = new long[rankA];
         Arrays.fill(padded, 1);

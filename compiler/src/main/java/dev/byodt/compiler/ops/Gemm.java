@@ -55,27 +55,35 @@ final class Gemm implements Operator {
         return new Shape(m, k, n, transA, transB, c == null ? null : c.shape());
     }
 
-    /**
-     * Row by row of Y, each a {@link RowOfSums}. Its inner loop reads a row of B, so a constant B stored
-     * transposed (transB, the usual layout of fully connected weights) is transposed back at compile time.
-     */
+    /** The reference nest: Y row by row, each product one sum in the order of k. */
     @Override
     public void lower(Node node, KernelBuilder kb) {
         Shape s = shape(node);
+        emit(node, s, kb, kb.input(1), s.transB(), ProductRow.reference(kb, s.n()));
+    }
+
+    /**
+     * Each row of Y a {@link RowOfSums}. Its inner loop reads a row of B, so a constant B stored transposed
+     * (transB, the usual layout of fully connected weights) is transposed back at compile time.
+     */
+    @Override
+    public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
+        Shape s = shape(node);
+        if (s.transB() && node.input(1).isConstant()) {
+            Buffer b = kb.constant("B.transposed", ScalarType.REAL, PackedWeights.transposed(node.input(1).constant(), 1, s.n(), s.k()));
+            emit(node, s, kb, b, false, new RowOfSums(kb, s.n()));
+        } else {
+            emit(node, s, kb, kb.input(1), s.transB(), new RowOfSums(kb, s.n()));
+        }
+    }
+
+    /** Y from A and {@code bRows}, B or its transpose as {@code bTransposed} says, row by row of {@code row}. */
+    private static void emit(Node node, Shape s, KernelBuilder kb, Buffer bRows, boolean bTransposed, ProductRow row) {
         float alpha = node.floatAttr("alpha", 1);
         float beta = node.floatAttr("beta", 1);
         Buffer a = kb.input(0);
-        Buffer b = kb.input(1);
-        boolean transB = s.transB();
-        if (transB && node.input(1).isConstant()) {
-            b = kb.constant("B.transposed", ScalarType.REAL, PackedWeights.transposed(node.input(1).constant(), 1, s.n(), s.k()));
-            transB = false;
-        }
         Buffer c = beta == 0 ? null : kb.input(2);
         Buffer y = kb.output(0);
-        Buffer bRows = b;
-        boolean bTransposed = transB;
-        RowOfSums row = new RowOfSums(kb, s.n());
         kb.loop(s.m(), i -> row.emit(s.k(),
             k -> kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k)),
             (k, j) -> kb.load(bRows, bTransposed ? add(mul(j, s.k()), k) : add(mul(k, s.n()), j)),

@@ -66,18 +66,25 @@ final class MatMul implements Operator {
         return out;
     }
 
-    /**
-     * Each matrix of the stack row by row, each row a {@link RowOfSums}: every output sums its products in
-     * the order of k and rounds once, and the loop over the row's columns vectorizes.
-     */
+    /** The reference nest: each matrix of the stack row by row, each output one sum in the order of k. */
     @Override
     public void lower(Node node, KernelBuilder kb) {
         Shape s = shape(node);
+        emit(s, kb, ProductRow.reference(kb, s.n()));
+    }
+
+    /** Each row a {@link RowOfSums}, whose loop over the row's columns vectorizes. */
+    @Override
+    public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
+        Shape s = shape(node);
+        emit(s, kb, new RowOfSums(kb, s.n()));
+    }
+
+    private static void emit(Shape s, KernelBuilder kb, ProductRow row) {
         Buffer a = kb.input(0);
         Buffer b = kb.input(1);
         Buffer y = kb.output(0);
         long[] matrices = {Shapes.elementCount(s.batch(), "batch"), s.m(), s.n()};
-        RowOfSums row = new RowOfSums(kb, s.n());
         kb.loops(s.batch(), batch -> {
             Expr aBase = mul(Broadcasting.index(s.aBatch(), batch), s.m() * s.k());
             Expr bBase = mul(Broadcasting.index(s.bBatch(), batch), s.k() * s.n());

@@ -8,9 +8,11 @@ import java.util.List;
 
 /**
  * One ONNX operator, defined once and independently of datatypes: how its output types follow from its
- * inputs (static shape inference), and the loop nest over scalar operations that computes it.
+ * inputs (static shape inference), and the loop nest over scalar operations that computes it: a plain
+ * reference nest, as the ONNX specification states the computation (what the interpreter runs when it folds
+ * constants), and, for the operators that have them, schedules of the same sums tuned for the target.
  *
- * <p>Both methods see the node's input Values with their types set, and with their constants where the
+ * <p>Every method sees the node's input Values with their types set, and with their constants where the
  * input is known at compile time (weights, folded shape computations); Reshape reads its target shape
  * that way. Errors are {@code node.error("...")}: one line naming the node and the problem.
  */
@@ -24,4 +26,11 @@ public interface Operator {
      * evaluated at compile time, so shape-only subgraphs fold away without special cases.
      */
     void lower(Node node, KernelBuilder kb);
+
+    /**
+     * Emits the computation in the schedule tuned for vectors of {@code lanes} elements (the target's, for the
+     * datatype's storage width: {@link dev.byodt.compiler.target.Target#lanes}), with the same result, bit for bit,
+     * as {@link #lower(Node, KernelBuilder)}'s reference loop nest, which operators without a tuned schedule emit.
+     */
+    default void lowerScheduled(Node node, KernelBuilder kb, int lanes) { lower(node, kb); }
 }

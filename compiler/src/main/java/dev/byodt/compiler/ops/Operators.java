@@ -40,6 +40,9 @@ public final class Operators {
         LayerNormalization.registerAll();
         Softmax.registerAll();
         Reductions.registerAll();
+        Lstm.registerAll();
+        Gru.registerAll();
+        Rnn.registerAll();
     }
 
     private Operators() {}

@@ -17,16 +17,17 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.rem;
 
 /**
- * A 2-D convolution with stride 1 computed on padded planes. Each input channel is copied into a scratch
- * plane with its zero padding written out, {@code Wp = padLeft + W + padRight} elements a row. On that plane
- * the tap (ky, kx) of output (oy, ox) is at {@code (oy*Wp + ox) + (ky*Wp + kx)*dilation}: for every output
- * the same offset, so one tap of a whole block of outputs is one contiguous run, p = oy*Wp + ox over the
- * "wide grid" of OH rows of Wp columns. The last Wp - OW columns of each grid row are junk (windows that
- * wrap into the next row); they are computed and never stored.
+ * A tuned schedule of {@link Conv}: a 2-D convolution with stride 1 computed on padded planes. Each input
+ * channel is copied into a scratch plane with its zero padding written out, {@code Wp = padLeft + W + padRight}
+ * elements a row. On that plane the tap (ky, kx) of output (oy, ox) is at
+ * {@code (oy*Wp + ox) + (ky*Wp + kx)*dilation}: for every output the same offset, so one tap of a whole block
+ * of outputs is one contiguous run, p = oy*Wp + ox over the "wide grid" of OH rows of Wp columns. The last
+ * Wp - OW columns of each grid row are junk (windows that wrap into the next row); they are computed and
+ * never stored.
  *
- * <p>The grid is cut into blocks of a few vectors' worth of outputs; a block's accumulators take every
- * term (input channel, ky, kx, in that order) before the next block starts, so they stay in registers
- * across the whole reduction instead of going through memory once per term. A few output maps of a group
+ * <p>The grid is cut into blocks of a few vectors' worth of outputs (the target's vectors of the datatype); a
+ * block's accumulators take every term (input channel, ky, kx, in that order) before the next block starts,
+ * so they stay in registers across the whole reduction instead of going through memory once per term. A few output maps of a group
  * take their terms together, so that each run of the plane loaded serves all of them (the runs start
  * anywhere, so most loads straddle two cache lines: with one map, loads rather than arithmetic bound the
  * loop). Each output still sums its terms one after the other and rounds once; the padding's terms are the
@@ -39,7 +40,6 @@ final class PaddedPlaneConv {
     private static final long VECTORS_PER_MAP = 8;
     /** Output maps whose terms are taken together, at most. */
     private static final long MAPS_TOGETHER = 6;
-    private static final long LANES = 16;
 
     private PaddedPlaneConv() {}
 
@@ -48,7 +48,9 @@ final class PaddedPlaneConv {
         return window.rank() == 2 && window.stride(0) == 1 && window.stride(1) == 1;
     }
 
-    static void lower(KernelBuilder kb, long batch, long channels, long groups, long mapsPerGroup, WindowGeometry window) {
+    /** Emits the convolution; blocks are whole vectors of {@code lanes} elements. */
+    static void lower(KernelBuilder kb, long batch, long channels, long groups, long mapsPerGroup, WindowGeometry window,
+                      long lanes) {
         Buffer x = kb.input(0);
         Buffer w = kb.input(1);
         Buffer bias = kb.input(2);
@@ -59,9 +61,9 @@ final class PaddedPlaneConv {
         long planeWidth = window.padBefore(1) + width + window.padAfter(1);
         long grid = out[0] * planeWidth;
         long mapsTogether = largestDivisorUpTo(mapsPerGroup, MAPS_TOGETHER);
-        long blockLength = LANES * Math.min(VECTORS_PER_MAP, Math.max(1, ACCUMULATOR_VECTORS / mapsTogether));
+        long blockLength = lanes * Math.min(VECTORS_PER_MAP, Math.max(1, ACCUMULATOR_VECTORS / mapsTogether));
         long blocks = (grid + blockLength - 1) / blockLength;
-        long block = ((grid + blocks - 1) / blocks + LANES - 1) / LANES * LANES;
+        long block = ((grid + blocks - 1) / blocks + lanes - 1) / lanes * lanes;
         // The last block may run past the grid, and its last taps read that far beyond the grid's rows.
         long reach = (kernelHeight - 1) * window.dilation(0) * planeWidth + (kernelWidth - 1) * window.dilation(1);
         long planeLength = blocks * block + reach;

@@ -14,15 +14,15 @@ import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 
 /**
- * One row of a matrix product, {@code sum over k of a(k) * b(k, j)} for every column j, lowered so that it
- * vectorizes: a scratch row of accumulators takes each term k for every column, the loop over columns
+ * The tuned schedule of a {@link ProductRow}, {@code sum over k of a(k) * b(k, j)} for every column j, lowered
+ * so that it vectorizes: a scratch row of accumulators takes each term k for every column, the loop over columns
  * innermost. Its iterations are independent, so that loop vectorizes, where a scalar accumulator per column
  * would make the serial chain over k the inner loop. Each column still sums its terms in the order of k and
  * is rounded once at the end, so the result is the same, bit for bit, in every accumulation mode. The nest
  * (a loop over k around a loop over j around one update of acc[j]) is also the one
  * {@link dev.byodt.compiler.p.GroupedProducts} turns into two or four products a step on P targets.
  */
-final class RowOfSums {
+final class RowOfSums implements ProductRow {
     private final KernelBuilder kb;
     private final Buffer acc;
     private final long columns;
@@ -34,11 +34,8 @@ final class RowOfSums {
         this.columns = columns;
     }
 
-    /**
-     * Emits one row: the sums over {@code terms} values of k of {@code a(k) * b(k, j)}, each handed as a REAL
-     * value to {@code result(j, sum)}. {@code a} gives the row's term k, {@code b} the term k of column j.
-     */
-    void emit(long terms, Function<Expr, Expr> a, BiFunction<Expr, Expr, Expr> b, BiConsumer<Expr, Expr> result) {
+    @Override
+    public void emit(long terms, Function<Expr, Expr> a, BiFunction<Expr, Expr, Expr> b, BiConsumer<Expr, Expr> result) {
         kb.loop(columns, j -> kb.store(acc, j, constant(ScalarType.ACC, 0)));
         kb.loop(terms, k -> {
             Expr aAt = a.apply(k);

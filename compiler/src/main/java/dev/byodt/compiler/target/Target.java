@@ -84,6 +84,29 @@ public record Target(String name, String triple, String cpu, String features, St
         return extension.map(e -> e.passes(this, datatypes)).orElse(List.of());
     }
 
+    /**
+     * The width in bits of the vectors the model's loops vectorize into: on x86-64 512 with AVX-512F (where
+     * {@link dev.byodt.compiler.codegen.VectorWidth} lets LLVM use them), 256 with AVX, 128 with the baseline's
+     * SSE2; on RISC-V the integer registers that a P extension packs lanes into (XLEN bits), else 0: byodt's
+     * RISC-V targets have no vector unit.
+     */
+    public int vectorBits() {
+        if (isRiscv()) return extension.isEmpty() ? 0 : isRiscv64() ? 64 : 32;
+        return hasFeature("avx512f") ? 512 : hasFeature("avx") ? 256 : 128;
+    }
+
+    /**
+     * How many elements of a datatype stored in {@code storageBits} bits one vector holds, at least 1: what the
+     * tuned schedules size their blocks of outputs by. On x86-64 the datatypes' arithmetic runs in lanes of 32
+     * bits or more (float16 and bfloat16 through float32, fixed-point products and posit decoding in 32-bit
+     * integers), so a narrower datatype fills a vector as float32 does; a P extension computes in 8- and
+     * 16-bit lanes of its registers.
+     */
+    public int lanes(int storageBits) {
+        int laneBits = isRiscv() ? storageBits : Math.max(32, storageBits);
+        return Math.max(1, vectorBits() / laneBits);
+    }
+
     /** Whether LLVM's feature string turns {@code feature} on ("d" for "+d"). */
     public boolean hasFeature(String feature) {
         return ("," + features + ",").contains(",+" + feature + ",");

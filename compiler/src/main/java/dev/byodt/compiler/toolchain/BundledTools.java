@@ -2,6 +2,7 @@ package dev.byodt.compiler.toolchain;
 
 import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.TemporaryFolder;
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.llvm.global.LLVM;
 
@@ -15,11 +16,9 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Stream;
 
 /**
  * The clang and ld.lld executables that ship inside bytedeco's LLVM jar, so byodt needs no system compiler.
@@ -126,9 +125,8 @@ public final class BundledTools {
     public Path compileToBitcode(String sourceText, String displayName, String targetTriple, List<String> extraFlags) {
         Path cached = cachedBitcode(sourceText, targetTriple, extraFlags);
         if (Files.exists(cached)) return cached;
-        Path workDirectory = null;
-        try {
-            workDirectory = Files.createTempDirectory(Files.createDirectories(cacheDirectory.resolve("tmp")), "clang-");
+        try (TemporaryFolder work = TemporaryFolder.create(Files.createDirectories(cacheDirectory.resolve("tmp")), "clang-")) {
+            Path workDirectory = work.path();
             Path sourceName = sourceFileName(displayName);
             Path sourceFile = workDirectory.resolve(sourceName);
             Files.createDirectories(sourceFile.getParent());
@@ -137,8 +135,6 @@ public final class BundledTools {
             return cached;
         } catch (IOException e) {
             throw new ByodtException("cannot compile " + displayName + ": " + e.getMessage(), e);
-        } finally {
-            deleteRecursively(workDirectory);
         }
     }
 
@@ -245,15 +241,6 @@ public final class BundledTools {
         Path name = Path.of(displayName).normalize();
         if (name.isAbsolute() || name.startsWith("..")) name = name.getFileName();
         return name == null || name.toString().isEmpty() ? Path.of("source.c") : name;
-    }
-
-    private static void deleteRecursively(Path directory) {
-        if (directory == null) return;
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(path);
-        } catch (IOException e) {
-            // A leftover temporary directory wastes a little space; it must not fail a compilation that worked.
-        }
     }
 
     static String sha256(String text) {

@@ -1,5 +1,6 @@
 package dev.byodt.compiler.ops;
 
+import dev.byodt.compiler.conformance.GraphExecutor;
 import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.graph.Attribute;
 import dev.byodt.compiler.graph.Graph;
@@ -42,6 +43,8 @@ final class NodeCase {
             case Integer i -> new Attribute.IntAttr(i);
             case String s -> new Attribute.StringAttr(s);
             case long[] l -> new Attribute.IntsAttr(l);
+            case float[] f -> new Attribute.FloatsAttr(f);
+            case String[] strings -> new Attribute.StringsAttr(List.of(strings));
             case Tensor t -> new Attribute.TensorAttr(t);
             default -> throw new IllegalArgumentException(value.toString());
         });
@@ -77,9 +80,12 @@ final class NodeCase {
     }
 
     /** Infers the types, then runs the node's kernel in the interpreter on the run-time inputs. */
-    List<Tensor> run() {
+    List<Tensor> run() { return run(GraphInterpreter::run); }
+
+    /** Infers the types, then runs the one-node graph with this executor on the run-time inputs. */
+    List<Tensor> run(GraphExecutor executor) {
         Node node = typedNode();
-        return GraphInterpreter.run(new Graph("case", runtimeInputs, node.outputs(), List.of(node)), runtimeValues);
+        return executor.run(new Graph("case", runtimeInputs, node.outputs(), List.of(node)), runtimeValues);
     }
 
     Tensor runOne() { return run().getFirst(); }

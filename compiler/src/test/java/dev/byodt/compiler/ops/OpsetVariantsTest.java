@@ -125,6 +125,15 @@ class OpsetVariantsTest {
     }
 
     @Test
+    void preluBeforeOpset7SharesOneSlopeOrAppliesOnePerChannelWithoutTheBroadcastAttribute() {
+        Tensor x = floats(new long[] {1, 2, 2}, -1, 2, -3, -4);
+        assertArrayEquals(new float[] {-0.5f, 2, -1.5f, -2}, new NodeCase("PRelu", 6).input(x).input(floats(0.5f)).runOne().toFloatArray());
+        assertArrayEquals(new float[] {-0.5f, 2, -0.75f, -1}, new NodeCase("PRelu", 6).input(x).input(floats(0.5f, 0.25f)).runOne().toFloatArray());
+        Tensor slopes = floats(new long[] {2, 1}, 0.5f, 0.25f);
+        assertArrayEquals(new float[] {-0.5f, 2, -0.75f, -1}, new NodeCase("PRelu", 6).input(x).input(slopes).runOne().toFloatArray());
+    }
+
+    @Test
     void activationsWithoutNodeCases() {
         Tensor x = floats(-1, 0, 1);
         assertArrayEquals(new float[] {(float) (2 * (Math.exp(-1) - 1)), 0, 1},

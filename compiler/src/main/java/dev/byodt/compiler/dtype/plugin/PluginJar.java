@@ -2,6 +2,7 @@ package dev.byodt.compiler.dtype.plugin;
 
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
+import dev.byodt.runtime.Activity;
 import dev.byodt.runtime.ByodtException;
 
 import java.io.BufferedReader;
@@ -53,7 +54,8 @@ public final class PluginJar {
             } catch (ServiceConfigurationError e) {
                 throw new ByodtException("plug-in jar " + jar + ": " + failedClass(e, declared) + ": " + reason(e));
             }
-            try {
+            try (Activity.Step step = Activity.userCode("registering the datatypes of plug-in jar " + jar + " ("
+                    + provider.type().getName() + ".registerWith)")) {
                 registry.registerFrom(jar.toString(), plugin);
             } catch (RuntimeException | LinkageError e) {
                 throw new ByodtException("plug-in jar " + jar + ": " + provider.type().getName() + ".registerWith failed: " + oneLine(e));

@@ -43,6 +43,16 @@ public final class UserDatatypes {
         return user.registry;
     }
 
+    /** The plug-in jars {@link #registry} would load: Java code of the user's, run when it registers. */
+    public static List<Path> jars(Path pluginFolder, List<Path> plugins) {
+        List<Path> jars = new ArrayList<>(contents(pluginFolder).stream().filter(UserDatatypes::isJar).toList());
+        for (Path plugin : plugins) {
+            if (Files.isDirectory(plugin)) jars.addAll(contents(plugin).stream().filter(UserDatatypes::isJar).toList());
+            else jars.add(plugin);
+        }
+        return jars;
+    }
+
     /** $XDG_CONFIG_HOME/byodt/plugins, or ~/.config/byodt/plugins without XDG_CONFIG_HOME. */
     public static Path defaultPluginFolder() { return pluginFolder(System.getenv(), System.getProperty("user.home")); }
 

@@ -1,0 +1,192 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.conformance.GraphInterpreter;
+import dev.byodt.compiler.graph.Attribute;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.lower.GraphLowering;
+import dev.byodt.compiler.lower.Program;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's three
+ * schedules (across output channels, on padded planes, along output rows) and MatMul's and Gemm's rows of
+ * sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
+ * and 3-D windows, block lengths that are no multiple of the lane count, broadcast batches, transposed and
+ * constant operands), in float32 and in custom datatypes of 8, 16 and 32 bits. The schedules are compiled
+ * for several lane counts, so that each lane count the targets get (1 on RISC-V without P, 2 and 4 with it,
+ * 16 on x86-64 with AVX-512) sizes the blocks once.
+ */
+class TunedSchedulesTest {
+    private static final int[] LANES = {1, 2, 4, 16};
+    private static final String[] DATATYPES = {"float32", "custom[posit]8", "custom[posit]16", "fxp16_13", "custom[posit]32"};
+
+    /** The distinguishing buffer of each schedule, which the reference nests have none of. */
+    private enum Schedule {
+        ACROSS_MAPS("packed"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
+
+        final String buffer;
+
+        Schedule(String buffer) { this.buffer = buffer; }
+    }
+
+    /** One node; its inputs are run-time values, or constants (the weights) where {@code constants} says. */
+    private record Case(String name, Schedule schedule, String opType, Map<String, Attribute> attributes,
+                        List<long[]> inputShapes, boolean[] constants) {
+        @Override
+        public String toString() { return name; }
+
+        Graph graph() {
+            Random random = new Random(name.hashCode());
+            List<Value> inputs = new ArrayList<>();
+            List<Value> runtime = new ArrayList<>();
+            for (int i = 0; i < inputShapes.size(); i++) {
+                Value v = new Value("in" + i);
+                v.setType(new TensorType(ElementType.FLOAT32, inputShapes.get(i)));
+                if (constants[i]) v.setConstant(values(inputShapes.get(i), random));
+                else runtime.add(v);
+                inputs.add(v);
+            }
+            Value y = new Value("y");
+            Node node = new Node(name, opType, "", 13, inputs, List.of(y), attributes);
+            y.setType(Operators.lookup(opType).inferTypes(node).getFirst());
+            return new Graph(name, runtime, List.of(y), List.of(node));
+        }
+
+        List<Tensor> runtimeInputs() {
+            Random random = new Random(name.hashCode());
+            List<Tensor> values = new ArrayList<>();
+            for (int i = 0; i < inputShapes.size(); i++) {
+                Tensor t = values(inputShapes.get(i), random);
+                if (!constants[i]) values.add(t);
+            }
+            return values;
+        }
+    }
+
+    /**
+     * Values in [-2, 2) on a grid of 1/64, a few of them 0: exact in every datatype here, so that the sums
+     * rather than the conversions decide each result, and small enough that posit8's sums do not all saturate.
+     */
+    private static Tensor values(long[] shape, Random random) {
+        float[] v = new float[(int) Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
+        for (int i = 0; i < v.length; i++) v[i] = random.nextInt(8) == 0 ? 0 : (random.nextInt(256) - 128) / 64f;
+        return Tensor.ofFloats(shape, v);
+    }
+
+    private static Case conv(String name, Schedule schedule, long[] x, long[] w, boolean constantWeights, Object... attributes) {
+        long[] bias = {w[0]};
+        return new Case(name, schedule, "Conv", attributes(attributes), List.of(x, w, bias), new boolean[] {false, constantWeights, true});
+    }
+
+    private static Map<String, Attribute> attributes(Object... nameValue) {
+        Map<String, Attribute> map = new LinkedHashMap<>();
+        for (int i = 0; i < nameValue.length; i += 2) {
+            Object value = nameValue[i + 1];
+            map.put((String) nameValue[i], switch (value) {
+                case long[] ints -> new Attribute.IntsAttr(ints);
+                case Long l -> new Attribute.IntAttr(l);
+                case Float f -> new Attribute.FloatAttr(f);
+                default -> throw new IllegalArgumentException(value.toString());
+            });
+        }
+        return map;
+    }
+
+    private static long[] s(long... dims) { return dims; }
+
+    private static final List<Case> CASES = List.of(
+        // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
+        conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
+            "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
+        conv("across maps, 1-D, dilation 2, odd row", Schedule.ACROSS_MAPS, s(2, 3, 9), s(10, 3, 3), true,
+            "dilations", s(2), "pads", s(2, 1)),
+        conv("across maps, 3-D", Schedule.ACROSS_MAPS, s(1, 2, 3, 3, 4), s(9, 2, 2, 2, 2), true, "pads", s(1, 0, 1, 0, 1, 0)),
+        // Stride 1 in 2-D: padded planes, grids that are no multiple of the lane count, 5 and 7 maps a group.
+        conv("padded planes, uneven pads, dilation", Schedule.PADDED_PLANES, s(1, 3, 7, 9), s(5, 3, 3, 3), false,
+            "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
+        conv("padded planes, groups, 7 maps", Schedule.PADDED_PLANES, s(2, 4, 6, 5), s(14, 2, 2, 3), false,
+            "group", 2L, "pads", s(0, 1, 1, 0)),
+        conv("padded planes, depthwise", Schedule.PADDED_PLANES, s(1, 3, 11, 13), s(3, 1, 5, 5), true,
+            "group", 3L, "pads", s(2, 2, 2, 2)),
+        // Strides beyond 1, or one or three spatial axes: along rows.
+        conv("along rows, strides, dilation, pads", Schedule.ALONG_ROWS, s(1, 2, 9, 11), s(3, 2, 3, 3), false,
+            "strides", s(2, 3), "dilations", s(1, 2), "pads", s(1, 2, 2, 0)),
+        conv("along rows, 1-D, stride 1", Schedule.ALONG_ROWS, s(2, 3, 17), s(2, 3, 4), true, "pads", s(3, 1)),
+        conv("along rows, 3-D, groups", Schedule.ALONG_ROWS, s(1, 4, 4, 5, 6), s(4, 2, 2, 3, 2), false,
+            "group", 2L, "strides", s(1, 2, 1), "pads", s(0, 1, 1, 1, 0, 0)),
+        new Case("matmul, broadcast batches", Schedule.ROW_OF_SUMS, "MatMul", Map.of(),
+            List.of(s(2, 1, 3, 17), s(3, 17, 19)), new boolean[] {false, false}),
+        new Case("matmul, vector times constant matrix", Schedule.ROW_OF_SUMS, "MatMul", Map.of(),
+            List.of(s(23), s(23, 5)), new boolean[] {false, true}),
+        new Case("gemm, constant transposed B, C, alpha, beta", Schedule.ROW_OF_SUMS, "Gemm",
+            attributes("transB", 1L, "alpha", 0.5f, "beta", 2f), List.of(s(3, 21), s(18, 21), s(18)), new boolean[] {false, true, true}),
+        new Case("gemm, transposed A and B at run time", Schedule.ROW_OF_SUMS, "Gemm",
+            attributes("transA", 1L, "transB", 1L), List.of(s(13, 4), s(6, 13), s(4, 1)), new boolean[] {false, false, false}));
+
+    static Stream<Arguments> cases() {
+        return CASES.stream().flatMap(c -> Arrays.stream(DATATYPES).map(d -> Arguments.of(c, d)));
+    }
+
+    @ParameterizedTest(name = "{0} in {1}")
+    @MethodSource("cases")
+    void everyScheduleComputesTheReferenceBitForBit(Case c, String datatype) {
+        Graph graph = c.graph();
+        List<Tensor> inputs = c.runtimeInputs();
+        Program reference = GraphLowering.lower(graph);
+        assertEquals(List.of(), scheduleBuffers(reference, c.schedule()), "the reference nest has no schedule's buffers");
+        int[] bits = bits(run(reference, datatype, inputs));
+        for (int lanes : c.schedule() == Schedule.PADDED_PLANES ? LANES : new int[] {16}) {
+            Program scheduled = GraphLowering.lowerScheduled(graph, node -> lanes);
+            assertEquals(List.of(c.schedule().buffer), scheduleBuffers(scheduled, c.schedule()), c.schedule() + " chosen");
+            assertArrayEquals(bits, bits(run(scheduled, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
+            if (datatype.equals("float32")) {
+                assertArrayEquals(bits, bits(GraphInterpreter.run(scheduled, inputs).getFirst()), c + " interpreted");
+            }
+        }
+    }
+
+    private static List<String> scheduleBuffers(Program program, Schedule schedule) {
+        Kernel kernel = program.kernels().getFirst();
+        // KernelBuilder names them KERNEL.HINT followed by a number.
+        return Stream.concat(kernel.scratch().stream(), kernel.constants().keySet().stream())
+            .map(b -> b.name().substring(kernel.name().length() + 1).replaceAll("[0-9]+$", ""))
+            .filter(schedule.buffer::equals).distinct().toList();
+    }
+
+    private static Tensor run(Program program, String datatype, List<Tensor> inputs) {
+        CompileOptions options = CompileOptions.host().withDatatype(datatype);
+        try (CompiledModule module = Compiler.compile(program, options); HostModel model = Compiler.jit(module)) {
+            return model.run(inputs).getFirst();
+        }
+    }
+
+    private static int[] bits(Tensor t) {
+        float[] values = t.toFloatArray();
+        int[] bits = new int[values.length];
+        for (int i = 0; i < values.length; i++) bits[i] = Float.floatToRawIntBits(values[i]);
+        return bits;
+    }
+}
