@@ -95,6 +95,9 @@ public final class DatatypeDescriptor {
             throw new ByodtException(file + ": not valid YAML: " + e.getProblem() + line);
         } catch (YamlEngineException e) {
             throw new ByodtException(file + ": not valid YAML: " + e.getMessage().replaceAll("\\s*\\R\\s*", " "));
+        } catch (IllegalArgumentException e) {
+            // SnakeYAML refuses some malformed tags ("!3%3", found by fuzzing) with this rather than its own exception.
+            throw new ByodtException(file + ": not valid YAML: " + e.getMessage());
         }
         if (!(document instanceof Map<?, ?> map)) throw new ByodtException(file + ": expected a mapping of keys (name: ..., code: ...)");
         Map<String, Object> fields = new LinkedHashMap<>();
