@@ -274,6 +274,15 @@ class MalformedInputTest {
         assertTrue(run.err().length() < 2 * OneLineMessage.MAX_LENGTH, "error of " + run.err().length() + " characters");
     }
 
+    @Test
+    void maxMemoryThatIsNotASizeIsAUsageError() throws IOException {
+        Path ok = model("ok", relu().node(node("Relu", "r", new String[] {"x"}, "y")));
+        assertFails(2, List.of("--max-memory", "not a size"), "compile", ok.toString(), "--max-memory", "12Q",
+            "-o", tmp.resolve("out.o").toString());
+        assertFails(1, List.of("reading " + ok, "more than the memory limit of 16 B (--max-memory)"), "compile", ok.toString(),
+            "--max-memory", "16", "-o", tmp.resolve("out.o").toString());
+    }
+
     /** A grayscale PNG of the given size, all black: IDAT compresses its rows to almost nothing. */
     private static byte[] blankPng(int width, int height) throws IOException {
         ByteArrayOutputStream png = new ByteArrayOutputStream();
