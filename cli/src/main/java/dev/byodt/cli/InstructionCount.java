@@ -11,9 +11,9 @@ import dev.byodt.compiler.emulation.EmulatedModel;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
+import dev.byodt.runtime.TemporaryFiles;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +32,7 @@ final class InstructionCount {
         Path log = null;
         try (CompiledModule module = Compiler.compile(oneItem.graph(), options);
              EmulatedModel model = EmulatedModel.build(module, executor.emulator())) {
-            log = Files.createTempFile("byodt-qemu-", ".log");
+            log = TemporaryFiles.createFile("byodt-qemu-", ".log");
             model.run(List.of(first), DynamicCounts.qemuOptions(log));
             DynamicCounts.Executed executed = DynamicCounts.read(log);
             System.out.printf("%nexecuted instructions, first item, on %s (qemu's in_asm/exec log)%n", executor.target().name());
@@ -48,16 +48,8 @@ final class InstructionCount {
         } catch (IOException e) {
             throw new ByodtException("cannot create a log file for qemu: " + e.getMessage(), e);
         } finally {
-            deleteLog(log);
+            TemporaryFiles.delete(log);
         }
     }
 
-    private static void deleteLog(Path log) {
-        if (log == null) return;
-        try {
-            Files.deleteIfExists(log);
-        } catch (IOException e) {
-            // a leftover log in the temporary folder must not hide the counts
-        }
-    }
 }

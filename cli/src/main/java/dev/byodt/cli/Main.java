@@ -1,6 +1,7 @@
 package dev.byodt.cli;
 
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.MemoryLimit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,28 +26,44 @@ public final class Main {
 
     /** Runs a command line and returns its exit code; tests call this instead of main. */
     public static int execute(String... args) {
+        MemoryLimit.set(0);
         CommandLine cli = new CommandLine(new Main());
         cli.setExecutionExceptionHandler(Main::report);
         cli.setParameterExceptionHandler((e, a) -> {
-            System.err.println("byodt: " + e.getMessage());
+            printError(e.getMessage());
             System.err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             return USAGE_ERROR;
         });
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } catch (OutOfMemoryError e) {
+            // The limits are checked before allocating; this is what they did not foresee, still said in one line.
+            printError("out of memory (" + e.getMessage() + "); a lower --max-memory or a smaller --shape batch may help");
+            return MODEL_ERROR;
+        } catch (StackOverflowError e) {
+            printError("internal error: " + e + " (run with --verbose for details)");
+            return INTERNAL_ERROR;
+        } finally {
+            MemoryLimit.set(0);
+        }
+    }
+
+    private static void printError(String message) {
+        System.err.println("byodt: " + OneLineMessage.of(message));
     }
 
     private static int report(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
         boolean verbose = parsed.subcommand() != null && parsed.subcommand().hasMatchedOption("--verbose");
         if (e instanceof UsageException) {
-            System.err.println("byodt: " + e.getMessage());
+            printError(e.getMessage());
             return USAGE_ERROR;
         }
         if (e instanceof ByodtException) {
-            System.err.println("byodt: " + e.getMessage());
+            printError(e.getMessage());
             if (verbose) e.printStackTrace();
             return MODEL_ERROR;
         }
-        System.err.println("byodt: internal error: " + e + (verbose ? "" : " (run with --verbose for details)"));
+        printError("internal error: " + e + (verbose ? "" : " (run with --verbose for details)"));
         if (verbose) e.printStackTrace();
         return INTERNAL_ERROR;
     }

@@ -48,7 +48,7 @@ public final class AtomicFiles {
         Path temporary = null;
         try {
             Path folder = Files.createDirectories(absolute.getParent());
-            temporary = Files.createTempFile(folder, "." + absolute.getFileName() + ".", ".tmp");
+            temporary = TemporaryFiles.createFile(folder, "." + absolute.getFileName() + ".", ".tmp");
             producer.writeTo(temporary);
             try (FileChannel written = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
                 written.force(true);
@@ -56,11 +56,12 @@ public final class AtomicFiles {
             // Temporary files are created private (0600); the output gets the permissions of an ordinary file.
             Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString(permissions));
             Files.move(temporary, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            TemporaryFiles.kept(temporary);
         } catch (IOException e) {
-            deleteQuietly(temporary);
+            TemporaryFiles.delete(temporary);
             throw new ByodtException("cannot write " + file + ": " + reason(e), e);
         } catch (RuntimeException e) {
-            deleteQuietly(temporary);
+            TemporaryFiles.delete(temporary);
             throw e;
         }
     }
@@ -73,14 +74,5 @@ public final class AtomicFiles {
             case NoSuchFileException missing -> "no such file or folder " + missing.getFile();
             default -> String.valueOf(e.getMessage());
         };
-    }
-
-    private static void deleteQuietly(Path temporary) {
-        if (temporary == null) return;
-        try {
-            Files.deleteIfExists(temporary);
-        } catch (IOException ignored) {
-            // The write has already failed; that error is the one to report.
-        }
     }
 }

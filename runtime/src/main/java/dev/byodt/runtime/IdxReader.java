@@ -32,9 +32,11 @@ public final class IdxReader {
         try (DataInputStream in = openIdx(file)) {
             long[] dims = readHeader(in, file, IMAGES_MAGIC, "image");
             long count = Math.min(dims[0], requireLimit(limit));
-            long pixelsPerImage = dims[1] * dims[2];
-            byte[] pixels = readElements(in, file, count * pixelsPerImage, count + " images of " + dims[1] + "x" + dims[2]);
-            Tensor images = Tensor.zeros(ElementType.FLOAT32, new long[] {count, 1, dims[1], dims[2]});
+            long[] shape = {count, 1, dims[1], dims[2]};
+            // The header's sizes are checked, overflow-safe, before the pixels are read into memory.
+            long bytes = MemoryLimit.requireTensor(shape, ElementType.FLOAT32.byteSize(), file + ": " + count + " images");
+            byte[] pixels = readElements(in, file, bytes / ElementType.FLOAT32.byteSize(), count + " images of " + dims[1] + "x" + dims[2]);
+            Tensor images = Tensor.zeros(ElementType.FLOAT32, shape);
             for (int i = 0; i < pixels.length; i++) images.setFloat(i, (pixels[i] & 0xFF) / 255f);
             return images;
         } catch (IOException e) {

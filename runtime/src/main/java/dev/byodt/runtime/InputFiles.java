@@ -13,6 +13,7 @@ public final class InputFiles {
     public static byte[] readAllBytes(Path file) {
         requireRegularFile(file);
         try {
+            MemoryLimit.requireBytes(Files.size(file), "reading " + file);
             return Files.readAllBytes(file);
         } catch (IOException e) {
             throw cannotRead(file, e);
@@ -30,9 +31,14 @@ public final class InputFiles {
         }
     }
 
+    /**
+     * A FIFO with no writer, a terminal or a device would block the read or never end it: byodt reads data
+     * from regular files only.
+     */
     private static void requireRegularFile(Path file) {
         if (!Files.exists(file)) throw new ByodtException("no such file: " + file);
         if (Files.isDirectory(file)) throw new ByodtException(file + " is a directory, not a file");
+        if (!Files.isRegularFile(file)) throw new ByodtException(file + " is not a regular file (a pipe or device?); byodt reads files");
     }
 
     static ByodtException cannotRead(Path file, IOException e) {

@@ -29,7 +29,7 @@ public final class Tensor {
     }
 
     public static Tensor zeros(ElementType type, long[] shape, Arena arena) {
-        long bytes = Math.multiplyExact(Shapes.elementCount(shape, "tensor"), (long) type.byteSize());
+        long bytes = MemoryLimit.requireTensor(shape, type.byteSize(), "a " + type + " tensor");
         return new Tensor(type, shape, arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes));
     }
 

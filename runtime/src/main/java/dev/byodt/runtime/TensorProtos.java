@@ -58,6 +58,7 @@ public final class TensorProtos {
         } catch (ByodtException e) {
             throw new ByodtException(context + ": " + e.getMessage(), e);
         }
+        MemoryLimit.requireTensor(shape, type.byteSize(), context);
         Tensor tensor = Tensor.zeros(type, shape);
         if (proto.hasRawData()) {
             copyRawData(proto.getRawData(), tensor, count, context);

@@ -7,6 +7,8 @@ import dev.byodt.compiler.toolchain.BundledTools;
 import dev.byodt.compiler.toolchain.ProcessResult;
 import dev.byodt.runtime.AtomicFiles;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.TemporaryFiles;
+import dev.byodt.runtime.TemporaryFiles;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
@@ -15,11 +17,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
@@ -71,9 +71,17 @@ public final class Emitter {
                 case SO -> inWorkDirectory(work -> linkShared(machine, module, work, output));
                 case EXE -> inWorkDirectory(work -> linkExecutable(machine, module, signature, Optional.empty(), work, output));
             }
-            if (header != null) AtomicFiles.writeString(header, headerText);
         } catch (IOException e) {
             throw new ByodtException("cannot write " + output + ": " + e.getMessage(), e);
+        }
+        if (header != null) {
+            try {
+                AtomicFiles.writeString(header, headerText);
+            } catch (RuntimeException e) {
+                // Outputs are written all or none: an object without its header is of no use to a C caller.
+                TemporaryFiles.delete(output);
+                throw e;
+            }
         }
         return written;
     }
@@ -152,13 +160,11 @@ public final class Emitter {
 
     /** Runs {@code step} in a fresh temporary directory for intermediate files, deleted afterwards. */
     private static void inWorkDirectory(WorkStep step) throws IOException {
-        Path work = Files.createTempDirectory("byodt-emit-");
+        Path work = TemporaryFiles.createFolder("byodt-emit-");
         try {
             step.run(work);
         } finally {
-            try (Stream<Path> paths = Files.walk(work)) {
-                for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(path);
-            }
+            TemporaryFiles.delete(work);
         }
     }
 

@@ -6,6 +6,7 @@ import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.compiler.target.TargetExtension;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.TemporaryFiles;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,15 +31,13 @@ public final class InstructionCounts {
             throw new ByodtException("instruction counts are for RISC-V targets: --target " + target.name() + " is not one");
         }
         try {
-            Path directory = Files.createTempDirectory("byodt-stats-");
+            Path directory = TemporaryFiles.createFolder("byodt-stats-");
             Path object = directory.resolve("model.o");
             try {
                 new Emitter().emit(EmitKind.OBJ, compiled, object);
                 return count(ElfFunctions.read(Files.readAllBytes(object), object.toString()), target.extension().map(TargetExtension::opcode).orElse(0));
             } finally {
-                Files.deleteIfExists(object);
-                Files.deleteIfExists(Emitter.headerPath(object));
-                Files.deleteIfExists(directory);
+                TemporaryFiles.delete(directory);
             }
         } catch (IOException e) {
             throw new ByodtException("cannot count the instructions of the " + target.name() + " code: " + e.getMessage(), e);

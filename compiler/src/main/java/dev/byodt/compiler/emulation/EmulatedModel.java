@@ -8,8 +8,8 @@ import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.NamedTensor;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
-import dev.byodt.runtime.TemporaryFolder;
 import dev.byodt.runtime.TensorSpec;
+import dev.byodt.runtime.TemporaryFiles;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,7 +43,7 @@ public final class EmulatedModel implements LoadedModel {
     public static EmulatedModel build(CompiledModule compiled, Emulator emulator, Emitter emitter) {
         Path directory;
         try {
-            directory = Files.createTempDirectory("byodt-" + compiled.target().name() + "-");
+            directory = TemporaryFiles.createFolder("byodt-" + compiled.target().name() + "-");
         } catch (IOException e) {
             throw new ByodtException("cannot create a temporary folder for the " + compiled.target().name() + " executable: " + e.getMessage(), e);
         }
@@ -51,7 +51,7 @@ public final class EmulatedModel implements LoadedModel {
         try {
             emitter.emitForEmulator(compiled, executable);
         } catch (RuntimeException e) {
-            TemporaryFolder.deleteRecursively(directory);
+            TemporaryFiles.delete(directory);
             throw e;
         }
         return new EmulatedModel(compiled.signature(), emulator, directory, executable);
@@ -95,7 +95,7 @@ public final class EmulatedModel implements LoadedModel {
             for (int i = 0; i < signature.outputs().size(); i++) {
                 outputs.add(TensorProtos.read(runDirectory.resolve("output_" + i + ".pb")).tensor());
             }
-            TemporaryFolder.deleteRecursively(runDirectory);
+            TemporaryFiles.delete(runDirectory);
             return new Result(outputs, run);
         } catch (IOException e) {
             throw new ByodtException("cannot run " + executable.getFileName() + ": " + e.getMessage(), e);
@@ -103,5 +103,5 @@ public final class EmulatedModel implements LoadedModel {
     }
 
     @Override
-    public void close() { TemporaryFolder.deleteRecursively(directory); }
+    public void close() { TemporaryFiles.delete(directory); }
 }

@@ -19,6 +19,7 @@ import dev.byodt.onnx.Onnx.NodeProto;
 import dev.byodt.onnx.Onnx.TensorProto;
 import dev.byodt.onnx.Onnx.ValueInfoProto;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.MemoryLimit;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 
@@ -66,6 +67,8 @@ final class GraphImporter {
     }
 
     Result run(Map<String, long[]> shapeOverrides, Map<String, Tensor> boundInputs) {
+        GraphValidator validator = new GraphValidator(file);
+        validator.check(model);
         GraphProto graph = model.getGraph();
         if (graph.getSparseInitializerCount() > 0) {
             throw new ByodtException(file + " has sparse initializers (for example '"
@@ -85,6 +88,7 @@ final class GraphImporter {
             }
             outputs.add(value);
         }
+        validator.checkOutputs(graph.getOutputList(), outputs);
         String name = graph.getName().isEmpty() ? String.valueOf(file.getFileName()) : graph.getName();
         return new Result(new Graph(name, List.copyOf(inputs), List.copyOf(outputs), List.copyOf(remaining)),
             List.copyOf(problems));
@@ -251,6 +255,9 @@ final class GraphImporter {
             } catch (ByodtException e) {
                 for (Value output : node.outputs()) output.setType(null);
                 problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_USE, node.opType(), "node '" + node.name() + "'", e));
+            } catch (ArithmeticException e) {
+                // Sizes computed from attributes and shapes (pads, strides, dims) are checked with exact arithmetic.
+                throw node.error("its sizes overflow 64-bit integers (" + e.getMessage() + "): check its attributes and input shapes");
             } catch (RuntimeException e) {
                 throw new IllegalStateException("internal error on " + node.describe() + " of " + file + ": " + e, e);
             }
@@ -274,12 +281,18 @@ final class GraphImporter {
 
     /** @return whether the node was evaluated at compile time (and so leaves the graph) */
     private boolean inferAndMaybeFold(Node node) {
+        GraphValidator.checkTypedNode(node);
         Operator operator = Operators.lookup(node.opType());
         List<TensorType> types = operator.inferTypes(node);
         if (types.size() != node.outputs().size()) {
-            throw new IllegalStateException(types.size() + " types inferred for " + node.outputs().size() + " outputs");
+            // ONNX allows the node these outputs (the validator checked), but byodt computes fewer of them.
+            throw node.error("byodt computes " + types.size() + " output" + (types.size() == 1 ? "" : "s") + " of "
+                + node.opType() + ", not the " + node.outputs().size() + " the node asks for");
         }
-        for (int i = 0; i < types.size(); i++) node.output(i).setType(types.get(i));
+        for (int i = 0; i < types.size(); i++) {
+            MemoryLimit.requireBuffer(types.get(i).shape(), types.get(i).elementType().byteSize(), outputName(node, i));
+            node.output(i).setType(types.get(i));
+        }
         Kernel kernel = NodeLowering.lower(node, this::bufferOf);
         for (Buffer loaded : kernel.loadedBuffers()) {
             // What the kernel keeps to itself, scratch rows and constants it derived, is no value of the graph.
@@ -288,11 +301,18 @@ final class GraphImporter {
             // A kernel may read back what it wrote to its own outputs (a softmax normalising in place, say).
             if (!value.isConstant() && !node.outputs().contains(value)) return false;
         }
+        for (int i = 0; i < types.size(); i++) {
+            MemoryLimit.requireTensor(types.get(i).shape(), types.get(i).elementType().byteSize(), "folding " + outputName(node, i));
+        }
         List<Tensor> constants = new ArrayList<>();
         for (Value input : node.inputs()) constants.add(input == null ? null : input.constant());
         List<Tensor> results = Interpreter.run(kernel, constants);
         for (int i = 0; i < results.size(); i++) node.output(i).setConstant(results.get(i));
         return true;
+    }
+
+    private static String outputName(Node node, int i) {
+        return "output '" + node.output(i).name() + "' of " + node.describe();
     }
 
     private Buffer bufferOf(Value value) {

@@ -297,7 +297,8 @@ class OnnxLoaderTest {
         assertThrows(ByodtException.class, () -> OnnxLoader.load(twice));
 
         Path noOutput = write(dir, "nooutput.onnx", model(graph()
-            .addInput(tensor("x", FLOAT, 2L)).addOutput(tensor("nowhere", FLOAT, 2L))));
+            .addInput(tensor("x", FLOAT, 2L)).addOutput(tensor("nowhere", FLOAT, 2L))
+            .addNode(node("TestAdd", "a", List.of("x", "x"), List.of("y")))));
         assertEquals("graph output 'nowhere' of " + noOutput + " is not defined by any node, input or initializer",
             assertThrows(ByodtException.class, () -> OnnxLoader.load(noOutput)).getMessage());
 

@@ -1,13 +1,19 @@
 package dev.byodt.runtime.data;
 
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.InputFiles;
+import dev.byodt.runtime.MemoryLimit;
 
 import javax.imageio.ImageIO;
+import javax.imageio.ImageReader;
+import javax.imageio.stream.ImageInputStream;
 import java.awt.color.ColorSpace;
 import java.awt.image.BufferedImage;
 import java.awt.image.Raster;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Iterator;
 
 /**
  * Turns a PNG or JPEG file into a model input item of shape [channels, height, width], float32:
@@ -23,6 +29,9 @@ import java.nio.file.Path;
  * Mean/std normalization, when asked for, comes after this ({@link NormalizedSource}).
  */
 public record ImagePreprocessing(int channels, int height, int width) {
+    /** Four 16-bit bands decoded, then three float planes and their gray or resized copies. */
+    private static final long DECODED_BYTES_PER_PIXEL = 4 * 2 + 6 * Float.BYTES;
+
     public ImagePreprocessing {
         if (channels != 1 && channels != 3) {
             throw new ByodtException("images can feed an input with 1 (grayscale) or 3 (RGB) channels, not " + channels);
@@ -39,13 +48,39 @@ public record ImagePreprocessing(int channels, int height, int width) {
     /** The item, as planes of height x width floats, channel after channel. */
     public float[] read(Path file) {
         BufferedImage image;
-        try {
-            image = ImageIO.read(file.toFile());
-        } catch (IOException e) {
+        try (ImageInputStream in = ImageIO.createImageInputStream(InputFiles.open(file))) {
+            Iterator<ImageReader> readers = in == null ? Collections.emptyIterator() : ImageIO.getImageReaders(in);
+            if (!readers.hasNext()) throw notAnImage(file);
+            ImageReader reader = readers.next();
+            try {
+                reader.setInput(in, true, true);
+                requireDecodable(file, reader.getWidth(0), reader.getHeight(0));
+                image = reader.read(0);
+            } finally {
+                reader.dispose();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof ByodtException known) throw known;
             throw new ByodtException("cannot read image " + file + ": " + e.getMessage(), e);
         }
-        if (image == null) throw new ByodtException("cannot read image " + file + ": not a PNG or JPEG file byodt can decode");
+        if (image == null) throw notAnImage(file);
         return resize(matchChannels(planes(image)), image.getHeight(), image.getWidth());
+    }
+
+    private static ByodtException notAnImage(Path file) {
+        return new ByodtException("cannot read image " + file + ": not a PNG or JPEG file byodt can decode");
+    }
+
+    /**
+     * The size in the image's header is checked before it is decoded: the decoded pixels (up to four bands of
+     * up to 16 bits) and their float planes must fit in memory, and Java images have fewer than 2^31 pixels.
+     */
+    private static void requireDecodable(Path file, int width, int height) {
+        long pixels = (long) width * height;
+        if (pixels >= Integer.MAX_VALUE) {
+            throw new ByodtException("image " + file + " is " + width + "x" + height + " pixels, more than byodt decodes (2^31)");
+        }
+        MemoryLimit.requireBytes(pixels * DECODED_BYTES_PER_PIXEL, "decoding image " + file + " (" + width + "x" + height + ")");
     }
 
     private static float[][] planes(BufferedImage image) {

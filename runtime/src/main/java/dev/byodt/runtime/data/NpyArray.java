@@ -2,6 +2,7 @@ package dev.byodt.runtime.data;
 
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.InputFiles;
+import dev.byodt.runtime.MemoryLimit;
 import dev.byodt.runtime.Shapes;
 
 import java.nio.ByteBuffer;
@@ -74,8 +75,7 @@ public final class NpyArray {
             throw new ByodtException(file + " is stored in Fortran order; save it in C order (numpy.ascontiguousarray)");
         }
         long[] shape = shape(file, field(file, header, SHAPE, "shape"));
-        long count = Shapes.elementCount(shape, file.toString());
-        long dataBytes = count * kind.byteSize;
+        long dataBytes = MemoryLimit.requireTensor(shape, kind.byteSize, file.toString());
         if (bytes.remaining() < dataBytes) {
             throw new ByodtException(file + " is truncated: shape (" + Shapes.format(shape) + ") needs " + dataBytes
                 + " bytes of data but the file has " + bytes.remaining());

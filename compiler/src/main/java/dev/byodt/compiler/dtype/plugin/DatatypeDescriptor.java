@@ -10,6 +10,8 @@ import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.runtime.ByodtException;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
+import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 
@@ -47,6 +49,8 @@ public final class DatatypeDescriptor {
         "functions", "comparisons", "accumulation", "exact-accumulator-bits", "options");
     private static final List<String> KEY_ORDER = List.of("name", "code", "summary", "widths", "library", "defines", "prefix",
         "ops", "functions", "comparisons", "accumulation", "exact-accumulator-bits", "options");
+    /** Far deeper than a descriptor (a mapping of lists of mappings) ever goes. */
+    private static final int MAX_NESTING = 64;
     private static final String SIGNED_INTEGER_COMPARISONS = "signed-integer";
 
     private final Path file;
@@ -83,17 +87,43 @@ public final class DatatypeDescriptor {
     private static Map<String, Object> parse(Path file, String text) {
         Object document;
         try {
-            document = new Load(LoadSettings.builder().setLabel(file.toString()).build()).loadFromString(text);
+            LoadSettings settings = LoadSettings.builder().setLabel(file.toString()).build();
+            requireShallow(file, settings, text);
+            document = new Load(settings).loadFromString(text);
         } catch (MarkedYamlEngineException e) {
             String line = e.getProblemMark().map(m -> " (line " + (m.getLine() + 1) + ")").orElse("");
             throw new ByodtException(file + ": not valid YAML: " + e.getProblem() + line);
         } catch (YamlEngineException e) {
             throw new ByodtException(file + ": not valid YAML: " + e.getMessage().replaceAll("\\s*\\R\\s*", " "));
+        } catch (IllegalArgumentException e) {
+            // SnakeYAML refuses some malformed tags ("!3%3", found by fuzzing) with this rather than its own exception.
+            throw new ByodtException(file + ": not valid YAML: " + e.getMessage());
         }
         if (!(document instanceof Map<?, ?> map)) throw new ByodtException(file + ": expected a mapping of keys (name: ..., code: ...)");
         Map<String, Object> fields = new LinkedHashMap<>();
         map.forEach((k, v) -> fields.put(String.valueOf(k), v));
         return fields;
+    }
+
+    /**
+     * Refuses a document nested deeper than any descriptor needs before it is composed: SnakeYAML's event
+     * parser keeps its own stack, but composing the document recurses once per level and would overflow
+     * the thread's stack on a few thousand.
+     */
+    private static void requireShallow(Path file, LoadSettings settings, String text) {
+        int depth = 0;
+        for (Event event : new Parse(settings).parseString(text)) {
+            switch (event.getEventId()) {
+                case MappingStart, SequenceStart -> {
+                    if (++depth > MAX_NESTING) {
+                        String line = event.getStartMark().map(m -> " (line " + (m.getLine() + 1) + ")").orElse("");
+                        throw new ByodtException(file + ": nested more than " + MAX_NESTING + " levels deep" + line);
+                    }
+                }
+                case MappingEnd, SequenceEnd -> depth--;
+                default -> { }
+            }
+        }
     }
 
     private DatatypeDefinition definition() {
