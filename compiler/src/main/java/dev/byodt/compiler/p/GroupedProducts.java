@@ -22,8 +22,9 @@ import java.util.function.IntFunction;
  * {@code acc = group(2)(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, so that one SMALDA sums G products (2 on RV32,
  * 4 on RV64). The last {@code extent % G} iterations go in the largest smaller groups that fit, then one
  * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step. A
- * loop shorter than the largest group takes the largest that fits: 5 products in groups of 8 and 4 (fxp8_P's
- * SMAQA on RV64, Conv's 5-wide kernel rows) are a group of 4 and a single step.
+ * loop shorter than the largest group takes the largest that fits (5 products in groups of 8 and 4, fxp8_P's
+ * SMAQA on RV64 over Conv's 5-wide kernel rows, are a group of 4 and a single step), unless a loop inside it
+ * takes the largest.
  * The sum is exact, so the changed order does not change the result. Loops that are not such a perfect
  * nest (Conv's windows with padding) stay as they are.
  * <p>
@@ -89,7 +90,7 @@ final class GroupedProducts {
             if (loop.body().size() != 1 || (loop != f && LoopIndices.uses(loop.extent(), f.var()))) return false;
             inner = loop.body().getFirst();
         }
-        return switch (inner) {
+        boolean update = switch (inner) {
             case Stmt.Assign assign -> assign.value() instanceof Expr.Call call && isSingle(call)
                 && call.args().getFirst() instanceof Expr.LocalRef ref && ref.local() == assign.local();
             case Stmt.Store store -> store.value() instanceof Expr.Call call && isSingle(call)
@@ -97,6 +98,15 @@ final class GroupedProducts {
                 && load.index().equals(store.index()) && !LoopIndices.uses(store.index(), f.var());
             default -> false;
         };
+        return update && (extent.value() >= sizes.getFirst() || !takesLargestGroupInside(f));
+    }
+
+    /** Whether a loop inside {@code f}'s nest can be grouped by the largest size: better than a short loop in smaller groups. */
+    private boolean takesLargestGroupInside(Stmt.For f) {
+        for (Stmt inner = f.body().getFirst(); inner instanceof Stmt.For loop; inner = loop.body().getFirst()) {
+            if (loop.extent() instanceof Expr.IntConst extent && extent.value() >= sizes.getFirst() && isGroupable(loop)) return true;
+        }
+        return false;
     }
 
     private boolean isSingle(Expr.Call call) { return single.isCalledBy(call) && call.args().size() == 3; }
