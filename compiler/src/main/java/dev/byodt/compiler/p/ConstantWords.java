@@ -17,11 +17,11 @@ import java.util.Optional;
 
 /**
  * The weights of grouped products as words, laid out at compile time. A group of G products inside loops
- * v1..vn takes G operands that are loads {@code W[i_0(v)] .. W[i_(G-1)(v)]} of a constant 16-bit buffer,
+ * v1..vn takes G operands that are loads {@code W[i_0(v)] .. W[i_(G-1)(v)]} of a constant 16- or 8-bit buffer,
  * which are rarely neighbours (Conv's weights for consecutive input channels are a whole channel apart), so
  * they would be loaded one at a time and packed into a register with shifts. Instead a new constant holds,
  * for every value of the loop variables the indices use, those G elements side by side: the group's operand
- * is then one aligned load of a G-lane word (64 bits for 4 lanes, 32 for 2), at
+ * is then one aligned load of a G-lane word (64 bits for 4 16-bit lanes or 8 8-bit ones, 32 for 2 or 4), at
  * {@code sum(v_m * stride_m)} with the variables in nesting order. The elements are those the loads would
  * read, so the products are the same.
  * <p>
@@ -43,18 +43,24 @@ final class ConstantWords {
 
     /** Whether {@code e} loads one of the constants this lays out words from. */
     boolean loadsConstant(Expr e) {
-        return e instanceof Expr.Load load && constants.containsKey(load.buffer()) && load.buffer().elementType() == ScalarType.I16;
+        return e instanceof Expr.Load load && constants.containsKey(load.buffer()) && laneBits(load.buffer()) != 0;
+    }
+
+    /** 16 or 8 for the buffers whose elements this lays out as lanes, else 0. */
+    private static int laneBits(Buffer buffer) {
+        return buffer.elementType() == ScalarType.I16 ? 16 : buffer.elementType() == ScalarType.I8 ? 8 : 0;
     }
 
     /**
-     * One load of a G-lane word holding the elements {@code members} load, G = members.size() (2 or 4),
+     * One load of a G-lane word holding the elements {@code members} load, G = members.size() (2 or 4 16-bit
+     * lanes, 4 or 8 8-bit ones: a 32- or 64-bit word),
      * for a statement inside {@code loops} (each loop's variable and extent, outermost first); empty when
      * they cannot be laid out.
      */
     Optional<Expr> word(List<Expr> members, Map<LoopVar, Expr> loops) {
-        if (members.size() != 2 && members.size() != 4) return Optional.empty();
-        if (!(members.getFirst() instanceof Expr.Load first) || !constants.containsKey(first.buffer())
-            || first.buffer().elementType() != ScalarType.I16) return Optional.empty();
+        if (!(members.getFirst() instanceof Expr.Load first) || !constants.containsKey(first.buffer())) return Optional.empty();
+        int bits = laneBits(first.buffer()), wordBits = bits * members.size();
+        if (bits == 0 || (wordBits != 32 && wordBits != 64)) return Optional.empty();
         List<Expr> indices = new ArrayList<>();
         for (Expr member : members) {
             if (!(member instanceof Expr.Load load) || load.buffer() != first.buffer()) return Optional.empty();
@@ -69,7 +75,7 @@ final class ConstantWords {
             extents.add(extent.value());
         }
         MemorySegment source = constants.get(first.buffer());
-        long elements = source.byteSize() / 2;
+        long elements = source.byteSize() / (bits / 8);
         long words = 1;
         for (long extent : extents) {
             words *= extent;
@@ -78,9 +84,9 @@ final class ConstantWords {
         List<Object> key = List.of(first.buffer(), indices, vars, extents);
         Buffer buffer = laidOut.get(key);
         if (buffer == null) {
-            Optional<MemorySegment> contents = gathered(source, elements, indices, vars, extents, words);
+            Optional<MemorySegment> contents = gathered(source, bits, elements, indices, vars, extents, words);
             if (contents.isEmpty()) return Optional.empty();
-            buffer = new Buffer(first.buffer().name() + "_words" + laidOut.size(), ScalarType.I16, new long[]{words * members.size()});
+            buffer = new Buffer(first.buffer().name() + "_words" + laidOut.size(), first.buffer().elementType(), new long[]{words * members.size()});
             constants.put(buffer, contents.get());
             laidOut.put(key, buffer);
         }
@@ -91,15 +97,15 @@ final class ConstantWords {
             Expr term = new Expr.Op(ScalarOp.MUL, ScalarType.I64, List.of(new Expr.Var(vars.get(m)), new Expr.IntConst(ScalarType.I64, stride)));
             at = new Expr.Op(ScalarOp.ADD, ScalarType.I64, List.of(at, term));
         }
-        ScalarType word = members.size() == 4 ? ScalarType.I64 : ScalarType.I32;
+        ScalarType word = wordBits == 64 ? ScalarType.I64 : ScalarType.I32;
         return Optional.of(new Expr.Load(buffer.view(word, words), at));
     }
 
     /** Word after word (the last variable fastest), the elements at {@code indices}; empty if one is outside the buffer. */
-    private static Optional<MemorySegment> gathered(MemorySegment source, long elements, List<Expr> indices, List<LoopVar> vars,
+    private static Optional<MemorySegment> gathered(MemorySegment source, int bits, long elements, List<Expr> indices, List<LoopVar> vars,
                                                     List<Long> extents, long words) {
         // A heap segment over bytes: the code generator bakes constants from byte arrays.
-        MemorySegment out = MemorySegment.ofArray(new byte[Math.toIntExact(2 * words * indices.size())]);
+        MemorySegment out = MemorySegment.ofArray(new byte[Math.toIntExact(bits / 8 * words * indices.size())]);
         Map<LoopVar, Long> values = new HashMap<>();
         for (long w = 0; w < words; w++) {
             long rest = w;
@@ -110,7 +116,9 @@ final class ConstantWords {
             for (int lane = 0; lane < indices.size(); lane++) {
                 Long index = value(indices.get(lane), values);
                 if (index == null || index < 0 || index >= elements) return Optional.empty();
-                out.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, w * indices.size() + lane, source.getAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, index));
+                long at = w * indices.size() + lane;
+                if (bits == 16) out.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, at, source.getAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, index));
+                else out.set(ValueLayout.JAVA_BYTE, at, source.get(ValueLayout.JAVA_BYTE, index));
             }
         }
         return Optional.of(out);

@@ -21,7 +21,10 @@ import java.util.function.IntFunction;
  * over output positions) becomes a loop over groups of G, for G = 2
  * {@code acc = group(2)(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, so that one SMALDA sums G products (2 on RV32,
  * 4 on RV64). The last {@code extent % G} iterations go in the largest smaller groups that fit, then one
- * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step.
+ * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step. A
+ * loop shorter than the largest group takes the largest that fits (5 products in groups of 8 and 4, fxp8_P's
+ * SMAQA on RV64 over Conv's 5-wide kernel rows, are a group of 4 and a single step), unless a loop inside it
+ * takes the largest.
  * The sum is exact, so the changed order does not change the result. Loops that are not such a perfect
  * nest (Conv's windows with padding) stay as they are.
  * <p>
@@ -40,7 +43,8 @@ final class GroupedProducts {
 
     /**
      * Groups calls of {@code single} into calls of {@code group.apply(G)} (same accumulator, G operands each) for
-     * each G of {@code sizes}, largest first: the loop in groups of the first, what remains in the others.
+     * each G of {@code sizes}, largest first: the loop in groups of the first that fits, what remains in the
+     * smaller ones.
      */
     GroupedProducts(LibraryFunction single, IntFunction<LibraryFunction> group, List<Integer> sizes) { this(single, group, null, sizes); }
 
@@ -79,14 +83,14 @@ final class GroupedProducts {
      * depend on {@code k} (the row of accumulators of Gemm and MatMul, or a scalar one).
      */
     private boolean isGroupable(Stmt.For f) {
-        if (!(f.extent() instanceof Expr.IntConst extent) || extent.value() < sizes.getFirst()) return false;
+        if (!(f.extent() instanceof Expr.IntConst extent) || extent.value() < sizes.getLast()) return false;
         Stmt inner = f;
         while (inner instanceof Stmt.For loop) {
             // Inner loops must run the same iterations for k and k + 1, or the group would sum mismatched terms.
             if (loop.body().size() != 1 || (loop != f && LoopIndices.uses(loop.extent(), f.var()))) return false;
             inner = loop.body().getFirst();
         }
-        return switch (inner) {
+        boolean update = switch (inner) {
             case Stmt.Assign assign -> assign.value() instanceof Expr.Call call && isSingle(call)
                 && call.args().getFirst() instanceof Expr.LocalRef ref && ref.local() == assign.local();
             case Stmt.Store store -> store.value() instanceof Expr.Call call && isSingle(call)
@@ -94,6 +98,15 @@ final class GroupedProducts {
                 && load.index().equals(store.index()) && !LoopIndices.uses(store.index(), f.var());
             default -> false;
         };
+        return update && (extent.value() >= sizes.getFirst() || !takesLargestGroupInside(f));
+    }
+
+    /** Whether a loop inside {@code f}'s nest can be grouped by the largest size: better than a short loop in smaller groups. */
+    private boolean takesLargestGroupInside(Stmt.For f) {
+        for (Stmt inner = f.body().getFirst(); inner instanceof Stmt.For loop; inner = loop.body().getFirst()) {
+            if (loop.extent() instanceof Expr.IntConst extent && extent.value() >= sizes.getFirst() && isGroupable(loop)) return true;
+        }
+        return false;
     }
 
     private boolean isSingle(Expr.Call call) { return single.isCalledBy(call) && call.args().size() == 3; }
@@ -128,7 +141,9 @@ final class GroupedProducts {
 
         private List<Stmt> grouped(Stmt.For f) {
             long extent = ((Expr.IntConst) f.extent()).value();
-            int size = sizes.getFirst();
+            int largest = 0;
+            while (sizes.get(largest) > extent) largest++;
+            int size = sizes.get(largest);
             LoopVar j = new LoopVar(f.var().name() + "_group");
             List<Expr> members = new ArrayList<>();
             for (int x = 0; x < size; x++) members.add(LoopIndices.scaled(j, size, x));
@@ -137,7 +152,7 @@ final class GroupedProducts {
             Stmt nest = packedOnce(f.body().getFirst());
             out.add(new Stmt.For(j, groups, List.of(update(nest, f.var(), members, inside(loops, j, groups)))));
             long k = extent / size * size;
-            for (int smaller : sizes.subList(1, sizes.size())) {
+            for (int smaller : sizes.subList(largest + 1, sizes.size())) {
                 for (; extent - k >= smaller; k += smaller) out.add(update(nest, f.var(), constants(k, smaller), loops));
             }
             for (; k < extent; k++) out.add(update(nest, f.var(), constants(k, 1), loops));

@@ -105,13 +105,13 @@ public record PExtension(int opcode) implements TargetExtension {
      * Dot-product loops with exact accumulation grouped for one instruction per group: fxp16_P's by
      * {@code lanes} (SMALDA), fxp8_P's by twice as many (SMAQA, four bytes per 16-bit lane pair); what remains
      * of a loop in half groups where it fits (fixed_p.c has byodt_p16_acc_mac2 and byodt_p8_acc_mac4 on both
-     * RV32 and RV64); fxp16_P's constant weights laid out at compile time as words, one load a group.
+     * RV32 and RV64); constant weights laid out at compile time as words, one load a group.
      */
     private static Program groupDotProducts(Program program, int lanes) {
-        Program sixteen = new GroupedProducts(PFunctions.accumulate(16, 1), g -> PFunctions.accumulate(16, g), PFunctions::accumulateWord,
+        Program sixteen = new GroupedProducts(PFunctions.accumulate(16, 1), g -> PFunctions.accumulate(16, g), g -> PFunctions.accumulateWord(16, g),
             lanes == 4 ? List.of(4, 2) : List.of(2)).apply(program);
-        return new GroupedProducts(PFunctions.accumulate(8, 1), g -> PFunctions.accumulate(8, g), lanes == 4 ? List.of(8, 4) : List.of(4))
-            .apply(sixteen);
+        return new GroupedProducts(PFunctions.accumulate(8, 1), g -> PFunctions.accumulate(8, g), g -> PFunctions.accumulateWord(8, g),
+            lanes == 4 ? List.of(8, 4) : List.of(4)).apply(sixteen);
     }
 
     /**

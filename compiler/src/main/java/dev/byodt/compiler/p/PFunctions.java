@@ -64,12 +64,12 @@ final class PFunctions {
             Expr.Call.Passing.UPDATES_FIRST_IN_PLACE);
     }
 
-    /** {@code byodt_p16_acc_macG_word}: G products of fxp16_P values whose b operands come as one word. */
-    static LibraryFunction accumulateWord(int products) {
+    /** {@code byodt_pBITS_acc_macG_word}: G products of fxp16_P or fxp8_P values whose b operands come as one word. */
+    static LibraryFunction accumulateWord(int bits, int products) {
         List<ScalarType> parameters = new ArrayList<>(List.of(ScalarType.I64));
-        parameters.addAll(Collections.nCopies(products, ScalarType.I16));
-        parameters.add(ScalarType.integerOfBits(16 * products));
-        return new LibraryFunction("byodt_p16_acc_mac" + products + "_word", ScalarType.I64, parameters,
+        parameters.addAll(Collections.nCopies(products, ScalarType.integerOfBits(bits)));
+        parameters.add(ScalarType.integerOfBits(bits * products));
+        return new LibraryFunction("byodt_p" + bits + "_acc_mac" + products + "_word", ScalarType.I64, parameters,
             Expr.Call.Passing.UPDATES_FIRST_IN_PLACE);
     }
 
@@ -95,8 +95,9 @@ final class PFunctions {
             all.add(pack(16, lanes));
             all.add(pack(8, 2 * lanes));
             all.add(accumulate(16, lanes));
-            all.add(accumulateWord(lanes));
+            all.add(accumulateWord(16, lanes));
             all.add(accumulate(8, 2 * lanes));
+            all.add(accumulateWord(8, 2 * lanes));
         }
         return all;
     }

@@ -9,7 +9,8 @@
  * rescaling shifts right arithmetically (toward minus infinity, as (a * b) >> P and the P extension's
  * SRAI16 / KHM16 do), division truncates toward zero (C's /). A product is formed exactly in 2N bits, shifted
  * right by P with that rounding, then saturated; a quotient is exact then rounded; square root is exact then
- * rounded; exp, log, tanh, sigmoid, erf and pow are computed in double and rounded once like a conversion.
+ * rounded; exp, log, erf and pow are computed in double and rounded once like a conversion, tanh and sigmoid
+ * too for N = 32 and in fixed point for N <= 16 (fixed_tanh.c), with the same results.
  * Division by zero gives the largest value for a > 0, the smallest for a < 0, and 0 for 0.
  *
  * Parameters: -DFXP_N -DFXP_P [-DFXP_WRAP=1] [-DFXP_TRUNCATE=1] -DBYODT_PREFIX=<prefix>.
@@ -172,8 +173,7 @@ EXPORT T FN(sqrt)(T a) {
 }
 EXPORT T FN(exp)(T a) { return from_double(exp_d(to_double(a))); }
 EXPORT T FN(log)(T a) { return from_double(log_d(to_double(a))); }
-EXPORT T FN(tanh)(T a) { return from_double(tanh_d(to_double(a))); }
-EXPORT T FN(sigmoid)(T a) { return from_double(sigmoid_d(to_double(a))); }
+/* tanh and sigmoid: fixed_tanh.c, compiled after this file. */
 EXPORT T FN(erf)(T a) { return from_double(erf_d(to_double(a))); }
 
 EXPORT int32_t FN(lt)(T a, T b) { return value_of(a) < value_of(b); }

@@ -260,7 +260,21 @@ EXPORT void byodt_p8_acc_mac4(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2,
     *acc += (uint64_t)(int64_t)(int32_t)(uint32_t)sums;
 }
 
+/* The same with b's four, or eight, operands as one word that byodt laid out at compile time (constant weights:
+   lane 0 the first byte). */
+EXPORT void byodt_p8_acc_mac4_word(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3, uint32_t b) {
+    reg_t sums = p_smaqa(0, bytes4(a0, a1, a2, a3), b);
+    *acc += (uint64_t)(int64_t)(int32_t)(uint32_t)sums;
+}
+
 #if XLEN == 64
+EXPORT void byodt_p8_acc_mac8_word(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3, uint8_t a4, uint8_t a5,
+                                   uint8_t a6, uint8_t a7, uint64_t b) {
+    reg_t a = (reg_t)bytes4(a0, a1, a2, a3) | (reg_t)bytes4(a4, a5, a6, a7) << 32;
+    reg_t sums = p_smaqa(0, a, (reg_t)b);
+    *acc += (uint64_t)(int64_t)(int32_t)(uint32_t)sums + (uint64_t)(int64_t)(int32_t)(uint32_t)(sums >> 32);
+}
+
 EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3, uint8_t a4, uint8_t a5,
                               uint8_t a6, uint8_t a7, uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3, uint8_t b4,
                               uint8_t b5, uint8_t b6, uint8_t b7) {

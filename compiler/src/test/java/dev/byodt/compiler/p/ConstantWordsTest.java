@@ -44,6 +44,22 @@ class ConstantWordsTest {
     }
 
     @Test
+    void fourBytesOfEachMapBecomeOne32BitWordPerMap() {
+        Buffer bytes = new Buffer("w8", ScalarType.I8, new long[]{4, 3});
+        MemorySegment values = MemorySegment.ofArray(new byte[12]);
+        for (int i = 0; i < 12; i++) values.set(ValueLayout.JAVA_BYTE, i, (byte) (-6 + i));
+        List<Expr> channels = List.of(0, 1, 2, 3).stream()
+            .<Expr>map(c -> new Expr.Load(bytes, op(ScalarOp.ADD, op(ScalarOp.MUL, i64(c), i64(3)), new Expr.Var(m)))).toList();
+        ConstantWords words = new ConstantWords(Map.of(bytes, values));
+        Expr.Load word = (Expr.Load) words.word(channels, Map.of(m, i64(3))).orElseThrow();
+        assertEquals(ScalarType.I32, word.type());
+        assertEquals(3, word.buffer().size());
+        byte[] expected = {-6, -3, 0, 3, -5, -2, 1, 4, -4, -1, 2, 5};
+        assertArrayEquals(expected, words.constants().get(word.buffer().storage()).toArray(ValueLayout.JAVA_BYTE));
+        assertEquals(Optional.empty(), words.word(channels.subList(0, 2), Map.of(m, i64(3))), "two bytes are no word");
+    }
+
+    @Test
     void fourChannelsOfEachMapBecomeOneWordPerMap() {
         ConstantWords words = new ConstantWords(Map.of(weights, shorts(12, 100)));
         Expr.Load word = (Expr.Load) words.word(channelsOfMap(), Map.of(m, i64(3))).orElseThrow();

@@ -86,6 +86,18 @@ class GroupedProductsTest {
     }
 
     @Test
+    void fiveProductsInEightsAndFoursBecomeAGroupOfFourAndASingleStep() {
+        LoopVar k = new LoopVar("k");
+        GroupedProducts eightsThenFours = new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(8, 4));
+        List<Stmt> grouped = eightsThenFours.rewrite(List.of(new Stmt.For(k, i64(5), List.of(product(new Expr.Var(k))))));
+        assertEquals(2, grouped.size());
+        Stmt.For fours = assertInstanceOf(Stmt.For.class, grouped.get(0));
+        assertEquals(i64(1), fours.extent());
+        assertEquals("mac4", ((Expr.Call) ((Stmt.Assign) fours.body().getFirst()).value()).function());
+        assertEquals(product(i64(4)), grouped.get(1));
+    }
+
+    @Test
     void groupSizesMustDecrease() {
         assertThrows(IllegalArgumentException.class, () -> new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(2, 4)));
     }

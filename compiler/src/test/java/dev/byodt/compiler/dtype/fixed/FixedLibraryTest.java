@@ -1,6 +1,6 @@
 package dev.byodt.compiler.dtype.fixed;
 
-import dev.byodt.compiler.dtype.BuiltInLibraries;
+import dev.byodt.compiler.dtype.builtin.FixedPointDatatypes;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.FixedReference;
@@ -33,7 +33,7 @@ class FixedLibraryTest {
         FixedReference reference() { return new FixedReference(n, p, wrap, truncate); }
 
         NativeLibrary compile() {
-            return NativeLibrary.builder(BuiltInLibraries.of("dev/byodt/datatypes/fixed/fixed.c"), prefix(), n)
+            return NativeLibrary.builder(FixedPointDatatypes.LIBRARY, prefix(), n)
                 .define("FXP_N", "" + n).define("FXP_P", "" + p)
                 .define("FXP_WRAP", wrap ? "1" : "0").define("FXP_TRUNCATE", truncate ? "1" : "0")
                 .accumulatorBits(n <= 16 ? 64 : 128).build();

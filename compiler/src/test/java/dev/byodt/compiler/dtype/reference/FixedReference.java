@@ -41,7 +41,12 @@ public final class FixedReference {
     public int fromDouble(double d) {
         if (Double.isNaN(d)) return 0;
         if (Double.isInfinite(d)) return saturate(d > 0 ? max : min);
-        Rational x = scaledUp(Rational.of(d));
+        return fromReal(Rational.of(d));
+    }
+
+    /** A real number converted like a double: x * 2^P rounded (nearest-even or toward zero), saturated. */
+    public int fromReal(Rational real) {
+        Rational x = scaledUp(real);
         return saturate(truncate ? Rounding.towardZero(x) : Rounding.nearestEven(x));
     }
 
