@@ -69,14 +69,8 @@ final class Conv implements Operator {
             throw node.error("group=" + groups + " does not fit " + channels + " input channels and weights of shape "
                 + Shapes.format(w.shape()));
         }
-        long[] kernel = Arrays.copyOfRange(w.shape(), 2, w.rank());
-        long[] declared = node.intsAttr("kernel_shape", kernel);
-        if (!Arrays.equals(declared, kernel)) {
-            throw node.badAttribute("kernel_shape", declared, "the weights' spatial shape " + Shapes.format(kernel));
-        }
-        if (b != null && (b.rank() != 1 || b.dim(0) != maps)) {
-            throw node.error("bias B has shape " + Shapes.format(b.shape()) + ", expected " + maps);
-        }
+        long[] kernel = Operands.kernelShape(node, w);
+        Operands.requireBiasPerMap(node, b, maps);
         long[] spatial = Arrays.copyOfRange(x.shape(), 2, x.rank());
         return new Shape(x.dim(0), channels, maps, groups, spatial, WindowGeometry.of(node, spatial, kernel));
     }

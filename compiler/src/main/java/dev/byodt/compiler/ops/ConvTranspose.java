@@ -70,14 +70,8 @@ final class ConvTranspose implements Operator {
         }
         long maps = w.dim(1) * groups;
         int n = x.rank() - 2;
-        long[] kernel = Arrays.copyOfRange(w.shape(), 2, w.rank());
-        long[] declared = node.intsAttr("kernel_shape", kernel);
-        if (!Arrays.equals(declared, kernel)) {
-            throw node.badAttribute("kernel_shape", declared, "the weights' spatial shape " + Shapes.format(kernel));
-        }
-        if (b != null && (b.rank() != 1 || b.dim(0) != maps)) {
-            throw node.error("bias B has shape " + Shapes.format(b.shape()) + ", expected " + maps);
-        }
+        long[] kernel = Operands.kernelShape(node, w);
+        Operands.requireBiasPerMap(node, b, maps);
         long[] input = Arrays.copyOfRange(x.shape(), 2, x.rank());
         long[] strides = perAxis(node, "strides", n, 1, 1);
         long[] dilations = perAxis(node, "dilations", n, 1, 1);

@@ -6,9 +6,11 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Shapes;
 
+import java.util.Arrays;
+
 /**
  * Reading a node's operands the way the float operators of this package need them: required and optional
- * inputs that must be float32, and the outputs the node asks for.
+ * inputs that must be float32, a convolution's kernel and bias against its weights, and the outputs the node asks for.
  */
 final class Operands {
     private Operands() {}
@@ -40,6 +42,26 @@ final class Operands {
                 + " or more");
         }
         return t;
+    }
+
+    /**
+     * The spatial kernel of a convolution's weights W (dimensions 2 on); an explicit kernel_shape attribute
+     * must agree with it.
+     */
+    static long[] kernelShape(Node node, TensorType w) {
+        long[] kernel = Arrays.copyOfRange(w.shape(), 2, w.rank());
+        long[] declared = node.intsAttr("kernel_shape", kernel);
+        if (!Arrays.equals(declared, kernel)) {
+            throw node.badAttribute("kernel_shape", declared, "the weights' spatial shape " + Shapes.format(kernel));
+        }
+        return kernel;
+    }
+
+    /** A convolution's optional bias B (null when absent) must hold one value per output map. */
+    static void requireBiasPerMap(Node node, TensorType b, long maps) {
+        if (b != null && (b.rank() != 1 || b.dim(0) != maps)) {
+            throw node.error("bias B has shape " + Shapes.format(b.shape()) + ", expected " + maps);
+        }
     }
 
     static TensorType floatTensor(long[] shape) { return new TensorType(ElementType.FLOAT32, shape); }
