@@ -205,7 +205,11 @@ final class RunCommand implements Callable<Integer> {
         try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
              LoadedModel model = executor.load(module)) {
             ModelOptions.reportFallbacks(module);
-            printOutputs(model.run(bindInputs(model.inputs(), named, positional)), model.outputs());
+            List<Tensor> outputs = model.run(bindInputs(model.inputs(), named, positional));
+            // Callers get each output in the element type the model declares, as they gave the inputs.
+            List<Tensor> declared = new ArrayList<>();
+            for (int i = 0; i < outputs.size(); i++) declared.add(outputs.get(i).convertedTo(graph.outputs().get(i).declaredType()));
+            printOutputs(declared, model.outputs());
         }
         return 0;
     }
@@ -217,7 +221,7 @@ final class RunCommand implements Callable<Integer> {
             NamedTensor t = named.remove(spec.name());
             if (t == null && next < positional.size()) t = positional.get(next++);
             if (t == null) throw new UsageException("no --input given for the model's input '" + spec.name() + "'");
-            inputs.add(t.tensor());
+            inputs.add(t.tensor().convertedTo(t.tensor().type().computed()));
         }
         if (!named.isEmpty()) {
             throw new UsageException("the model has no input named '" + named.keySet().iterator().next()

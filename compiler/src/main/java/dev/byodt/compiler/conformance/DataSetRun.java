@@ -2,6 +2,7 @@ package dev.byodt.compiler.conformance;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.NamedTensor;
@@ -20,7 +21,8 @@ import java.util.Set;
  * with the expected one.
  *
  * <p>Named integer inputs of the data are bound at compile time: ONNX test data feeds shapes, axes and
- * pads as inputs, and byodt compiles static shapes. The float inputs are fed at run time, in order.
+ * pads as inputs, and byodt compiles static shapes. The other inputs are fed at run time, in order, converted
+ * to the types the model computes in; the outputs come back in the model's declared types.
  */
 public final class DataSetRun {
     /** One output's comparison with its expected value. */
@@ -47,10 +49,19 @@ public final class DataSetRun {
         }
         List<OutputCheck> checks = new ArrayList<>();
         for (int i = 0; i < set.outputs().size(); i++) {
-            TensorDiff diff = TensorDiff.of(set.outputs().get(i).tensor(), actual.get(i).tensor(), rtol, atol);
+            Tensor expected = set.outputs().get(i).tensor();
+            TensorDiff diff = TensorDiff.of(expected, inTypeOf(expected, actual.get(i).tensor()), rtol, atol);
             checks.add(new OutputCheck(i, actual.get(i).name(), diff));
         }
         return checks;
+    }
+
+    /**
+     * The actual tensor in the expected one's element type when both are computed in the same type (an output
+     * the model leaves untyped, compared with float16 data), so that the comparison sees the declared rounding.
+     */
+    private static Tensor inTypeOf(Tensor expected, Tensor actual) {
+        return expected.type().computed() == actual.type().computed() ? actual.convertedTo(expected.type()) : actual;
     }
 
     /**
@@ -68,12 +79,15 @@ public final class DataSetRun {
             if (bound.containsKey(t.name())) continue;
             boolean fixed = t.tensor().type().isInteger() || compileTime.contains(t.name());
             if (fixed && !t.name().isEmpty()) allBound.put(t.name(), t.tensor());
-            else runTimeInputs.add(t.tensor());
+            else runTimeInputs.add(t.tensor().convertedTo(t.tensor().type().computed()));
         }
         Graph graph = OnnxLoader.load(model, shapes, allBound);
         List<Tensor> values = executor.run(graph, runTimeInputs);
         List<NamedTensor> named = new ArrayList<>();
-        for (int i = 0; i < values.size(); i++) named.add(new NamedTensor(graph.outputs().get(i).name(), values.get(i)));
+        for (int i = 0; i < values.size(); i++) {
+            Value output = graph.outputs().get(i);
+            named.add(new NamedTensor(output.name(), values.get(i).convertedTo(output.declaredType())));
+        }
         return named;
     }
 }

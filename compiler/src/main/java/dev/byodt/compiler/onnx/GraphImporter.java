@@ -19,6 +19,7 @@ import dev.byodt.onnx.Onnx.NodeProto;
 import dev.byodt.onnx.Onnx.TensorProto;
 import dev.byodt.onnx.Onnx.ValueInfoProto;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.MemoryLimit;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
@@ -133,10 +134,12 @@ final class GraphImporter {
             long[] override = unused.remove(input.getName());
             if (override != null) {
                 value.setType(InputTypes.resolve(input, override, file.toString()));
+                value.setDeclaredType(InputTypes.declared(input));
                 continue;
             }
             try {
                 value.setType(InputTypes.resolve(input, null, file.toString()));
+                value.setDeclaredType(InputTypes.declared(input));
             } catch (ByodtException e) {
                 unsupportedValues.put(value, e.getMessage());
                 problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "input '" + input.getName() + "'", e));
@@ -156,10 +159,11 @@ final class GraphImporter {
 
     /** Fixes an input to a value known at compile time, which must fit the input's declared type. */
     private void bind(Value value, ValueInfoProto input, Tensor bound) {
-        TensorType declared = InputTypes.resolveBound(input, bound.shape(), file.toString());
-        if (declared.elementType() != bound.type()) {
+        InputTypes.resolveBound(input, bound.shape(), file.toString());
+        ElementType declared = InputTypes.declared(input);
+        if (declared != bound.type()) {
             throw new ByodtException("the value bound to input '" + input.getName() + "' of " + file + " is " + bound.type()
-                + ", but the input is " + declared.elementType());
+                + ", but the input is " + declared);
         }
         value.setConstant(bound);
     }

@@ -32,6 +32,13 @@ final class TypeRules {
         }
     }
 
+    /** Rejects anything but bool, for the logical operators and Where's condition. */
+    static void requireBool(Node node, Value input) {
+        if (input.type().elementType() != ElementType.BOOL) {
+            throw node.error("input '" + input.name() + "' is " + input.type().elementType() + ", but must be bool");
+        }
+    }
+
     /** Rejects anything but int32/int64 for index inputs. */
     static void requireInteger(Node node, Value input, String role) {
         if (!input.type().elementType().isInteger()) {
