@@ -205,11 +205,7 @@ final class RunCommand implements Callable<Integer> {
         try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
              LoadedModel model = executor.load(module)) {
             ModelOptions.reportFallbacks(module);
-            List<Tensor> outputs = model.run(bindInputs(model.inputs(), named, positional));
-            // Callers get each output in the element type the model declares, as they gave the inputs.
-            List<Tensor> declared = new ArrayList<>();
-            for (int i = 0; i < outputs.size(); i++) declared.add(outputs.get(i).convertedTo(graph.outputs().get(i).declaredType()));
-            printOutputs(declared, model.outputs());
+            printOutputs(graph.declaredOutputs(model.run(bindInputs(model.inputs(), named, positional))), model.outputs());
         }
         return 0;
     }

@@ -2,7 +2,6 @@ package dev.byodt.compiler.conformance;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.graph.Graph;
-import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.NamedTensor;
@@ -82,12 +81,9 @@ public final class DataSetRun {
             else runTimeInputs.add(t.tensor().convertedTo(t.tensor().type().computed()));
         }
         Graph graph = OnnxLoader.load(model, shapes, allBound);
-        List<Tensor> values = executor.run(graph, runTimeInputs);
+        List<Tensor> values = graph.declaredOutputs(executor.run(graph, runTimeInputs));
         List<NamedTensor> named = new ArrayList<>();
-        for (int i = 0; i < values.size(); i++) {
-            Value output = graph.outputs().get(i);
-            named.add(new NamedTensor(output.name(), values.get(i).convertedTo(output.declaredType())));
-        }
+        for (int i = 0; i < values.size(); i++) named.add(new NamedTensor(graph.outputs().get(i).name(), values.get(i)));
         return named;
     }
 }
