@@ -13,6 +13,7 @@ import static dev.byodt.compiler.kernel.Exprs.and;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.gt;
 import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.ne;
@@ -23,7 +24,9 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
 /**
  * Mod of two broadcast tensors. fmod=0 (integers only, ONNX's default) takes the divisor's sign, as Python's %
  * does; fmod=1 the dividend's, as C's fmod does. Reals compute fmod as a - b * trunc(a / b) in the datatype,
- * the quotient truncated through an integer, so it is exact only where a / b rounds to the right integer side.
+ * so it is exact only where a / b rounds to the right side of an integer. The quotient becomes an integer by
+ * the datatype's conversion, which may round (a posit's does) rather than truncate, and is then moved back
+ * toward zero where it went past the quotient.
  */
 final class Mod {
     private Mod() {}
@@ -41,12 +44,19 @@ final class Mod {
         return type;
     }
 
+    /** The integer part of a real quotient, as an I64. */
+    private static Expr truncated(Expr q) {
+        Expr t = cast(ScalarType.I64, q);
+        Expr back = cast(q.type(), t);
+        Expr zero = constant(q.type(), 0);
+        Expr upPastPositive = and(gt(back, q), gt(q, zero));
+        Expr downPastNegative = and(lt(back, q), lt(q, zero));
+        return select(upPastPositive, sub(t, 1), select(downPastNegative, add(t, 1), t));
+    }
+
     private static Expr mod(Node node, List<Expr> args) {
         Expr a = args.get(0), b = args.get(1);
-        if (!a.type().isInteger()) {
-            Expr truncated = cast(a.type(), cast(ScalarType.I64, div(a, b)));
-            return sub(a, mul(b, truncated));
-        }
+        if (!a.type().isInteger()) return sub(a, mul(b, cast(a.type(), truncated(div(a, b)))));
         Expr r = rem(a, b);
         if (node.intAttr("fmod", 0) != 0) return r;
         Expr signsDiffer = ne(lt(r, 0), lt(b, 0));
