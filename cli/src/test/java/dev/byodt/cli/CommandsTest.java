@@ -114,6 +114,20 @@ class CommandsTest {
     }
 
     @Test
+    void singleRunsReadAndWriteTheDeclaredTypes() {
+        Path source = NODE_CASES.resolve("test_cast_FLOAT16_to_DOUBLE");
+        Path out = tmp.resolve("out");
+        CommandLineRun run = CommandLineRun.of("run", source.resolve("model.onnx").toString(),
+            "--input", source.resolve("test_data_set_0/input_0.pb").toString(), "--output", out.toString());
+        assertEquals(0, run.exitCode(), run.err());
+        Tensor expected = TensorProtos.read(source.resolve("test_data_set_0/output_0.pb")).tensor();
+        Tensor written = TensorProtos.read(out.resolve("output_0.pb")).tensor();
+        assertEquals(ElementType.DOUBLE, written.type());
+        assertEquals(ElementType.DOUBLE, expected.type());
+        for (long i = 0; i < expected.elementCount(); i++) assertEquals(expected.getDouble(i), written.getDouble(i), 0, "element " + i);
+    }
+
+    @Test
     void everyOptionOfEveryCommandIsExplained() {
         CommandLine cli = new CommandLine(new Main());
         for (CommandLine sub : cli.getSubcommands().values()) {
