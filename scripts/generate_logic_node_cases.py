@@ -13,28 +13,16 @@ Dropout's training-mode cases (byodt compiles for inference; they draw random ma
 Usage: /usr/bin/python3 scripts/generate_logic_node_cases.py OUT_DIR   (the cases go to OUT_DIR/node/)
 """
 
-import os
-import shutil
-import subprocess
 import sys
+
+from generate_indexing_node_cases import generate
 
 OP_TYPES = ["Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "Where",
             "IsNaN", "IsInf", "Sign", "Mod", "Dropout"]
 
 LEFT_OUT = ["_expanded", "test_training_dropout"]
 
-
-def main():
+if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__.strip().splitlines()[-1])
-    generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "generate_recurrent_node_cases.py")
-    for op_type in OP_TYPES:
-        subprocess.run([sys.executable, generator, "--op-type", op_type, sys.argv[1]], check=True)
-    node = os.path.join(sys.argv[1], "node")
-    for case in os.listdir(node):
-        if any(part in case for part in LEFT_OUT):
-            shutil.rmtree(os.path.join(node, case))
-
-
-if __name__ == "__main__":
-    main()
+    generate(OP_TYPES, LEFT_OUT, sys.argv[1])
