@@ -35,7 +35,7 @@ final class ClassificationRun {
         DataOptions.Loaded loaded = dataOptions.load(dataSpec, modelOptions.model, modelOptions.shapeOverrides(),
             modelOptions.boundInputs(), executor);
         DataSource data = loaded.data();
-        Batches batches = Batches.of(data, Baseline.singleInput(loaded.graph()));
+        Batches batches = Batches.of(data, Baseline.singleInput(loaded.graph()), null);
         ItemOutputs outputs;
         double compileSeconds, runSeconds;
         try (CompiledInference model = CompiledInference.compile(loaded.graph(), options, executor)) {

@@ -90,6 +90,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     DataOptions dataOptions;
 
+    @Mixin
+    ClassAxisOption classAxis;
+
     @Option(names = "--reference", defaultValue = Baseline.BYODT, paramLabel = "byodt|onnxruntime",
         description = "Where the float32 baseline comes from: byodt's own float32 code or ONNX Runtime. Default: ${DEFAULT-VALUE}.")
     String reference;
@@ -168,7 +171,8 @@ final class RunCommand implements Callable<Integer> {
         boolean compare = !options.datatypes().isFloat32Only() || !reference.equals(Baseline.BYODT) || perLayer
             || json != null || csv != null || gate.isSet();
         int status = compare
-            ? new ComparisonRun(modelOptions, options, dataOptions, mode.data, reference, perLayer, json, csv, chart, gate, executor).call()
+            ? new ComparisonRun(modelOptions, options, dataOptions, mode.data, classAxis.classAxis, reference, perLayer, json, csv, chart, gate,
+                executor).call()
             : new ClassificationRun(modelOptions, options, dataOptions, mode.data, executor).call();
         if (countInstructions) {
             InstructionCount.print(dataOptions.loadForOneItem(mode.data, modelOptions.model, modelOptions.shapeOverrides(),
@@ -182,6 +186,9 @@ final class RunCommand implements Callable<Integer> {
         List<TestCase.DataSet> sets = TestCase.readDataSets(mode.testData);
         boolean allWithin = true;
         for (TestCase.DataSet set : sets) {
+            DataSetRun.boundFromData(modelOptions.model, modelOptions.boundInputs(), set).forEach((name, value) ->
+                System.out.printf("%s  input '%s' %s: bound at compile time (byodt compiles static shapes, so the data's "
+                    + "integer inputs fold like weights)%n", set.dir().getFileName(), name, value));
             List<DataSetRun.OutputCheck> checks = DataSetRun.run(modelOptions.model, modelOptions.shapeOverrides(),
                 modelOptions.boundInputs(), modelOptions.compileOptions(), set, rtol, atol);
             for (DataSetRun.OutputCheck check : checks) {

@@ -20,11 +20,13 @@ import dev.byodt.onnx.Onnx.TensorProto;
 import dev.byodt.onnx.Onnx.ValueInfoProto;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.MemoryLimit;
+import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -115,6 +117,7 @@ final class GraphImporter {
         TreeMap<String, long[]> unused = new TreeMap<>(shapeOverrides);
         TreeMap<String, Tensor> unbound = new TreeMap<>(boundInputs);
         List<Value> inputs = new ArrayList<>();
+        List<String> boundNames = new ArrayList<>();
         for (ValueInfoProto input : graph.getInputList()) {
             if (values.containsKey(input.getName())) {
                 if (unused.containsKey(input.getName()) || unbound.containsKey(input.getName())) {
@@ -126,7 +129,8 @@ final class GraphImporter {
             Value value = define(input.getName(), "a graph input");
             Tensor bound = unbound.remove(input.getName());
             if (bound != null) {
-                bind(value, input, bound);
+                bind(value, input, bound, unused.remove(input.getName()));
+                boundNames.add(input.getName());
                 continue;
             }
             inputs.add(value);
@@ -142,7 +146,8 @@ final class GraphImporter {
                 problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "input '" + input.getName() + "'", e));
             }
         }
-        String inputNames = String.join(", ", inputs.stream().map(Value::name).toList());
+        String inputNames = String.join(", ", inputs.stream().map(Value::name).toList())
+            + (boundNames.isEmpty() ? "" : "; bound at compile time: " + String.join(", ", boundNames));
         if (!unused.isEmpty()) {
             throw new ByodtException("a shape is given for '" + unused.firstKey() + "', which is not an input of " + file
                 + " (its inputs: " + inputNames + ")");
@@ -154,8 +159,15 @@ final class GraphImporter {
         return inputs;
     }
 
-    /** Fixes an input to a value known at compile time, which must fit the input's declared type. */
-    private void bind(Value value, ValueInfoProto input, Tensor bound) {
+    /**
+     * Fixes an input to a value known at compile time, which must fit the input's declared type and the shape
+     * --shape gives it, if any (naming a bound input's shape is allowed, so one command line serves both ways).
+     */
+    private void bind(Value value, ValueInfoProto input, Tensor bound, long[] givenShape) {
+        if (givenShape != null && !Arrays.equals(givenShape, bound.shape())) {
+            throw new ByodtException("the shape given for '" + input.getName() + "' (" + Shapes.format(givenShape)
+                + ") differs from that of the value bound to it at compile time (" + Shapes.format(bound.shape()) + ")");
+        }
         TensorType declared = InputTypes.resolveBound(input, bound.shape(), file.toString());
         if (declared.elementType() != bound.type()) {
             throw new ByodtException("the value bound to input '" + input.getName() + "' of " + file + " is " + bound.type()
