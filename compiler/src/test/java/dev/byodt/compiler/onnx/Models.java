@@ -84,9 +84,12 @@ final class Models {
     static GraphProto.Builder graph() { return GraphProto.newBuilder().setName("g"); }
 
     /** IR 8 with the default operator set at version 13. */
-    static ModelProto model(GraphProto.Builder graph) {
+    static ModelProto model(GraphProto.Builder graph) { return model(graph, 13); }
+
+    /** IR 8 with the default operator set at {@code opset}. */
+    static ModelProto model(GraphProto.Builder graph, long opset) {
         return ModelProto.newBuilder().setIrVersion(8).setProducerName("byodt-tests").setProducerVersion("1")
-            .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(13)).setGraph(graph).build();
+            .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(opset)).setGraph(graph).build();
     }
 
     static Path write(Path dir, String name, ModelProto model) {
