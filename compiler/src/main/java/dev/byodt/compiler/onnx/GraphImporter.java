@@ -19,6 +19,7 @@ import dev.byodt.onnx.Onnx.NodeProto;
 import dev.byodt.onnx.Onnx.TensorProto;
 import dev.byodt.onnx.Onnx.ValueInfoProto;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.MemoryLimit;
 import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.Tensor;
@@ -45,7 +46,7 @@ import java.util.TreeMap;
  * <p>Malformed models (a value used before it is defined, defined twice, an output nothing defines) are
  * errors at once. What byodt merely does not support is collected as {@link ImportProblem}s and the import
  * goes on around it, so that one run can list every unsupported operator; nodes that depend on an
- * unsupported one are left untyped and are not reported again.
+ * unsupported one are left untyped, and only what can be checked without types is reported of them.
  */
 final class GraphImporter {
     /** The import's outcome: the graph is complete only when there are no problems. */
@@ -61,6 +62,8 @@ final class GraphImporter {
     private final Map<Buffer, Value> valueOfBuffer = new IdentityHashMap<>();
     private final List<ImportProblem> problems = new ArrayList<>();
     private final Set<Node> skipped = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** ONNX element type codes of the tensors the model declares (value_info and graph outputs), by name. */
+    private final Map<String, Integer> declaredElementTypes = new HashMap<>();
 
     GraphImporter(Path file, ModelProto model) {
         this.file = file;
@@ -76,6 +79,8 @@ final class GraphImporter {
             throw new ByodtException(file + " has sparse initializers (for example '"
                 + graph.getSparseInitializer(0).getValues().getName() + "'), which byodt does not support");
         }
+        for (ValueInfoProto info : graph.getValueInfoList()) declareElementType(info);
+        for (ValueInfoProto info : graph.getOutputList()) declareElementType(info);
         addInitializers(graph);
         List<Value> inputs = addInputs(graph, shapeOverrides, boundInputs);
         List<Node> nodes = buildNodes(graph);
@@ -94,6 +99,12 @@ final class GraphImporter {
         String name = graph.getName().isEmpty() ? String.valueOf(file.getFileName()) : graph.getName();
         return new Result(new Graph(name, List.copyOf(inputs), List.copyOf(outputs), List.copyOf(remaining)),
             List.copyOf(problems));
+    }
+
+    private void declareElementType(ValueInfoProto info) {
+        if (info.getType().hasTensorType() && info.getType().getTensorType().getElemType() != 0) {
+            declaredElementTypes.put(info.getName(), info.getType().getTensorType().getElemType());
+        }
     }
 
     private void addInitializers(GraphProto graph) {
@@ -256,7 +267,10 @@ final class GraphImporter {
     private List<Node> inferAndFold(List<Node> nodes) {
         List<Node> remaining = new ArrayList<>();
         for (Node node : nodes) {
-            if (skipped.contains(node) || !inputsTyped(node)) continue;
+            if (skipped.contains(node) || !inputsTyped(node)) {
+                checkUntyped(node);
+                continue;
+            }
             try {
                 if (isConstantNode(node)) {
                     if (node.outputs().size() != 1) throw node.error("has " + node.outputs().size() + " outputs, not 1");
@@ -275,6 +289,28 @@ final class GraphImporter {
             }
         }
         return remaining;
+    }
+
+    /**
+     * A node byodt cannot type, being unsupported itself or behind one: lists what can be known without types,
+     * the attributes its operator checks ({@link Operator#checkAttributes}) and each output the model declares
+     * (value_info, graph outputs) of an element type byodt lacks, so that one inspection finds every problem.
+     */
+    private void checkUntyped(Node node) {
+        Operator operator = node.domain().isEmpty() ? Operators.lookup(node.opType()) : null;
+        if (operator != null && !skipped.contains(node)) {
+            try {
+                operator.checkAttributes(node);
+            } catch (ByodtException e) {
+                problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_USE, node.opType(), "node '" + node.name() + "'", e));
+            }
+        }
+        for (Value output : node.outputs()) {
+            Integer declared = declaredElementTypes.get(output.name());
+            if (declared == null || ElementType.fromOnnx(declared) != null) continue;
+            problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "tensor '" + output.name() + "'",
+                node.error("output '" + output.name() + "' is declared " + ElementType.onnxName(declared) + ", which byodt does not support")));
+        }
     }
 
     /** Whether the node's inputs are typed; reports a node that reads an unsupported weight or input. */
