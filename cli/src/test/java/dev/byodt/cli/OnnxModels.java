@@ -28,6 +28,20 @@ final class OnnxModels {
         return this;
     }
 
+    /** An input whose dimensions are each a Long (fixed) or a String (symbolic, named). */
+    OnnxModels symbolicInput(String name, int elementType, Object... dims) {
+        Onnx.TensorShapeProto.Builder shape = Onnx.TensorShapeProto.newBuilder();
+        for (Object d : dims) {
+            Onnx.TensorShapeProto.Dimension.Builder dim = Onnx.TensorShapeProto.Dimension.newBuilder();
+            if (d instanceof String symbol) dim.setDimParam(symbol);
+            else dim.setDimValue((Long) d);
+            shape.addDim(dim);
+        }
+        graph.addInput(Onnx.ValueInfoProto.newBuilder().setName(name).setType(Onnx.TypeProto.newBuilder()
+            .setTensorType(Onnx.TypeProto.Tensor.newBuilder().setElemType(elementType).setShape(shape))));
+        return this;
+    }
+
     OnnxModels output(String name, int elementType, long... dims) {
         graph.addOutput(valueInfo(name, elementType, dims));
         return this;
@@ -51,6 +65,14 @@ final class OnnxModels {
         for (long d : dims) count *= d;
         ByteBuffer data = ByteBuffer.allocate(Math.toIntExact(count * Float.BYTES)).order(ByteOrder.LITTLE_ENDIAN);
         for (long i = 0; i < count; i++) data.putFloat(value);
+        graph.addInitializer(tensor(name, FLOAT, dims).setRawData(ByteString.copyFrom(data.array())));
+        return this;
+    }
+
+    /** An initializer of the given shape holding {@code values}, in row-major order. */
+    OnnxModels floatValues(String name, long[] dims, float... values) {
+        ByteBuffer data = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        for (float v : values) data.putFloat(v);
         graph.addInitializer(tensor(name, FLOAT, dims).setRawData(ByteString.copyFrom(data.array())));
         return this;
     }

@@ -89,6 +89,9 @@ public final class NpySource implements DataSource {
     }
 
     @Override
+    public boolean holdsIntegers() { return data.kind().isInteger(); }
+
+    @Override
     public boolean hasLabels() { return labels != null; }
 
     @Override
