@@ -1,6 +1,6 @@
 package dev.byodt.cli.report;
 
-import dev.byodt.cli.UsageException;
+import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.TensorSpec;
 
@@ -29,7 +29,7 @@ public record ClassPositions(int axis, int outer, int classes, int inner) {
         if (shape.length < DENSE_RANK) return new ClassPositions(-1, 1, rowLength, 1);
         int axis = classAxis == null ? shape.length - 1 : classAxis < 0 ? shape.length + classAxis : classAxis;
         if (axis < 1 || axis >= shape.length) {
-            throw new UsageException("--class-axis " + classAxis + " does not name a class axis of output '" + output.name() + "' of shape "
+            throw new ByodtException("--class-axis " + classAxis + " does not name a class axis of output '" + output.name() + "' of shape "
                 + Shapes.format(shape) + " (1 to " + (shape.length - 1) + ", or -1 to -" + (shape.length - 1) + "; axis 0 is the batch)");
         }
         long outer = 1, inner = 1;
