@@ -177,7 +177,7 @@ final class RunCommand implements Callable<Integer> {
         int status = compare
             ? new ComparisonRun(modelOptions, options, dataOptions, mode.data, classAxis.classAxis, reference, perLayer, json, csv, chart, gate,
                 executor).call()
-            : new ClassificationRun(modelOptions, options, dataOptions, mode.data, executor).call();
+            : new ClassificationRun(modelOptions, options, dataOptions, mode.data, classAxis.classAxis, executor).call();
         if (countInstructions) {
             InstructionCount.print(dataOptions.loadForOneItem(mode.data, modelOptions.model, modelOptions.shapeOverrides(),
                 modelOptions.boundInputs()), options, (Executor.Emulated) executor);

@@ -143,6 +143,10 @@ class SequenceOutputsTest {
         assertTrue(labelled.err().contains("the labels give one class per item, but output 'logits' of shape 1x6x7 has 6 positions per item"),
             labelled.err());
 
+        CommandLineRun float32Alone = CommandLineRun.of("run", model.toString(), "--data", data.toString(), "--labels", labels.toString());
+        assertEquals(1, float32Alone.exitCode());
+        assertTrue(float32Alone.err().contains("the labels give one class per item, but output 'logits'"), float32Alone.err());
+
         CommandLineRun huge = CommandLineRun.of("run", model.toString(), "--data", tokens(1L << 25).toString(), "--dtype", "bfloat16");
         assertEquals(1, huge.exitCode());
         assertTrue(huge.oneLineError(), huge.err());
