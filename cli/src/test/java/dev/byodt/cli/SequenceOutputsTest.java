@@ -178,6 +178,11 @@ class SequenceOutputsTest {
         assertTrue(run.out().contains("test_data_set_0  input 'input_ids' int64[1x6]: bound at compile time"), run.out());
         assertTrue(run.out().contains("test_data_set_0  output 0 'logits'"), run.out());
 
+        CommandLineRun misspelt = CommandLineRun.of("run", model.toString(), "--test-data", set.toString(), "--shape", "ids=1,6");
+        assertEquals(1, misspelt.exitCode());
+        assertTrue(misspelt.err().contains("a shape is given for 'ids', which is not an input of " + model
+            + " (its inputs: none at run time; bound at compile time: input_ids)"), misspelt.err());
+
         CommandLineRun otherShape = CommandLineRun.of("run", model.toString(), "--test-data", set.toString(), "--shape", "input_ids=1x7");
         assertEquals(1, otherShape.exitCode());
         assertTrue(otherShape.oneLineError(), otherShape.err());

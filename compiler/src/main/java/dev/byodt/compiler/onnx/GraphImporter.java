@@ -157,8 +157,9 @@ final class GraphImporter {
                 problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "input '" + input.getName() + "'", e));
             }
         }
-        String inputNames = String.join(", ", inputs.stream().map(Value::name).toList())
-            + (boundNames.isEmpty() ? "" : "; bound at compile time: " + String.join(", ", boundNames));
+        String runTimeNames = String.join(", ", inputs.stream().map(Value::name).toList());
+        String inputNames = boundNames.isEmpty() ? runTimeNames
+            : (runTimeNames.isEmpty() ? "none at run time" : runTimeNames) + "; bound at compile time: " + String.join(", ", boundNames);
         if (!unused.isEmpty()) {
             throw new ByodtException("a shape is given for '" + unused.firstKey() + "', which is not an input of " + file
                 + " (its inputs: " + inputNames + ")");
