@@ -11,7 +11,7 @@ import java.nio.file.Path;
 
 /** Small ONNX models written by hand, malformed on purpose where a test needs it. */
 final class OnnxModels {
-    static final int FLOAT = 1, INT64 = 7;
+    static final int FLOAT = 1, INT64 = 7, STRING = 8;
 
     private final Onnx.GraphProto.Builder graph = Onnx.GraphProto.newBuilder().setName("g");
     private long opset = 17;
@@ -51,6 +51,12 @@ final class OnnxModels {
     OnnxModels output(String name) {
         graph.addOutput(Onnx.ValueInfoProto.newBuilder().setName(name)
             .setType(Onnx.TypeProto.newBuilder().setTensorType(Onnx.TypeProto.Tensor.newBuilder().setElemType(FLOAT))));
+        return this;
+    }
+
+    /** A value_info: the type the model declares for a tensor between nodes. */
+    OnnxModels declared(String name, int elementType, long... dims) {
+        graph.addValueInfo(valueInfo(name, elementType, dims));
         return this;
     }
 

@@ -13,10 +13,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import static dev.byodt.compiler.onnx.Models.BOOL;
 import static dev.byodt.compiler.onnx.Models.DOUBLE;
 import static dev.byodt.compiler.onnx.Models.FLOAT;
 import static dev.byodt.compiler.onnx.Models.NODE_TESTS;
+import static dev.byodt.compiler.onnx.Models.STRING;
 import static dev.byodt.compiler.onnx.Models.floatTensor;
 import static dev.byodt.compiler.onnx.Models.graph;
 import static dev.byodt.compiler.onnx.Models.intAttr;
@@ -84,27 +84,27 @@ class ModelSummaryTest {
 
     /**
      * Nodes behind an unsupported one are never typed, but what they name themselves is still listed: a Cast to
-     * bool, and a tensor the model declares of an element type byodt lacks.
+     * string, and a tensor the model declares of an element type byodt lacks.
      */
     @Test
     void problemsBehindAnUnsupportedNodeAreListed() {
         Path file = write(dir, "behind.onnx", model(graph()
             .addInput(tensor("x", FLOAT, 4L))
             .addOutput(tensor("y", FLOAT, 4L))
-            .addValueInfo(tensor("flags", BOOL, 4L))
+            .addValueInfo(tensor("flags", STRING, 4L))
             .addNode(node("Mystery", "mystery", List.of("x"), List.of("m")).toBuilder().setDomain("com.example").build())
-            .addNode(node("Cast", "to_bool", List.of("m"), List.of("flags"), intAttr("to", BOOL)))
+            .addNode(node("Cast", "to_string", List.of("m"), List.of("flags"), intAttr("to", STRING)))
             .addNode(node("Cast", "to_float", List.of("flags"), List.of("y"), intAttr("to", FLOAT))))
             .toBuilder().addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("com.example").setVersion(1)).build());
         List<String> rows = ModelSummary.of(file).unsupported().stream()
             .map(u -> u.subject() + " " + u.where() + " " + u.count() + " " + u.reason()).toList();
         assertEquals(List.of(
             "com.example.Mystery node 'mystery' 1 unsupported domain",
-            "Cast node 'to_bool' 1 unsupported attribute or input",
+            "Cast node 'to_string' 1 unsupported attribute or input",
             "- tensor 'flags' 1 unsupported tensor type"), rows);
         String text = ModelSummary.of(file).render();
-        assertTrue(text.contains("Cast node 'to_bool': casting to bool is not supported"), text);
-        assertTrue(text.contains("output 'flags' is declared bool, which byodt does not support"), text);
+        assertTrue(text.contains("Cast node 'to_string': casting to string is not supported"), text);
+        assertTrue(text.contains("output 'flags' is declared string, which byodt does not support"), text);
     }
 
     @Test

@@ -18,7 +18,7 @@ import java.util.List;
 
 /** Builds small ONNX models for front-end tests, the way an exporter would write them. */
 final class Models {
-    static final int FLOAT = 1, INT64 = 7, BOOL = 9, DOUBLE = 11;
+    static final int FLOAT = 1, INT64 = 7, STRING = 8, DOUBLE = 11;
     /** The ONNX backend node cases, for tests that need real exported models. */
     static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
 
