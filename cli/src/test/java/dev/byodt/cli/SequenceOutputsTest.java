@@ -120,6 +120,7 @@ class SequenceOutputsTest {
             "--class-axis", "1", "--out", out.toString());
         assertEquals(0, sweep.exitCode(), sweep.err());
         assertTrue(sweep.out().contains("agree of 'segments' is per position: 9 per item, top-1 over axis 1"), sweep.out());
+        assertTrue(Files.readString(out.resolve("report.html")).contains("<p>agree of 'segments' is per position: 9 per item, top-1 over axis 1</p>"));
         JsonObject top1 = top1(json(out.resolve("results.json")));
         assertEquals(27, top1.get("positions").getAsLong());
         assertEquals(1, top1.get("classAxis").getAsInt());

@@ -39,7 +39,7 @@ public final class ReportTable {
      * For each output compared position by position, what its "agree" counts: "agree of 'logits' is per position:
      * 16 per item, top-1 over axis 2".
      */
-    private static String perPositionNote(ComparisonReport report) {
+    static String perPositionNote(ComparisonReport report) {
         StringBuilder note = new StringBuilder();
         report.entries().stream().filter(ReportEntry::succeeded).findFirst().ifPresent(e -> {
             for (OutputFigures o : e.outputs()) {
