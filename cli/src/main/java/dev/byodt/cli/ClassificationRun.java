@@ -44,7 +44,7 @@ final class ClassificationRun {
         double compileSeconds, runSeconds;
         try (CompiledInference model = CompiledInference.compile(loaded.graph(), options, executor)) {
             model.reportFallbacks(ComparisonRun::warnFallback);
-            batches.requireLabelsFit(model.outputs());
+            batches.checkOutputs(model.outputs());
             compileSeconds = (System.nanoTime() - start) / 1e9;
             long runStart = System.nanoTime();
             try (Progress progress = Progress.start(modelOptions.dtype, data.size(), "img")) {

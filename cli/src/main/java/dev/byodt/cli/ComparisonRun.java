@@ -131,7 +131,7 @@ final class ComparisonRun {
              CompiledInference tst = CompiledInference.compile(exposed, test, executor);
              Progress progress = Progress.start("float32 and " + test.datatypes().datatype() + ", per layer", data.size(), "img")) {
             tst.reportFallbacks(ComparisonRun::warnFallback);
-            batches.requireLabelsFit(ref.outputs().subList(0, graph.outputs().size()));
+            batches.checkOutputs(ref.outputs().subList(0, graph.outputs().size()));
             return LayerRun.compare(ref, tst, graph.outputs().size(), batches, saturation, progress);
         }
     }

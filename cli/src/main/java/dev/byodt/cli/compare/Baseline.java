@@ -34,7 +34,7 @@ public record Baseline(Batches batches, ItemOutputs outputs, String description)
         Batches batches = Batches.of(data, singleInput(graph), classAxis);
         try (Inference inference = open(graph, model, float32, reference, executor, warnings);
              Progress progress = Progress.start("float32 (" + reference + ")", data.size(), "img")) {
-            batches.requireLabelsFit(inference.outputs());
+            batches.checkOutputs(inference.outputs());
             return new Baseline(batches, ItemOutputs.compute(inference, batches, progress),
                 reference.equals(ONNX_RUNTIME) ? OnnxRuntimeInference.DESCRIPTION : "byodt float32");
         }

@@ -66,12 +66,13 @@ public record Batches(DataSource data, BatchLayout layout, TensorSpec input, Int
     }
 
     /**
-     * Checks that the data's labels, if any, fit the first output: one class per item, below its class count.
-     * Labels name one class per item, so an output scored position by position takes none.
+     * Checks, before any call, that --class-axis fits every output and that the data's labels, if any, fit the
+     * first: one class per item, below its class count. Labels name one class per item, so an output scored
+     * position by position takes none.
      */
-    public void requireLabelsFit(List<TensorSpec> outputs) {
-        if (!data.hasLabels()) return;
+    public void checkOutputs(List<TensorSpec> outputs) {
         ClassPositions first = classPositions(outputs)[0];
+        if (!data.hasLabels()) return;
         if (first.positions() > 1) {
             throw new ByodtException("the labels give one class per item, but output '" + outputs.get(0).name() + "' of shape "
                 + Shapes.format(outputs.get(0).shape()) + " has " + first.positions() + " positions per item along class axis "
