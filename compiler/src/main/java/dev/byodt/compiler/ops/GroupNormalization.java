@@ -74,12 +74,14 @@ final class GroupNormalization implements Operator {
             Expr start = mul(add(mul(n, groups), g), size);
             RunStatistics statistics = RunStatistics.of(kb, x, start, size);
             Local mean = statistics.mean();
-            Local invStdDev = kb.local("invStdDev", div(real(1), sqrt(add(statistics.variance(), real(epsilon)))));
+            // Divided by the deviation rather than times its inverse, which a narrow datatype cannot hold where
+            // a group varies little (fxp16_13 ends below 4), while the normalized values stay within sqrt(size).
+            Local stdDev = kb.local("stdDev", sqrt(add(statistics.variance(), real(epsilon))));
             kb.loop(channelsPerGroup, c -> {
                 Expr parameter = perChannel ? add(mul(g, channelsPerGroup), c) : g;
                 kb.loop(spatial, i -> {
                     Expr at = add(start, add(mul(c, spatial), i));
-                    Expr normalized = mul(sub(kb.load(x, at), kb.get(mean)), kb.get(invStdDev));
+                    Expr normalized = div(sub(kb.load(x, at), kb.get(mean)), kb.get(stdDev));
                     kb.store(y, at, add(mul(normalized, kb.load(scale, parameter)), kb.load(bias, parameter)));
                 });
             });
