@@ -2,6 +2,8 @@ package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.conformance.GraphExecutor;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.ops.MathReference.Reduction;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +28,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * anywhere in [-1, 1); the results, and the sums on the way, stay inside fxp16_13's range [-4, 4).
  */
 class MathOperatorsInDatatypesTest {
+    /**
+     * The reductions' sums follow --accumulate, as ReduceSum's and CumSum's do: in posit16 (9 fraction bits
+     * near 1024, so 1024 + 1 is a tie rounded to the even 1024) rounding every step keeps 1024 + 8 x 1 at
+     * 1024, and summing exactly (quire, or float32, which holds these integers) gives 1032.
+     */
+    @ParameterizedTest
+    @CsvSource({"DTYPE, 1024", "EXACT, 1032", "FLOAT32, 1032"})
+    void sumsAccumulateAsTheAccumulationModeSays(AccumulationMode mode, float expected) {
+        DatatypeChoice posit16 = DatatypeChoice.float32().withDatatype("custom[posit]16").withAccumulation(mode);
+        GraphExecutor compiled = GraphExecutor.compiled(CompileOptions.host().withDatatypes(posit16));
+        Tensor magnitudes = floats(1024, -1, 1, -1, 1, -1, 1, -1, 1);
+        assertArrayEquals(new float[] {expected}, new NodeCase("ReduceL1", 18).input(magnitudes).run(compiled).getFirst().toFloatArray());
+        Tensor roots = floats(32, -1, 1, -1, 1, -1, 1, -1, 1);
+        assertArrayEquals(new float[] {expected},
+            new NodeCase("ReduceSumSquare", 18).input(roots).run(compiled).getFirst().toFloatArray());
+    }
+
     /** Selections of values every format holds exactly: the same as in float32. */
     private static final Set<String> EXACT_IN_EVERY_FORMAT = Set.of("Hardmax", "ThresholdedRelu");
 
