@@ -59,17 +59,22 @@ final class GroupNormalization implements Operator {
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
+        lowerGroups(node, kb, groups(node, kb.input(0).dim(1)), node.opsetVersion() >= PER_CHANNEL_SINCE);
+    }
+
+    /**
+     * The normalization of X (input 0) in {@code groups} groups of consecutive channels, with scale and bias
+     * (inputs 1 and 2) per channel or per group; InstanceNormalization is the case of one channel a group.
+     */
+    static void lowerGroups(Node node, KernelBuilder kb, long groups, boolean perChannel) {
         Buffer x = kb.input(0);
         Buffer scale = kb.input(1);
         Buffer bias = kb.input(2);
         Buffer y = kb.output(0);
         double epsilon = node.floatAttr("epsilon", 1e-5f);
-        long channels = x.dim(1);
-        long groups = groups(node, channels);
-        long channelsPerGroup = channels / groups;
+        long channelsPerGroup = x.dim(1) / groups;
         long spatial = Operands.product(x.shape(), 2, x.rank());
         long size = channelsPerGroup * spatial;
-        boolean perChannel = node.opsetVersion() >= PER_CHANNEL_SINCE;
         kb.loop(x.dim(0), n -> kb.loop(groups, g -> {
             Expr start = mul(add(mul(n, groups), g), size);
             RunStatistics statistics = RunStatistics.of(kb, x, start, size);
