@@ -55,14 +55,20 @@ final class Activations {
         Operators.register("HardSwish", onReals((node, x) -> mul(x, clamp01(add(mul(real(1.0 / 6), x), real(0.5))))));
         Operators.register("Gelu", onReals(Activations::gelu));
         Operators.register("Softplus", onRealsWithLocals((node, kb, x) -> softplus(kb, x)));
-        Operators.register("Softsign", onReals((node, x) -> div(x, add(real(1), abs(x)))));
+        Operators.register("Softsign", onReals((node, x) -> softsign(x)));
         Operators.register("Mish", onRealsWithLocals((node, kb, x) -> mul(x, tanh(softplus(kb, x)))));
         Operators.register("Celu", onReals((node, x) -> {
             Expr alpha = attr(node, "alpha", 1f);
             return add(max(real(0), x), min(real(0), mul(alpha, sub(exp(div(x, alpha)), real(1)))));
         }));
-        Operators.register("ThresholdedRelu", onReals((node, x) -> select(gt(x, attr(node, "alpha", 1f)), x, real(0))));
+        Operators.register("ThresholdedRelu", onReals((node, x) -> thresholdedRelu(x, attr(node, "alpha", 1f))));
     }
+
+    /** Softsign, x / (1 + |x|); also an activation of the recurrent layers. */
+    static Expr softsign(Expr x) { return div(x, add(real(1), abs(x))); }
+
+    /** x where it exceeds alpha, else 0; also an activation of the recurrent layers. */
+    static Expr thresholdedRelu(Expr x, Expr alpha) { return select(gt(x, alpha), x, real(0)); }
 
     /**
      * Softplus, log(1 + exp(x)), as max(x, 0) + log(1 + exp(-|x|)): exp's argument is never positive, so it
