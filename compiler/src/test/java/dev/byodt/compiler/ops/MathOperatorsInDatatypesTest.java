@@ -26,6 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * format's rounding steps of {@link MathReference}, and not float32's result. The activations' inputs lie on
  * a grid of 1/64 in [-3, 3), which every format here holds exactly, the reductions' and GroupNormalization's
  * anywhere in [-1, 1); the results, and the sums on the way, stay inside fxp16_13's range [-4, 4).
+ * InstanceNormalization, which shares GroupNormalization's nest, is here for the channel whose scale over its
+ * deviation fxp16_13 could not hold when the nest multiplied by it.
  */
 class MathOperatorsInDatatypesTest {
     /**
@@ -93,6 +95,12 @@ class MathOperatorsInDatatypesTest {
         Tensor scale = floats(1, 0.5f, -0.75f, 1.25f, 0.25f, -1), bias = floats(0, 0.25f, -0.5f, 1, 0.125f, -0.25f);
         cases.add(new Case("GroupNormalization", () -> new NodeCase("GroupNormalization", 21).attr("num_groups", 2L).input(image)
             .input(scale).input(bias), MathReference.groupNormalization(image, 2, scale, bias, true, 1e-5f)));
+        // A channel that varies little: scale over its deviation (4.9) is beyond fxp16_13's range, the normalized
+        // values (within sqrt(2)) are not.
+        Tensor channels = floats(new long[] {1, 2, 3}, 0.3f, 0.55f, 0.05f, -0.5f, 0.75f, 0.25f);
+        Tensor channelScale = floats(1, -0.5f), channelBias = floats(0.5f, 0);
+        cases.add(new Case("InstanceNormalization", () -> new NodeCase("InstanceNormalization", 6).input(channels)
+            .input(channelScale).input(channelBias), MathReference.groupNormalization(channels, 2, channelScale, channelBias, true, 1e-5f)));
         return cases;
     }
 
