@@ -21,6 +21,7 @@ import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.exp;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.idx;
@@ -30,6 +31,7 @@ import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
+import static dev.byodt.compiler.kernel.Exprs.select;
 import static dev.byodt.compiler.kernel.Exprs.sqrt;
 import static dev.byodt.compiler.kernel.Exprs.sub;
 
@@ -165,10 +167,12 @@ final class Reductions implements Operator {
             case L2 -> sqrt(sum(kb, folded, (acc, x) -> mac(acc, x, x), element));
             case SUM_SQUARE -> sum(kb, folded, (acc, x) -> mac(acc, x, x), element);
             case LOG_SUM_EXP -> {
-                // Shifted by the largest element, so that exp cannot overflow, even in narrow datatypes.
-                Local largest = extreme(kb, folded, element, true);
-                Expr total = sum(kb, folded, (acc, x) -> accumulate(acc, exp(sub(x, kb.get(largest)))), element);
-                yield add(log(total), kb.get(largest));
+                // Shifted by the largest element, so that exp cannot overflow, even in narrow datatypes; by 0 where
+                // that is infinite (x - x is then not 0), so that infinities give infinities as unshifted.
+                Expr largest = kb.get(extreme(kb, folded, element, true));
+                Local shift = kb.local("shift", select(eq(sub(largest, largest), real(0)), largest, real(0)));
+                Expr total = sum(kb, folded, (acc, x) -> accumulate(acc, exp(sub(x, kb.get(shift)))), element);
+                yield add(log(total), kb.get(shift));
             }
         };
     }

@@ -1,11 +1,16 @@
 package dev.byodt.compiler.ops;
 
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.conformance.GraphExecutor;
+import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.ops.MathReference.Reduction;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.List;
 
 import static dev.byodt.compiler.ops.NodeCase.floats;
 import static dev.byodt.compiler.ops.NodeCase.longs;
@@ -75,10 +80,16 @@ class MathOperatorsTest {
     }
 
     @Test
-    void logSumExpIsShiftedByTheLargestElementSoExpCannotOverflow() {
+    void logSumExpIsShiftedByTheLargestFiniteElementSoExpCannotOverflow() {
         Tensor large = floats(100, 100, 88);
         assertClose(new double[] {100 + Math.log(2 + Math.exp(-12))},
             new NodeCase("ReduceLogSumExp", 18).input(large).runOne(), "log-sum-exp of large values");
+        float inf = Float.POSITIVE_INFINITY;
+        Tensor infinities = floats(new long[] {3, 2}, -inf, -inf, 1, inf, -inf, 2);
+        for (GraphExecutor executor : List.of(GraphInterpreter::run, GraphExecutor.compiled(CompileOptions.host()))) {
+            assertArrayEquals(new float[] {-inf, inf, 2}, new NodeCase("ReduceLogSumExp", 18).input(infinities).constant(longs(1))
+                .attr("keepdims", 0L).run(executor).getFirst().toFloatArray(), "infinities as log(sum(exp(x))) gives them");
+        }
     }
 
     @Test
