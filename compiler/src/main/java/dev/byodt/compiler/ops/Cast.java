@@ -35,6 +35,9 @@ final class Cast implements Operator {
     }
 
     @Override
+    public void checkAttributes(Node node) { target(node); }
+
+    @Override
     public void lower(Node node, KernelBuilder kb) {
         ElementType target = target(node);
         Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> to(target, x.getFirst()));
