@@ -113,10 +113,12 @@ typedef uint32_t T;
 
 #if MF_SPECIALS == MF_SPECIALS_IEEE
 static int is_nan(T a) { return (a & MAGNITUDE_MASK) > INFINITY_BITS; }
-#elif MF_SPECIALS == MF_SPECIALS_NONE
-static int is_nan(T a) { (void)a; return 0; }
-#else
+#elif MF_SPECIALS == MF_SPECIALS_FN
+static int is_nan(T a) { return (a & MAGNITUDE_MASK) == NAN_BITS; }
+#elif MF_SPECIALS == MF_SPECIALS_FNUZ
 static int is_nan(T a) { return a == (T)NAN_BITS; }
+#else
+static int is_nan(T a) { (void)a; return 0; }
 #endif
 static int is_infinite(T a) { return (a & MAGNITUDE_MASK) == INFINITY_BITS; }
 /* Zero of either sign (with FNUZ, 1.0..0.0..0 is NaN, not zero; E8M0 has no zero). */
@@ -359,7 +361,8 @@ EXPORT T FN(max)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : order
 EXPORT T FN(pow)(T a, T b) { return from_double(pow_d(to_double(a), to_double(b))); }
 
 EXPORT T FN(neg)(T a) { return negated(a); }
-EXPORT T FN(abs)(T a) { return is_nan(a) ? a : (T)(a & MAGNITUDE_MASK); }
+/* Clears the sign bit, except that FNUZ's NaN (the -0 pattern) stays NaN. */
+EXPORT T FN(abs)(T a) { return MF_SPECIALS == MF_SPECIALS_FNUZ && is_nan(a) ? a : (T)(a & MAGNITUDE_MASK); }
 EXPORT T FN(sqrt)(T a) { return sqrt_format(a); }
 EXPORT T FN(exp)(T a) { return from_double(exp_d(to_double(a))); }
 EXPORT T FN(log)(T a) { return from_double(log_d(to_double(a))); }

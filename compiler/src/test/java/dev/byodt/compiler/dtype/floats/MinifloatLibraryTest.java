@@ -7,6 +7,7 @@ import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
 import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.compiler.target.Target;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -102,6 +103,37 @@ class MinifloatLibraryTest {
         int[] v = new int[1 << f.bits()];
         for (int i = 0; i < v.length; i++) v[i] = i;
         return v;
+    }
+
+    /**
+     * The reference's formats are the published ones: largest and smallest positive values as the OCP FP8 and MX
+     * specifications, NVIDIA's NVFP4 description, the ONNX FNUZ types and ml_dtypes state them.
+     */
+    @Test
+    void elementFormatsHaveTheirPublishedRanges() {
+        assertRange(FP8E4M3, 448, 0x1p-9);
+        assertRange(FP8E4M3FNUZ, 240, 0x1p-10);
+        assertRange(FP8E5M2FNUZ, 57344, 0x1p-17);
+        assertRange(FP8E3M4, 15.5, 0x1p-6);
+        assertRange(FP6E3M2, 28, 0.0625);
+        assertRange(FP6E2M3, 7.5, 0.125);
+        assertRange(FP4E2M1, 6, 0.5);
+        assertRange(E8M0, 0x1p127, 0x1p-127);
+        assertRange(UE4M3, 448, 0x1p-9);
+        double[] fp4 = new double[8];
+        for (int a = 0; a < 8; a++) fp4[a] = FP4E2M1.reference().toDouble(a);
+        assertArrayEquals(new double[]{0, 0.5, 1, 1.5, 2, 3, 4, 6}, fp4, "OCP MX FP4 E2M1's positive values");
+    }
+
+    private static void assertRange(Format f, double largest, double smallest) {
+        MinifloatReference ref = f.reference();
+        double min = Double.MAX_VALUE;
+        for (int a = 0; a < ref.count(); a++) {
+            double v = ref.toDouble(a);
+            if (v > 0 && v < min) min = v;
+        }
+        assertEquals(largest, ref.toDouble(ref.largestFinite(false)), f + " largest");
+        assertEquals(smallest, min, f + " smallest positive");
     }
 
     @ParameterizedTest
