@@ -1,6 +1,8 @@
 /*
  * IEEE 754-style binary floating point with MF_EXP_BITS exponent bits and MF_FRAC_BITS fraction bits:
- * float16 (e5m10), bfloat16 (e8m7), fp8e5m2 (e5m2) and every minifloat_eE.
+ * float16 (e5m10), bfloat16 (e8m7), fp8e5m2 (e5m2), fp8e3m4 and every minifloat_eE; and, with the parameters
+ * MF_SPECIALS and MF_UNSIGNED below, the formats that give the special patterns other meanings: OCP fp8e4m3,
+ * the ONNX FNUZ float8s, the OCP MX elements FP6 and FP4 and scale E8M0, and NVFP4's unsigned E4M3 scale.
  *
  * Layout (low 1+E+M bits of the storage integer, zero-extended): sign, E exponent bits (bias 2^(E-1) - 1),
  * M fraction bits. Exponent 0 holds zeros and subnormals, all ones holds infinities (fraction 0) and NaNs.
