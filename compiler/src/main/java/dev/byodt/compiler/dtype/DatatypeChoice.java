@@ -118,12 +118,7 @@ public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Ov
             throw new ByodtException("--accumulate exact needs a custom datatype: " + reference + " sums in " + reference
                 + " (choose --dtype, or --accumulate dtype or float32)");
         }
-        for (DatatypeInstance i : all) {
-            if (!i.definition().accumulationModes().contains(accumulationOf(i))) {
-                throw new ByodtException("datatype " + i + " does not support --accumulate " + accumulation.optionName()
-                    + " (it supports " + i.definition().accumulationModes().stream().map(AccumulationMode::optionName).toList() + ")");
-            }
-        }
+        for (DatatypeInstance i : all) i.requireAccumulation(accumulationOf(i));
         return all;
     }
 

@@ -3,7 +3,6 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
-import dev.byodt.runtime.ByodtException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -40,10 +39,7 @@ public final class RegisteredDatatype implements Datatype {
     public RegisteredDatatype(DatatypeInstance instance, AccumulationMode accumulation, LoweringTarget target,
                               Optional<DatatypeInstance> fallback, LoweringLog log,
                               BiFunction<DatatypeInstance, String, CompileTimeConversion> conversions) {
-        if (!instance.definition().accumulationModes().contains(accumulation)) {
-            throw new ByodtException("datatype " + instance + " does not support --accumulate " + accumulation.optionName()
-                + " (it supports " + instance.definition().accumulationModes().stream().map(AccumulationMode::optionName).toList() + ")");
-        }
+        instance.requireAccumulation(accumulation);
         this.instance = instance;
         this.float32Values = instance.definition().isReference();
         this.target = target;
