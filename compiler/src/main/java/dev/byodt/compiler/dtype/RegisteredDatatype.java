@@ -22,7 +22,7 @@ import java.util.function.BiFunction;
  */
 public final class RegisteredDatatype implements Datatype {
     private final DatatypeInstance instance;
-    private final boolean float32Values;
+    private final boolean valuesAreFloat32;
     private final Accumulator accumulator;
     private final LoweringTarget target;
     private final Optional<DatatypeInstance> fallback;
@@ -41,7 +41,7 @@ public final class RegisteredDatatype implements Datatype {
                               BiFunction<DatatypeInstance, String, CompileTimeConversion> conversions) {
         instance.requireAccumulation(accumulation);
         this.instance = instance;
-        this.float32Values = instance.definition().isReference();
+        this.valuesAreFloat32 = instance.definition().isReference();
         this.target = target;
         this.fallback = fallback;
         this.log = log;
@@ -71,7 +71,7 @@ public final class RegisteredDatatype implements Datatype {
         if (value == Double.NEGATIVE_INFINITY && instance.lowering(DatatypeOp.LOWEST, target).isPresent()) {
             return apply(DatatypeOp.LOWEST, List.of());
         }
-        if (float32Values) return new Expr.RealConst(ScalarType.F32, (float) value);
+        if (valuesAreFloat32) return new Expr.RealConst(ScalarType.F32, (float) value);
         CompileTimeConversion c = conversion();
         return new Expr.IntConst(storageType(), c == null ? 0 : signExtended(c.convert(value)));
     }
@@ -84,7 +84,7 @@ public final class RegisteredDatatype implements Datatype {
 
     @Override
     public MemorySegment convertWeights(MemorySegment float32Values) {
-        if (this.float32Values) return float32Values;
+        if (valuesAreFloat32) return float32Values;
         CompileTimeConversion c = conversion();
         long count = float32Values.byteSize() / Float.BYTES;
         return c == null ? MemorySegment.ofArray(new byte[(int) (count * storageBytes())]) : c.convertAll(float32Values);
@@ -145,7 +145,9 @@ public final class RegisteredDatatype implements Datatype {
             return to == ScalarType.REAL ? real : cast(ScalarType.REAL, to, real);
         }
         if (to == ScalarType.ACC) return accumulator.holding(from == ScalarType.REAL ? value : cast(from, ScalarType.REAL, value));
-        if (float32Values) return new Expr.Op(ScalarOp.CAST, to == ScalarType.REAL ? ScalarType.F32 : to, List.of(value));
+        // float32's values are machine floats: one machine conversion, where the other datatypes go through
+        // their library's to_i32/from_i32 (so an int64 converts directly, not through 32 bits).
+        if (valuesAreFloat32) return new Expr.Op(ScalarOp.CAST, to == ScalarType.REAL ? ScalarType.F32 : to, List.of(value));
         if (from == ScalarType.REAL) {
             return switch (to) {
                 case F32 -> toF32(value);
