@@ -26,17 +26,6 @@ LEFT_OUT = ["_expanded", "test_range_float_type_positive_delta", "STRING", "BFLO
 
 
 def generate(op_types, left_out, out_dir):
-    """Writes the node cases of op_types into out_dir/node/, then deletes those whose names contain a left_out part."""
-    generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "generate_recurrent_node_cases.py")
-    for op_type in op_types:
-        subprocess.run([sys.executable, generator, "--op-type", op_type, out_dir], check=True)
-    node = os.path.join(out_dir, "node")
-    for case in os.listdir(node):
-        if any(part in case for part in left_out):
-            shutil.rmtree(os.path.join(node, case))
-
-
-def generate(op_types, left_out, out_dir):
     """Writes the node cases of each op_type to OUT_DIR/node/, then removes those whose name has a left_out part."""
     generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "generate_recurrent_node_cases.py")
     for op_type in op_types:
