@@ -12,7 +12,7 @@ and compiler/src/test/resources/training/:
 
     small-cnn.onnx      a small tanh/average-pool CNN with its initial weights (opset 13)
     sgd-losses.txt      PyTorch's float32 loss at each step of plain SGD (lr 0.05, batch 4) on the first
-                        40 images of models/fashion-mnist-sample, in file order
+                        400 images of models/fashion-mnist-sample, in file order (100 steps)
     adam-losses.txt     the same with Adam (lr 0.001)
 
 Usage: /usr/bin/python3 scripts/generate_gradient_references.py
@@ -117,7 +117,8 @@ class SmallCnn(torch.nn.Module):
         self.fc2 = torch.nn.Linear(32, 10)
 
     def forward(self, x):
-        x = F.avg_pool2d(torch.tanh(self.conv1(x)), 2)
+        # count_include_pad=False: with the default the exporter puts a no-op Pad before the AveragePool.
+        x = F.avg_pool2d(torch.tanh(self.conv1(x)), 2, count_include_pad=False)
         x = F.max_pool2d(torch.tanh(self.conv2(x)), 2)
         x = torch.relu(self.fc1(torch.flatten(x, 1)))
         return self.fc2(x)
@@ -145,8 +146,8 @@ def training_run(model, optimizer, images, labels, batch):
 
 def training_reference():
     TRAINING.mkdir(parents=True, exist_ok=True)
-    images = (idx(SAMPLE / "t10k-images-idx3-ubyte")[:40].astype(np.float32) / 255).reshape(40, 1, 28, 28)
-    labels = idx(SAMPLE / "t10k-labels-idx1-ubyte")[:40].astype(np.int64)
+    images = (idx(SAMPLE / "t10k-images-idx3-ubyte")[:400].astype(np.float32) / 255).reshape(400, 1, 28, 28)
+    labels = idx(SAMPLE / "t10k-labels-idx1-ubyte")[:400].astype(np.int64)
     torch.manual_seed(7)
     initial = SmallCnn()
     torch.onnx.export(initial, torch.zeros(4, 1, 28, 28), TRAINING / "small-cnn.onnx", input_names=["image"],
