@@ -40,11 +40,10 @@ import java.util.stream.IntStream;
         + "of the 8- and 16-bit formats exactly). Starts from the model's initializers and writes the trained "
         + "model, the history (CSV, JSON) and loss and accuracy charts (PNG, SVG) into --out.",
         "Each epoch prints its mean loss, top-1 on the training batches as they were trained, top-1 on the test "
-        + "split, and its time. Batches are whole: a last partial training batch is left out of the epoch.",
-        "",
-        "Examples:",
-        "  byodt train models/lenet5-fashion.onnx --epochs 1 --optimizer adam --lr 0.001 --out trained",
-        "  byodt train model.onnx --dtype custom[posit]16 --epochs 1 --batch 32 --limit 6000 --shuffle --seed 1 --out p16"})
+        + "split, and its time. Batches are whole: a last partial training batch is left out of the epoch."},
+    footer = {"", "Examples:",
+        "  byodt train models/lenet5-fashion-untrained.onnx --epochs 1 --optimizer adam --out trained",
+        "  byodt train models/lenet5-fashion-untrained.onnx --dtype custom[posit]16 --limit 6000 --shuffle --seed 1 --out p16"})
 final class TrainCommand implements java.util.concurrent.Callable<Integer> {
     @Mixin
     ModelOptions modelOptions;
