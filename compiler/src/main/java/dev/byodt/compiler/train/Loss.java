@@ -60,12 +60,8 @@ public enum Loss {
         kb.loop(batch, b -> {
             Expr label = kb.load(labels, b);
             if (this == CROSS_ENTROPY) {
-                Local largest = kb.local("max", real(Double.NEGATIVE_INFINITY));
-                kb.loop(classes, k -> kb.assign(largest, max(kb.get(largest), kb.load(scores, flatIndex(scores.shape(), b, k)))));
-                Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
-                kb.loop(classes, k -> kb.assign(sum, accumulate(kb.get(sum),
-                    exp(sub(kb.load(scores, flatIndex(scores.shape(), b, k)), kb.get(largest))))));
-                Expr logSumExp = add(kb.get(largest), log(cast(ScalarType.REAL, kb.get(sum))));
+                Softmax softmax = Softmax.of(kb, scores, b);
+                Expr logSumExp = add(softmax.largest(), log(softmax.sum()));
                 kb.assign(total, accumulate(kb.get(total), sub(logSumExp, kb.load(scores, flatIndex(scores.shape(), b, label)))));
             } else {
                 kb.loop(classes, k -> {
@@ -87,15 +83,10 @@ public enum Loss {
         kb.loop(batch, b -> {
             Expr label = kb.load(labels, b);
             if (this == CROSS_ENTROPY) {
-                Local largest = kb.local("max", real(Double.NEGATIVE_INFINITY));
-                kb.loop(classes, k -> kb.assign(largest, max(kb.get(largest), kb.load(scores, flatIndex(scores.shape(), b, k)))));
-                Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
-                kb.loop(classes, k -> kb.assign(sum, accumulate(kb.get(sum),
-                    exp(sub(kb.load(scores, flatIndex(scores.shape(), b, k)), kb.get(largest))))));
-                Expr total = cast(ScalarType.REAL, kb.get(sum));
+                Softmax softmax = Softmax.of(kb, scores, b);
                 kb.loop(classes, k -> {
                     Expr at = flatIndex(scores.shape(), b, k);
-                    Expr probability = div(exp(sub(kb.load(scores, at), kb.get(largest))), total);
+                    Expr probability = div(exp(sub(kb.load(scores, at), softmax.largest())), softmax.sum());
                     kb.store(gradient, at, div(sub(probability, oneHot(label, k)), real(batch)));
                 });
             } else {
@@ -110,4 +101,17 @@ public enum Loss {
     }
 
     private static Expr oneHot(Expr label, Expr k) { return select(eq(k, label), real(1), real(0)); }
+
+    /** Row b's largest score and its sum of exp(score - largest), rounded to the datatype: softmax's parts. */
+    private record Softmax(Expr largest, Expr sum) {
+        static Softmax of(KernelBuilder kb, Buffer scores, Expr b) {
+            long classes = scores.dim(1);
+            Local largest = kb.local("max", real(Double.NEGATIVE_INFINITY));
+            kb.loop(classes, k -> kb.assign(largest, max(kb.get(largest), kb.load(scores, flatIndex(scores.shape(), b, k)))));
+            Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
+            kb.loop(classes, k -> kb.assign(sum, accumulate(kb.get(sum),
+                exp(sub(kb.load(scores, flatIndex(scores.shape(), b, k)), kb.get(largest))))));
+            return new Softmax(kb.get(largest), cast(ScalarType.REAL, kb.get(sum)));
+        }
+    }
 }
