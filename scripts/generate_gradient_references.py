@@ -94,6 +94,8 @@ def gradient_cases():
     case("averagepool_padded", "AveragePool", {"X": tensor(1, 2, 6, 6)},
          lambda x: F.avg_pool2d(x, 3, 1, padding=1, count_include_pad=False),
          {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})
+    case("globalaveragepool", "GlobalAveragePool", {"X": tensor(2, 3, 4, 5)},
+         lambda x: F.adaptive_avg_pool2d(x, 1))
     case("relu", "Relu", {"X": tensor(3, 17)}, F.relu)
     case("leakyrelu", "LeakyRelu", {"X": tensor(3, 17)}, lambda x: F.leaky_relu(x, 0.1), {"alpha": 0.1})
     case("tanh", "Tanh", {"X": tensor(3, 17)}, torch.tanh)

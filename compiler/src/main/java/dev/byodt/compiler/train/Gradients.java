@@ -12,6 +12,7 @@ public final class Gradients {
         BroadcastGradient.registerAll();
         ConvGradient.registerAll();
         GemmGradient.registerAll();
+        GlobalAveragePoolGradient.registerAll();
         MatMulGradient.registerAll();
         PoolingGradient.registerAll();
         ReshapeGradient.registerAll();

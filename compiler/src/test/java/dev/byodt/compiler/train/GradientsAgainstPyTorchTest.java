@@ -33,7 +33,7 @@ class GradientsAgainstPyTorchTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"gemm", "gemm_transposed_a", "matmul", "conv", "conv_dilated", "conv_lenet", "maxpool",
-        "maxpool_overlapping", "averagepool", "averagepool_padded", "relu", "leakyrelu", "tanh", "sigmoid", "add", "sub",
+        "maxpool_overlapping", "averagepool", "averagepool_padded", "globalaveragepool", "relu", "leakyrelu", "tanh", "sigmoid", "add", "sub",
         "mul", "flatten", "reshape", "softmax", "logsoftmax"})
     void gradientsMatchPyTorch(String name) {
         Path folder = CASES.resolve(name);
