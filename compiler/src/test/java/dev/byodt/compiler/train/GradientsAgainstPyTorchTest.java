@@ -4,6 +4,7 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.lower.Program;
@@ -44,7 +45,7 @@ class GradientsAgainstPyTorchTest {
         Program program = GradientProgram.of(graph);
         List<Tensor> inputs = new ArrayList<>(graph.weights().values());
         inputs.add(TensorProtos.read(folder.resolve("dY.pb")).tensor());
-        List<Tensor> interpreted = ProgramInterpreter.run(program, inputs);
+        List<Tensor> interpreted = GraphInterpreter.run(program, inputs);
         List<Tensor> compiled;
         try (CompiledModule module = Compiler.compile(program, CompileOptions.host()); HostModel model = Compiler.jit(module)) {
             compiled = model.run(inputs);
