@@ -26,12 +26,13 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.stream.IntStream;
 
 @Command(name = "train", mixinStandardHelpOptions = true,
@@ -44,7 +45,7 @@ import java.util.stream.IntStream;
     footer = {"", "Examples:",
         "  byodt train models/lenet5-fashion-untrained.onnx --epochs 1 --optimizer adam --out trained",
         "  byodt train models/lenet5-fashion-untrained.onnx --dtype custom[posit]16 --limit 6000 --shuffle --seed 1 --out p16"})
-final class TrainCommand implements java.util.concurrent.Callable<Integer> {
+final class TrainCommand implements Callable<Integer> {
     @Mixin
     ModelOptions modelOptions;
 
@@ -143,7 +144,7 @@ final class TrainCommand implements java.util.concurrent.Callable<Integer> {
                 long correct = 0;
                 try (Progress progress = Progress.start("epoch " + epoch + "/" + epochs, (long) steps * batch, "img")) {
                     for (int s = 0; s < steps; s++) {
-                        int[] items = java.util.Arrays.copyOfRange(order, s * batch, (s + 1) * batch);
+                        int[] items = Arrays.copyOfRange(order, s * batch, (s + 1) * batch);
                         fill(training, items, trainer.images(), trainer.labels());
                         lossSum += trainer.step();
                         correct += correctCount(trainer.stepOutput(), training, items);
@@ -219,7 +220,7 @@ final class TrainCommand implements java.util.concurrent.Callable<Integer> {
     /** Copies the items into the batch tensors; an item the model's input cannot hold is an error. */
     private static void fill(IdxSource source, int[] items, Tensor images, Tensor labels) {
         long itemBytes = images.data().byteSize() / items.length;
-        long sourceBytes = java.util.Arrays.stream(source.itemShape()).reduce(1, (a, b) -> a * b) * Float.BYTES;
+        long sourceBytes = Arrays.stream(source.itemShape()).reduce(1, (a, b) -> a * b) * Float.BYTES;
         if (sourceBytes != itemBytes) {
             throw new ByodtException("the data's items (" + sourceBytes / Float.BYTES + " values) do not fit the model's input ("
                 + itemBytes / Float.BYTES + " values per item)");

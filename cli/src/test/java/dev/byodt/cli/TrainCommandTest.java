@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -57,7 +58,7 @@ class TrainCommandTest {
             "the same seed trains the same bits");
         Path otherSeed = temp.resolve("other");
         assertEquals(0, train(otherSeed, 6).exitCode());
-        assertFalse(java.util.Arrays.equals(Files.readAllBytes(out.resolve("model.onnx")),
+        assertFalse(Arrays.equals(Files.readAllBytes(out.resolve("model.onnx")),
             Files.readAllBytes(otherSeed.resolve("model.onnx"))), "another seed visits the items in another order");
     }
 
