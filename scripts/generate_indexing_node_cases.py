@@ -25,16 +25,21 @@ OP_TYPES = ["Expand", "Range", "Trilu", "Tile", "ArgMax", "ArgMin", "GatherEleme
 LEFT_OUT = ["_expanded", "test_range_float_type_positive_delta"]
 
 
+def generate(op_types, left_out, out_dir):
+    """Writes the node cases of each op_type to OUT_DIR/node/, then removes those whose name has a left_out part."""
+    generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "generate_recurrent_node_cases.py")
+    for op_type in op_types:
+        subprocess.run([sys.executable, generator, "--op-type", op_type, out_dir], check=True)
+    node = os.path.join(out_dir, "node")
+    for case in os.listdir(node):
+        if any(part in case for part in left_out):
+            shutil.rmtree(os.path.join(node, case))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__.strip().splitlines()[-1])
-    generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "generate_recurrent_node_cases.py")
-    for op_type in OP_TYPES:
-        subprocess.run([sys.executable, generator, "--op-type", op_type, sys.argv[1]], check=True)
-    node = os.path.join(sys.argv[1], "node")
-    for case in os.listdir(node):
-        if any(part in case for part in LEFT_OUT):
-            shutil.rmtree(os.path.join(node, case))
+    generate(OP_TYPES, LEFT_OUT, sys.argv[1])
 
 
 if __name__ == "__main__":

@@ -20,13 +20,17 @@ final class ClassificationRun {
     private final CompileOptions options;
     private final DataOptions dataOptions;
     private final String dataSpec;
+    private final Integer classAxis;
     private final Executor executor;
 
-    ClassificationRun(ModelOptions modelOptions, CompileOptions options, DataOptions dataOptions, String dataSpec, Executor executor) {
+    /** @param classAxis --class-axis: labels do not go with an output it makes one of several positions per item */
+    ClassificationRun(ModelOptions modelOptions, CompileOptions options, DataOptions dataOptions, String dataSpec, Integer classAxis,
+                      Executor executor) {
         this.modelOptions = modelOptions;
         this.options = options;
         this.dataOptions = dataOptions;
         this.dataSpec = dataSpec;
+        this.classAxis = classAxis;
         this.executor = executor;
     }
 
@@ -35,13 +39,12 @@ final class ClassificationRun {
         DataOptions.Loaded loaded = dataOptions.load(dataSpec, modelOptions.model, modelOptions.shapeOverrides(),
             modelOptions.boundInputs(), executor);
         DataSource data = loaded.data();
-        Batches batches = Batches.of(data, Baseline.singleInput(loaded.graph()));
+        Batches batches = Batches.of(data, Baseline.singleInput(loaded.graph()), classAxis);
         ItemOutputs outputs;
         double compileSeconds, runSeconds;
         try (CompiledInference model = CompiledInference.compile(loaded.graph(), options, executor)) {
             model.reportFallbacks(ComparisonRun::warnFallback);
-            int[] rows = batches.rowLengths(model.outputs());
-            if (data.hasLabels()) data.requireLabelsBelow(rows[0]);
+            batches.checkOutputs(model.outputs());
             compileSeconds = (System.nanoTime() - start) / 1e9;
             long runStart = System.nanoTime();
             try (Progress progress = Progress.start(modelOptions.dtype, data.size(), "img")) {

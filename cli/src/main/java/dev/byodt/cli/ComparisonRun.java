@@ -48,19 +48,24 @@ final class ComparisonRun {
     private final CompileOptions test;
     private final DataOptions dataOptions;
     private final String dataSpec;
+    private final Integer classAxis;
     private final String reference;
     private final boolean perLayer;
     private final Path json, csv, chart;
     private final Gate gate;
     private final Executor executor;
 
-    /** @param test how the datatype is compiled (the float32 reference: the same, with float32) */
-    ComparisonRun(ModelOptions modelOptions, CompileOptions test, DataOptions dataOptions, String dataSpec, String reference, boolean perLayer,
-                  Path json, Path csv, Path chart, Gate gate, Executor executor) {
+    /**
+     * @param test      how the datatype is compiled (the float32 reference: the same, with float32)
+     * @param classAxis --class-axis, or null for the last axis of outputs of rank 3 or more
+     */
+    ComparisonRun(ModelOptions modelOptions, CompileOptions test, DataOptions dataOptions, String dataSpec, Integer classAxis, String reference,
+                  boolean perLayer, Path json, Path csv, Path chart, Gate gate, Executor executor) {
         this.modelOptions = modelOptions;
         this.test = test;
         this.dataOptions = dataOptions;
         this.dataSpec = dataSpec;
+        this.classAxis = classAxis;
         this.reference = reference;
         this.perLayer = perLayer;
         this.json = json;
@@ -90,7 +95,8 @@ final class ComparisonRun {
             if (chart != null) files.put(chart, chartBytes(LayerChart.create(layers.layers(), modelOptions.dtype)));
             referenceDescription = "byodt float32";
         } else {
-            Baseline baseline = Baseline.compute(graph, modelOptions.model, float32, reference, data, executor, ComparisonRun::warnFallback);
+            Baseline baseline = Baseline.compute(graph, modelOptions.model, float32, reference, data, classAxis, executor,
+                ComparisonRun::warnFallback);
             figures = DatatypeRun.measure(graph, test, baseline, modelOptions.dtype, executor, ComparisonRun::warnFallback);
             referenceDescription = baseline.description();
         }
@@ -117,16 +123,15 @@ final class ComparisonRun {
         return 0;
     }
 
-    private static LayerRun compareLayers(Graph graph, DataSource data, CompileOptions float32, CompileOptions test, Executor executor) {
+    private LayerRun compareLayers(Graph graph, DataSource data, CompileOptions float32, CompileOptions test, Executor executor) {
         Graph exposed = IntermediateOutputs.expose(graph);
         double saturation = SaturationProbe.largestFinite(test, executor);
-        Batches batches = Batches.of(data, Baseline.singleInput(graph));
+        Batches batches = Batches.of(data, Baseline.singleInput(graph), classAxis);
         try (CompiledInference ref = CompiledInference.compile(exposed, float32, executor);
              CompiledInference tst = CompiledInference.compile(exposed, test, executor);
              Progress progress = Progress.start("float32 and " + test.datatypes().datatype() + ", per layer", data.size(), "img")) {
             tst.reportFallbacks(ComparisonRun::warnFallback);
-            int[] rows = batches.rowLengths(ref.outputs().subList(0, graph.outputs().size()));
-            if (data.hasLabels()) data.requireLabelsBelow(rows[0]);
+            batches.checkOutputs(ref.outputs().subList(0, graph.outputs().size()));
             return LayerRun.compare(ref, tst, graph.outputs().size(), batches, saturation, progress);
         }
     }

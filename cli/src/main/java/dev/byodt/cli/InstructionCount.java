@@ -28,7 +28,7 @@ final class InstructionCount {
 
     static void print(DataOptions.Loaded oneItem, CompileOptions options, Executor.Emulated executor) {
         TensorSpec input = Baseline.singleInput(oneItem.graph());
-        Tensor first = Tensor.ofFloats(input.shape(), Batches.of(oneItem.data(), input).input(0));
+        Tensor first = Tensor.ofFloats(input.shape(), Batches.of(oneItem.data(), input, null).input(0));
         Path log = null;
         try (CompiledModule module = Compiler.compile(oneItem.graph(), options);
              EmulatedModel model = EmulatedModel.build(module, executor.emulator())) {

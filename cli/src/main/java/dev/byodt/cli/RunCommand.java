@@ -42,9 +42,12 @@ import java.util.Optional;
         "",
         "Data (--data): with --dtype X (or --reference, --per-layer, --json, --csv, a gate), float32 and X run on the "
             + "same items and are compared per output: top-1 of both, top-1 agreement, max/mean absolute error, mean "
-            + "relative error, SQNR, NaN/NaR and saturated counts. Without them, the top-1 accuracy of float32 alone.",
+            + "relative error, SQNR, NaN/NaR and saturated counts. Without them, the top-1 accuracy of float32 alone. "
+            + "An integer input (token ids) takes an int64 .npy; an output of rank 3 or more (a language model's "
+            + "[batch, sequence, vocabulary]) is scored at every position over its --class-axis.",
         "Test data (--test-data DIR): input_N.pb and output_N.pb; prints the error of each output and exits 1 "
-            + "beyond --rtol/--atol. Named integer inputs (shapes, axes) are bound at compile time.",
+            + "beyond --rtol/--atol. Named integer inputs (shapes, axes, token ids) are bound at compile time, and "
+            + "said to be.",
         "Single run (--input NAME=FILE.pb ... [--output DIR]): prints the outputs, or writes them as output_N.pb.",
         "RISC-V (--target riscv64, riscv32, ...): data and --input run the target's code, linked into an executable "
             + "that qemu-user runs on a batch of items per process (up to 50 unless --batch), a process per core; "
@@ -59,6 +62,7 @@ import java.util.Optional;
         "  byodt run models/lenet5-fashion.onnx --dtype custom[posit]8 --per-layer --limit 200 --chart layers.png",
         "  byodt run models/lenet5-fashion.onnx --dtype bfloat16 --json r.json --csv r.csv --max-drop 1",
         "  byodt run model.onnx --test-data test_data_set_0 --rtol 1e-4 --atol 1e-5",
+        "  byodt run decoder.onnx --data tokens.npy --dtype bfloat16 --class-axis -1",
         "  byodt run models/lenet5-fashion.onnx --target riscv64 --dtype fxp16_13 --limit 100 --json r.json",
         "  byodt run models/lenet5-fashion.onnx --target riscv64p --dtype fxp16_13 --limit 1 --count-instructions",
         "  byodt run model.onnx --input image=in.pb --output out/"})
@@ -89,6 +93,9 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     DataOptions dataOptions;
+
+    @Mixin
+    ClassAxisOption classAxis;
 
     @Option(names = "--reference", defaultValue = Baseline.BYODT, paramLabel = "byodt|onnxruntime",
         description = "Where the float32 baseline comes from: byodt's own float32 code or ONNX Runtime. Default: ${DEFAULT-VALUE}.")
@@ -168,8 +175,9 @@ final class RunCommand implements Callable<Integer> {
         boolean compare = !options.datatypes().isFloat32Only() || !reference.equals(Baseline.BYODT) || perLayer
             || json != null || csv != null || gate.isSet();
         int status = compare
-            ? new ComparisonRun(modelOptions, options, dataOptions, mode.data, reference, perLayer, json, csv, chart, gate, executor).call()
-            : new ClassificationRun(modelOptions, options, dataOptions, mode.data, executor).call();
+            ? new ComparisonRun(modelOptions, options, dataOptions, mode.data, classAxis.classAxis, reference, perLayer, json, csv, chart, gate,
+                executor).call()
+            : new ClassificationRun(modelOptions, options, dataOptions, mode.data, classAxis.classAxis, executor).call();
         if (countInstructions) {
             InstructionCount.print(dataOptions.loadForOneItem(mode.data, modelOptions.model, modelOptions.shapeOverrides(),
                 modelOptions.boundInputs()), options, (Executor.Emulated) executor);
@@ -182,6 +190,9 @@ final class RunCommand implements Callable<Integer> {
         List<TestCase.DataSet> sets = TestCase.readDataSets(mode.testData);
         boolean allWithin = true;
         for (TestCase.DataSet set : sets) {
+            DataSetRun.boundFromData(modelOptions.model, modelOptions.boundInputs(), set).forEach((name, value) ->
+                System.out.printf("%s  input '%s' %s: bound at compile time (byodt compiles static shapes, so the data's "
+                    + "integer inputs fold like weights)%n", set.dir().getFileName(), name, value));
             List<DataSetRun.OutputCheck> checks = DataSetRun.run(modelOptions.model, modelOptions.shapeOverrides(),
                 modelOptions.boundInputs(), modelOptions.compileOptions(), set, rtol, atol);
             for (DataSetRun.OutputCheck check : checks) {

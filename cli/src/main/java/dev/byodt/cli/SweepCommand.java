@@ -95,6 +95,9 @@ final class SweepCommand implements Callable<Integer> {
     @Mixin
     DataOptions dataOptions;
 
+    @Mixin
+    ClassAxisOption classAxis;
+
     @Option(names = "--reference", defaultValue = Baseline.BYODT, paramLabel = "byodt|onnxruntime",
         description = "Where the float32 baseline comes from. Default: ${DEFAULT-VALUE}.")
     String reference;
@@ -145,7 +148,8 @@ final class SweepCommand implements Callable<Integer> {
         DataOptions.Loaded loaded = dataOptions.load(data, model, shapes.parse(), Map.of(), host);
         Graph graph = loaded.graph();
         DataSource source = loaded.data();
-        Baseline baseline = Baseline.compute(graph, model, CompileOptions.host(), reference, source, host, ComparisonRun::warnFallback);
+        Baseline baseline = Baseline.compute(graph, model, CompileOptions.host(), reference, source, classAxis.classAxis, host,
+            ComparisonRun::warnFallback);
         List<ReportEntry> entries = new ArrayList<>();
         for (SweepPoint point : mine) entries.add(measure(graph, baseline, point, host));
         double seconds = (System.nanoTime() - start) / 1e9;

@@ -83,6 +83,26 @@ class CommandsTest {
         assertTrue(run.out().contains("every operator, weight and input is supported"), run.out());
     }
 
+    /** What stands behind an unsupported operator is listed too: a Cast to a type byodt lacks, a tensor declared of one. */
+    @Test
+    void inspectListsProblemsBehindAnUnsupportedNode() throws IOException {
+        Path model = OnnxModels.graph()
+            .input("x", OnnxModels.FLOAT, 4)
+            .output("y", OnnxModels.FLOAT, 4)
+            .declared("text", OnnxModels.STRING, 4)
+            .node(OnnxModels.node("Mystery", "mystery", new String[] {"x"}, "m").setDomain("com.example"))
+            .node(OnnxModels.node("Cast", "to_text", new String[] {"m"}, "text").addAttribute(OnnxModels.integer("to", OnnxModels.STRING)))
+            .node(OnnxModels.node("Cast", "back", new String[] {"text"}, "y").addAttribute(OnnxModels.integer("to", OnnxModels.FLOAT)))
+            .write(tmp.resolve("behind.onnx"));
+        CommandLineRun run = CommandLineRun.of("inspect", model.toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().matches("(?s).*\n  com\\.example\\.Mystery +node 'mystery' +unsupported domain\n.*"), run.out());
+        assertTrue(run.out().matches("(?s).*\n  Cast +node 'to_text' +unsupported attribute or input: Cast node 'to_text': "
+            + "casting to string is not supported.*"), run.out());
+        assertTrue(run.out().matches("(?s).*\n  - +tensor 'text' +unsupported tensor type: Cast node 'to_text': "
+            + "output 'text' is declared string, which byodt does not support\n.*"), run.out());
+    }
+
     @Test
     void conformancePrintsTheTally() throws IOException {
         Path cases = Files.createDirectory(tmp.resolve("cases"));

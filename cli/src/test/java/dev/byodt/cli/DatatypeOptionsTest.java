@@ -16,7 +16,8 @@ class DatatypeOptionsTest {
         CommandLineRun run = CommandLineRun.of("dtypes");
         assertEquals(0, run.exitCode(), run.err());
         for (String name : new String[] {"float32", "posit ", "posit_es0", "posit_es1", "posit_es3", "minifloat_e{E:2..8}",
-            "float16", "bfloat", "fp8e5m2", "fp8e4m3", "fxp_{P:0..31}"}) {
+            "float16", "bfloat", "fp8e5m2", "fp8e4m3", "fxp_{P:0..31}", "fp6e3m2", "fp6e2m3", "fp4e2m1", "e8m0", "ue4m3",
+            "fp8e4m3fnuz", "fp8e5m2fnuz", "fp8e3m4"}) {
             assertTrue(run.out().contains("\n" + name) || run.out().startsWith(name), name + " missing from:\n" + run.out());
         }
         assertTrue(run.out().contains("--overflow saturate|wrap"), run.out());

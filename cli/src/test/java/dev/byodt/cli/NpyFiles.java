@@ -20,9 +20,13 @@ final class NpyFiles {
     }
 
     static Path longs(Path file, long... values) throws IOException {
+        return longs(file, new long[] {values.length}, values);
+    }
+
+    static Path longs(Path file, long[] shape, long[] values) throws IOException {
         ByteBuffer data = ByteBuffer.allocate(values.length * 8).order(ByteOrder.LITTLE_ENDIAN);
         for (long v : values) data.putLong(v);
-        return write(file, "<i8", new long[] {values.length}, data.array());
+        return write(file, "<i8", shape, data.array());
     }
 
     private static Path write(Path file, String descr, long[] shape, byte[] data) throws IOException {

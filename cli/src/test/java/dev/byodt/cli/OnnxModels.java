@@ -11,7 +11,7 @@ import java.nio.file.Path;
 
 /** Small ONNX models written by hand, malformed on purpose where a test needs it. */
 final class OnnxModels {
-    static final int FLOAT = 1, INT64 = 7;
+    static final int FLOAT = 1, INT64 = 7, STRING = 8;
 
     private final Onnx.GraphProto.Builder graph = Onnx.GraphProto.newBuilder().setName("g");
     private long opset = 17;
@@ -28,6 +28,20 @@ final class OnnxModels {
         return this;
     }
 
+    /** An input whose dimensions are each a Long (fixed) or a String (symbolic, named). */
+    OnnxModels symbolicInput(String name, int elementType, Object... dims) {
+        Onnx.TensorShapeProto.Builder shape = Onnx.TensorShapeProto.newBuilder();
+        for (Object d : dims) {
+            Onnx.TensorShapeProto.Dimension.Builder dim = Onnx.TensorShapeProto.Dimension.newBuilder();
+            if (d instanceof String symbol) dim.setDimParam(symbol);
+            else dim.setDimValue((Long) d);
+            shape.addDim(dim);
+        }
+        graph.addInput(Onnx.ValueInfoProto.newBuilder().setName(name).setType(Onnx.TypeProto.newBuilder()
+            .setTensorType(Onnx.TypeProto.Tensor.newBuilder().setElemType(elementType).setShape(shape))));
+        return this;
+    }
+
     OnnxModels output(String name, int elementType, long... dims) {
         graph.addOutput(valueInfo(name, elementType, dims));
         return this;
@@ -37,6 +51,12 @@ final class OnnxModels {
     OnnxModels output(String name) {
         graph.addOutput(Onnx.ValueInfoProto.newBuilder().setName(name)
             .setType(Onnx.TypeProto.newBuilder().setTensorType(Onnx.TypeProto.Tensor.newBuilder().setElemType(FLOAT))));
+        return this;
+    }
+
+    /** A value_info: the type the model declares for a tensor between nodes. */
+    OnnxModels declared(String name, int elementType, long... dims) {
+        graph.addValueInfo(valueInfo(name, elementType, dims));
         return this;
     }
 
@@ -51,6 +71,14 @@ final class OnnxModels {
         for (long d : dims) count *= d;
         ByteBuffer data = ByteBuffer.allocate(Math.toIntExact(count * Float.BYTES)).order(ByteOrder.LITTLE_ENDIAN);
         for (long i = 0; i < count; i++) data.putFloat(value);
+        graph.addInitializer(tensor(name, FLOAT, dims).setRawData(ByteString.copyFrom(data.array())));
+        return this;
+    }
+
+    /** An initializer of the given shape holding {@code values}, in row-major order. */
+    OnnxModels floatValues(String name, long[] dims, float... values) {
+        ByteBuffer data = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        for (float v : values) data.putFloat(v);
         graph.addInitializer(tensor(name, FLOAT, dims).setRawData(ByteString.copyFrom(data.array())));
         return this;
     }

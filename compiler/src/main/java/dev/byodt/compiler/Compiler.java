@@ -9,13 +9,12 @@ import dev.byodt.compiler.codegen.Optimizer;
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.compiler.codegen.VectorVariants;
 import dev.byodt.compiler.codegen.VectorWidth;
-import dev.byodt.compiler.dtype.CustomDatatype;
 import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
-import dev.byodt.compiler.dtype.Float32;
 import dev.byodt.compiler.dtype.LoweringLog;
 import dev.byodt.compiler.dtype.NativeLibrary;
+import dev.byodt.compiler.dtype.RegisteredDatatype;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
@@ -42,6 +41,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
@@ -97,7 +97,7 @@ public final class Compiler {
                 for (NativeLibrary library : libraries(plan, log, options.target())) {
                     libraries.add(LibraryLinker.load(library, options.target(), llvmContext));
                 }
-                calls.check(libraries, log, libraryOfDatatype(plan, log));
+                calls.check(libraries, log, libraryOfDatatype(plan));
             }
             module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext);
             LLVMSetTarget(module, options.target().triple());
@@ -136,20 +136,24 @@ public final class Compiler {
     private static DatatypePlan plan(Program program, CompileOptions options, LoweringLog log) {
         DatatypeChoice choice = options.datatypes();
         choice.instances();
-        Float32 float32 = new Float32();
+        DatatypeInstance referenceInstance = choice.registry().reference();
+        Optional<DatatypeInstance> fallback = choice.fallbackToFloat32() ? Optional.of(referenceInstance) : Optional.empty();
+        Datatype reference = datatype(referenceInstance, choice, options.target(), Optional.empty(), log);
         Map<String, Datatype> byName = new HashMap<>();
         List<Datatype> chosen = new ArrayList<>();
         for (Kernel k : program.kernels()) {
             String name = choice.datatypeFor(k.name(), k.outputs().stream().map(Buffer::name).toList());
-            chosen.add(byName.computeIfAbsent(name, n -> datatype(n, choice, options.target(), float32, log)));
+            chosen.add(byName.computeIfAbsent(name, n -> {
+                DatatypeInstance instance = choice.registry().instance(n, choice.options());
+                return instance.definition().isReference() ? reference : datatype(instance, choice, options.target(), fallback, log);
+            }));
         }
-        return DatatypeBoundaries.plan(program, chosen, float32);
+        return DatatypeBoundaries.plan(program, chosen, reference);
     }
 
-    private static Datatype datatype(String name, DatatypeChoice choice, Target target, Float32 float32, LoweringLog log) {
-        DatatypeInstance instance = choice.registry().instance(name, choice.options());
-        if (instance.definition().code() == Float32.TYPE_CODE) return float32;
-        return new CustomDatatype(instance, choice.accumulation(), target.loweringTarget(), choice.fallbackToFloat32(), log,
+    private static Datatype datatype(DatatypeInstance instance, DatatypeChoice choice, Target target,
+                                     Optional<DatatypeInstance> fallback, LoweringLog log) {
+        return new RegisteredDatatype(instance, choice.accumulationOf(instance), target.loweringTarget(), fallback, log,
             (i, function) -> HostConversion.of(i.library().orElseThrow(() -> new dev.byodt.runtime.ByodtException(
                 "datatype " + i + " has no library to convert constants with")), function, i.storage()));
     }
@@ -162,15 +166,14 @@ public final class Compiler {
         Set<NativeLibrary> all = new LinkedHashSet<>();
         target.extension().ifPresent(extension -> all.add(extension.library(target)));
         for (Datatype d : plan.kernelDatatypes()) d.library().ifPresent(all::add);
-        if (log.usedFallback()) new Float32().library().ifPresent(all::add);
+        if (log.usedFallback()) plan.boundary().library().ifPresent(all::add);
         return all;
     }
 
-    private static Map<String, NativeLibrary> libraryOfDatatype(DatatypePlan plan, LoweringLog log) {
+    private static Map<String, NativeLibrary> libraryOfDatatype(DatatypePlan plan) {
         Map<String, NativeLibrary> map = new HashMap<>();
         for (Datatype d : plan.kernelDatatypes()) d.library().ifPresent(l -> map.put(d.name(), l));
-        Float32 float32 = new Float32();
-        float32.library().ifPresent(l -> map.put(float32.name(), l));
+        plan.boundary().library().ifPresent(l -> map.put(plan.boundary().name(), l));
         return map;
     }
 }

@@ -1,5 +1,6 @@
 package dev.byodt.cli.compare;
 
+import dev.byodt.cli.report.ClassPositions;
 import dev.byodt.cli.progress.Progress;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.graph.Graph;
@@ -24,16 +25,16 @@ public record Baseline(Batches batches, ItemOutputs outputs, String description)
 
     /**
      * @param reference {@value #BYODT} or {@value #ONNX_RUNTIME}
+     * @param classAxis --class-axis, or null for the last ({@link ClassPositions})
      * @param executor  where byodt's float32 code runs
      * @param warnings  where messages about float32 fallbacks go
      */
     public static Baseline compute(Graph graph, Path model, CompileOptions float32, String reference, DataSource data,
-                                   Executor executor, Consumer<String> warnings) {
-        Batches batches = Batches.of(data, singleInput(graph));
+                                   Integer classAxis, Executor executor, Consumer<String> warnings) {
+        Batches batches = Batches.of(data, singleInput(graph), classAxis);
         try (Inference inference = open(graph, model, float32, reference, executor, warnings);
              Progress progress = Progress.start("float32 (" + reference + ")", data.size(), "img")) {
-            int[] rows = batches.rowLengths(inference.outputs());
-            if (data.hasLabels()) data.requireLabelsBelow(rows[0]);
+            batches.checkOutputs(inference.outputs());
             return new Baseline(batches, ItemOutputs.compute(inference, batches, progress),
                 reference.equals(ONNX_RUNTIME) ? OnnxRuntimeInference.DESCRIPTION : "byodt float32");
         }

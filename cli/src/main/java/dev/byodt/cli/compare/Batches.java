@@ -1,5 +1,6 @@
 package dev.byodt.cli.compare;
 
+import dev.byodt.cli.report.ClassPositions;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.TensorSpec;
@@ -15,9 +16,12 @@ import java.util.List;
  * the padding's outputs are dropped. Each output holds one row per item: a [B, ...] output is split along
  * its first axis (a model compiled for one item may return any shape, which is then that item's row).
  */
-public record Batches(DataSource data, BatchLayout layout, TensorSpec input) {
+public record Batches(DataSource data, BatchLayout layout, TensorSpec input, Integer classAxis) {
 
-    public static Batches of(DataSource data, TensorSpec input) { return new Batches(data, BatchLayout.of(data, input), input); }
+    /** @param classAxis --class-axis, or null for the last axis of each output of rank 3 or more ({@link ClassPositions}) */
+    public static Batches of(DataSource data, TensorSpec input, Integer classAxis) {
+        return new Batches(data, BatchLayout.of(data, input), input, classAxis);
+    }
 
     public int calls() { return layout.callsFor(data.size()); }
 
@@ -51,5 +55,29 @@ public record Batches(DataSource data, BatchLayout layout, TensorSpec input) {
             lengths[i] = Math.toIntExact(out.elementCount() / batch);
         }
         return lengths;
+    }
+
+    /** Where the classes lie in each output's rows. */
+    public ClassPositions[] classPositions(List<TensorSpec> outputs) {
+        int[] rows = rowLengths(outputs);
+        ClassPositions[] positions = new ClassPositions[rows.length];
+        for (int i = 0; i < rows.length; i++) positions[i] = ClassPositions.of(outputs.get(i), rows[i], classAxis);
+        return positions;
+    }
+
+    /**
+     * Checks, before any call, that --class-axis fits every output and that the data's labels, if any, fit the
+     * first: one class per item, below its class count. Labels name one class per item, so an output scored
+     * position by position takes none.
+     */
+    public void checkOutputs(List<TensorSpec> outputs) {
+        ClassPositions first = classPositions(outputs)[0];
+        if (!data.hasLabels()) return;
+        if (first.positions() > 1) {
+            throw new ByodtException("the labels give one class per item, but output '" + outputs.get(0).name() + "' of shape "
+                + Shapes.format(outputs.get(0).shape()) + " has " + first.positions() + " positions per item along class axis "
+                + first.axis() + "; compare it without labels");
+        }
+        data.requireLabelsBelow(first.classes());
     }
 }

@@ -19,7 +19,7 @@ public final class Comparison {
     public static List<OutputFigures> of(ItemOutputs reference, ItemOutputs test, DataSource data, double saturationMagnitude) {
         List<OutputFigures> figures = new ArrayList<>();
         for (int o = 0; o < reference.names().size(); o++) {
-            OutputComparison comparison = new OutputComparison(reference.names().get(o), saturationMagnitude);
+            OutputComparison comparison = new OutputComparison(reference.names().get(o), reference.classes()[o], saturationMagnitude);
             int row = reference.rowLength()[o];
             for (int i = 0; i < data.size(); i++) {
                 int label = o == 0 && data.hasLabels() ? data.label(i) : Top1Tally.NO_LABEL;

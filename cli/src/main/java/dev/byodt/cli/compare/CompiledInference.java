@@ -10,9 +10,6 @@ import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -26,7 +23,10 @@ public final class CompiledInference implements Inference {
         this.fallbacks = fallbacks;
     }
 
-    /** Compiles {@code graph} for the executor's target and loads it there; its one input and every output must be float32. */
+    /**
+     * Compiles {@code graph} for the executor's target and loads it there; its one input must be float32 or an
+     * integer type (token ids), every output float32.
+     */
     public static CompiledInference compile(Graph graph, CompileOptions options, Executor executor) {
         try (CompiledModule module = Compiler.compile(graph, options)) {
             CompiledInference inference = new CompiledInference(executor.load(module), module.fallbacks());
@@ -45,10 +45,12 @@ public final class CompiledInference implements Inference {
             throw new ByodtException("comparing on data needs a model with one input; this one has " + model.inputs().size()
                 + " (" + model.inputs().stream().map(TensorSpec::name).toList() + ")");
         }
-        List<TensorSpec> all = new ArrayList<>(model.inputs());
-        all.addAll(model.outputs());
-        for (TensorSpec spec : all) {
-            if (spec.type() != ElementType.FLOAT32) throw new ByodtException("tensor '" + spec.name() + "' is " + spec.type() + "; comparisons need float32 inputs and outputs");
+        TensorSpec input = model.inputs().get(0);
+        if (input.type() != ElementType.FLOAT32 && !input.type().isInteger()) {
+            throw new ByodtException("input '" + input.name() + "' is " + input.type() + "; comparisons need a float32 or integer input");
+        }
+        for (TensorSpec spec : model.outputs()) {
+            if (spec.type() != ElementType.FLOAT32) throw new ByodtException("output '" + spec.name() + "' is " + spec.type() + "; comparisons need float32 outputs");
         }
     }
 
@@ -63,10 +65,7 @@ public final class CompiledInference implements Inference {
 
     @Override
     public float[][] run(float[] input) {
-        TensorSpec spec = input();
-        Tensor in = Tensor.zeros(ElementType.FLOAT32, spec.shape());
-        MemorySegment.copy(input, 0, in.data(), ValueLayout.JAVA_FLOAT, 0, input.length);
-        List<Tensor> outs = model.run(List.of(in));
+        List<Tensor> outs = model.run(List.of(CallInput.of(input(), input)));
         float[][] result = new float[outs.size()][];
         for (int i = 0; i < result.length; i++) result[i] = outs.get(i).toFloatArray();
         return result;

@@ -1,5 +1,6 @@
 package dev.byodt.cli.compare;
 
+import dev.byodt.cli.report.ClassPositions;
 import dev.byodt.cli.progress.Progress;
 import dev.byodt.cli.report.LayerComparison;
 import dev.byodt.cli.report.LayerFigures;
@@ -30,14 +31,15 @@ public record LayerRun(List<OutputFigures> outputs, List<LayerFigures> layers) {
                                    double saturationMagnitude, Progress progress) {
         List<TensorSpec> specs = reference.outputs();
         int[] rows = batches.rowLengths(specs.subList(0, modelOutputs));
+        ClassPositions[] classes = batches.classPositions(specs.subList(0, modelOutputs));
         List<String> intermediates = specs.subList(modelOutputs, specs.size()).stream().map(TensorSpec::name).toList();
-        List<OutputComparison> outputTotals = newOutputComparisons(specs, modelOutputs, saturationMagnitude);
+        List<OutputComparison> outputTotals = newOutputComparisons(specs, classes, saturationMagnitude);
         LayerComparison layerTotal = new LayerComparison(intermediates, saturationMagnitude);
         ParallelCalls.run(batches.calls(), call -> {
             float[] input = batches.input(call);
             float[][] r = reference.run(input), t = test.run(input);
             int first = batches.firstItem(call), count = batches.itemsIn(call), batch = batches.layout().itemsPerCall();
-            List<OutputComparison> outputs = newOutputComparisons(specs, modelOutputs, saturationMagnitude);
+            List<OutputComparison> outputs = newOutputComparisons(specs, classes, saturationMagnitude);
             for (int o = 0; o < modelOutputs; o++) {
                 for (int k = 0; k < count; k++) {
                     int label = o == 0 && batches.data().hasLabels() ? batches.data().label(first + k) : Top1Tally.NO_LABEL;
@@ -62,9 +64,9 @@ public record LayerRun(List<OutputFigures> outputs, List<LayerFigures> layers) {
         return new LayerRun(outputTotals.stream().map(OutputComparison::figures).toList(), layerTotal.figures());
     }
 
-    private static List<OutputComparison> newOutputComparisons(List<TensorSpec> specs, int count, double saturationMagnitude) {
+    private static List<OutputComparison> newOutputComparisons(List<TensorSpec> specs, ClassPositions[] classes, double saturationMagnitude) {
         List<OutputComparison> list = new ArrayList<>();
-        for (int o = 0; o < count; o++) list.add(new OutputComparison(specs.get(o).name(), saturationMagnitude));
+        for (int o = 0; o < classes.length; o++) list.add(new OutputComparison(specs.get(o).name(), classes[o], saturationMagnitude));
         return list;
     }
 }

@@ -6,11 +6,15 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.TensorSpec;
 
 import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -64,7 +68,7 @@ public final class OnnxRuntimeInference implements Inference {
 
     @Override
     public float[][] run(float[] values) {
-        try (OnnxTensor tensor = OnnxTensor.createTensor(environment, FloatBuffer.wrap(values), input.shape());
+        try (OnnxTensor tensor = inputTensor(values);
              OrtSession.Result result = session.run(Map.of(input.name(), tensor))) {
             float[][] out = new float[outputs.size()][];
             for (int i = 0; i < out.length; i++) {
@@ -81,6 +85,14 @@ public final class OnnxRuntimeInference implements Inference {
         } catch (OrtException e) {
             throw new ByodtException("ONNX Runtime failed on input '" + input.name() + "' of shape " + Shapes.format(input.shape()) + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The call's input in the input's element type: float32, or integers (token ids) as int64 or int32. */
+    private OnnxTensor inputTensor(float[] values) throws OrtException {
+        if (!input.type().isInteger()) return OnnxTensor.createTensor(environment, FloatBuffer.wrap(values), input.shape());
+        long[] integers = CallInput.integers(input, values);
+        if (input.type() == ElementType.INT64) return OnnxTensor.createTensor(environment, LongBuffer.wrap(integers), input.shape());
+        return OnnxTensor.createTensor(environment, IntBuffer.wrap(Arrays.stream(integers).mapToInt(Math::toIntExact).toArray()), input.shape());
     }
 
     @Override

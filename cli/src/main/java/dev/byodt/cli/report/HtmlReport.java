@@ -54,6 +54,7 @@ public final class HtmlReport {
             }
         }
         html.append("</table>\n");
+        ReportTable.perPositionNote(report).lines().forEach(line -> html.append("<p>").append(escape(line)).append("</p>\n"));
         for (String svg : svgCharts) html.append("<div>\n").append(svg).append("\n</div>\n");
         return html.append("</body>\n</html>\n").toString();
     }

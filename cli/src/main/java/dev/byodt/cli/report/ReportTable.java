@@ -21,6 +21,7 @@ public final class ReportTable {
         if (report.shard() != null) out.append(", shard ").append(report.shard()).append(" of a ").append(report.sweepSize()).append("-configuration sweep");
         out.append("\n\n");
         out.append(table(report).render());
+        out.append(perPositionNote(report));
         for (ReportEntry e : report.entries()) {
             if (!e.succeeded()) out.append("failed: ").append(describe(e)).append(": ").append(e.failure()).append('\n');
         }
@@ -32,6 +33,23 @@ public final class ReportTable {
         if (first == null) return "";
         Double accuracy = first.top1().referenceAccuracy();
         return accuracy == null ? "" : "  (top-1 " + Figures.percent(accuracy) + " on " + first.top1().labeled() + " labelled items)";
+    }
+
+    /**
+     * For each output compared position by position, what its "agree" counts: "agree of 'logits' is per position:
+     * 16 per item, top-1 over axis 2".
+     */
+    static String perPositionNote(ComparisonReport report) {
+        StringBuilder note = new StringBuilder();
+        report.entries().stream().filter(ReportEntry::succeeded).findFirst().ifPresent(e -> {
+            for (OutputFigures o : e.outputs()) {
+                Top1Figures t = o.top1();
+                if (t.classAxis() == null || t.items() == 0) continue;
+                note.append("agree of '").append(o.output()).append("' is per position: ").append(t.positions() / t.items())
+                    .append(" per item, top-1 over axis ").append(t.classAxis()).append('\n');
+            }
+        });
+        return note.toString();
     }
 
     /** "fxp16_13 (accumulate exact, rounding truncate)". */

@@ -1,5 +1,7 @@
 package dev.byodt.cli.report;
 
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.TensorSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -110,7 +112,7 @@ class MetricsTest {
         assertEquals(1, Top1.argmax(new float[] {9, Float.NaN, 5, 1}, 1, 3));
         assertEquals(Top1.NONE, Top1.argmax(new float[] {Float.NaN}, 0, 1));
 
-        OutputComparison c = new OutputComparison("logits", Double.POSITIVE_INFINITY);
+        OutputComparison c = new OutputComparison("logits", new ClassPositions(-1, 1, 2, 1), Double.POSITIVE_INFINITY);
         // Item 0: both pick class 1, label 1. Item 1: reference 0, test 1, label 0. Item 2: both 0, label 1.
         // Item 3: reference 1, test all NaN, no label.
         float[] ref = {0, 1, 1, 0, 1, 0, 0, 1};
@@ -127,14 +129,54 @@ class MetricsTest {
         assertEquals(2.0 / 4, t.agreement());
         assertEquals(100.0 / 3, t.drop(), 1e-12);
         assertEquals(2, c.figures().errors().nan());
+        assertEquals(4, t.positions());
+        assertNull(t.classAxis());
+    }
+
+    @Test
+    void denseOutputsAgreePerPositionAlongTheClassAxis() {
+        // Two items of a [batch, 3 classes, 2 positions] output, class axis 1: class c of position p is at c * 2 + p.
+        // Item 0: position 0 reference (0, 5, 1) -> 1, test (0, 1, 5) -> 2; position 1 reference (7, 0, 0) -> 0, test (7, 0, 1) -> 0.
+        // Item 1: position 0 both (2, 2, 3) -> 2; position 1 reference (1, 0, 0) -> 0, test all NaN -> none.
+        float[] ref = {0, 7, 5, 0, 1, 0, 2, 1, 2, 0, 3, 0};
+        float[] test = {0, 7, 1, 0, 5, 1, 2, Float.NaN, 2, Float.NaN, 3, Float.NaN};
+        ClassPositions classes = ClassPositions.of(new TensorSpec("segments", ElementType.FLOAT32, new long[] {2, 3, 2}), 6, 1);
+        assertEquals(new ClassPositions(1, 1, 3, 2), classes);
+        OutputComparison c = new OutputComparison("segments", classes, Double.POSITIVE_INFINITY);
+        c.addItem(ref, test, 0, 6, Top1Tally.NO_LABEL);
+        c.addItem(ref, test, 6, 6, Top1Tally.NO_LABEL);
+        Top1Figures t = c.figures().top1();
+        assertEquals(2, t.items());
+        assertEquals(4, t.positions());
+        assertEquals(2.0 / 4, t.agreement());
+        assertEquals(1, t.classAxis());
+        assertNull(t.testAccuracy());
+    }
+
+    @Test
+    void theClassAxisIsTheLastByDefaultAndCountsFromTheEndWhenNegative() {
+        TensorSpec logits = new TensorSpec("logits", ElementType.FLOAT32, new long[] {1, 16, 50});
+        assertEquals(new ClassPositions(2, 16, 50, 1), ClassPositions.of(logits, 800, null));
+        assertEquals(new ClassPositions(1, 1, 16, 50), ClassPositions.of(logits, 800, -2));
+        TensorSpec map = new TensorSpec("map", ElementType.FLOAT32, new long[] {1, 4, 3, 5});
+        ClassPositions channels = ClassPositions.of(map, 60, 1);
+        assertEquals(15, channels.positions());
+        // Position 7 is row 1, column 2 of the 3x5 map: its classes start at element 7 and lie 15 apart.
+        assertEquals(7, channels.start(7));
+        ClassPositions rows = ClassPositions.of(map, 60, 2);
+        assertEquals(new ClassPositions(2, 4, 3, 5), rows);
+        // Position 7 is channel 1, column 2: its classes start at 1 * 15 + 2 and lie 5 apart.
+        assertEquals(17, rows.start(7));
+        assertEquals(new ClassPositions(-1, 1, 10, 1), ClassPositions.of(new TensorSpec("y", ElementType.FLOAT32, new long[] {1, 10}), 10, 2));
     }
 
     @Test
     void noLabelsMeansNoAccuracy() {
         Top1Tally tally = new Top1Tally();
+        tally.addItem();
         tally.add(3, 3, Top1Tally.NO_LABEL);
-        assertNull(tally.figures().referenceAccuracy());
-        assertNull(tally.figures().drop());
-        assertEquals(1.0, tally.figures().agreement());
+        assertNull(tally.figures(null).referenceAccuracy());
+        assertNull(tally.figures(null).drop());
+        assertEquals(1.0, tally.figures(null).agreement());
     }
 }

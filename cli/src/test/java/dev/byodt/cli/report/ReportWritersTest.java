@@ -23,7 +23,7 @@ class ReportWritersTest {
         ComparisonReport sweep = SampleReports.sweep();
         List<ReportEntry> entries = new ArrayList<>(sweep.entries());
         entries.add(new ReportEntry(entries.size(), "fp8e4m3", "exact", "truncate", "wrap", List.of(new OutputFigures("y",
-            new Top1Figures(3, 0, null, null, 1.0 / 3), new ErrorFigures(30, 28, 448, Double.NaN, 0.25, Double.NEGATIVE_INFINITY, 1, 1, 5)))));
+            new Top1Figures(3, 0, null, null, 1.0 / 3, 3, null), new ErrorFigures(30, 28, 448, Double.NaN, 0.25, Double.NEGATIVE_INFINITY, 1, 1, 5)))));
         ComparisonReport report = new ComparisonReport(sweep.setup(), 30, "2/3", entries);
         Path file = dir.resolve("r.json");
         String json = ReportJson.toJson(report);

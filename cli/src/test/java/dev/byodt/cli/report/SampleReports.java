@@ -16,7 +16,7 @@ public final class SampleReports {
     }
 
     public static OutputFigures figures(double reference, double test, double sqnr) {
-        return new OutputFigures("logits", new Top1Figures(1000, 1000, reference, test, Math.min(1, 1 - (reference - test) - 0.001)),
+        return new OutputFigures("logits", new Top1Figures(1000, 1000, reference, test, Math.min(1, 1 - (reference - test) - 0.001), 1000, null),
             new ErrorFigures(10000, 10000, 0.5 / (1 + sqnr), 0.05 / (1 + sqnr), 0.01, sqnr, 0, 0, 0));
     }
 

@@ -54,6 +54,20 @@ public final class DataSetRun {
     }
 
     /**
+     * The inputs of the data that are bound at compile time, by name: the named integer ones and those an
+     * operator reads at compile time, but not those the caller binds itself.
+     */
+    public static Map<String, Tensor> boundFromData(Path model, Map<String, Tensor> bound, TestCase.DataSet set) {
+        Map<String, Tensor> fromData = new LinkedHashMap<>();
+        Set<String> compileTime = OnnxLoader.compileTimeInputs(model);
+        for (NamedTensor t : set.inputs()) {
+            if (bound.containsKey(t.name()) || t.name().isEmpty()) continue;
+            if (t.tensor().type().isInteger() || compileTime.contains(t.name())) fromData.put(t.name(), t.tensor());
+        }
+        return fromData;
+    }
+
+    /**
      * Loads the model with the data's named integer inputs, those an operator reads at compile time (Resize's
      * scales) and the caller's bound at compile time and runs it on the rest of the data's inputs.
      *
@@ -61,14 +75,12 @@ public final class DataSetRun {
      */
     public static List<NamedTensor> outputs(Path model, Map<String, long[]> shapes, Map<String, Tensor> bound,
                                             GraphExecutor executor, TestCase.DataSet set) {
+        Map<String, Tensor> fromData = boundFromData(model, bound, set);
         Map<String, Tensor> allBound = new LinkedHashMap<>(bound);
+        allBound.putAll(fromData);
         List<Tensor> runTimeInputs = new ArrayList<>();
-        Set<String> compileTime = OnnxLoader.compileTimeInputs(model);
         for (NamedTensor t : set.inputs()) {
-            if (bound.containsKey(t.name())) continue;
-            boolean fixed = t.tensor().type().isInteger() || compileTime.contains(t.name());
-            if (fixed && !t.name().isEmpty()) allBound.put(t.name(), t.tensor());
-            else runTimeInputs.add(t.tensor());
+            if (!bound.containsKey(t.name()) && !fromData.containsKey(t.name())) runTimeInputs.add(t.tensor());
         }
         Graph graph = OnnxLoader.load(model, shapes, allBound);
         List<Tensor> values = executor.run(graph, runTimeInputs);

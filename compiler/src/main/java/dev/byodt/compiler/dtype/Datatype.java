@@ -20,24 +20,25 @@ public interface Datatype {
     ScalarType storageType();
 
     /** The machine type of a reduction's accumulator (ACC) under the accumulation mode compiled for. */
-    default ScalarType accumulatorType() { return storageType(); }
+    ScalarType accumulatorType();
 
     /** The machine constant standing for a real constant of this datatype. */
     Expr constant(double value);
 
     /** The machine constant standing for an accumulator holding {@code value}. */
-    default Expr accumulatorConstant(double value) { return constant(value); }
+    Expr accumulatorConstant(double value);
 
     /**
      * The machine expression computing {@code op}, an operation whose operands or result are REAL or ACC.
      * {@code loweredArgs} are op's operands already in machine types; {@code op} keeps the abstract types,
      * so the datatype can tell a REAL operand from an F32 one that happens to have the same storage.
      * Calls name functions of {@link #library()} (or of float32's, when an operation falls back to float32).
+     * Reductions reach it as the ACC operations of {@code Exprs}: mac, accumulate, and casts to and from ACC.
      */
     Expr lower(Expr.Op op, List<Expr> loweredArgs);
 
     /** Weights: float32 values (raw bytes) converted once, at compile time, to this datatype's storage. */
-    default MemorySegment convertWeights(MemorySegment float32Values) { return float32Values; }
+    MemorySegment convertWeights(MemorySegment float32Values);
 
     /** The library the datatype's calls go to, if it has one. */
     Optional<NativeLibrary> library();

@@ -105,25 +105,29 @@ public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Ov
 
     /**
      * Resolves every datatype named and checks it supports the accumulation mode, so that a bad choice fails
-     * before anything is compiled. float32 kernels accumulate in float32 whatever the mode, which is what
-     * dtype and float32 ask of them; exact, where nothing but float32 is chosen, would be silently ignored, so
-     * it is an error.
+     * before anything is compiled. The reference datatype (float32) sums in float32 whatever the mode
+     * ({@link #accumulationOf}); exact, where nothing but float32 is chosen, would be silently ignored, so it
+     * is an error.
      */
     public List<DatatypeInstance> instances() {
         List<DatatypeInstance> all = new ArrayList<>();
         all.add(registry.instance(datatype, options));
         for (Override o : overrides) all.add(registry.instance(o.datatype(), options));
-        if (accumulation == AccumulationMode.EXACT && all.stream().allMatch(i -> i.definition().code() == Float32.TYPE_CODE)) {
-            throw new ByodtException("--accumulate exact needs a custom datatype: float32 sums in float32 (choose --dtype, or"
-                + " --accumulate dtype or float32)");
+        if (accumulation == AccumulationMode.EXACT && all.stream().allMatch(i -> i.definition().isReference())) {
+            String reference = all.getFirst().toString();
+            throw new ByodtException("--accumulate exact needs a custom datatype: " + reference + " sums in " + reference
+                + " (choose --dtype, or --accumulate dtype or float32)");
         }
-        for (DatatypeInstance i : all) {
-            if (i.definition().code() != Float32.TYPE_CODE && !i.definition().accumulationModes().contains(accumulation)) {
-                throw new ByodtException("datatype " + i + " does not support --accumulate " + accumulation.optionName()
-                    + " (it supports " + i.definition().accumulationModes().stream().map(AccumulationMode::optionName).toList() + ")");
-            }
-        }
+        for (DatatypeInstance i : all) i.requireAccumulation(accumulationOf(i));
         return all;
+    }
+
+    /**
+     * How {@code instance}'s reductions accumulate: as --accumulate says, but for the reference datatype, whose
+     * own sums (mode dtype) are float32 sums, which is what dtype and float32 ask of it.
+     */
+    public AccumulationMode accumulationOf(DatatypeInstance instance) {
+        return instance.definition().isReference() ? AccumulationMode.DTYPE : accumulation;
     }
 
     public boolean isFloat32Only() {

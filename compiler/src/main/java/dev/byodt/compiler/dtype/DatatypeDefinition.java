@@ -38,7 +38,7 @@ import java.util.stream.Collectors;
  * Nothing is compiled or even read until a model uses the datatype.
  */
 public final class DatatypeDefinition {
-    /** TVM's range of custom type codes: 129 to 255 (the built-in float32 is DLPack's float, code 2). */
+    /** TVM's range of custom type codes: 129 to 255 (the reference datatype, float32, keeps DLPack's float, code 2). */
     public static final int FIRST_CUSTOM_CODE = 129;
     public static final int LAST_CUSTOM_CODE = 255;
 
@@ -65,6 +65,7 @@ public final class DatatypeDefinition {
     private final Set<AccumulationMode> accumulation;
     private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
     private final Map<String, Option> options;
+    private final boolean reference;
     private final String origin;
 
     private DatatypeDefinition(Builder b) {
@@ -83,6 +84,7 @@ public final class DatatypeDefinition {
         accumulation = Collections.unmodifiableSet(EnumSet.copyOf(b.accumulation));
         exactAccumulatorBits = b.exactAccumulatorBits;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+        reference = b.reference;
         origin = b.origin;
     }
 
@@ -100,6 +102,7 @@ public final class DatatypeDefinition {
         accumulation = d.accumulation;
         exactAccumulatorBits = d.exactAccumulatorBits;
         options = d.options;
+        reference = d.reference;
         this.origin = origin;
     }
 
@@ -119,6 +122,15 @@ public final class DatatypeDefinition {
     public Set<AccumulationMode> accumulationModes() { return accumulation; }
 
     public Map<String, Option> options() { return options; }
+
+    /**
+     * Whether this is the reference datatype, float32: the one callers exchange tensors in and every other
+     * datatype is measured against. Its values are float32 itself, so its constants, weights and conversions
+     * from and to machine types are the machine's own; its reductions sum in float32 whatever --accumulate
+     * chooses for the other datatypes of a program, as ONNX's reference implementation does; and it keeps
+     * DLPack's type code for float, outside the custom range. A registry holds at most one.
+     */
+    public boolean isReference() { return reference; }
 
     /** The operations this definition lowers on some target. */
     public Set<DatatypeOp> loweredOps() { return Collections.unmodifiableSet(lowerings.keySet()); }
@@ -206,6 +218,7 @@ public final class DatatypeDefinition {
         private final Set<AccumulationMode> accumulation = EnumSet.of(AccumulationMode.DTYPE);
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private final Map<String, Option> options = new LinkedHashMap<>();
+        private boolean reference;
         private String origin = "";
 
         private Builder(NamePattern name, int code) {
@@ -301,8 +314,17 @@ public final class DatatypeDefinition {
             return this;
         }
 
+        /** Makes this the reference datatype ({@link DatatypeDefinition#isReference}): one width, stored in F32. */
+        public Builder reference() {
+            reference = true;
+            return this;
+        }
+
         public DatatypeDefinition build() {
             if (widths.isEmpty()) throw new IllegalStateException(name + ": no widths registered");
+            if (reference && (widths.size() != 1 || storage.apply(widths.iterator().next()) != ScalarType.F32)) {
+                throw new IllegalStateException(name + ": the reference datatype holds float32 values, at one width stored in F32");
+            }
             if (accumulation.contains(AccumulationMode.EXACT) && exactAccumulatorBits == null) {
                 throw new IllegalStateException(name + ": exact accumulation needs exactAccumulator(...)");
             }

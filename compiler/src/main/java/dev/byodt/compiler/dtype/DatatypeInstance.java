@@ -1,6 +1,7 @@
 package dev.byodt.compiler.dtype;
 
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ByodtException;
 
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +38,14 @@ public record DatatypeInstance(DatatypeDefinition definition, DatatypeName name,
 
     /** The integer type of the exact accumulator, for definitions that support {@link AccumulationMode#EXACT}. */
     public Optional<ScalarType> exactAccumulator() { return definition.exactAccumulator(this); }
+
+    /** Fails with one line unless the definition supports accumulation {@code mode}. */
+    public void requireAccumulation(AccumulationMode mode) {
+        if (!definition.accumulationModes().contains(mode)) {
+            throw new ByodtException("datatype " + this + " does not support --accumulate " + mode.optionName()
+                + " (it supports " + definition.accumulationModes().stream().map(AccumulationMode::optionName).toList() + ")");
+        }
+    }
 
     /** The lowering for {@code op} on {@code target}: the target's own, else the one for any target. */
     public Optional<LowerFunc> lowering(DatatypeOp op, LoweringTarget target) { return definition.lowering(op, target); }

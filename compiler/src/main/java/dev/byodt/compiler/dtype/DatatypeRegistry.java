@@ -47,13 +47,15 @@ public final class DatatypeRegistry {
         }
     }
 
-    /** Adds a definition; a code outside 129..255 or a code or name already taken is an error. */
+    /**
+     * Adds a definition; a code outside 129..255 (but for the reference datatype's), a code or name already
+     * taken, or a second reference datatype is an error.
+     */
     public DatatypeRegistry register(DatatypeDefinition registered) {
         DatatypeDefinition definition = registered.origin().isEmpty() && !registeringFrom.isEmpty()
             ? registered.withOrigin(registeringFrom) : registered;
         int code = definition.code();
-        boolean builtInFloat = definition.name().equals("float32") && code == Float32.TYPE_CODE;
-        if (!builtInFloat && (code < DatatypeDefinition.FIRST_CUSTOM_CODE || code > DatatypeDefinition.LAST_CUSTOM_CODE)) {
+        if (!definition.isReference() && (code < DatatypeDefinition.FIRST_CUSTOM_CODE || code > DatatypeDefinition.LAST_CUSTOM_CODE)) {
             throw new ByodtException("datatype " + definition.name() + ": type code " + code + " is outside the custom range "
                 + DatatypeDefinition.FIRST_CUSTOM_CODE + ".." + DatatypeDefinition.LAST_CUSTOM_CODE);
         }
@@ -63,6 +65,9 @@ public final class DatatypeRegistry {
             }
             if (d.namePattern().overlaps(definition.namePattern())) {
                 throw new ByodtException("datatype " + definition.name() + ": the name clashes with the registered " + describe(d));
+            }
+            if (d.isReference() && definition.isReference()) {
+                throw new ByodtException("datatype " + definition.name() + ": the reference datatype is already " + describe(d));
             }
         }
         definitions.add(definition);
@@ -78,6 +83,13 @@ public final class DatatypeRegistry {
 
     public Optional<DatatypeDefinition> byCode(int code) {
         return definitions.stream().filter(d -> d.code() == code).findFirst();
+    }
+
+    /** The reference datatype (float32), which programs exchange tensors in and fall back to. */
+    public DatatypeInstance reference() {
+        DatatypeDefinition d = definitions.stream().filter(DatatypeDefinition::isReference).findFirst()
+            .orElseThrow(() -> new ByodtException("no reference datatype is registered (byodt's is float32); registered: " + describe()));
+        return instance(new DatatypeName(d.name(), d.widths().iterator().next(), 1), Map.of());
     }
 
     /** The instance a --dtype text names, with the user's option values (overflow=wrap, ...). */

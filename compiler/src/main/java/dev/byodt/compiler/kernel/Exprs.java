@@ -145,10 +145,14 @@ public final class Exprs {
         return new Op(ScalarOp.MAC, ScalarType.ACC, List.of(acc, a, b));
     }
 
-    /** acc + a in the accumulator. */
+    /**
+     * acc + a in the accumulator (acc ACC, a REAL). Like {@link #mac}, a is not cast to ACC first, so that the
+     * datatype's accumulator receives the value itself.
+     */
     public static Expr accumulate(Expr acc, Expr a) {
         requireType(acc, ScalarType.ACC, "accumulator");
-        return new Op(ScalarOp.ADD, ScalarType.ACC, List.of(acc, cast(ScalarType.ACC, a)));
+        requireType(a, ScalarType.REAL, "accumulated value");
+        return new Op(ScalarOp.ADD, ScalarType.ACC, List.of(acc, a));
     }
 
     /** Row-major flat offset of the given indices in a tensor of this shape. */

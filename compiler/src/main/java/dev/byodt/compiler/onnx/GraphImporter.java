@@ -19,12 +19,15 @@ import dev.byodt.onnx.Onnx.NodeProto;
 import dev.byodt.onnx.Onnx.TensorProto;
 import dev.byodt.onnx.Onnx.ValueInfoProto;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.MemoryLimit;
+import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -43,7 +46,7 @@ import java.util.TreeMap;
  * <p>Malformed models (a value used before it is defined, defined twice, an output nothing defines) are
  * errors at once. What byodt merely does not support is collected as {@link ImportProblem}s and the import
  * goes on around it, so that one run can list every unsupported operator; nodes that depend on an
- * unsupported one are left untyped and are not reported again.
+ * unsupported one are left untyped, and only what can be checked without types is reported of them.
  */
 final class GraphImporter {
     /** The import's outcome: the graph is complete only when there are no problems. */
@@ -59,6 +62,8 @@ final class GraphImporter {
     private final Map<Buffer, Value> valueOfBuffer = new IdentityHashMap<>();
     private final List<ImportProblem> problems = new ArrayList<>();
     private final Set<Node> skipped = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** ONNX element type codes of the tensors the model declares (value_info and graph outputs), by name. */
+    private final Map<String, Integer> declaredElementTypes = new HashMap<>();
 
     GraphImporter(Path file, ModelProto model) {
         this.file = file;
@@ -74,6 +79,8 @@ final class GraphImporter {
             throw new ByodtException(file + " has sparse initializers (for example '"
                 + graph.getSparseInitializer(0).getValues().getName() + "'), which byodt does not support");
         }
+        for (ValueInfoProto info : graph.getValueInfoList()) declareElementType(info);
+        for (ValueInfoProto info : graph.getOutputList()) declareElementType(info);
         addInitializers(graph);
         List<Value> inputs = addInputs(graph, shapeOverrides, boundInputs);
         List<Node> nodes = buildNodes(graph);
@@ -92,6 +99,12 @@ final class GraphImporter {
         String name = graph.getName().isEmpty() ? String.valueOf(file.getFileName()) : graph.getName();
         return new Result(new Graph(name, List.copyOf(inputs), List.copyOf(outputs), List.copyOf(remaining)),
             List.copyOf(problems));
+    }
+
+    private void declareElementType(ValueInfoProto info) {
+        if (info.getType().hasTensorType() && info.getType().getTensorType().getElemType() != 0) {
+            declaredElementTypes.put(info.getName(), info.getType().getTensorType().getElemType());
+        }
     }
 
     private void addInitializers(GraphProto graph) {
@@ -115,6 +128,7 @@ final class GraphImporter {
         TreeMap<String, long[]> unused = new TreeMap<>(shapeOverrides);
         TreeMap<String, Tensor> unbound = new TreeMap<>(boundInputs);
         List<Value> inputs = new ArrayList<>();
+        List<String> boundNames = new ArrayList<>();
         for (ValueInfoProto input : graph.getInputList()) {
             if (values.containsKey(input.getName())) {
                 if (unused.containsKey(input.getName()) || unbound.containsKey(input.getName())) {
@@ -126,7 +140,8 @@ final class GraphImporter {
             Value value = define(input.getName(), "a graph input");
             Tensor bound = unbound.remove(input.getName());
             if (bound != null) {
-                bind(value, input, bound);
+                bind(value, input, bound, unused.remove(input.getName()));
+                boundNames.add(input.getName());
                 continue;
             }
             inputs.add(value);
@@ -142,7 +157,9 @@ final class GraphImporter {
                 problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "input '" + input.getName() + "'", e));
             }
         }
-        String inputNames = String.join(", ", inputs.stream().map(Value::name).toList());
+        String runTimeNames = String.join(", ", inputs.stream().map(Value::name).toList());
+        String inputNames = boundNames.isEmpty() ? runTimeNames
+            : (runTimeNames.isEmpty() ? "none at run time" : runTimeNames) + "; bound at compile time: " + String.join(", ", boundNames);
         if (!unused.isEmpty()) {
             throw new ByodtException("a shape is given for '" + unused.firstKey() + "', which is not an input of " + file
                 + " (its inputs: " + inputNames + ")");
@@ -154,8 +171,15 @@ final class GraphImporter {
         return inputs;
     }
 
-    /** Fixes an input to a value known at compile time, which must fit the input's declared type. */
-    private void bind(Value value, ValueInfoProto input, Tensor bound) {
+    /**
+     * Fixes an input to a value known at compile time, which must fit the input's declared type and the shape
+     * --shape gives it, if any (naming a bound input's shape is allowed, so one command line serves both ways).
+     */
+    private void bind(Value value, ValueInfoProto input, Tensor bound, long[] givenShape) {
+        if (givenShape != null && !Arrays.equals(givenShape, bound.shape())) {
+            throw new ByodtException("the shape given for '" + input.getName() + "' (" + Shapes.format(givenShape)
+                + ") differs from that of the value bound to it at compile time (" + Shapes.format(bound.shape()) + ")");
+        }
         TensorType declared = InputTypes.resolveBound(input, bound.shape(), file.toString());
         if (declared.elementType() != bound.type()) {
             throw new ByodtException("the value bound to input '" + input.getName() + "' of " + file + " is " + bound.type()
@@ -244,7 +268,10 @@ final class GraphImporter {
     private List<Node> inferAndFold(List<Node> nodes) {
         List<Node> remaining = new ArrayList<>();
         for (Node node : nodes) {
-            if (skipped.contains(node) || !inputsTyped(node)) continue;
+            if (skipped.contains(node) || !inputsTyped(node)) {
+                checkUntyped(node);
+                continue;
+            }
             try {
                 if (isConstantNode(node)) {
                     if (node.outputs().size() != 1) throw node.error("has " + node.outputs().size() + " outputs, not 1");
@@ -263,6 +290,28 @@ final class GraphImporter {
             }
         }
         return remaining;
+    }
+
+    /**
+     * A node byodt cannot type, being unsupported itself or behind one: lists what can be known without types,
+     * the attributes its operator checks ({@link Operator#checkAttributes}) and each output the model declares
+     * (value_info, graph outputs) of an element type byodt lacks, so that one inspection finds every problem.
+     */
+    private void checkUntyped(Node node) {
+        Operator operator = node.domain().isEmpty() ? Operators.lookup(node.opType()) : null;
+        if (operator != null && !skipped.contains(node)) {
+            try {
+                operator.checkAttributes(node);
+            } catch (ByodtException e) {
+                problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_USE, node.opType(), "node '" + node.name() + "'", e));
+            }
+        }
+        for (Value output : node.outputs()) {
+            Integer declared = declaredElementTypes.get(output.name());
+            if (declared == null || ElementType.fromOnnx(declared) != null) continue;
+            problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "tensor '" + output.name() + "'",
+                node.error("output '" + output.name() + "' is declared " + ElementType.onnxName(declared) + ", which byodt does not support")));
+        }
     }
 
     /** Whether the node's inputs are typed; reports a node that reads an unsupported weight or input. */

@@ -25,6 +25,9 @@ final class Cast implements Operator {
     }
 
     @Override
+    public void checkAttributes(Node node) { target(node); }
+
+    @Override
     public void lower(Node node, KernelBuilder kb) {
         ScalarType to = ScalarType.of(target(node));
         Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> cast(to, x.getFirst()));

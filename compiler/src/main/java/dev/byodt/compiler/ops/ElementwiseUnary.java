@@ -15,19 +15,31 @@ final class ElementwiseUnary implements Operator {
         Expr apply(Node node, Expr x);
     }
 
-    private final boolean acceptsIntegers;
-    private final Formula formula;
+    /**
+     * f(x) that keeps intermediate values in locals of the element loop (declared with {@code kb}), so that a
+     * value the formula uses several times, such as Softplus's exp, is computed once per element.
+     */
+    @FunctionalInterface
+    interface FormulaWithLocals {
+        Expr apply(Node node, KernelBuilder kb, Expr x);
+    }
 
-    private ElementwiseUnary(boolean acceptsIntegers, Formula formula) {
+    private final boolean acceptsIntegers;
+    private final FormulaWithLocals formula;
+
+    private ElementwiseUnary(boolean acceptsIntegers, FormulaWithLocals formula) {
         this.acceptsIntegers = acceptsIntegers;
         this.formula = formula;
     }
 
     /** An operator ONNX defines on floating-point tensors only. */
-    static ElementwiseUnary onReals(Formula formula) { return new ElementwiseUnary(false, formula); }
+    static ElementwiseUnary onReals(Formula formula) { return new ElementwiseUnary(false, (node, kb, x) -> formula.apply(node, x)); }
+
+    /** An operator ONNX defines on floating-point tensors only, whose formula declares locals. */
+    static ElementwiseUnary onRealsWithLocals(FormulaWithLocals formula) { return new ElementwiseUnary(false, formula); }
 
     /** An operator ONNX also defines on signed integer tensors (its formula must then work on I32/I64). */
-    static ElementwiseUnary onNumbers(Formula formula) { return new ElementwiseUnary(true, formula); }
+    static ElementwiseUnary onNumbers(Formula formula) { return new ElementwiseUnary(true, (node, kb, x) -> formula.apply(node, x)); }
 
     @Override
     public List<TensorType> inferTypes(Node node) {
@@ -37,6 +49,6 @@ final class ElementwiseUnary implements Operator {
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
-        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> formula.apply(node, x.getFirst()));
+        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> formula.apply(node, kb, x.getFirst()));
     }
 }

@@ -6,7 +6,6 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
-import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Shapes;
 
 import java.util.ArrayList;
@@ -44,8 +43,7 @@ final class LayerNormalization implements Operator {
                     + Shapes.format(x.shape()));
             }
         }
-        long stash = node.intAttr("stash_type", ElementType.FLOAT32.onnxCode());
-        if (stash != ElementType.FLOAT32.onnxCode()) throw node.badAttribute("stash_type", stash, "1 (float32)");
+        RunStatistics.requireFloat32Stash(node);
         List<TensorType> types = new ArrayList<>(List.of(x));
         long[] statistics = x.shape();
         Arrays.fill(statistics, axis, statistics.length, 1);

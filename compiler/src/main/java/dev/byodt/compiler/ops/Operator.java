@@ -21,6 +21,13 @@ public interface Operator {
     List<TensorType> inferTypes(Node node);
 
     /**
+     * Checks what can be checked of the node without its input types, such as an element type an attribute
+     * names, so that a node behind an unsupported one, whose inputs are never typed, still has its own
+     * problems listed. Most operators have nothing to check then.
+     */
+    default void checkAttributes(Node node) {}
+
+    /**
      * Emits the computation. {@code kb.input(i)} and {@code kb.output(i)} are the node's tensors as flat
      * buffers (float tensors have element type REAL). A kernel that loads only constant inputs is
      * evaluated at compile time, so shape-only subgraphs fold away without special cases.

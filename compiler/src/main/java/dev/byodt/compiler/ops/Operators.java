@@ -41,7 +41,9 @@ public final class Operators {
         BatchNormalization.registerAll();
         InstanceNormalization.registerAll();
         LayerNormalization.registerAll();
+        GroupNormalization.registerAll();
         Softmax.registerAll();
+        Hardmax.registerAll();
         Reductions.registerAll();
         Lstm.registerAll();
         Gru.registerAll();

@@ -11,9 +11,7 @@ import java.util.function.UnaryOperator;
 
 import static dev.byodt.compiler.kernel.Exprs.abs;
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.exp;
-import static dev.byodt.compiler.kernel.Exprs.gt;
 import static dev.byodt.compiler.kernel.Exprs.log;
 import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.max;
@@ -108,11 +106,11 @@ final class RecurrentActivations {
             case "sigmoid" -> x -> sigmoid(x);
             case "affine" -> x -> add(mul(alpha, x), beta);
             case "leakyrelu" -> x -> select(lt(x, real(0)), mul(alpha, x), x);
-            case "thresholdedrelu" -> x -> select(gt(x, alpha), x, real(0));
+            case "thresholdedrelu" -> x -> Activations.thresholdedRelu(x, alpha);
             case "scaledtanh" -> x -> mul(alpha, tanh(mul(beta, x)));
             case "hardsigmoid" -> x -> max(real(0), min(real(1), add(mul(alpha, x), beta)));
             case "elu" -> x -> select(lt(x, real(0)), mul(alpha, sub(exp(x), real(1))), x);
-            case "softsign" -> x -> div(x, add(real(1), abs(x)));
+            case "softsign" -> Activations::softsign;
             // log(1 + e^x) as max(x, 0) + log(1 + e^-|x|), which cannot overflow.
             case "softplus" -> x -> add(max(x, real(0)), log(add(real(1), exp(neg(abs(x))))));
             default -> throw new IllegalStateException(name);

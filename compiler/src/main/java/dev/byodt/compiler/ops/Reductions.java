@@ -12,30 +12,50 @@ import dev.byodt.runtime.ElementType;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BinaryOperator;
+import java.util.function.Function;
 
+import static dev.byodt.compiler.kernel.Exprs.abs;
 import static dev.byodt.compiler.kernel.Exprs.accumulate;
+import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.eq;
+import static dev.byodt.compiler.kernel.Exprs.exp;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.log;
+import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.max;
+import static dev.byodt.compiler.kernel.Exprs.min;
+import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
+import static dev.byodt.compiler.kernel.Exprs.select;
+import static dev.byodt.compiler.kernel.Exprs.sqrt;
+import static dev.byodt.compiler.kernel.Exprs.sub;
 
 /**
- * ONNX ReduceSum, ReduceMean and ReduceMax over a set of axes, keeping them as size-1 dimensions when
- * keepdims is set. The axes are an attribute up to ReduceSum-11 and ReduceMean/Max-13 and an optional
- * input from then on, which must be known at compile time; no axes means every axis, unless
- * noop_with_empty_axes makes the reduction an identity.
+ * The ONNX reductions over a set of axes (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1,
+ * ReduceL2, ReduceLogSumExp, ReduceSumSquare), keeping the axes as size-1 dimensions when keepdims is set.
+ * The axes are an attribute up to ReduceSum-11 and the others' opset 13, and an optional input from then on,
+ * which must be known at compile time; no axes means every axis, unless noop_with_empty_axes makes the
+ * reduction an identity. Sums accumulate in ACC and round once, as --accumulate says; products round at each
+ * step, as the datatype multiplies; an empty set of elements gives the reduction's identity.
  */
 final class Reductions implements Operator {
     private enum Kind {
-        SUM(13), MEAN(18), MAX(18);
+        SUM(13, 0), MEAN(18, Double.NaN), MAX(18, Double.NEGATIVE_INFINITY), MIN(18, Double.POSITIVE_INFINITY),
+        PROD(18, 1), L1(18, 0), L2(18, 0), LOG_SUM_EXP(18, Double.NEGATIVE_INFINITY), SUM_SQUARE(18, 0);
 
         /** The first opset in which the axes are an input rather than an attribute. */
         final int axesInputSince;
+        /** The result of reducing no elements, as ONNX's reference gives it (the mean of nothing is 0/0). */
+        final double ofNothing;
 
-        Kind(int axesInputSince) {
+        Kind(int axesInputSince, double ofNothing) {
             this.axesInputSince = axesInputSince;
+            this.ofNothing = ofNothing;
         }
     }
 
@@ -49,6 +69,12 @@ final class Reductions implements Operator {
         Operators.register("ReduceSum", new Reductions(Kind.SUM));
         Operators.register("ReduceMean", new Reductions(Kind.MEAN));
         Operators.register("ReduceMax", new Reductions(Kind.MAX));
+        Operators.register("ReduceMin", new Reductions(Kind.MIN));
+        Operators.register("ReduceProd", new Reductions(Kind.PROD));
+        Operators.register("ReduceL1", new Reductions(Kind.L1));
+        Operators.register("ReduceL2", new Reductions(Kind.L2));
+        Operators.register("ReduceLogSumExp", new Reductions(Kind.LOG_SUM_EXP));
+        Operators.register("ReduceSumSquare", new Reductions(Kind.SUM_SQUARE));
     }
 
     @Override
@@ -112,24 +138,62 @@ final class Reductions implements Operator {
             folded[d] = reduced[d] ? shape[d] : 1;
             if (reduced[d]) count *= shape[d];
         }
+        if (count == 0) {
+            kb.loops(kept, outer -> kb.store(y, flatIndex(kept, outer), real(kind.ofNothing)));
+            return;
+        }
         long elements = count;
         // Loop over the result with the reduced axes held at size 1 (the keepdims layout, which has the same
         // flat order as the squeezed one), and inside, over the reduced axes.
         kb.loops(kept, outer -> {
-            Expr outIndex = flatIndex(kept, outer);
-            if (kind == Kind.MAX) {
-                Local largest = kb.local("max", real(Double.NEGATIVE_INFINITY));
-                kb.loops(folded, inner ->
-                    kb.assign(largest, max(kb.get(largest), kb.load(x, inputIndex(shape, reduced, outer, inner)))));
-                kb.store(y, outIndex, kb.get(largest));
-                return;
-            }
-            Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
-            kb.loops(folded, inner ->
-                kb.assign(sum, accumulate(kb.get(sum), kb.load(x, inputIndex(shape, reduced, outer, inner)))));
-            Expr total = cast(ScalarType.REAL, kb.get(sum));
-            kb.store(y, outIndex, kind == Kind.MEAN ? div(total, real(elements)) : total);
+            Function<Expr[], Expr> element = inner -> kb.load(x, inputIndex(shape, reduced, outer, inner));
+            kb.store(y, flatIndex(kept, outer), reduce(kb, folded, elements, element));
         });
+    }
+
+    /** The reduction of the elements at every index of {@code folded}, {@code elements} of them. */
+    private Expr reduce(KernelBuilder kb, long[] folded, long elements, Function<Expr[], Expr> element) {
+        return switch (kind) {
+            case MAX -> kb.get(extreme(kb, folded, element, true));
+            case MIN -> kb.get(extreme(kb, folded, element, false));
+            case PROD -> {
+                Local product = kb.local("product", real(1));
+                kb.loops(folded, inner -> kb.assign(product, mul(kb.get(product), element.apply(inner))));
+                yield kb.get(product);
+            }
+            case SUM -> sum(kb, folded, (acc, x) -> accumulate(acc, x), element);
+            case MEAN -> div(sum(kb, folded, (acc, x) -> accumulate(acc, x), element), real(elements));
+            case L1 -> sum(kb, folded, (acc, x) -> accumulate(acc, abs(x)), element);
+            case L2 -> sqrt(sum(kb, folded, (acc, x) -> mac(acc, x, x), element));
+            case SUM_SQUARE -> sum(kb, folded, (acc, x) -> mac(acc, x, x), element);
+            case LOG_SUM_EXP -> {
+                // Shifted by the largest element, so that exp cannot overflow, even in narrow datatypes; by 0 where
+                // that is infinite (x - x is then not 0), so that infinities give infinities as unshifted.
+                Expr largest = kb.get(extreme(kb, folded, element, true));
+                Local shift = kb.local("shift", select(eq(sub(largest, largest), real(0)), largest, real(0)));
+                Expr total = sum(kb, folded, (acc, x) -> accumulate(acc, exp(sub(x, kb.get(shift)))), element);
+                yield add(log(total), kb.get(shift));
+            }
+        };
+    }
+
+    /** The largest (smallest) element, starting from the first, so no datatype needs to hold an infinity. */
+    private static Local extreme(KernelBuilder kb, long[] folded, Function<Expr[], Expr> element, boolean largest) {
+        Expr[] first = new Expr[folded.length];
+        Arrays.fill(first, idx(0));
+        Local extreme = kb.local(largest ? "max" : "min", element.apply(first));
+        kb.loops(folded, inner -> {
+            Expr x = element.apply(inner);
+            kb.assign(extreme, largest ? max(kb.get(extreme), x) : min(kb.get(extreme), x));
+        });
+        return extreme;
+    }
+
+    /** The sum, in ACC rounded once to REAL, of a term of each element: {@code step} adds it to the accumulator. */
+    private static Expr sum(KernelBuilder kb, long[] folded, BinaryOperator<Expr> step, Function<Expr[], Expr> element) {
+        Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
+        kb.loops(folded, inner -> kb.assign(sum, step.apply(kb.get(sum), element.apply(inner))));
+        return cast(ScalarType.REAL, kb.get(sum));
     }
 
     private static Expr inputIndex(long[] shape, boolean[] reduced, Expr[] outer, Expr[] inner) {

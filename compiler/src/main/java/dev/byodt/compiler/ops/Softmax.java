@@ -47,8 +47,11 @@ final class Softmax implements Operator {
         return List.of(x);
     }
 
-    /** {outer, extent, inner}: the tensor as rows of {@code extent} elements spaced {@code inner} apart. */
-    private static long[] view(Node node, long[] shape) {
+    /**
+     * {outer, extent, inner}: the tensor as rows of {@code extent} elements spaced {@code inner} apart, the rows
+     * that Softmax, LogSoftmax and Hardmax normalise, which take their axis alike.
+     */
+    static long[] view(Node node, long[] shape) {
         boolean perAxis = node.opsetVersion() >= 13;
         if (shape.length == 0) throw node.error("input must have rank 1 or more");
         int axis = Axes.normalize(node, node.intAttr("axis", perAxis ? -1 : 1), shape.length);

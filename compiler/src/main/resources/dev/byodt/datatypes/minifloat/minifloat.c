@@ -1,6 +1,8 @@
 /*
  * IEEE 754-style binary floating point with MF_EXP_BITS exponent bits and MF_FRAC_BITS fraction bits:
- * float16 (e5m10), bfloat16 (e8m7), fp8e5m2 (e5m2) and every minifloat_eE.
+ * float16 (e5m10), bfloat16 (e8m7), fp8e5m2 (e5m2), fp8e3m4 and every minifloat_eE; and, with the parameters
+ * MF_SPECIALS and MF_UNSIGNED below, the formats that give the special patterns other meanings: OCP fp8e4m3,
+ * the ONNX FNUZ float8s, the OCP MX elements FP6 and FP4 and scale E8M0, and NVFP4's unsigned E4M3 scale.
  *
  * Layout (low 1+E+M bits of the storage integer, zero-extended): sign, E exponent bits (bias 2^(E-1) - 1),
  * M fraction bits. Exponent 0 holds zeros and subnormals, all ones holds infinities (fraction 0) and NaNs.
@@ -17,43 +19,84 @@
  * are computed in double by common/double_math.c (relative error around 2^-50) and rounded once: correctly
  * rounded unless the exact value lies within that error of a rounding boundary.
  *
- * Parameters: -DMF_EXP_BITS=E (2..10) -DMF_FRAC_BITS=M (1..25, 1+E+M <= 32) -DBYODT_PREFIX=<prefix>, and
- * -DMF_OCP_FINITE=1 for the OCP 8-bit floating point "E4M3" style (used for fp8e4m3 with E=4, M=3): the all-ones
- * exponent holds normal numbers, the only NaN is the all-ones magnitude S.1..1.1..1, there is no infinity, and
- * overflow (and an infinite input) saturates to the largest finite value with the sign kept (OCP's saturating
- * conversion); a NaN input gives the NaN 0.1..1.1..1.
+ * Parameters: -DMF_EXP_BITS=E (2..10) -DMF_FRAC_BITS=M (0..25, 1+E+M <= 32) -DBYODT_PREFIX=<prefix>, and two
+ * that say which patterns are special, for the formats that are not IEEE-like:
+ * -DMF_SPECIALS=MF_SPECIALS_<style>, where the style is
+ *   IEEE (the default): as above.
+ *   FN (finite, one NaN; OCP FP8 E4M3, NVFP4's scale): the all-ones exponent holds normal numbers, the only NaN
+ *     is the all-ones magnitude S.1..1.1..1, there is no infinity, and overflow (and an infinite input)
+ *     saturates to the largest finite value with the sign kept (OCP's saturating conversion); a NaN input gives
+ *     the NaN 0.1..1.1..1.
+ *   FNUZ (finite, NaN, unsigned zero; ONNX FLOAT8E4M3FNUZ/E5M2FNUZ): the bias is 2^(E-1), one more than IEEE's,
+ *     every nonzero pattern but 1.0..0.0..0 (which would be -0) is a number, that pattern is the only NaN,
+ *     there is no infinity, a zero result is +0, and overflow saturates as in FN.
+ *   NONE (OCP MX FP6 and FP4): every pattern is a number, overflow saturates as in FN, and a NaN (an input
+ *     NaN, 0/0, sqrt of a negative number) has no pattern: it becomes +0.
+ * -DMF_UNSIGNED=1: no sign bit (BITS = E + M): a negative result that does not round to zero is NaN.
+ * With M = 0 (OCP MX E8M0, unsigned and FN: 2^-127 .. 2^127, 1..1 is NaN) there are no subnormals and no zero:
+ * the exponent field 0 holds 2^-BIAS, and ties round to the even significand 2, that is up.
  */
 #include <stdint.h>
+
+#define MF_SPECIALS_IEEE 0
+#define MF_SPECIALS_FN 1
+#define MF_SPECIALS_FNUZ 2
+#define MF_SPECIALS_NONE 3
+#ifndef MF_SPECIALS
+#define MF_SPECIALS MF_SPECIALS_IEEE
+#endif
+#ifndef MF_UNSIGNED
+#define MF_UNSIGNED 0
+#endif
 
 #if !defined(MF_EXP_BITS) || !defined(MF_FRAC_BITS) || !defined(BYODT_PREFIX)
 #error "minifloat.c needs -DMF_EXP_BITS, -DMF_FRAC_BITS and -DBYODT_PREFIX"
 #endif
-#if MF_EXP_BITS < 2 || MF_EXP_BITS > 10 || MF_FRAC_BITS < 1 || MF_FRAC_BITS > 25 || 1 + MF_EXP_BITS + MF_FRAC_BITS > 32
-#error "minifloat.c supports 2 <= MF_EXP_BITS <= 10, 1 <= MF_FRAC_BITS <= 25, at most 32 bits"
+#if MF_EXP_BITS < 2 || MF_EXP_BITS > 10 || MF_FRAC_BITS < 0 || MF_FRAC_BITS > 25 || 1 + MF_EXP_BITS + MF_FRAC_BITS > 32
+#error "minifloat.c supports 2 <= MF_EXP_BITS <= 10, 0 <= MF_FRAC_BITS <= 25, at most 32 bits"
+#endif
+#if MF_FRAC_BITS == 0 && MF_SPECIALS != MF_SPECIALS_FN
+#error "minifloat.c supports MF_FRAC_BITS=0 only with MF_SPECIALS=MF_SPECIALS_FN (OCP MX E8M0)"
+#endif
+#if MF_UNSIGNED && (MF_SPECIALS == MF_SPECIALS_FNUZ || MF_SPECIALS == MF_SPECIALS_NONE)
+#error "an unsigned minifloat needs a NaN that is not -0: MF_SPECIALS IEEE or FN"
 #endif
 
 #define E MF_EXP_BITS
 #define M MF_FRAC_BITS
-#define BITS (1 + E + M)
-#define BIAS ((1 << (E - 1)) - 1)
+#define BITS ((MF_UNSIGNED ? 0 : 1) + E + M)
+#define BIAS ((1 << (E - 1)) - (MF_SPECIALS == MF_SPECIALS_FNUZ ? 0 : 1))
 #define EXP_ALL_ONES ((1u << E) - 1)
-#define SIGN_BIT ((uint32_t)1 << (E + M))
-#define MAGNITUDE_MASK (SIGN_BIT - 1)
-#ifndef MF_OCP_FINITE
-#define MF_OCP_FINITE 0
-#endif
-#if MF_OCP_FINITE
-/* No infinity: an impossible magnitude stands for it, so the infinity tests below are never true. */
-#define INFINITY_BITS (MAGNITUDE_MASK + 1)
-#define NAN_BITS MAGNITUDE_MASK
-#define OVERFLOW_BITS (MAGNITUDE_MASK - 1)
-#define LARGEST_BINADE (BIAS + 1)
-#else
+#define MAGNITUDE_MASK (((uint32_t)1 << (E + M)) - 1)
+#define SIGN_BIT (MF_UNSIGNED ? 0 : (uint32_t)1 << (E + M))
+#define SUBNORMALS (M > 0)
+/* The exponent of the smallest nonzero value's last bit: 2^(1 - BIAS - M), or 2^-BIAS without subnormals. */
+#define MIN_EXPONENT ((SUBNORMALS ? 1 : 0) - BIAS - M)
+#if MF_SPECIALS == MF_SPECIALS_IEEE
 #define INFINITY_BITS ((uint32_t)EXP_ALL_ONES << M)
 #define NAN_BITS (INFINITY_BITS | ((uint32_t)1 << (M - 1)))
 #define OVERFLOW_BITS INFINITY_BITS
-#define LARGEST_BINADE BIAS
+#define LARGEST_EXPONENT_FIELD ((1 << E) - 2)
+#else
+/* No infinity: an impossible magnitude stands for it, so the infinity tests below are never true. */
+#define INFINITY_BITS (MAGNITUDE_MASK + 1)
+#if MF_SPECIALS == MF_SPECIALS_FN
+#define NAN_BITS MAGNITUDE_MASK
+#define LARGEST_BITS (MAGNITUDE_MASK - 1)
+#define LARGEST_EXPONENT_FIELD ((1 << E) - (M == 0 ? 2 : 1))
+#elif MF_SPECIALS == MF_SPECIALS_FNUZ
+#define NAN_BITS SIGN_BIT
+#define LARGEST_BITS MAGNITUDE_MASK
+#define LARGEST_EXPONENT_FIELD ((1 << E) - 1)
+#else
+#define NAN_BITS 0
+#define LARGEST_BITS MAGNITUDE_MASK
+#define LARGEST_EXPONENT_FIELD ((1 << E) - 1)
 #endif
+#define OVERFLOW_BITS LARGEST_BITS
+#endif
+/* The binade of the largest finite value: its value is below 2^(LARGEST_BINADE + 1). */
+#define LARGEST_BINADE (LARGEST_EXPONENT_FIELD - BIAS)
 
 #if BITS <= 8
 typedef uint8_t T;
@@ -70,52 +113,81 @@ typedef uint32_t T;
 
 /* ---- the format <-> double (exact one way, one rounding the other) ---- */
 
-#if MF_OCP_FINITE
-static int is_nan(T a) { return (a & MAGNITUDE_MASK) == NAN_BITS; }
-#else
+#if MF_SPECIALS == MF_SPECIALS_IEEE
 static int is_nan(T a) { return (a & MAGNITUDE_MASK) > INFINITY_BITS; }
+#elif MF_SPECIALS == MF_SPECIALS_FN
+static int is_nan(T a) { return (a & MAGNITUDE_MASK) == NAN_BITS; }
+#elif MF_SPECIALS == MF_SPECIALS_FNUZ
+static int is_nan(T a) { return a == (T)NAN_BITS; }
+#else
+static int is_nan(T a) { (void)a; return 0; }
 #endif
+static int is_infinite(T a) { return (a & MAGNITUDE_MASK) == INFINITY_BITS; }
+/* Zero of either sign (with FNUZ, 1.0..0.0..0 is NaN, not zero; E8M0 has no zero). */
+static int is_zero(T a) { return SUBNORMALS && (a & MAGNITUDE_MASK) == 0 && !is_nan(a); }
+
+/* The integer significand and exponent of a finite a: a = significand * 2^exponent. */
+static uint64_t significand_of(T a) {
+    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
+    uint64_t fraction = a & (((uint32_t)1 << M) - 1);
+    return exponent || !SUBNORMALS ? fraction | ((uint64_t)1 << M) : fraction;
+}
+static int exponent_of(T a) {
+    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
+    return (exponent || !SUBNORMALS ? (int)exponent : 1) - BIAS - M;
+}
+
+/*
+ * The pattern of a rounded magnitude (already saturated or on infinity's encoding) with x's sign: a zero of
+ * an unsigned-zero (FNUZ) format is +0, and an unsigned format has no negative numbers, so a negative x that
+ * does not round to zero is NaN (E8M0, which has no zero, gives NaN for every x < 0).
+ */
+static T with_sign(int negative, uint32_t encoded, int zero_input) {
+#if MF_UNSIGNED
+    int rounds_to_zero = zero_input || (SUBNORMALS && encoded == 0);
+    return negative && !rounds_to_zero ? (T)NAN_BITS : (T)encoded;
+#elif MF_SPECIALS == MF_SPECIALS_FNUZ
+    (void)zero_input;
+    return (T)(negative && encoded != 0 ? SIGN_BIT | encoded : encoded);
+#else
+    (void)zero_input;
+    return (T)(negative ? SIGN_BIT | encoded : encoded);
+#endif
+}
 
 /* The exact value of a as a double. */
 static double to_double(T a) {
-    uint64_t sign = (uint64_t)(a >> (E + M)) << 63;
-    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
-    uint64_t fraction = a & (((uint32_t)1 << M) - 1);
-    double normal = double_of(sign | ((uint64_t)(exponent - BIAS + 1023) << 52) | (fraction << (52 - M)));
-    /* A subnormal is fraction * 2^(1 - BIAS - M): an integer times a power of two, both exact. */
-    double subnormal = (double)(int32_t)fraction * pow2(1 - BIAS - M);
-    subnormal = sign ? -subnormal : subnormal;
-#if MF_OCP_FINITE
-    return exponent == 0 ? subnormal : is_nan(a) ? double_of(0x7ff8000000000000ULL) : normal;
-#else
-    double special = fraction ? double_of(0x7ff8000000000000ULL) : double_of(sign | 0x7ff0000000000000ULL);
-    return exponent == 0 ? subnormal : exponent == EXP_ALL_ONES ? special : normal;
-#endif
+    uint64_t sign = a & SIGN_BIT ? (uint64_t)1 << 63 : 0;
+    /* An integer times a power of two, both exact (for a subnormal, the fraction times 2^(1 - BIAS - M)). */
+    double value = (double)(int64_t)significand_of(a) * pow2(exponent_of(a));
+    double finite = double_of(sign | bits_of(value));
+    double infinite = double_of(sign | 0x7ff0000000000000ULL);
+    return is_nan(a) ? double_of(0x7ff8000000000000ULL) : is_infinite(a) ? infinite : finite;
 }
 
 /*
  * x rounded to the format, to nearest with ties to even. The significand (with its hidden bit) is shifted
  * right to the format's precision at x's exponent, which for results below the normal range is the fixed
  * precision of the subnormals; adding the result to the (biased exponent - 1) field lets a carry out of the
- * significand bump the exponent, and a carry out of the largest exponent land on infinity's encoding.
+ * significand bump the exponent, and a carry out of the largest exponent land on infinity's encoding (or be
+ * saturated). Without subnormals (E8M0) everything below the smallest value 2^-BIAS rounds to it.
  */
 static T from_double(double x) {
     uint64_t u = bits_of(x);
-    uint32_t sign = (uint32_t)(u >> 63) << (E + M);
     uint64_t magnitude = u & 0x7fffffffffffffffULL;
     int exponent = (int)(magnitude >> 52) - 1023;      /* double subnormals are far below the format's range */
     uint64_t significand = (magnitude & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
-    int normal = exponent >= 1 - BIAS;
-    int shift = 52 - M + (normal ? 0 : 1 - BIAS - exponent);
+    int normal = exponent >= MIN_EXPONENT + M;
+    int shift = 52 - M + (normal ? 0 : MIN_EXPONENT + M - exponent);
     shift = shift > 60 ? 60 : shift;
     uint64_t kept = significand >> shift;
     uint64_t rest = significand & (((uint64_t)1 << shift) - 1);
     uint64_t half = (uint64_t)1 << (shift - 1);
     kept += (rest > half) | ((rest == half) & (kept & 1));
-    int64_t encoded = (normal ? (int64_t)(exponent + BIAS - 1) << M : 0) + (int64_t)kept;
+    int64_t encoded = normal ? ((int64_t)(exponent + BIAS - 1) << M) + (int64_t)kept : SUBNORMALS ? (int64_t)kept : 0;
     encoded = magnitude == 0 ? 0 : encoded;
     encoded = encoded > OVERFLOW_BITS ? OVERFLOW_BITS : encoded;
-    T result = (T)(sign | (uint32_t)encoded);
+    T result = with_sign((int)(u >> 63), (uint32_t)encoded, magnitude == 0);
     return magnitude > 0x7ff0000000000000ULL ? (T)NAN_BITS : result;
 }
 
@@ -127,8 +199,9 @@ static T from_double(double x) {
  * smallest subnormal) is a float32 normal; with E == 8 the format's subnormals lie in float32's subnormal range,
  * where sums are exact (both are multiples of the format's smallest subnormal), products of M <= 7 significands
  * are exact above half that subnormal, and quotients cannot come within float32's rounding error of a midpoint.
+ * (E8M0, with no fraction bits, goes through double.)
  */
-#if (E <= 7 && M <= 10) || (E == 8 && M <= 7)
+#if (E <= 7 && M >= 1 && M <= 10) || (E == 8 && M >= 1 && M <= 7 && MF_SPECIALS == MF_SPECIALS_IEEE && !MF_UNSIGNED)
 #define MF_VIA_FLOAT 1
 #else
 #define MF_VIA_FLOAT 0
@@ -144,7 +217,7 @@ static float f32_of(uint32_t u) { union { uint32_t u; float f; } v = { u }; retu
 /* 2^(24 - BIAS - M): its float32 ulp is the format's smallest subnormal 2^(1 - BIAS - M). */
 #define F32_SUBNORMAL_ULP_MAGIC ((uint32_t)(151 - BIAS - M) << 23)
 
-#if E == 5 && M == 10 && !MF_OCP_FINITE && defined(__x86_64__) && defined(__F16C__)
+#if E == 5 && M == 10 && MF_SPECIALS == MF_SPECIALS_IEEE && defined(__x86_64__) && defined(__F16C__)
 /*
  * IEEE binary16 on an x86-64 with F16C (byodt passes -mf16c when the target has it): the conversions are single
  * instructions, vcvtph2ps and vcvtps2ph (which rounds in MXCSR's mode: to nearest even in the JVM and in byodt's
@@ -164,17 +237,18 @@ static float to_float(T a) {
 /*
  * The exact value of a as a float32: a normal's fields move into place and the exponent is rebiased; a
  * subnormal m 2^(1 - BIAS - M) is read as the normal (1 + m 2^-M) 2^(1 - BIAS) less 2^(1 - BIAS), an exact
- * float32 subtraction; the all-ones exponent becomes float32's (infinity, NaN), except in OCP's finite style.
+ * float32 subtraction; the all-ones exponent becomes float32's (infinity, NaN) in the IEEE style; the other
+ * styles' NaN pattern becomes float32's NaN.
  */
 static float to_float(T a) {
     uint32_t magnitude = a & MAGNITUDE_MASK;
     uint32_t exponent = magnitude >> M;
     uint32_t moved = (magnitude << F32_DROPPED) + F32_REBIAS;
     float subnormal = f32_of(moved + ((uint32_t)1 << 23)) - f32_of(F32_MIN_NORMAL);
-#if MF_OCP_FINITE
-    uint32_t bits = magnitude == NAN_BITS ? 0x7fc00000u : exponent == 0 ? f32_bits(subnormal) : moved;
-#else
+#if MF_SPECIALS == MF_SPECIALS_IEEE
     uint32_t bits = exponent == 0 ? f32_bits(subnormal) : exponent == EXP_ALL_ONES ? moved | 0x7f800000u : moved;
+#else
+    uint32_t bits = is_nan(a) ? 0x7fc00000u : exponent == 0 ? f32_bits(subnormal) : moved;
 #endif
     return f32_of(bits | (uint32_t)(a & SIGN_BIT) << (31 - E - M));
 }
@@ -192,7 +266,6 @@ static float to_float(T a) {
 static T from_float(float x) {
     uint32_t u = f32_bits(x);
     uint32_t magnitude = u & 0x7fffffffu;
-    uint32_t sign = (u >> 31) << (E + M);
     uint32_t normal = (magnitude - F32_REBIAS + (((uint32_t)1 << (F32_DROPPED - 1)) - 1)
                        + ((magnitude >> F32_DROPPED) & 1)) >> F32_DROPPED;
 #if E == 8
@@ -202,7 +275,7 @@ static T from_float(float x) {
     uint32_t encoded = magnitude < F32_MIN_NORMAL ? subnormal : normal;
 #endif
     encoded = encoded > OVERFLOW_BITS ? OVERFLOW_BITS : encoded;
-    return magnitude > 0x7f800000u ? (T)NAN_BITS : (T)(sign | encoded);
+    return magnitude > 0x7f800000u ? (T)NAN_BITS : with_sign((int)(u >> 31), encoded, magnitude == 0);
 }
 #endif /* F16C or integers */
 #endif /* MF_VIA_FLOAT */
@@ -229,10 +302,8 @@ static uint64_t isqrt(uint64_t v) {
  * once to the correct result.
  */
 static T sqrt_format(T a) {
-    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
-    uint64_t fraction = a & (((uint32_t)1 << M) - 1);
-    uint64_t m = exponent ? fraction | ((uint64_t)1 << M) : fraction;
-    int e = (exponent ? (int)exponent : 1) - BIAS - M;
+    uint64_t m = significand_of(a);
+    int e = exponent_of(a);
     int leading = 63 - __builtin_clzll(m | 1);
     int scale = 60 - leading;
     scale += (e - scale) & 1;                             /* make the remaining exponent even */
@@ -241,8 +312,8 @@ static T sqrt_format(T a) {
     uint64_t inexact = root * root != scaled;
     double y = (double)((root << 1) | inexact) * pow2((e - scale) / 2 - 1);
     T result = from_double(y);
-    result = (a & MAGNITUDE_MASK) == 0 || (a == INFINITY_BITS) ? a : result; /* sqrt(+-0) = +-0, sqrt(inf) = inf */
-    return (a & SIGN_BIT) && (a & MAGNITUDE_MASK) != 0 ? (T)NAN_BITS : is_nan(a) ? (T)NAN_BITS : result;
+    result = is_zero(a) || (a == INFINITY_BITS) ? a : result;              /* sqrt(+-0) = +-0, sqrt(inf) = inf */
+    return (a & SIGN_BIT) && !is_zero(a) ? (T)NAN_BITS : is_nan(a) ? (T)NAN_BITS : result;
 }
 
 /* ---- comparisons with integers ---- */
@@ -254,6 +325,20 @@ static T sqrt_format(T a) {
 static int32_t order_key(T a) {
     int32_t magnitude = (int32_t)(a & MAGNITUDE_MASK);
     return a & SIGN_BIT ? -magnitude : magnitude;
+}
+
+/*
+ * -a by flipping the sign bit (IEEE 754 5.5.1), except where that pattern means something else: with FNUZ, -0
+ * would be the NaN, so zero (and the NaN) stay; an unsigned format's negated numbers are NaN, but for zero.
+ */
+static T negated(T a) {
+#if MF_UNSIGNED
+    return is_zero(a) || is_nan(a) ? a : (T)NAN_BITS;
+#elif MF_SPECIALS == MF_SPECIALS_FNUZ
+    return (a & MAGNITUDE_MASK) == 0 ? a : (T)(a ^ SIGN_BIT);
+#else
+    return (T)(a ^ SIGN_BIT);
+#endif
 }
 
 /* Neither operand is NaN: IEEE comparisons are false with a NaN, except ne. */
@@ -277,8 +362,9 @@ EXPORT T FN(min)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : order
 EXPORT T FN(max)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : order_key(b) > order_key(a) ? b : a; }
 EXPORT T FN(pow)(T a, T b) { return from_double(pow_d(to_double(a), to_double(b))); }
 
-EXPORT T FN(neg)(T a) { return (T)(a ^ SIGN_BIT); }
-EXPORT T FN(abs)(T a) { return (T)(a & MAGNITUDE_MASK); }
+EXPORT T FN(neg)(T a) { return negated(a); }
+/* Clears the sign bit, except that FNUZ's NaN (the -0 pattern) stays NaN. */
+EXPORT T FN(abs)(T a) { return MF_SPECIALS == MF_SPECIALS_FNUZ && is_nan(a) ? a : (T)(a & MAGNITUDE_MASK); }
 EXPORT T FN(sqrt)(T a) { return sqrt_format(a); }
 EXPORT T FN(exp)(T a) { return from_double(exp_d(to_double(a))); }
 EXPORT T FN(log)(T a) { return from_double(log_d(to_double(a))); }
@@ -310,7 +396,8 @@ EXPORT int32_t FN(to_i32)(T a) {
     double x = clamp_d(to_double(a), -2147483648.0, 2147483647.0);
     return (int32_t)(x != x ? 0 : x);
 }
-EXPORT T FN(lowest)(void) { return (T)(SIGN_BIT | OVERFLOW_BITS); }
+/* -infinity, the most negative finite value, or for an unsigned format the smallest (0, or 2^-127 for E8M0). */
+EXPORT T FN(lowest)(void) { return (T)(MF_UNSIGNED ? 0 : SIGN_BIT | OVERFLOW_BITS); }
 
 /* ---- exact accumulation ----
  * The accumulator is a two's-complement fixed-point integer of ACC_WORDS * 64 bits whose unit is the square of
@@ -319,7 +406,7 @@ EXPORT T FN(lowest)(void) { return (T)(SIGN_BIT | OVERFLOW_BITS); }
  * the largest product (< 2^(2 LARGEST_BINADE + 2)) with at least 2^24 such products of headroom: 64 bits for
  * OCP E4M3, 128 for float16 and fp8e5m2, 1024 for bfloat16 (its products span 2^-266 .. 2^256).
  */
-#define ACC_FRACTION_BITS (2 * (BIAS - 1 + M))
+#define ACC_FRACTION_BITS (-2 * MIN_EXPONENT)
 #define ACC_NEEDED_BITS (ACC_FRACTION_BITS + 2 * LARGEST_BINADE + 2 + 1 + 3 + 24)
 #if ACC_NEEDED_BITS <= 64
 #define ACC_WORDS 1
@@ -357,17 +444,6 @@ static void acc_add_shifted(uint64_t *acc, uint64_t magnitude, int shift, int ne
         carry = carry_out;
     }
     acc[ACC_WORDS - 1] = (acc[ACC_WORDS - 1] & ~FLAGS) | flags;
-}
-
-/* The integer significand and exponent of a finite a: a = significand * 2^exponent. */
-static uint64_t significand_of(T a) {
-    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
-    uint64_t fraction = a & (((uint32_t)1 << M) - 1);
-    return exponent ? fraction | ((uint64_t)1 << M) : fraction;
-}
-static int exponent_of(T a) {
-    uint32_t exponent = (a >> M) & EXP_ALL_ONES;
-    return (exponent ? (int)exponent : 1) - BIAS - M;
 }
 
 static void acc_flag(uint64_t *acc, int nan, int infinite, int negative) {

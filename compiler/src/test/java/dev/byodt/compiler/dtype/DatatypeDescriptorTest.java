@@ -62,7 +62,7 @@ class DatatypeDescriptorTest {
     }
 
     private DatatypeRegistry registryWith(String text) throws IOException {
-        DatatypeRegistry registry = new DatatypeRegistry();
+        DatatypeRegistry registry = TestDatatypes.registryWithFloat32();
         DatatypeDescriptor.register(descriptor(text), registry);
         return registry;
     }
@@ -77,7 +77,7 @@ class DatatypeDescriptorTest {
     @Test
     void theDescribedDatatypeAccumulatesExactlyLikeItsJavaTwin() throws IOException {
         DatatypeRegistry registry = registryWith(Q8);
-        DatatypeDefinition d = registry.definitions().getFirst();
+        DatatypeDefinition d = registry.definitions().getLast();
         assertEquals("q8d", d.name());
         assertEquals(220, d.code());
         assertEquals(dir.resolve("q8d.yaml").toString(), d.origin());
@@ -122,7 +122,7 @@ class DatatypeDescriptorTest {
     @Test
     void aFunctionTheLibraryLacksOrMistypesNamesTheDescriptor() throws IOException {
         Path file = descriptor(Q8 + "functions: {max: q8_biggest, min: q8_to_i32}\n");
-        DatatypeRegistry registry = new DatatypeRegistry();
+        DatatypeRegistry registry = TestDatatypes.registryWithFloat32();
         DatatypeDescriptor.register(file, registry);
         Program program = DatatypePrograms.elementwise("m", "Max", 8, ScalarType.REAL,
             v -> Exprs.min(Exprs.max(v, Exprs.real(1)), Exprs.real(2)));

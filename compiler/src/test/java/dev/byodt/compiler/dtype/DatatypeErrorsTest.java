@@ -28,7 +28,7 @@ class DatatypeErrorsTest {
     private static final Program SUM = DatatypePrograms.elementwise("twice", "Add", 8, ScalarType.REAL, x -> Exprs.add(x, x));
 
     private static CompileOptions with(DatatypeDefinition definition) {
-        DatatypeRegistry registry = new DatatypeRegistry();
+        DatatypeRegistry registry = TestDatatypes.registryWithFloat32();
         registry.register(definition);
         return CompileOptions.host().withDatatypes(DatatypeChoice.float32().withRegistry(registry)
             .withDatatype("custom[" + definition.namePattern().prefix() + "]16"));

@@ -73,6 +73,21 @@ class DatatypeRegistryTest {
     }
 
     @Test
+    void float32IsTheOneReferenceDatatypeAndKeepsDlpacksCode() {
+        DatatypeInstance reference = registry.reference();
+        assertEquals("float32", reference.toString());
+        assertEquals(2, reference.definition().code());
+        ByodtException second = assertThrows(ByodtException.class, () -> registry.register(
+            DatatypeDefinition.register("float64", 240).reference().widths(64).storage(bits -> ScalarType.F32).build()));
+        assertEquals("datatype float64: the reference datatype is already float32", second.getMessage());
+        IllegalStateException narrow = assertThrows(IllegalStateException.class,
+            () -> DatatypeDefinition.register("f16ref", 241).reference().widths(16).build());
+        assertEquals("f16ref: the reference datatype holds float32 values, at one width stored in F32", narrow.getMessage());
+        assertEquals("no reference datatype is registered (byodt's is float32); registered: ",
+            assertThrows(ByodtException.class, () -> new DatatypeRegistry().reference()).getMessage());
+    }
+
+    @Test
     void registrationNeedsNoLibraryUntilAModelUsesIt() {
         DatatypeRegistry r = new DatatypeRegistry();
         r.register(DatatypeDefinition.register("ghost", 220).widths(16)

@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype;
 
+import dev.byodt.compiler.dtype.builtin.Float32Datatypes;
 import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,7 @@ class Float32TanhTest {
 
     @Test
     void everyFloatWithinTheDocumentedBound() {
-        LibrarySource source = LibrarySource.resources(List.of(BuiltInLibraries.DOUBLE_MATH, Float32.LIBRARY,
+        LibrarySource source = LibrarySource.resources(List.of(BuiltInLibraries.DOUBLE_MATH, Float32Datatypes.LIBRARY,
             "dev/byodt/datatypes/float32/tanh_error.c"));
         try (NativeLibrary lib = NativeLibrary.builder(source, "float32", 32).flag("-march=native")
                  .operations(Map.of("tanh_worst_error", FunctionShape.UNARY)).build()) {

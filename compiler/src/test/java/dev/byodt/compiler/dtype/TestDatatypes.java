@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype;
 
+import dev.byodt.compiler.dtype.builtin.Float32Datatypes;
 import dev.byodt.compiler.kernel.Exprs;
 
 import static dev.byodt.compiler.dtype.DatatypeOp.*;
@@ -18,6 +19,13 @@ public final class TestDatatypes implements DatatypePlugin {
     public void registerWith(DatatypeRegistry registry) {
         registry.register(t16().build());
         registry.register(q8().build());
+    }
+
+    /** A registry holding float32 alone, the reference datatype every compiled program exchanges its tensors in. */
+    public static DatatypeRegistry registryWithFloat32() {
+        DatatypeRegistry registry = new DatatypeRegistry();
+        new Float32Datatypes().registerWith(registry);
+        return registry;
     }
 
     /** float32 rounded to 16 bits; no sqrt, exp, log, tanh, sigmoid, erf or pow. */

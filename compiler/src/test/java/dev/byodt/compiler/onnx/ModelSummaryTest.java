@@ -16,8 +16,10 @@ import java.util.Map;
 import static dev.byodt.compiler.onnx.Models.DOUBLE;
 import static dev.byodt.compiler.onnx.Models.FLOAT;
 import static dev.byodt.compiler.onnx.Models.NODE_TESTS;
+import static dev.byodt.compiler.onnx.Models.STRING;
 import static dev.byodt.compiler.onnx.Models.floatTensor;
 import static dev.byodt.compiler.onnx.Models.graph;
+import static dev.byodt.compiler.onnx.Models.intAttr;
 import static dev.byodt.compiler.onnx.Models.model;
 import static dev.byodt.compiler.onnx.Models.node;
 import static dev.byodt.compiler.onnx.Models.tensor;
@@ -78,6 +80,31 @@ class ModelSummaryTest {
         assertTrue(text.matches("(?s).*\n  Foo +node 'f1' and 1 more +not implemented\n.*"), text);
         assertTrue(text.matches("(?s).*\n  TestRejects +node 'r' +unsupported attribute or input: TestRejects node 'r': "
             + "attribute mode=none is not supported \\(only 'none' is implemented\\)\n.*"), text);
+    }
+
+    /**
+     * Nodes behind an unsupported one are never typed, but what they name themselves is still listed: a Cast to
+     * string, and a tensor the model declares of an element type byodt lacks.
+     */
+    @Test
+    void problemsBehindAnUnsupportedNodeAreListed() {
+        Path file = write(dir, "behind.onnx", model(graph()
+            .addInput(tensor("x", FLOAT, 4L))
+            .addOutput(tensor("y", FLOAT, 4L))
+            .addValueInfo(tensor("flags", STRING, 4L))
+            .addNode(node("Mystery", "mystery", List.of("x"), List.of("m")).toBuilder().setDomain("com.example").build())
+            .addNode(node("Cast", "to_string", List.of("m"), List.of("flags"), intAttr("to", STRING)))
+            .addNode(node("Cast", "to_float", List.of("flags"), List.of("y"), intAttr("to", FLOAT))))
+            .toBuilder().addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("com.example").setVersion(1)).build());
+        List<String> rows = ModelSummary.of(file).unsupported().stream()
+            .map(u -> u.subject() + " " + u.where() + " " + u.count() + " " + u.reason()).toList();
+        assertEquals(List.of(
+            "com.example.Mystery node 'mystery' 1 unsupported domain",
+            "Cast node 'to_string' 1 unsupported attribute or input",
+            "- tensor 'flags' 1 unsupported tensor type"), rows);
+        String text = ModelSummary.of(file).render();
+        assertTrue(text.contains("Cast node 'to_string': casting to string is not supported"), text);
+        assertTrue(text.contains("output 'flags' is declared string, which byodt does not support"), text);
     }
 
     @Test

@@ -18,7 +18,7 @@ import java.util.List;
 
 /** Builds small ONNX models for front-end tests, the way an exporter would write them. */
 final class Models {
-    static final int FLOAT = 1, INT64 = 7, DOUBLE = 11;
+    static final int FLOAT = 1, INT64 = 7, STRING = 8, DOUBLE = 11;
     /** The ONNX backend node cases, for tests that need real exported models. */
     static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
 
@@ -84,9 +84,12 @@ final class Models {
     static GraphProto.Builder graph() { return GraphProto.newBuilder().setName("g"); }
 
     /** IR 8 with the default operator set at version 13. */
-    static ModelProto model(GraphProto.Builder graph) {
+    static ModelProto model(GraphProto.Builder graph) { return model(graph, 13); }
+
+    /** IR 8 with the default operator set at {@code opset}. */
+    static ModelProto model(GraphProto.Builder graph, long opset) {
         return ModelProto.newBuilder().setIrVersion(8).setProducerName("byodt-tests").setProducerVersion("1")
-            .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(13)).setGraph(graph).build();
+            .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(opset)).setGraph(graph).build();
     }
 
     static Path write(Path dir, String name, ModelProto model) {

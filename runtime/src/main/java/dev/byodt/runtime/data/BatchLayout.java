@@ -9,7 +9,8 @@ import java.util.Arrays;
 
 /**
  * How a data source's items fill a model input: an input of shape [B, item...] takes B items per call
- * (a batch), an input whose shape is the item's shape takes one (ONNX test data stores whole inputs).
+ * (a batch), an input whose shape is the item's shape takes one (ONNX test data stores whole inputs). An integer
+ * input (token ids) takes only data of integers.
  *
  * @param itemsPerCall items copied, one after another, into the input of one model call
  */
@@ -17,9 +18,12 @@ public record BatchLayout(int itemsPerCall) {
 
     /** The layout for this input, or a one-line error when the data cannot fill it. */
     public static BatchLayout of(DataSource data, TensorSpec input) {
-        if (input.type() != ElementType.FLOAT32) {
+        if (input.type().isInteger() && !data.holdsIntegers()) {
             throw new ByodtException("input '" + input.name() + "' is " + input.type() + " but " + data.description()
-                + " holds float32 data");
+                + " holds float32 data (integer inputs, such as token ids, take an int64 or uint8 .npy)");
+        }
+        if (input.type() != ElementType.FLOAT32 && !input.type().isInteger()) {
+            throw new ByodtException("input '" + input.name() + "' is " + input.type() + ", which data cannot feed");
         }
         long[] model = input.shape(), item = data.itemShape();
         if (Arrays.equals(model, item)) return new BatchLayout(1);

@@ -26,6 +26,12 @@ public interface DataSource {
     /** Writes item {@code index} as float32 in row-major order into {@code target}, which holds exactly one item. */
     void readItem(int index, MemorySegment target);
 
+    /**
+     * Whether every item holds integers, exact in float32 (token ids from an int64 .npy), so that the data may feed
+     * an integer model input.
+     */
+    default boolean holdsIntegers() { return false; }
+
     boolean hasLabels();
 
     /** The class label of item {@code index}; only when {@link #hasLabels()}. */

@@ -29,5 +29,8 @@ final class FirstItems implements DataSource {
     public boolean hasLabels() { return all.hasLabels(); }
 
     @Override
+    public boolean holdsIntegers() { return all.holdsIntegers(); }
+
+    @Override
     public int label(int index) { return all.label(Objects.checkIndex(index, count)); }
 }

@@ -10,10 +10,12 @@ import java.util.Arrays;
 
 /**
  * A batch in a {@code .npy} file: an array of shape [N, item...] holds N items. Values become float32
- * unchanged (uint8 pixels are not divided by 255: scale them with --mean/--std, which reports record).
+ * unchanged (uint8 pixels are not divided by 255: scale them with --mean/--std, which reports record); int64
+ * values (token ids for a model's integer input) must be at most 2^24 in magnitude, so that they stay exact.
  * Labels, when given, come from a second .npy file holding N integers (int64 or uint8).
  */
 public final class NpySource implements DataSource {
+    private static final double LARGEST_EXACT_INTEGER = 1 << 24;
     private final NpyArray data;
     private final int[] labels;
     private final long[] itemShape;
@@ -70,8 +72,24 @@ public final class NpySource implements DataSource {
     @Override
     public void readItem(int index, MemorySegment target) {
         long first = index * itemElements;
-        for (long e = 0; e < itemElements; e++) target.setAtIndex(ValueLayout.JAVA_FLOAT, e, (float) data.get(first + e));
+        for (long e = 0; e < itemElements; e++) target.setAtIndex(ValueLayout.JAVA_FLOAT, e, asFloat(first + e));
     }
+
+    /**
+     * Element {@code i} as float32, which every item is carried as; an integer (a token id) must survive that
+     * exactly, as every integer up to 2^24 does, since an integer model input takes it back.
+     */
+    private float asFloat(long i) {
+        double value = data.get(i);
+        if (data.kind() == NpyArray.Kind.INT64 && Math.abs(value) > LARGEST_EXACT_INTEGER) {
+            throw new ByodtException(data.file() + ": element " + i + " is " + data.getLong(i) + ", beyond the integers float32 holds exactly"
+                + " (2^24), which byodt carries items as");
+        }
+        return (float) value;
+    }
+
+    @Override
+    public boolean holdsIntegers() { return data.kind().isInteger(); }
 
     @Override
     public boolean hasLabels() { return labels != null; }

@@ -6,34 +6,44 @@ import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
-import dev.byodt.compiler.dtype.Float32;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.List;
+import java.util.Locale;
+
 import static dev.byodt.compiler.kernel.Exprs.cast;
 
 /**
- * float32, registered like every other datatype so that it is listed and resolved the same way. Its table
- * says what {@link Float32} computes: machine instructions, float32.c for the transcendental functions.
- * (Compilation uses {@link Float32} itself, which is this table's source.)
+ * IEEE binary32, the reference datatype every other one is measured against, registered like them.
+ * Arithmetic, comparisons and square root are machine instructions; the other transcendental functions call
+ * its library (float32.c), whose functions are correctly rounded or within one ulp and need no C library.
+ * Its reductions accumulate as dtype: a multiply then an add, two roundings and no fused multiply-add, which
+ * is what ONNX's reference implementation computes.
  */
 public final class Float32Datatypes implements DatatypePlugin {
+    /** The library's functions are named float32_exp, float32_log, ... after the scalar operation. */
+    public static final String LIBRARY = "dev/byodt/datatypes/float32/float32.c";
+
+    /** DLPack's code for float, which TVM's registry keeps for it too: custom datatypes start at 129. */
+    private static final int DLPACK_FLOAT_CODE = 2;
+
     @Override
     public void registerWith(DatatypeRegistry registry) {
-        Float32 float32 = new Float32();
-        DatatypeDefinition.Builder b = DatatypeDefinition.register("float32", Float32.TYPE_CODE)
+        DatatypeDefinition.Builder b = DatatypeDefinition.register("float32", DLPACK_FLOAT_CODE)
             .summary("IEEE binary32: machine instructions, and float32.c for exp, log, tanh, sigmoid, erf, pow")
+            .reference()
             .widths(32)
             .storage(bits -> ScalarType.F32)
-            .library(BuiltInLibraries.of(Float32.LIBRARY))
+            .library(BuiltInLibraries.of(LIBRARY))
             .prefix(i -> "float32")
             .accumulation(AccumulationMode.FLOAT32);
         for (DatatypeOp op : DatatypeOp.values()) {
             ScalarOp scalar = op.scalarOp();
             if (scalar == null) continue;
             ScalarType result = op.isComparison() ? ScalarType.BOOL : ScalarType.F32;
-            b.registerOp(op, s -> float32.lower(new Expr.Op(scalar, result, s.args()), s.args()));
+            b.registerOp(op, s -> lower(scalar, result, s.args()));
         }
         b.registerOp(DatatypeOp.FROM_F32, s -> s.arg(0))
             .registerOp(DatatypeOp.TO_F32, s -> s.arg(0))
@@ -43,4 +53,14 @@ public final class Float32Datatypes implements DatatypePlugin {
             .registerMinFunc(s -> new Expr.RealConst(ScalarType.F32, Double.NEGATIVE_INFINITY));
         registry.register(b.build());
     }
+
+    /** float32's {@code op} on float32 operands: a call of float32.c for the transcendental functions, else the machine's. */
+    private static Expr lower(ScalarOp op, ScalarType result, List<Expr> args) {
+        return switch (op) {
+            case EXP, LOG, TANH, SIGMOID, ERF, POW -> new Expr.Call(libraryFunction(op), ScalarType.F32, args);
+            default -> new Expr.Op(op, result, args);
+        };
+    }
+
+    private static String libraryFunction(ScalarOp op) { return "float32_" + op.name().toLowerCase(Locale.ROOT); }
 }

@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
@@ -33,32 +34,22 @@ public final class MinifloatDatatypes implements DatatypePlugin {
     }
 
     private static DatatypeDefinition.Builder minifloat(String name, int code, ToIntFunction<DatatypeInstance> exponentBits) {
+        Function<DatatypeInstance, MinifloatFormat> format =
+            i -> MinifloatFormat.ieee(exponentBits.applyAsInt(i), i.bits() - 1 - exponentBits.applyAsInt(i));
+        return minifloat(name, code, format, i -> "mf_e" + format.apply(i).exponentBits() + "m" + format.apply(i).fractionBits());
+    }
+
+    /** A datatype of minifloat.c in the given format: every operation of the library, float32 or exact accumulation. */
+    static DatatypeDefinition.Builder minifloat(String name, int code, Function<DatatypeInstance, MinifloatFormat> format,
+                                                Function<DatatypeInstance, String> prefix) {
         return DatatypeDefinition.register(name, code)
-            .library(LIBRARY, i -> List.of("MF_EXP_BITS=" + exponentBits.applyAsInt(i), "MF_FRAC_BITS=" + fractionBits(i, exponentBits)))
-            .prefix(i -> "mf_e" + exponentBits.applyAsInt(i) + "m" + fractionBits(i, exponentBits))
+            .library(LIBRARY, i -> format.apply(i).defines())
+            .prefix(prefix)
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.COMPARISONS)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
-            .exactAccumulator(i -> exactAccumulatorBits(exponentBits.applyAsInt(i), fractionBits(i, exponentBits), false));
-    }
-
-    /**
-     * The width of minifloat.c's exact accumulator (its MF_ACC_BITS): a fixed-point integer whose unit is the
-     * square of the smallest subnormal, with room for the largest product, 2^24 of them, a sign and three
-     * flag bits, rounded up to 64, 128, ..., 1024 bits. A test checks it against the library's own macro.
-     */
-    static int exactAccumulatorBits(int exponentBits, int fractionBits, boolean ocpFinite) {
-        int bias = (1 << (exponentBits - 1)) - 1;
-        int largestBinade = ocpFinite ? bias + 1 : bias;
-        int needed = 2 * (bias - 1 + fractionBits) + 2 * largestBinade + 2 + 1 + 3 + 24;
-        int bits = 64;
-        while (bits < needed) bits *= 2;
-        return bits;
-    }
-
-    private static int fractionBits(DatatypeInstance i, ToIntFunction<DatatypeInstance> exponentBits) {
-        return i.bits() - 1 - exponentBits.applyAsInt(i);
+            .exactAccumulator(i -> format.apply(i).exactAccumulatorBits());
     }
 }

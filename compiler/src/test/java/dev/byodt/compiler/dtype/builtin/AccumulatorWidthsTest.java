@@ -38,17 +38,25 @@ class AccumulatorWidthsTest {
 
     @Test
     void minifloatAccumulatorsMatchMinifloatC() throws IOException {
+        List<MinifloatFormat> formats = new ArrayList<>();
         for (int e = 2; e <= 8; e++) {
-            for (int m = 1; m <= 23 && 1 + e + m <= 32; m += 2) {
-                // MF_ACC_BITS is 64 * ACC_WORDS, and the preprocessor lists the words as a number.
-                int width = 64 * macro("dev/byodt/datatypes/minifloat/minifloat.c", "ACC_WORDS",
-                    List.of("MF_EXP_BITS=" + e, "MF_FRAC_BITS=" + m, "BYODT_PREFIX=p"));
-                assertEquals(width, MinifloatDatatypes.exactAccumulatorBits(e, m, false), "e" + e + "m" + m);
-            }
+            for (int m = 1; m <= 23 && 1 + e + m <= 32; m += 2) formats.add(MinifloatFormat.ieee(e, m));
         }
-        int ocp = 64 * macro("dev/byodt/datatypes/minifloat/minifloat.c", "ACC_WORDS",
-            List.of("MF_EXP_BITS=4", "MF_FRAC_BITS=3", "MF_OCP_FINITE=1", "BYODT_PREFIX=p"));
-        assertEquals(ocp, MinifloatDatatypes.exactAccumulatorBits(4, 3, true), "fp8e4m3");
+        formats.add(new MinifloatFormat(4, 3, MinifloatFormat.Specials.FN, false));    // fp8e4m3
+        formats.add(new MinifloatFormat(4, 3, MinifloatFormat.Specials.FN, true));     // ue4m3
+        formats.add(new MinifloatFormat(8, 0, MinifloatFormat.Specials.FN, true));     // e8m0
+        formats.add(new MinifloatFormat(4, 3, MinifloatFormat.Specials.FNUZ, false));  // fp8e4m3fnuz
+        formats.add(new MinifloatFormat(5, 2, MinifloatFormat.Specials.FNUZ, false));  // fp8e5m2fnuz
+        formats.add(new MinifloatFormat(3, 2, MinifloatFormat.Specials.NONE, false));  // fp6e3m2
+        formats.add(new MinifloatFormat(2, 3, MinifloatFormat.Specials.NONE, false));  // fp6e2m3
+        formats.add(new MinifloatFormat(2, 1, MinifloatFormat.Specials.NONE, false));  // fp4e2m1
+        for (MinifloatFormat format : formats) {
+            List<String> defines = new ArrayList<>(format.defines());
+            defines.add("BYODT_PREFIX=p");
+            // MF_ACC_BITS is 64 * ACC_WORDS, and the preprocessor lists the words as a number.
+            int width = 64 * macro("dev/byodt/datatypes/minifloat/minifloat.c", "ACC_WORDS", defines);
+            assertEquals(width, format.exactAccumulatorBits(), format.toString());
+        }
     }
 
     /** The value of a macro after preprocessing the library with these definitions (clang -E -dM). */

@@ -3,9 +3,12 @@ package dev.byodt.compiler.dtype.fixed;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.reference.FixedReference;
 import dev.byodt.compiler.dtype.reference.Hyperbolic;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.util.Set;
+import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -14,18 +17,41 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * fixed_tanh.c's tanh and sigmoid are correctly rounded on every value of every fxp8_P and fxp16_P, both
  * roundings (and wrapping, which conversions ignore): its table's error bound is only proven for the inputs these
- * formats have, so all of them are checked, against {@link Hyperbolic}'s exact rounding.
+ * formats have, so all of them are checked, against {@link Hyperbolic}'s exact rounding. The default run checks
+ * every fxp8_P and the fxp16_P the other fixed-point tests use; -Pexhaustive checks the other twelve P of fxp16.
  */
 class FixedTanhTest {
-    static Stream<FixedLibraryTest.Format> everyFormat() {
-        Stream<FixedLibraryTest.Format> roundings = Stream.of(8, 16).flatMap(n -> IntStream.range(0, n).boxed()
-            .flatMap(p -> Stream.of(new FixedLibraryTest.Format(n, p, false, false), new FixedLibraryTest.Format(n, p, false, true))));
-        return Stream.concat(roundings, Stream.of(new FixedLibraryTest.Format(16, 13, true, false)));
+    /** The P of fxp16 that {@link FixedLibraryTest} samples too; -Pexhaustive covers the rest. */
+    private static final Set<Integer> DEFAULT_FXP16_P = Set.of(0, 8, 13, 15);
+
+    static Stream<FixedLibraryTest.Format> defaultFormats() {
+        return Stream.concat(roundings(8, p -> true), Stream.concat(roundings(16, DEFAULT_FXP16_P::contains),
+            Stream.of(new FixedLibraryTest.Format(16, 13, true, false))));
+    }
+
+    static Stream<FixedLibraryTest.Format> otherFxp16Formats() {
+        return roundings(16, p -> !DEFAULT_FXP16_P.contains(p));
+    }
+
+    private static Stream<FixedLibraryTest.Format> roundings(int n, IntPredicate fractionBits) {
+        return IntStream.range(0, n).filter(fractionBits).boxed().flatMap(p -> Stream.of(
+            new FixedLibraryTest.Format(n, p, false, false), new FixedLibraryTest.Format(n, p, false, true)));
     }
 
     @ParameterizedTest
-    @MethodSource("everyFormat")
+    @MethodSource("defaultFormats")
     void tanhAndSigmoidAreCorrectlyRoundedOnEveryValue(FixedLibraryTest.Format f) {
+        checkEveryValue(f);
+    }
+
+    @Tag("exhaustive")
+    @ParameterizedTest
+    @MethodSource("otherFxp16Formats")
+    void tanhAndSigmoidAreCorrectlyRoundedOnEveryValueOfTheOtherFxp16(FixedLibraryTest.Format f) {
+        checkEveryValue(f);
+    }
+
+    private static void checkEveryValue(FixedLibraryTest.Format f) {
         FixedReference ref = f.reference();
         int[] every = IntStream.range(0, 1 << f.n()).toArray();
         try (NativeLibrary lib = f.compile()) {

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * {@link MinifloatReference}: every value, and a million seeded pairs plus edge and tie pairs for add and mul.
  */
 class Float16JavaArithmeticTest {
-    private static final MinifloatReference FLOAT16 = new MinifloatReference(5, 10, false);
+    private static final MinifloatReference FLOAT16 = MinifloatReference.ieee(5, 10);
 
     @Test
     void everyValueIsTheExactValue() {

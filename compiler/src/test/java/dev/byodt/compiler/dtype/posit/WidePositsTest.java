@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.posit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -11,11 +12,12 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 
 /**
  * Posits wider than 8 bits: posit32 with every es, 10^5 seeded pairs and values for every operation and
- * conversion, and every width from 17 to 31 bits (and some below 16) with every es, 3000 pairs each, in the
- * integer arithmetic.
+ * conversion, and widths from 9 to 31 bits with every es, 3000 pairs each, in the integer arithmetic: one
+ * either side of each word boundary by default, the others with -Pexhaustive.
  */
 class WidePositsTest {
     @ParameterizedTest
@@ -47,13 +49,25 @@ class WidePositsTest {
         }
     }
 
-    /** Widths between the tested 8, 16 and 32 bits, each exponent size; the libraries build two at a time. */
+    /** Widths between the tested 8, 16 and 32 bits, each exponent size: one either side of each word boundary. */
     @Test
     void otherWidthsAndExponentSizes() throws Exception {
+        checkWidths(IntStream.of(9, 15, 17, 20, 24, 28, 31));
+    }
+
+    /** The widths {@link #otherWidthsAndExponentSizes} leaves out. */
+    @Tag("exhaustive")
+    @Test
+    void everyOtherWidthAndExponentSize() throws Exception {
+        checkWidths(IntStream.of(11, 12, 18, 19, 21, 22, 23, 25, 26, 27, 29, 30));
+    }
+
+    /** The libraries build two at a time. */
+    private static void checkWidths(IntStream widths) throws Exception {
         ExecutorService builders = Executors.newFixedThreadPool(2);
         try {
             List<Future<PositLibrary>> builds = new ArrayList<>();
-            for (int n : new int[]{9, 11, 12, 15, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}) {
+            for (int n : widths.toArray()) {
                 for (int es = 0; es <= 3; es++) {
                     int bits = n, exponentBits = es;
                     builds.add(builders.submit(() -> PositLibrary.compileIntegerArithmetic(bits, exponentBits)));

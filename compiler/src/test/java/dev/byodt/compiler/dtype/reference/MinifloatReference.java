@@ -6,33 +6,59 @@ import java.math.MathContext;
 import java.util.function.DoubleBinaryOperator;
 
 /**
- * The exact meaning of an IEEE 754-style binary format with E exponent bits and M fraction bits (or the OCP
- * 8-bit "E4M3" variant: no infinity, only S.1111.111 is NaN, saturating), written from the standards'
- * definitions: a value is (-1)^s * 2^(e - bias) * 1.f (or 0.f * 2^(1 - bias)); a result is the exact value
- * rounded to the nearest representable number with ties to the even significand, computed on rationals.
- * NaN results are the library's canonical NaN. Special operands (NaN, infinity) and exact zero results follow
+ * The exact meaning of a binary floating-point format with E exponent bits and M fraction bits, written from the
+ * definitions of IEEE 754, the OCP 8-bit Floating Point and Microscaling (MX) v1.0 specifications and the ONNX
+ * FNUZ types: a value is (-1)^s * 2^(e - bias) * 1.f (or 0.f * 2^(1 - bias) when e is 0 and there are fraction
+ * bits); a result is the exact value rounded to the nearest representable number with ties to the even integer
+ * significand, computed on rationals. Which patterns are special, and what happens where a format has no
+ * infinity, no NaN, no negative zero or no sign, is the {@link Specials} style and {@code unsigned}. NaN
+ * results are the library's canonical NaN. Special operands (NaN, infinity) and exact zero results follow
  * IEEE 754, which Java's double arithmetic implements, so those cases are decided in double.
  */
 public final class MinifloatReference {
+    /** Which patterns are not ordinary numbers. */
+    public enum Specials {
+        /** IEEE 754: exponent all ones is infinity (fraction 0) or NaN; overflow gives infinity. */
+        IEEE,
+        /** OCP FP8 E4M3: only the all-ones magnitude is NaN, no infinity; overflow saturates. */
+        FN,
+        /** ONNX FLOAT8E4M3FNUZ/E5M2FNUZ: bias 2^(E-1), the -0 pattern is the only NaN, zero is +0; saturating. */
+        FNUZ,
+        /** OCP MX FP6/FP4: every pattern a number; saturating, and a NaN result is +0. */
+        NONE
+    }
+
     private final int e;
     private final int m;
-    private final boolean ocp;
+    private final Specials specials;
+    private final boolean unsigned;
     private final int bias;
     private final int signBit;
     private final int magnitudeMask;
     private final Rational largest;
+    private final int largestPattern;
     /** For formats of at most 16 bits: value() and toDouble() of every pattern, computed once (tests ask millions of times). */
     private final Rational[] values;
     private final double[] doubles;
 
-    public MinifloatReference(int exponentBits, int fractionBits, boolean ocpFinite) {
+    public static MinifloatReference ieee(int exponentBits, int fractionBits) {
+        return new MinifloatReference(exponentBits, fractionBits, Specials.IEEE, false);
+    }
+
+    public MinifloatReference(int exponentBits, int fractionBits, Specials specials, boolean unsigned) {
         this.e = exponentBits;
         this.m = fractionBits;
-        this.ocp = ocpFinite;
-        this.bias = (1 << (e - 1)) - 1;
-        this.signBit = 1 << (e + m);
-        this.magnitudeMask = signBit - 1;
-        this.largest = exactValue(ocp ? magnitudeMask - 1 : ((((1 << e) - 2) << m) | ((1 << m) - 1)));
+        this.specials = specials;
+        this.unsigned = unsigned;
+        this.bias = (1 << (e - 1)) - (specials == Specials.FNUZ ? 0 : 1);
+        this.signBit = unsigned ? 0 : 1 << (e + m);
+        this.magnitudeMask = (1 << (e + m)) - 1;
+        int top = 0;
+        for (int a = 0; a <= magnitudeMask; a++) {
+            if (isFinite(a) && exactValue(a).compareTo(exactValue(top)) > 0) top = a;
+        }
+        this.largestPattern = top;
+        this.largest = exactValue(top);
         boolean small = bits() <= 16;
         this.values = small ? new Rational[count()] : null;
         this.doubles = small ? new double[count()] : null;
@@ -42,27 +68,46 @@ public final class MinifloatReference {
         }
     }
 
-    public int bits() { return 1 + e + m; }
+    public int bits() { return (unsigned ? 0 : 1) + e + m; }
 
     public int count() { return 1 << bits(); }
 
+    /** The sign bit's mask (0 for an unsigned format). */
+    public int signBit() { return signBit; }
+
+    public boolean hasInfinity() { return specials == Specials.IEEE; }
+
+    public boolean hasNaN() { return specials != Specials.NONE; }
+
     public boolean isNaN(int a) {
         int mag = a & magnitudeMask;
-        return ocp ? mag == magnitudeMask : (mag >> m) == (1 << e) - 1 && (mag & ((1 << m) - 1)) != 0;
+        return switch (specials) {
+            case IEEE -> (mag >> m) == (1 << e) - 1 && (mag & ((1 << m) - 1)) != 0;
+            case FN -> mag == magnitudeMask;
+            case FNUZ -> a == signBit;
+            case NONE -> false;
+        };
     }
 
     public boolean isInfinite(int a) {
         int mag = a & magnitudeMask;
-        return !ocp && mag == ((1 << e) - 1) << m;
+        return specials == Specials.IEEE && mag == ((1 << e) - 1) << m;
     }
 
     public boolean isFinite(int a) { return !isNaN(a) && !isInfinite(a); }
 
-    public int nan() { return ocp ? magnitudeMask : (((1 << e) - 1) << m) | (1 << (m - 1)); }
+    public int nan() {
+        return switch (specials) {
+            case IEEE -> (((1 << e) - 1) << m) | (1 << (m - 1));
+            case FN -> magnitudeMask;
+            case FNUZ -> signBit;
+            case NONE -> 0;
+        };
+    }
 
     public int infinity(boolean negative) { return (negative ? signBit : 0) | (((1 << e) - 1) << m); }
 
-    public int largestFinite(boolean negative) { return round(negative ? largest.negate() : largest, negative); }
+    public int largestFinite(boolean negative) { return (negative ? signBit : 0) | largestPattern; }
 
     /** The exact value of a finite pattern. */
     public Rational value(int a) { return values != null ? values[a] : exactValue(a); }
@@ -70,7 +115,7 @@ public final class MinifloatReference {
     private Rational exactValue(int a) {
         int biased = (a & magnitudeMask) >> m;
         int fraction = a & ((1 << m) - 1);
-        Rational v = biased == 0
+        Rational v = biased == 0 && m > 0
             ? Rational.scaled(BigInteger.valueOf(fraction), 1 - bias - m)
             : Rational.scaled(BigInteger.valueOf((1 << m) + fraction), biased - bias - m);
         return (a & signBit) != 0 ? v.negate() : v;
@@ -87,31 +132,38 @@ public final class MinifloatReference {
     }
 
     /**
-     * x rounded to the format: the exponent of x, floored at the subnormal exponent, fixes the quantum
-     * 2^(exponent - M); x / quantum rounds to the nearest integer, ties to even; a result above the largest
-     * finite value overflows (to infinity, or to the largest finite value for OCP E4M3). A zero result takes
-     * the sign {@code negativeZero}.
+     * x rounded to the format: the exponent of x, floored at the smallest normal exponent (1 - bias, or -bias
+     * without fraction bits, where there are no subnormals), fixes the quantum 2^(exponent - M); x / quantum
+     * rounds to the nearest integer, ties to even; a result above the largest finite value overflows (to
+     * infinity in the IEEE style, else to the largest finite value). A zero result takes the sign
+     * {@code negativeZero} where the format has -0; without zero (no fraction bits) the smallest value is the
+     * nearest. An unsigned format has no negative numbers: a negative x that does not round to zero is NaN.
      */
     public int round(Rational x, boolean negativeZero) {
         boolean negative = x.signum() < 0 || (x.signum() == 0 && negativeZero);
-        int sign = negative ? signBit : 0;
-        if (x.signum() == 0) return sign;
+        int sign = negative && specials != Specials.FNUZ ? signBit : 0;
+        if (x.signum() == 0 && m > 0) return sign;
         Rational magnitude = x.abs();
-        int exponent = Math.max(magnitude.floorLog2(), 1 - bias);
+        int smallestNormal = m > 0 ? 1 - bias : -bias;
+        int exponent = x.signum() == 0 ? smallestNormal : Math.max(magnitude.floorLog2(), smallestNormal);
         BigInteger n = Rounding.nearestEven(magnitude.multiply(Rational.scaled(BigInteger.ONE, m - exponent)));
-        if (n.signum() == 0) return sign;
+        if (n.signum() == 0 && m > 0) return sign;
+        if (unsigned && x.signum() < 0) return nan();
+        if (n.signum() == 0) n = BigInteger.ONE;                            // no zero: the smallest value is nearest
         if (n.bitLength() > m + 1) { n = n.shiftRight(1); exponent++; }   // rounded up to the next binade
         Rational rounded = Rational.scaled(n, exponent - m);
-        if (rounded.compareTo(largest) > 0) return ocp ? sign | (magnitudeMask - 1) : infinity(negative);
+        sign = negative ? signBit : 0;
+        if (rounded.compareTo(largest) > 0) return hasInfinity() ? infinity(negative) : sign | largestPattern;
         int nv = n.intValueExact();
         if (nv < (1 << m)) return sign | nv;                                 // subnormal
         return sign | ((exponent + bias) << m) | (nv - (1 << m));
     }
 
-    /** A double rounded to the format (NaN to the canonical NaN; infinity to infinity or, for OCP, saturated). */
+    /** A double rounded to the format (NaN to the canonical NaN; infinity to infinity or saturated). */
     public int fromDouble(double d) {
         if (Double.isNaN(d)) return nan();
-        if (Double.isInfinite(d)) return ocp ? largestFinite(d < 0) : infinity(d < 0);
+        if (Double.isInfinite(d) && !hasInfinity()) return unsigned && d < 0 ? nan() : largestFinite(d < 0);
+        if (Double.isInfinite(d)) return infinity(d < 0);
         return round(Rational.of(d), 1 / d < 0);
     }
 
@@ -135,14 +187,14 @@ public final class MinifloatReference {
 
     public int mul(int a, int b) {
         if (isFinite(a) && isFinite(b) && (value(a).signum() == 0 || value(b).signum() == 0)) {
-            return ((a ^ b) & signBit) != 0 ? signBit : 0;                  // a signed zero
+            return round(Rational.ZERO, ((a ^ b) & signBit) != 0);          // a signed zero
         }
         return arithmetic(a, b, (x, y) -> x * y, Rational::multiply);
     }
 
     public int div(int a, int b) {
         if (isFinite(a) && isFinite(b) && value(b).signum() == 0) return fromDouble(toDouble(a) / toDouble(b));
-        if (isFinite(a) && isFinite(b) && value(a).signum() == 0) return ((a ^ b) & signBit) != 0 ? signBit : 0;
+        if (isFinite(a) && isFinite(b) && value(a).signum() == 0) return round(Rational.ZERO, ((a ^ b) & signBit) != 0);
         return arithmetic(a, b, (x, y) -> x / y, Rational::divide);
     }
 
@@ -157,9 +209,18 @@ public final class MinifloatReference {
         return toDouble(b) > toDouble(a) ? b : a;
     }
 
-    public int neg(int a) { return a ^ signBit; }
+    /**
+     * The sign flipped (IEEE 754 5.5.1, NaN included), where the format can: with FNUZ zero and NaN stay (-0 is
+     * NaN's pattern); in an unsigned format zero and NaN stay and every other value's negation is NaN.
+     */
+    public int neg(int a) {
+        boolean keeps = isNaN(a) || isFinite(a) && value(a).signum() == 0;
+        if (unsigned) return keeps ? a : nan();
+        if (specials == Specials.FNUZ && keeps) return a;
+        return a ^ signBit;
+    }
 
-    public int abs(int a) { return a & magnitudeMask; }
+    public int abs(int a) { return specials == Specials.FNUZ && isNaN(a) ? a : a & magnitudeMask; }
 
     /** sqrt: never a tie (a midpoint's square has more significant bits than a format value), so 60 digits decide it. */
     public int sqrt(int a) {
@@ -186,5 +247,6 @@ public final class MinifloatReference {
 
     public int fromInt(int i) { return round(Rational.of(i), false); }
 
-    public int lowest() { return ocp ? largestFinite(true) : infinity(true); }
+    /** The smallest value: -infinity, the most negative finite value, or an unsigned format's smallest (pattern 0). */
+    public int lowest() { return unsigned ? 0 : hasInfinity() ? infinity(true) : largestFinite(true); }
 }

@@ -3,48 +3,50 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
-import dev.byodt.runtime.ByodtException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.BiFunction;
 
 /**
- * A registered datatype instance as code generation needs it: values are its storage integers, and each
- * scalar operation on them becomes the registered lowering for the target (a library call or inline code).
- * Reductions accumulate as the accumulation mode says; constants and weights are converted at compile time
- * by the library's own from_f64. An operation without a lowering is logged (and computed in float32 when
- * falling back is allowed) so that one error can list every gap.
+ * A registered datatype instance as code generation needs it, float32 included: each scalar operation on
+ * its values becomes the registered lowering for the target (a library call or inline code), and reductions
+ * accumulate through the {@link Accumulator} of the accumulation mode. Values are the storage integers,
+ * whose constants and weights are converted at compile time by the library's own from_f64; the reference
+ * datatype's values are float32 itself ({@link DatatypeDefinition#isReference}). An operation without a
+ * lowering is logged (and computed in the fallback datatype when there is one) so that one error can list
+ * every gap.
  */
-public final class CustomDatatype implements Datatype {
+public final class RegisteredDatatype implements Datatype {
     private final DatatypeInstance instance;
-    private final AccumulationMode accumulation;
+    private final boolean valuesAreFloat32;
+    private final Accumulator accumulator;
     private final LoweringTarget target;
-    private final boolean fallbackToFloat32;
+    private final Optional<DatatypeInstance> fallback;
     private final LoweringLog log;
     private final BiFunction<DatatypeInstance, String, CompileTimeConversion> conversions;
-    private final Float32 float32 = new Float32();
     private CompileTimeConversion conversion;
     private boolean conversionMissing;
 
     /**
+     * @param fallback the datatype (float32, with --fallback float32) computing the operations this one has no
+     *                 lowering for, between to_f32 and from_f32
      * @param conversions gives the compile-time conversion running library function {@code name} of an instance
      */
-    public CustomDatatype(DatatypeInstance instance, AccumulationMode accumulation, LoweringTarget target,
-                          boolean fallbackToFloat32, LoweringLog log,
-                          BiFunction<DatatypeInstance, String, CompileTimeConversion> conversions) {
-        if (!instance.definition().accumulationModes().contains(accumulation)) {
-            throw new ByodtException("datatype " + instance + " does not support --accumulate " + accumulation.optionName()
-                + " (it supports " + instance.definition().accumulationModes().stream().map(AccumulationMode::optionName).toList() + ")");
-        }
+    public RegisteredDatatype(DatatypeInstance instance, AccumulationMode accumulation, LoweringTarget target,
+                              Optional<DatatypeInstance> fallback, LoweringLog log,
+                              BiFunction<DatatypeInstance, String, CompileTimeConversion> conversions) {
+        instance.requireAccumulation(accumulation);
         this.instance = instance;
-        this.accumulation = accumulation;
+        this.valuesAreFloat32 = instance.definition().isReference();
         this.target = target;
-        this.fallbackToFloat32 = fallbackToFloat32;
+        this.fallback = fallback;
         this.log = log;
         this.conversions = conversions;
+        this.accumulator = accumulation.accumulator(this);
     }
 
     public DatatypeInstance instance() { return instance; }
@@ -56,13 +58,7 @@ public final class CustomDatatype implements Datatype {
     public ScalarType storageType() { return instance.storage(); }
 
     @Override
-    public ScalarType accumulatorType() {
-        return switch (accumulation) {
-            case DTYPE -> storageType();
-            case FLOAT32 -> ScalarType.F32;
-            case EXACT -> instance.exactAccumulator().orElseThrow();
-        };
-    }
+    public ScalarType accumulatorType() { return accumulator.type(); }
 
     @Override
     public Optional<NativeLibrary> library() { return instance.library(); }
@@ -75,21 +71,20 @@ public final class CustomDatatype implements Datatype {
         if (value == Double.NEGATIVE_INFINITY && instance.lowering(DatatypeOp.LOWEST, target).isPresent()) {
             return apply(DatatypeOp.LOWEST, List.of());
         }
+        if (valuesAreFloat32) return new Expr.RealConst(ScalarType.F32, (float) value);
         CompileTimeConversion c = conversion();
         return new Expr.IntConst(storageType(), c == null ? 0 : signExtended(c.convert(value)));
     }
 
+    /** An accumulator holding the datatype's value nearest {@code value}. */
     @Override
     public Expr accumulatorConstant(double value) {
-        return switch (accumulation) {
-            case DTYPE -> constant(value);
-            case FLOAT32 -> new Expr.RealConst(ScalarType.F32, value);
-            case EXACT -> value == 0 ? new Expr.IntConst(accumulatorType(), 0) : toAccumulator(constant(value));
-        };
+        return value == 0 ? accumulator.zero() : accumulator.holding(constant(value));
     }
 
     @Override
     public MemorySegment convertWeights(MemorySegment float32Values) {
+        if (valuesAreFloat32) return float32Values;
         CompileTimeConversion c = conversion();
         long count = float32Values.byteSize() / Float.BYTES;
         return c == null ? MemorySegment.ofArray(new byte[(int) (count * storageBytes())]) : c.convertAll(float32Values);
@@ -117,10 +112,16 @@ public final class CustomDatatype implements Datatype {
         return switch (op.op()) {
             case SELECT -> new Expr.Op(ScalarOp.SELECT, args.get(1).type(), args);
             case CAST -> cast(op.arg(0).type(), op.type(), args.getFirst());
-            case MAC -> mac(args);
+            case MAC -> accumulator.multiplyAdd(args.get(0), args.get(1), args.get(2));
             default -> {
                 boolean onAccumulator = op.type() == ScalarType.ACC || op.args().stream().anyMatch(a -> a.type() == ScalarType.ACC);
-                yield onAccumulator ? accumulatorOp(op, args) : valueOp(op.op(), args);
+                if (!onAccumulator) yield valueOp(op.op(), args);
+                // acc + value, what reductions do (Exprs.accumulate): the value goes to the accumulator as it is.
+                if (op.op() == ScalarOp.ADD && op.type() == ScalarType.ACC && op.arg(1).type() == ScalarType.REAL) {
+                    yield accumulator.add(args.get(0), args.get(1));
+                }
+                log.missing(name(), op.op().name().toLowerCase(Locale.ROOT) + " on an accumulator");
+                yield placeholder(accumulatorType());
             }
         };
     }
@@ -128,57 +129,10 @@ public final class CustomDatatype implements Datatype {
     private Expr valueOp(ScalarOp op, List<Expr> args) {
         DatatypeOp d = DatatypeOp.of(op);
         if (d == null) {
-            log.missing(name(), op.name().toLowerCase(java.util.Locale.ROOT));
+            log.missing(name(), op.name().toLowerCase(Locale.ROOT));
             return placeholder(op == ScalarOp.AND || op == ScalarOp.OR || op == ScalarOp.NOT ? ScalarType.BOOL : storageType());
         }
         return apply(d, args);
-    }
-
-    /** An operation whose operand or result is an accumulator (other than mac and casts): sums of accumulators. */
-    private Expr accumulatorOp(Expr.Op op, List<Expr> args) {
-        return switch (accumulation) {
-            case DTYPE -> valueOp(op.op(), args);
-            case FLOAT32 -> float32.lower(new Expr.Op(op.op(), op.type() == ScalarType.ACC ? ScalarType.F32 : op.type(), args), args);
-            case EXACT -> {
-                // acc + value (what reductions do): the library adds the value in place. Adding the value's own
-                // accumulator as an integer would not do: an accumulator may keep flags beside its number
-                // (minifloat.c keeps NaN and infinities in its top bits), which integer carries would corrupt.
-                if (op.op() == ScalarOp.ADD && op.arg(1) instanceof Expr.Op c && c.op() == ScalarOp.CAST
-                        && args.get(1) instanceof Expr.Call converted) {
-                    yield apply(DatatypeOp.ACC_ADD, List.of(args.get(0), converted.args().get(1)));
-                }
-                // Sums of two accumulators: two's-complement fixed point, so the integers' sum.
-                if (op.op() == ScalarOp.ADD) yield new Expr.Op(ScalarOp.ADD, accumulatorType(), args);
-                log.missing(name(), op.op().name().toLowerCase(java.util.Locale.ROOT) + " on an exact accumulator");
-                yield placeholder(accumulatorType());
-            }
-        };
-    }
-
-    private Expr mac(List<Expr> args) {
-        Expr acc = args.get(0), a = args.get(1), b = args.get(2);
-        return switch (accumulation) {
-            case DTYPE -> apply(DatatypeOp.ADD, List.of(acc, apply(DatatypeOp.MUL, List.of(a, b))));
-            case FLOAT32 -> new Expr.Op(ScalarOp.ADD, ScalarType.F32,
-                List.of(acc, new Expr.Op(ScalarOp.MUL, ScalarType.F32, List.of(toF32(a), toF32(b)))));
-            case EXACT -> apply(DatatypeOp.ACC_MAC, List.of(acc, a, b));
-        };
-    }
-
-    private Expr toAccumulator(Expr value) {
-        return switch (accumulation) {
-            case DTYPE -> value;
-            case FLOAT32 -> toF32(value);
-            case EXACT -> apply(DatatypeOp.ACC_ADD, List.of(new Expr.IntConst(accumulatorType(), 0), value));
-        };
-    }
-
-    private Expr fromAccumulator(Expr acc) {
-        return switch (accumulation) {
-            case DTYPE -> acc;
-            case FLOAT32 -> apply(DatatypeOp.FROM_F32, List.of(acc));
-            case EXACT -> apply(DatatypeOp.ACC_ROUND, List.of(acc));
-        };
     }
 
     private Expr toF32(Expr value) { return apply(DatatypeOp.TO_F32, List.of(value)); }
@@ -187,10 +141,13 @@ public final class CustomDatatype implements Datatype {
     private Expr cast(ScalarType from, ScalarType to, Expr value) {
         if (from == to) return value;
         if (from == ScalarType.ACC) {
-            Expr real = fromAccumulator(value);
+            Expr real = accumulator.round(value);
             return to == ScalarType.REAL ? real : cast(ScalarType.REAL, to, real);
         }
-        if (to == ScalarType.ACC) return toAccumulator(from == ScalarType.REAL ? value : cast(from, ScalarType.REAL, value));
+        if (to == ScalarType.ACC) return accumulator.holding(from == ScalarType.REAL ? value : cast(from, ScalarType.REAL, value));
+        // float32's values are machine floats: one machine conversion, where the other datatypes go through
+        // their library's to_i32/from_i32 (so an int64 converts directly, not through 32 bits).
+        if (valuesAreFloat32) return new Expr.Op(ScalarOp.CAST, to == ScalarType.REAL ? ScalarType.F32 : to, List.of(value));
         if (from == ScalarType.REAL) {
             return switch (to) {
                 case F32 -> toF32(value);
@@ -210,33 +167,39 @@ public final class CustomDatatype implements Datatype {
     }
 
     /**
-     * The registered lowering of {@code op}; without one, float32's (between to_f32 and from_f32) when falling
-     * back is allowed, else a placeholder of the right type and an entry in the log.
+     * The registered lowering of {@code op}; without one, the fallback datatype's (between to_f32 and
+     * from_f32) when there is one, else a placeholder of the right type and an entry in the log.
      */
-    private Expr apply(DatatypeOp op, List<Expr> args) {
+    Expr apply(DatatypeOp op, List<Expr> args) {
         Expr lowered = lowering(op, args);
         if (lowered != null) {
             log.lowered(name(), op.functionSuffix(), lowered);
             return lowered;
         }
-        if (fallbackToFloat32 && op.scalarOp() != null) {
-            log.fellBack(name(), op.functionSuffix());
-            return inFloat32(op, args);
+        if (fallback.isPresent() && op.scalarOp() != null) {
+            Expr computed = inFallback(fallback.get(), op, args);
+            if (computed != null) {
+                log.fellBack(name(), op.functionSuffix());
+                return computed;
+            }
         }
         log.missing(name(), op.functionSuffix());
         return placeholder(resultType(op, args));
     }
 
-    private Expr lowering(DatatypeOp op, List<Expr> args) {
-        return instance.lowering(op, target).map(f -> f.lower(new LoweringSite(op, instance, args))).orElse(null);
+    private Expr lowering(DatatypeOp op, List<Expr> args) { return lowering(instance, op, args); }
+
+    private Expr lowering(DatatypeInstance of, DatatypeOp op, List<Expr> args) {
+        return of.lowering(op, target).map(f -> f.lower(new LoweringSite(op, of, args))).orElse(null);
     }
 
-    private Expr inFloat32(DatatypeOp op, List<Expr> args) {
+    /** {@code op} computed by {@code other} on the operands converted to float32, or null if it has no lowering. */
+    private Expr inFallback(DatatypeInstance other, DatatypeOp op, List<Expr> args) {
         List<Expr> floats = new ArrayList<>();
         for (Expr a : args) floats.add(toF32(a));
-        ScalarType result = op.isComparison() ? ScalarType.BOOL : ScalarType.F32;
-        Expr computed = float32.lower(new Expr.Op(op.scalarOp(), result, floats), floats);
-        return op.isComparison() ? computed : apply(DatatypeOp.FROM_F32, List.of(computed));
+        Expr computed = lowering(other, op, floats);
+        if (computed == null || op.isComparison()) return computed;
+        return apply(DatatypeOp.FROM_F32, List.of(computed));
     }
 
     private ScalarType resultType(DatatypeOp op, List<Expr> args) {

@@ -1,0 +1,33 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.ScalarType;
+
+import java.util.List;
+
+/**
+ * {@link AccumulationMode#DTYPE}: the accumulator is a value of the datatype, and every add and every
+ * multiply rounds to it (TVM's semantics). For float32 this is a multiply then an add, two roundings and no
+ * fused multiply-add, which is what ONNX's reference implementation computes.
+ */
+record DatatypeAccumulator(RegisteredDatatype datatype) implements Accumulator {
+    @Override
+    public ScalarType type() { return datatype.storageType(); }
+
+    @Override
+    public Expr zero() { return datatype.constant(0); }
+
+    @Override
+    public Expr holding(Expr value) { return value; }
+
+    @Override
+    public Expr add(Expr acc, Expr value) { return datatype.apply(DatatypeOp.ADD, List.of(acc, value)); }
+
+    @Override
+    public Expr multiplyAdd(Expr acc, Expr a, Expr b) {
+        return add(acc, datatype.apply(DatatypeOp.MUL, List.of(a, b)));
+    }
+
+    @Override
+    public Expr round(Expr acc) { return acc; }
+}
