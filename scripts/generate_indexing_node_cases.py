@@ -15,14 +15,14 @@ import subprocess
 import sys
 
 OP_TYPES = ["Expand", "Range", "Trilu", "Tile", "ArgMax", "ArgMin", "GatherElements", "GatherND", "TopK",
-            "Scatter", "ScatterElements", "ScatterND", "DepthToSpace", "SpaceToDepth"]
+            "Scatter", "ScatterElements", "ScatterND", "DepthToSpace", "SpaceToDepth", "CumSum", "Einsum", "CastLike"]
 
 # Left out: the _expanded Range cases need Loop, and test_range_float_type_positive_delta feeds its
-# length-deciding float scalars at run time (only integer inputs are bound at compile time). Not generated at
-# all: CumSum's and Einsum's cases are float64, CastLike's are float16, bfloat16, float64 or strings,
-# NonZero's input is bool, and OneHot's depth is a float32 input fed at run time; byodt's tests cover these
-# operators by hand.
-LEFT_OUT = ["_expanded", "test_range_float_type_positive_delta"]
+# length-deciding float scalars at run time (only integer inputs are bound at compile time). CastLike's string
+# cases have no byodt type, and onnx 1.12 writes its bfloat16 test data as uint16 tensors (the newer cases in
+# ../shared/onnx-node hold bfloat16 and pass). Not generated at all: NonZero's input is bool, fed at run time,
+# and OneHot's depth is a float32 input fed at run time; byodt's tests cover these operators by hand.
+LEFT_OUT = ["_expanded", "test_range_float_type_positive_delta", "STRING", "BFLOAT16"]
 
 
 def generate(op_types, left_out, out_dir):

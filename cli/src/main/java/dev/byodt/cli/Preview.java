@@ -13,9 +13,18 @@ final class Preview {
         long n = Math.min(SHOWN, t.elementCount());
         for (long i = 0; i < n; i++) {
             if (i > 0) sb.append(", ");
-            sb.append(t.type().isInteger() ? Long.toString(t.getLong(i)) : Float.toString(t.getFloat(i)));
+            sb.append(element(t, i));
         }
         if (t.elementCount() > n) sb.append(", ... (").append(t.elementCount()).append(" elements)");
         return sb.append(']').toString();
+    }
+
+    private static String element(Tensor t, long i) {
+        return switch (t.type()) {
+            case BOOL -> t.getLong(i) != 0 ? "true" : "false";
+            case UINT64 -> Long.toUnsignedString(t.getLong(i));
+            case DOUBLE -> Double.toString(t.getDouble(i));
+            default -> t.type().isInteger() ? Long.toString(t.getLong(i)) : Float.toString(t.getFloat(i));
+        };
     }
 }

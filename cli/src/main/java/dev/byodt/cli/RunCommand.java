@@ -216,7 +216,7 @@ final class RunCommand implements Callable<Integer> {
         try (CompiledModule module = Compiler.compile(graph, modelOptions.compileOptions());
              LoadedModel model = executor.load(module)) {
             ModelOptions.reportFallbacks(module);
-            printOutputs(model.run(bindInputs(model.inputs(), named, positional)), model.outputs());
+            printOutputs(graph.declaredOutputs(model.run(bindInputs(model.inputs(), named, positional))), model.outputs());
         }
         return 0;
     }
@@ -228,7 +228,7 @@ final class RunCommand implements Callable<Integer> {
             NamedTensor t = named.remove(spec.name());
             if (t == null && next < positional.size()) t = positional.get(next++);
             if (t == null) throw new UsageException("no --input given for the model's input '" + spec.name() + "'");
-            inputs.add(t.tensor());
+            inputs.add(t.tensor().convertedTo(t.tensor().type().computed()));
         }
         if (!named.isEmpty()) {
             throw new UsageException("the model has no input named '" + named.keySet().iterator().next()

@@ -107,11 +107,11 @@ class CommandsTest {
     void conformancePrintsTheTally() throws IOException {
         Path cases = Files.createDirectory(tmp.resolve("cases"));
         copyCase("test_relu", cases);
-        copyCase("test_add_uint8", cases);
+        copyCase("test_cast_FLOAT_to_FLOAT8E4M3FN", cases);
         CommandLineRun run = CommandLineRun.of("conformance", cases.toString());
         assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().contains("1 passed, 1 unsupported, 0 failed (2 cases)"), run.out());
-        assertTrue(run.out().contains("uint8"), run.out());
+        assertTrue(run.out().contains("float8e4m3fn"), run.out());
     }
 
     @Test
@@ -131,6 +131,20 @@ class CommandsTest {
         assertTrue(run.out().contains("max abs error 1.00"), run.out());
         Files.copy(source.resolve("output_0.pb"), set.resolve("output_0.pb"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         assertEquals(0, CommandLineRun.of("run", model.toString(), "--test-data", set.toString()).exitCode());
+    }
+
+    @Test
+    void singleRunsReadAndWriteTheDeclaredTypes() {
+        Path source = NODE_CASES.resolve("test_cast_FLOAT16_to_DOUBLE");
+        Path out = tmp.resolve("out");
+        CommandLineRun run = CommandLineRun.of("run", source.resolve("model.onnx").toString(),
+            "--input", source.resolve("test_data_set_0/input_0.pb").toString(), "--output", out.toString());
+        assertEquals(0, run.exitCode(), run.err());
+        Tensor expected = TensorProtos.read(source.resolve("test_data_set_0/output_0.pb")).tensor();
+        Tensor written = TensorProtos.read(out.resolve("output_0.pb")).tensor();
+        assertEquals(ElementType.DOUBLE, written.type());
+        assertEquals(ElementType.DOUBLE, expected.type());
+        for (long i = 0; i < expected.elementCount(); i++) assertEquals(expected.getDouble(i), written.getDouble(i), 0, "element " + i);
     }
 
     @Test

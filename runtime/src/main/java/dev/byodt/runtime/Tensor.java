@@ -55,30 +55,91 @@ public final class Tensor {
 
     public MemorySegment data() { return data; }
 
-    public float getFloat(long i) { return data.getAtIndex(ValueLayout.JAVA_FLOAT, i); }
+    /** A real element as a float (float16, bfloat16 and double converted), or any other element's value. */
+    public float getFloat(long i) {
+        return type == ElementType.FLOAT32 ? data.getAtIndex(ValueLayout.JAVA_FLOAT, i) : (float) getDouble(i);
+    }
 
-    public void setFloat(long i, float v) { data.setAtIndex(ValueLayout.JAVA_FLOAT, i, v); }
+    public void setFloat(long i, float v) {
+        if (type == ElementType.FLOAT32) data.setAtIndex(ValueLayout.JAVA_FLOAT, i, v);
+        else setDouble(i, v);
+    }
 
-    /** An integer element widened to long (int32 and int64 tensors). */
+    /**
+     * An integer or bool element widened to long (unsigned types zero-extended, bool 0 or 1); a real element
+     * truncated toward zero.
+     */
     public long getLong(long i) {
         return switch (type) {
-            case INT64 -> data.getAtIndex(ValueLayout.JAVA_LONG, i);
+            case INT64, UINT64 -> data.getAtIndex(ValueLayout.JAVA_LONG, i);
             case INT32 -> data.getAtIndex(ValueLayout.JAVA_INT, i);
-            case FLOAT32 -> (long) getFloat(i);
+            case UINT32 -> Integer.toUnsignedLong(data.getAtIndex(ValueLayout.JAVA_INT, i));
+            case INT16 -> data.getAtIndex(ValueLayout.JAVA_SHORT, i);
+            case UINT16 -> Short.toUnsignedLong(data.getAtIndex(ValueLayout.JAVA_SHORT, i));
+            case INT8 -> data.get(ValueLayout.JAVA_BYTE, i);
+            case UINT8 -> Byte.toUnsignedLong(data.get(ValueLayout.JAVA_BYTE, i));
+            case BOOL -> data.get(ValueLayout.JAVA_BYTE, i) != 0 ? 1 : 0;
+            case FLOAT32, FLOAT16, BFLOAT16, DOUBLE -> (long) getDouble(i);
         };
     }
 
+    /** Stores an integer: the low bits for an integer type, v != 0 for bool, the value for a real type. */
     public void setLong(long i, long v) {
         switch (type) {
-            case INT64 -> data.setAtIndex(ValueLayout.JAVA_LONG, i, v);
-            case INT32 -> data.setAtIndex(ValueLayout.JAVA_INT, i, (int) v);
-            case FLOAT32 -> setFloat(i, v);
+            case INT64, UINT64 -> data.setAtIndex(ValueLayout.JAVA_LONG, i, v);
+            case INT32, UINT32 -> data.setAtIndex(ValueLayout.JAVA_INT, i, (int) v);
+            case INT16, UINT16 -> data.setAtIndex(ValueLayout.JAVA_SHORT, i, (short) v);
+            case INT8, UINT8 -> data.set(ValueLayout.JAVA_BYTE, i, (byte) v);
+            case BOOL -> data.set(ValueLayout.JAVA_BYTE, i, (byte) (v != 0 ? 1 : 0));
+            case FLOAT32, FLOAT16, BFLOAT16, DOUBLE -> setDouble(i, v);
         }
     }
 
-    /** Any element as a double, for reports and comparisons. */
+    /** Any element as a double, for reports and comparisons (uint64 as its unsigned value). */
     public double getDouble(long i) {
-        return type == ElementType.FLOAT32 ? getFloat(i) : getLong(i);
+        return switch (type) {
+            case FLOAT32 -> data.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+            case DOUBLE -> data.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+            case FLOAT16 -> Float.float16ToFloat(data.getAtIndex(ValueLayout.JAVA_SHORT, i));
+            case BFLOAT16 -> Float.intBitsToFloat(data.getAtIndex(ValueLayout.JAVA_SHORT, i) << 16);
+            case UINT64 -> {
+                long bits = data.getAtIndex(ValueLayout.JAVA_LONG, i);
+                yield bits >= 0 ? bits : (bits >>> 1 | (bits & 1)) * 2.0;
+            }
+            default -> getLong(i);
+        };
+    }
+
+    /**
+     * Stores a value, rounded to nearest even for the narrower real types; for an integer type truncated
+     * toward zero and wrapped to its bits, for bool v != 0 (NaN is true, as in ONNX's Cast).
+     */
+    public void setDouble(long i, double v) {
+        switch (type) {
+            case FLOAT32 -> data.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) v);
+            case DOUBLE -> data.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
+            case FLOAT16 -> data.setAtIndex(ValueLayout.JAVA_SHORT, i, Float.floatToFloat16((float) v));
+            case BFLOAT16 -> data.setAtIndex(ValueLayout.JAVA_SHORT, i, Bfloat16.fromFloat((float) v));
+            case BOOL -> setLong(i, v != 0 ? 1 : 0);
+            default -> setLong(i, (long) v);
+        }
+    }
+
+    /**
+     * This tensor's values in another element type: what crosses the boundary between a model's declared
+     * types and the {@linkplain ElementType#computed() computed} ones, and what comparisons with expected
+     * data of a declared type need. Integers and bools keep their value (wrapped to a narrower integer
+     * type's bits), reals round to nearest even, reals become integers by truncation toward zero.
+     */
+    public Tensor convertedTo(ElementType to) {
+        if (to == type) return this;
+        Tensor out = zeros(to, shape);
+        boolean exactIntegers = !type.isReal() && !to.isReal();
+        for (long i = 0; i < elementCount(); i++) {
+            if (exactIntegers) out.setLong(i, getLong(i));
+            else out.setDouble(i, getDouble(i));
+        }
+        return out;
     }
 
     public float[] toFloatArray() { return data.toArray(ValueLayout.JAVA_FLOAT); }

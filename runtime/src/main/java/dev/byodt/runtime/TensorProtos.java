@@ -15,9 +15,10 @@ import java.util.List;
 
 /**
  * ONNX TensorProto files and messages (the input_N.pb / output_N.pb of ONNX test data, and model weights)
- * converted to and from tensors. Only float32, int32 and int64 are read; every other element type, external
- * data and segmented tensors are errors that name the tensor, because converting them silently would change
- * the numbers a datatype experiment is about.
+ * converted to and from tensors, in the element types of {@link ElementType}; every other element type
+ * (strings, complex numbers, 8-, 4- and 2-bit floats and integers), external data and segmented tensors are
+ * errors that name the tensor, because converting them silently would change the numbers a datatype
+ * experiment is about.
  */
 public final class TensorProtos {
     private TensorProtos() {}
@@ -45,7 +46,7 @@ public final class TensorProtos {
         ElementType type = ElementType.fromOnnx(proto.getDataType());
         if (type == null) {
             throw new ByodtException(context + " has element type " + ElementType.onnxName(proto.getDataType())
-                + ", which byodt does not support (float32, int32, int64)");
+                + ", which byodt does not support (" + ElementType.supportedList() + ")");
         }
         if (proto.getDataLocation() == TensorProto.DataLocation.EXTERNAL || proto.getExternalDataCount() > 0) {
             throw new ByodtException(context + ": external data not supported");
@@ -99,19 +100,35 @@ public final class TensorProtos {
         MemorySegment.copy(source, littleEndianLayout(tensor.type()), 0, tensor.data(), nativeLayout(tensor.type()), 0, count);
     }
 
+    /** The typed field ONNX keeps each element type's values in when a tensor has no raw_data. */
     private static void copyTypedData(TensorProto proto, Tensor tensor, long count, String context) {
         switch (tensor.type()) {
             case FLOAT32 -> {
                 List<Float> values = checkedCount(proto.getFloatDataList(), "float_data", count, context);
                 for (int i = 0; i < values.size(); i++) tensor.setFloat(i, values.get(i));
             }
-            case INT32 -> {
-                List<Integer> values = checkedCount(proto.getInt32DataList(), "int32_data", count, context);
-                for (int i = 0; i < values.size(); i++) tensor.setLong(i, values.get(i));
+            case DOUBLE -> {
+                List<Double> values = checkedCount(proto.getDoubleDataList(), "double_data", count, context);
+                for (int i = 0; i < values.size(); i++) tensor.setDouble(i, values.get(i));
             }
             case INT64 -> {
                 List<Long> values = checkedCount(proto.getInt64DataList(), "int64_data", count, context);
                 for (int i = 0; i < values.size(); i++) tensor.setLong(i, values.get(i));
+            }
+            case UINT32, UINT64 -> {
+                List<Long> values = checkedCount(proto.getUint64DataList(), "uint64_data", count, context);
+                for (int i = 0; i < values.size(); i++) tensor.setLong(i, values.get(i));
+            }
+            // float16 and bfloat16 travel as their bit patterns, the integer types as their values.
+            case INT32, INT16, UINT16, INT8, UINT8, BOOL, FLOAT16, BFLOAT16 -> {
+                List<Integer> values = checkedCount(proto.getInt32DataList(), "int32_data", count, context);
+                for (int i = 0; i < values.size(); i++) {
+                    if (tensor.type() == ElementType.FLOAT16 || tensor.type() == ElementType.BFLOAT16) {
+                        tensor.data().setAtIndex(ValueLayout.JAVA_SHORT, i, (short) (int) values.get(i));
+                    } else {
+                        tensor.setLong(i, values.get(i));
+                    }
+                }
             }
         }
     }
@@ -123,11 +140,13 @@ public final class TensorProtos {
         return values;
     }
 
+    /** Elements move as their bits, so an integer layout of the element's size serves every type. */
     private static ValueLayout nativeLayout(ElementType type) {
-        return switch (type) {
-            case FLOAT32 -> ValueLayout.JAVA_FLOAT_UNALIGNED;
-            case INT32 -> ValueLayout.JAVA_INT_UNALIGNED;
-            case INT64 -> ValueLayout.JAVA_LONG_UNALIGNED;
+        return switch (type.byteSize()) {
+            case 1 -> ValueLayout.JAVA_BYTE;
+            case 2 -> ValueLayout.JAVA_SHORT_UNALIGNED;
+            case 4 -> ValueLayout.JAVA_INT_UNALIGNED;
+            default -> ValueLayout.JAVA_LONG_UNALIGNED;
         };
     }
 

@@ -94,11 +94,11 @@ class TensorProtosTest {
     @Test
     void unsupportedTypeNamesFileTensorAndType() throws IOException {
         Path file = dir.resolve("d.pb");
-        Files.write(file, TensorProto.newBuilder().setName("weights").setDataType(11).addDims(1)
-            .addDoubleData(0.1).build().toByteArray());
+        Files.write(file, TensorProto.newBuilder().setName("weights").setDataType(14).addDims(1)
+            .addFloatData(0.1f).addFloatData(0).build().toByteArray());
         ByodtException e = assertThrows(ByodtException.class, () -> TensorProtos.read(file));
         assertTrue(e.getMessage().contains("d.pb") && e.getMessage().contains("'weights'")
-            && e.getMessage().contains("double"), e.getMessage());
+            && e.getMessage().contains("complex64"), e.getMessage());
     }
 
     @Test
@@ -182,7 +182,10 @@ class TensorProtosTest {
         }
     }
 
-    /** Every test-data tensor of every node test is either read or refused with a ByodtException naming its type. */
+    /**
+     * Every test-data tensor of every node test is either read or refused with a ByodtException naming the file:
+     * most refusals name a type byodt lacks; a sequence or optional misread as a tensor is refused for its size.
+     */
     @Test
     void everyNodeTestTensorIsReadOrCleanlyRefused() throws IOException {
         int read = 0, refused = 0;
@@ -193,13 +196,13 @@ class TensorProtosTest {
                     assertTrue(t.tensor().elementCount() >= 0);
                     read++;
                 } catch (ByodtException e) {
-                    assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("not support"),
-                        e.getMessage());
+                    assertTrue(e.getMessage().contains(file.toString())
+                        && (e.getMessage().contains("not support") || e.getMessage().contains("memory limit")), e.getMessage());
                     refused++;
                 }
             }
         }
         assertTrue(read > 1000, read + " read, " + refused + " refused");
-        assertTrue(refused > 0, "the node tests include bool and float16 tensors");
+        assertTrue(refused > 0, "the node tests include float8 and 4-bit tensors");
     }
 }

@@ -44,12 +44,17 @@ public record EntryPrototype(String entrySymbol, List<Parameter> parameters) {
         return new EntryPrototype(signature.entrySymbol(), parameters);
     }
 
-    /** The C type of one element; the header includes stdint.h for the integer types. */
+    /**
+     * The C type of one element of a type compiled code exchanges (a {@linkplain ElementType#computed()
+     * computed} one); the header includes stdint.h for the integer types, and a bool is a byte, 0 or 1.
+     */
     public static String cType(ElementType type) {
         return switch (type) {
             case FLOAT32 -> "float";
             case INT32 -> "int32_t";
             case INT64 -> "int64_t";
+            case BOOL -> "uint8_t";
+            default -> throw new IllegalArgumentException(type + " is not a type compiled code exchanges");
         };
     }
 

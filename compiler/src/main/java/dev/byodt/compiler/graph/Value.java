@@ -1,5 +1,6 @@
 package dev.byodt.compiler.graph;
 
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 
 /**
@@ -10,6 +11,7 @@ public final class Value {
     private final String name;
     private TensorType type;
     private Tensor constant;
+    private ElementType declaredType;
 
     public Value(String name) {
         this.name = name;
@@ -21,12 +23,22 @@ public final class Value {
 
     public void setType(TensorType type) { this.type = type; }
 
+    /**
+     * The element type the model declares for this graph input or output, which callers exchange; inside
+     * the graph the value has the type it is {@linkplain ElementType#computed() computed} in.
+     */
+    public ElementType declaredType() { return declaredType != null ? declaredType : type.elementType(); }
+
+    public void setDeclaredType(ElementType declaredType) { this.declaredType = declaredType; }
+
     public boolean isConstant() { return constant != null; }
 
     /** The compile-time value, or null when the value is only known at run time. */
     public Tensor constant() { return constant; }
 
+    /** Sets the compile-time value, converted to the type it is computed in. */
     public void setConstant(Tensor constant) {
+        constant = constant.convertedTo(constant.type().computed());
         this.constant = constant;
         this.type = new TensorType(constant.type(), constant.shape());
     }

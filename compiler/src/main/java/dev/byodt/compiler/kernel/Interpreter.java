@@ -41,6 +41,7 @@ public final class Interpreter {
             case REAL, ACC, F32 -> ElementType.FLOAT32;
             case I32 -> ElementType.INT32;
             case I64 -> ElementType.INT64;
+            case BOOL -> ElementType.BOOL;
             default -> throw new IllegalArgumentException("the interpreter keeps no tensors of " + b.elementType());
         };
     }
@@ -63,8 +64,11 @@ public final class Interpreter {
                 Tensor t = tensor(s.buffer());
                 long index = (Long) eval(s.index());
                 Object v = eval(s.value());
-                if (v instanceof Float x) t.setFloat(index, x);
-                else t.setLong(index, (Long) v);
+                switch (v) {
+                    case Float x -> t.setFloat(index, x);
+                    case Boolean b -> t.setLong(index, b ? 1 : 0);
+                    default -> t.setLong(index, (Long) v);
+                }
             }
             case Stmt.Assign a -> localValues.put(a.local(), eval(a.value()));
             case Stmt.If i -> execute(truth(eval(i.condition())) ? i.then() : i.otherwise());
@@ -84,7 +88,11 @@ public final class Interpreter {
                 if (index < 0 || index >= t.elementCount()) {
                     throw new IndexOutOfBoundsException("index " + index + " outside " + l.buffer());
                 }
-                yield l.type() == ScalarType.I32 || l.type() == ScalarType.I64 ? (Object) t.getLong(index) : (Object) t.getFloat(index);
+                yield switch (l.type()) {
+                    case I32, I64 -> t.getLong(index);
+                    case BOOL -> t.getLong(index) != 0;
+                    default -> t.getFloat(index);
+                };
             }
             case Expr.Op o -> apply(o);
             case Expr.Call c -> throw new IllegalStateException("the interpreter runs kernels before datatype lowering, found a call to " + c.function());
@@ -115,7 +123,7 @@ public final class Interpreter {
     }
 
     private static Boolean compare(ScalarOp op, Object x, Object y) {
-        int c = x instanceof Long a ? Long.compare(a, (Long) y) : 0;
+        int c = x instanceof Boolean a ? Boolean.compare(a, (Boolean) y) : x instanceof Long a ? Long.compare(a, (Long) y) : 0;
         if (x instanceof Float a) {
             float b = (Float) y;
             // IEEE semantics: every ordered comparison with NaN is false, NE is true.

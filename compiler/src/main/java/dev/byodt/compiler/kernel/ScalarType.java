@@ -40,12 +40,13 @@ public enum ScalarType {
 
     public boolean isMachineFloat() { return this == F32 || this == F64; }
 
-    /** The kernel type that holds elements of a tensor of this element type. */
+    /** The kernel type that holds elements of a tensor of this element type (of the type it is computed in). */
     public static ScalarType of(ElementType type) {
-        return switch (type) {
-            case FLOAT32 -> REAL;
+        return switch (type.computed()) {
             case INT32 -> I32;
             case INT64 -> I64;
+            case BOOL -> BOOL;
+            default -> REAL;
         };
     }
 }

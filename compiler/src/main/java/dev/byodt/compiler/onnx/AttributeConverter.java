@@ -3,6 +3,7 @@ package dev.byodt.compiler.onnx;
 import com.google.protobuf.ByteString;
 import dev.byodt.compiler.graph.Attribute;
 import dev.byodt.onnx.Onnx.AttributeProto;
+import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 
 import java.util.Locale;
@@ -18,7 +19,11 @@ final class AttributeConverter {
             case FLOAT -> new Attribute.FloatAttr(proto.getF());
             case INT -> new Attribute.IntAttr(proto.getI());
             case STRING -> new Attribute.StringAttr(proto.getS().toStringUtf8());
-            case TENSOR -> new Attribute.TensorAttr(TensorProtos.fromProto(proto.getT(), context));
+            case TENSOR -> {
+                // Operators see a tensor attribute (a Constant's value, ConstantOfShape's fill) in the type it computes in.
+                Tensor value = TensorProtos.fromProto(proto.getT(), context);
+                yield new Attribute.TensorAttr(value.convertedTo(value.type().computed()));
+            }
             case FLOATS -> {
                 float[] values = new float[proto.getFloatsCount()];
                 for (int i = 0; i < values.length; i++) values[i] = proto.getFloats(i);

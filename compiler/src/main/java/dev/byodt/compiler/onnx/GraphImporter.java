@@ -148,10 +148,12 @@ final class GraphImporter {
             long[] override = unused.remove(input.getName());
             if (override != null) {
                 value.setType(InputTypes.resolve(input, override, file.toString()));
+                value.setDeclaredType(InputTypes.declared(input));
                 continue;
             }
             try {
                 value.setType(InputTypes.resolve(input, null, file.toString()));
+                value.setDeclaredType(InputTypes.declared(input));
             } catch (ByodtException e) {
                 unsupportedValues.put(value, e.getMessage());
                 problems.add(new ImportProblem(ImportProblem.Kind.UNSUPPORTED_TENSOR, null, "input '" + input.getName() + "'", e));
@@ -180,10 +182,11 @@ final class GraphImporter {
             throw new ByodtException("the shape given for '" + input.getName() + "' (" + Shapes.format(givenShape)
                 + ") differs from that of the value bound to it at compile time (" + Shapes.format(bound.shape()) + ")");
         }
-        TensorType declared = InputTypes.resolveBound(input, bound.shape(), file.toString());
-        if (declared.elementType() != bound.type()) {
+        InputTypes.resolveBound(input, bound.shape(), file.toString());
+        ElementType declared = InputTypes.declared(input);
+        if (declared != bound.type()) {
             throw new ByodtException("the value bound to input '" + input.getName() + "' of " + file + " is " + bound.type()
-                + ", but the input is " + declared.elementType());
+                + ", but the input is " + declared);
         }
         value.setConstant(bound);
     }

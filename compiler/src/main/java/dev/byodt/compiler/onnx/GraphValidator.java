@@ -160,9 +160,16 @@ final class GraphValidator {
             if (type == null || proto.getValueCase() != TypeProto.ValueCase.TENSOR_TYPE) continue;
             TypeProto.Tensor tensor = proto.getTensorType();
             String what = "graph output '" + declared.get(i).getName() + "' of " + file;
-            if (tensor.getElemType() != 0 && tensor.getElemType() != type.elementType().onnxCode()) {
-                throw new ByodtException(what + " is declared " + ElementType.onnxName(tensor.getElemType()) + " but computed "
-                    + type.elementType());
+            if (tensor.getElemType() != 0) {
+                ElementType declaredType = ElementType.fromOnnx(tensor.getElemType());
+                if (declaredType == null) {
+                    throw new ByodtException(what + " has element type " + ElementType.onnxName(tensor.getElemType())
+                        + ", which byodt does not support (" + ElementType.supportedList() + ")");
+                }
+                if (declaredType.computed() != type.elementType()) {
+                    throw new ByodtException(what + " is declared " + declaredType + " but computed " + type.elementType());
+                }
+                computed.get(i).setDeclaredType(declaredType);
             }
             if (tensor.hasShape() && tensor.getShape().getDimCount() != type.rank()) {
                 throw new ByodtException(what + " is declared of rank " + tensor.getShape().getDimCount() + " but computed "

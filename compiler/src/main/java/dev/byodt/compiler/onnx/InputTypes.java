@@ -39,12 +39,12 @@ final class InputTypes {
         ElementType elementType = ElementType.fromOnnx(tensor.getElemType());
         if (elementType == null) {
             throw new ByodtException(what + " has element type " + ElementType.onnxName(tensor.getElemType())
-                + ", which byodt does not support (float32, int32, int64)");
+                + ", which byodt does not support (" + ElementType.supportedList() + ")");
         }
         if (!tensor.hasShape()) {
             if (override == null) throw new ByodtException(what + " has no shape in the model; give its shape explicitly");
             if (!emptyAllowed) requirePositive(override, what);
-            return new TensorType(elementType, override);
+            return new TensorType(elementType.computed(), override);
         }
         List<TensorShapeProto.Dimension> dims = tensor.getShape().getDimList();
         if (override != null) {
@@ -68,7 +68,12 @@ final class InputTypes {
                 shape[d] = override != null ? override[d] : 1;
             }
         }
-        return new TensorType(elementType, shape);
+        return new TensorType(elementType.computed(), shape);
+    }
+
+    /** The element type the model declares for a graph input it has typed (one {@link #resolve} accepted). */
+    static ElementType declared(ValueInfoProto input) {
+        return ElementType.fromOnnx(input.getType().getTensorType().getElemType());
     }
 
     /** "Nx1x28x28": the model's dimensions, symbolic ones by name and unnamed ones as "?". */

@@ -3,15 +3,14 @@ package dev.byodt.compiler.ops;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ElementType;
 
 import java.util.List;
 
-import static dev.byodt.compiler.kernel.Exprs.cast;
-
 /**
  * CastLike: Cast to the element type of a second input, whose values are not read; the conversions are
- * Cast's (reals to integers truncate toward zero, int64 to int32 keeps the low 32 bits).
+ * Cast's. The target is the second input's declared type where the model declares one (a graph input),
+ * else the type it is computed in.
  */
 final class CastLike implements Operator {
     static void registerAll() {
@@ -26,7 +25,7 @@ final class CastLike implements Operator {
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
-        ScalarType to = kb.output(0).elementType();
-        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> cast(to, x.getFirst()));
+        ElementType target = node.input(1).declaredType();
+        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> Cast.to(target, x.getFirst()));
     }
 }

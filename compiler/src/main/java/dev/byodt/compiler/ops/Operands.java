@@ -31,7 +31,7 @@ final class Operands {
     private static TensorType requireFloat(Node node, Value v, String role) {
         TensorType t = v.type();
         if (t.elementType() != ElementType.FLOAT32) {
-            throw node.error("input " + role + " '" + v.name() + "' is " + t.elementType() + "; only float32 is supported");
+            throw node.error("input " + role + " '" + v.name() + "' is " + v.declaredType() + "; only real tensors are supported");
         }
         return t;
     }

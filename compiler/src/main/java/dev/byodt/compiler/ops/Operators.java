@@ -65,6 +65,13 @@ public final class Operators {
         CastLike.registerAll();
         Einsum.registerAll();
         NonZero.registerAll();
+        Comparisons.registerAll();
+        Logic.registerAll();
+        Where.registerAll();
+        FloatClasses.registerAll();
+        Sign.registerAll();
+        Mod.registerAll();
+        Dropout.registerAll();
     }
 
     private Operators() {}

@@ -2,7 +2,6 @@ package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
-import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.runtime.Shapes;
@@ -12,8 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Operators that keep a tensor's elements in row-major order and change at most its shape: Identity,
- * Dropout (at inference), Flatten, Reshape, Squeeze, Unsqueeze. Each is a flat copy into its own output
+ * Operators that keep a tensor's elements in row-major order and change at most its shape: Identity, Flatten, Reshape, Squeeze, Unsqueeze. Each is a flat copy into its own output
  * buffer; only the rule for the output shape differs.
  */
 final class Reshaping implements Operator {
@@ -30,7 +28,6 @@ final class Reshaping implements Operator {
 
     static void registerAll() {
         Operators.register("Identity", new Reshaping((node, shape) -> shape));
-        Operators.register("Dropout", new Reshaping(Reshaping::dropout));
         Operators.register("Flatten", new Reshaping(Reshaping::flatten));
         Operators.register("Reshape", new Reshaping(Reshaping::reshape));
         Operators.register("Squeeze", new Reshaping(Reshaping::squeeze));
@@ -47,22 +44,6 @@ final class Reshaping implements Operator {
     public void lower(Node node, KernelBuilder kb) {
         Buffer in = kb.input(0), out = kb.output(0);
         kb.loop(out.size(), i -> kb.store(out, i, kb.load(in, i)));
-    }
-
-    /**
-     * Dropout at inference is the identity. Training mode (a training_mode input from opset 12) would need
-     * random numbers, and the mask output a bool tensor, which byodt does not have.
-     */
-    private static long[] dropout(Node node, long[] shape) {
-        Value training = node.input(2);
-        if (training != null && (!training.isConstant() || training.constant().getDouble(0) != 0)) {
-            throw node.error("training mode is not supported (byodt compiles for inference)");
-        }
-        if (node.opsetVersion() < 7 && node.intAttr("is_test", 0) == 0) {
-            throw node.error("is_test=0 (training mode) is not supported (byodt compiles for inference)");
-        }
-        if (node.outputs().size() > 1) throw node.error("the mask output is not supported (byodt has no bool tensors)");
-        return shape;
     }
 
     /** Flatten: [d0 * ... * d(axis-1), d(axis) * ... * d(n-1)]; axis in [-rank, rank]. */

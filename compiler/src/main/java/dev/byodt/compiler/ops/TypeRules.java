@@ -27,15 +27,22 @@ final class TypeRules {
     /** Rejects integer tensors for operators ONNX defines on floating-point tensors only. */
     static void requireFloat(Node node, Value input) {
         if (input.type().elementType() != ElementType.FLOAT32) {
-            throw node.error("input '" + input.name() + "' is " + input.type().elementType()
+            throw node.error("input '" + input.name() + "' is " + input.declaredType()
                 + ", but " + node.opType() + " is defined on floating-point tensors only");
+        }
+    }
+
+    /** Rejects anything but bool, for the logical operators and Where's condition. */
+    static void requireBool(Node node, Value input) {
+        if (input.type().elementType() != ElementType.BOOL) {
+            throw node.error("input '" + input.name() + "' is " + input.declaredType() + ", but must be bool");
         }
     }
 
     /** Rejects anything but int32/int64 for index inputs. */
     static void requireInteger(Node node, Value input, String role) {
         if (!input.type().elementType().isInteger()) {
-            throw node.error(role + " input '" + input.name() + "' must be int32 or int64, not " + input.type().elementType());
+            throw node.error(role + " input '" + input.name() + "' must be an integer tensor, not " + input.declaredType());
         }
     }
 }

@@ -52,6 +52,7 @@ public final class GraphInterpreter {
         return switch (b.elementType()) {
             case I32 -> ElementType.INT32;
             case I64 -> ElementType.INT64;
+            case BOOL -> ElementType.BOOL;
             default -> ElementType.FLOAT32;
         };
     }

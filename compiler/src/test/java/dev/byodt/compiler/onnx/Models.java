@@ -18,7 +18,7 @@ import java.util.List;
 
 /** Builds small ONNX models for front-end tests, the way an exporter would write them. */
 final class Models {
-    static final int FLOAT = 1, INT64 = 7, STRING = 8, DOUBLE = 11;
+    static final int FLOAT = 1, UINT8 = 2, INT16 = 5, INT64 = 7, STRING = 8, BOOL = 9, FLOAT16 = 10, DOUBLE = 11, COMPLEX64 = 14;
     /** The ONNX backend node cases, for tests that need real exported models. */
     static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));
 

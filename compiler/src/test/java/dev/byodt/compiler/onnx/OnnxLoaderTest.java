@@ -22,7 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
-import static dev.byodt.compiler.onnx.Models.DOUBLE;
+import static dev.byodt.compiler.onnx.Models.COMPLEX64;
 import static dev.byodt.compiler.onnx.Models.FLOAT;
 import static dev.byodt.compiler.onnx.Models.INT64;
 import static dev.byodt.compiler.onnx.Models.NODE_TESTS;
@@ -239,17 +239,23 @@ class OnnxLoaderTest {
 
     @Test
     void unsupportedElementTypesNameTheTensor() {
-        Path input = write(dir, "double-input.onnx", model(graph()
-            .addInput(tensor("x", DOUBLE, 2L)).addOutput(tensor("y", DOUBLE, 2L))
+        String supported = "(float32, int32, int64, bool, int8, uint8, int16, uint16, uint32, uint64, float16, bfloat16, double)";
+        Path input = write(dir, "complex-input.onnx", model(graph()
+            .addInput(tensor("x", COMPLEX64, 2L)).addOutput(tensor("y", COMPLEX64, 2L))
             .addNode(node("TestAdd", "add", List.of("x", "x"), List.of("y")))));
-        assertEquals("input 'x' of " + input + " has element type double, which byodt does not support (float32, int32, int64)",
+        assertEquals("input 'x' of " + input + " has element type complex64, which byodt does not support " + supported,
             assertThrows(ByodtException.class, () -> OnnxLoader.load(input)).getMessage());
-        Path weight = write(dir, "double-weight.onnx", model(graph()
+        Path weight = write(dir, "complex-weight.onnx", model(graph()
             .addInput(tensor("x", FLOAT, 1L)).addOutput(tensor("y", FLOAT, 1L))
-            .addInitializer(dev.byodt.onnx.Onnx.TensorProto.newBuilder().setName("w").setDataType(DOUBLE).addDims(1).addDoubleData(1))
+            .addInitializer(dev.byodt.onnx.Onnx.TensorProto.newBuilder().setName("w").setDataType(COMPLEX64).addDims(1).addFloatData(1).addFloatData(0))
             .addNode(node("TestAdd", "add", List.of("x", "w"), List.of("y")))));
-        assertEquals("initializer 'w' of " + weight + " has element type double, which byodt does not support (float32, int32, int64)",
+        assertEquals("initializer 'w' of " + weight + " has element type complex64, which byodt does not support " + supported,
             assertThrows(ByodtException.class, () -> OnnxLoader.load(weight)).getMessage());
+        Path output = write(dir, "complex-output.onnx", model(graph()
+            .addInput(tensor("x", FLOAT, 1L)).addOutput(tensor("y", COMPLEX64, 1L))
+            .addNode(node("TestAdd", "add", List.of("x", "x"), List.of("y")))));
+        assertEquals("graph output 'y' of " + output + " has element type complex64, which byodt does not support " + supported,
+            assertThrows(ByodtException.class, () -> OnnxLoader.load(output)).getMessage());
     }
 
     @Test
