@@ -26,7 +26,7 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * conditions, emitted only on the axes where some window actually reaches past an edge, so an unpadded
  * convolution has no conditions at all.
  */
-final class WindowGeometry {
+public final class WindowGeometry {
     private final long[] input;
     private final long[] kernel;
     private final long[] strides;
@@ -50,7 +50,7 @@ final class WindowGeometry {
      * Resolves the node's window attributes for an input of the given spatial shape and a kernel of the
      * given size (Conv takes it from its weights, the pools from kernel_shape).
      */
-    static WindowGeometry of(Node node, long[] inputSpatial, long[] kernel) {
+    public static WindowGeometry of(Node node, long[] inputSpatial, long[] kernel) {
         int n = inputSpatial.length;
         long[] strides = positive(node, "strides", node.intsAttr("strides", ones(n)), n);
         long[] dilations = positive(node, "dilations", node.intsAttr("dilations", ones(n)), n);
@@ -113,7 +113,7 @@ final class WindowGeometry {
     }
 
     /** The indices of an element of an N x C x D1..Dn tensor (or M x C x K1..Kn weights). */
-    static Expr[] indices(Expr batch, Expr channel, Expr[] spatial) {
+    public static Expr[] indices(Expr batch, Expr channel, Expr[] spatial) {
         Expr[] all = new Expr[2 + spatial.length];
         all[0] = batch;
         all[1] = channel;
@@ -121,10 +121,10 @@ final class WindowGeometry {
         return all;
     }
 
-    int rank() { return input.length; }
+    public int rank() { return input.length; }
 
     /** The output's spatial shape. */
-    long[] outputShape() { return output.clone(); }
+    public long[] outputShape() { return output.clone(); }
 
     long stride(int axis) { return strides[axis]; }
 
@@ -135,7 +135,7 @@ final class WindowGeometry {
     long padAfter(int axis) { return padEnd[axis]; }
 
     /** Receives one tap of a window: its position in the input and its index in the kernel, per axis. */
-    interface TapVisitor {
+    public interface TapVisitor {
         void visit(Expr[] inputPosition, Expr[] tap);
     }
 
@@ -144,7 +144,7 @@ final class WindowGeometry {
      * for those inside the input. The bounds test of an axis sits right inside that axis's loop, so taps
      * in the padding skip the inner loops too.
      */
-    void forEachTap(KernelBuilder kb, Expr[] outputPosition, TapVisitor visitor) {
+    public void forEachTap(KernelBuilder kb, Expr[] outputPosition, TapVisitor visitor) {
         forEachLeadingTap(kb, outputPosition, visitor);
     }
 
@@ -215,7 +215,7 @@ final class WindowGeometry {
      * inside the input, or with {@code countPadding} those inside the input and its explicit padding
      * (never the overhang ceil_mode adds). An I64 expression, a constant where every window is whole.
      */
-    Expr tapCount(int axis, Expr out, boolean countPadding) {
+    public Expr tapCount(int axis, Expr out, boolean countPadding) {
         long k = kernel[axis];
         long d = dilations[axis];
         long pb = padBegin[axis];

@@ -1,0 +1,264 @@
+package dev.byodt.cli;
+
+import dev.byodt.cli.compare.Baseline;
+import dev.byodt.cli.progress.Progress;
+import dev.byodt.cli.train.EpochRecord;
+import dev.byodt.cli.train.TrainingHistory;
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.compiler.train.Loss;
+import dev.byodt.compiler.train.OnnxWeights;
+import dev.byodt.compiler.train.Optimizer;
+import dev.byodt.compiler.train.TrainableGraph;
+import dev.byodt.compiler.train.Trainer;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+import dev.byodt.runtime.data.DebianFashionMnist;
+import dev.byodt.runtime.data.IdxSource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
+
+@Command(name = "train", mixinStandardHelpOptions = true,
+    description = {"Train a classifier's weights in a datatype: forward pass, loss, backward pass and optimizer all "
+        + "compute in --dtype (weights and optimizer state pass between steps as float32, which holds every value "
+        + "of the 8- and 16-bit formats exactly). Starts from the model's initializers and writes the trained "
+        + "model, the history (CSV, JSON) and loss and accuracy charts (PNG, SVG) into --out.",
+        "Each epoch prints its mean loss, top-1 on the training batches as they were trained, top-1 on the test "
+        + "split, and its time. Batches are whole: a last partial training batch is left out of the epoch."},
+    footer = {"", "Examples:",
+        "  byodt train models/lenet5-fashion-untrained.onnx --epochs 1 --optimizer adam --out trained",
+        "  byodt train models/lenet5-fashion-untrained.onnx --dtype custom[posit]16 --limit 6000 --shuffle --seed 1 --out p16"})
+final class TrainCommand implements Callable<Integer> {
+    @Mixin
+    ModelOptions modelOptions;
+
+    @Option(names = "--data", defaultValue = "fashion-mnist", paramLabel = "SOURCE",
+        description = "'fashion-mnist' (Debian's dataset-fashion-mnist, the default) or a folder of IDX files: training "
+            + "from train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz], testing on t10k-*; pixels become pixel/255.")
+    String data;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR",
+        description = "Folder for model.onnx, history.csv, history.json, loss.png/.svg and accuracy.png/.svg (created if missing).")
+    Path out;
+
+    @Option(names = "--epochs", defaultValue = "1", paramLabel = "N", description = "Passes over the training data (default: ${DEFAULT-VALUE}).")
+    int epochs;
+
+    @Option(names = "--batch", defaultValue = "32", paramLabel = "N", description = "Items per step (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--optimizer", defaultValue = "sgd", paramLabel = "sgd|momentum|adam",
+        description = "As torch.optim.SGD (without and with momentum) and torch.optim.Adam compute it (default: ${DEFAULT-VALUE}).")
+    String optimizer;
+
+    @Option(names = "--lr", paramLabel = "X", description = "Learning rate (default: 0.01, for adam 0.001).")
+    Double learningRate;
+
+    @Option(names = "--momentum", defaultValue = "0.9", paramLabel = "X", description = "With momentum (default: ${DEFAULT-VALUE}).")
+    double momentum;
+
+    @Option(names = "--weight-decay", defaultValue = "0", paramLabel = "X", description = "L2 weight decay added to the gradient (default: ${DEFAULT-VALUE}).")
+    double weightDecay;
+
+    @Option(names = "--beta1", defaultValue = "0.9", paramLabel = "X", description = "Adam's first moment decay (default: ${DEFAULT-VALUE}).")
+    double beta1;
+
+    @Option(names = "--beta2", defaultValue = "0.999", paramLabel = "X", description = "Adam's second moment decay (default: ${DEFAULT-VALUE}).")
+    double beta2;
+
+    @Option(names = "--epsilon", defaultValue = "1e-8", paramLabel = "X", description = "Adam's epsilon (default: ${DEFAULT-VALUE}).")
+    double epsilon;
+
+    @Option(names = "--loss", defaultValue = "cross-entropy", paramLabel = "cross-entropy|mse",
+        description = "cross-entropy on the logits (a final Softmax or LogSoftmax is folded into it), or mean squared "
+            + "error against one-hot labels (default: ${DEFAULT-VALUE}).")
+    String loss;
+
+    @Option(names = "--shuffle", description = "Visit the training items in a new random order each epoch (seeded by --seed).")
+    boolean shuffle;
+
+    @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--limit", paramLabel = "N", description = "Train on the first N training items only.")
+    Integer limit;
+
+    @Option(names = "--test-limit", paramLabel = "N", description = "Test on the first N test items only.")
+    Integer testLimit;
+
+    @Mixin
+    CommonOptions common;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        Loss chosenLoss = Loss.named(loss);
+        Optimizer.Kind kind = Optimizer.Kind.named(optimizer);
+        checkUsage(chosenLoss, kind);
+        Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
+        if (apart.isPresent()) return apart.get();
+        CompileOptions options = modelOptions.compileOptions();
+        double lr = learningRate != null ? learningRate : kind == Optimizer.Kind.ADAM ? 0.001 : 0.01;
+        Optimizer chosenOptimizer = new Optimizer(kind, lr, momentum, weightDecay, beta1, beta2, epsilon);
+
+        Path folder = "fashion-mnist".equals(data) ? DebianFashionMnist.folder() : Path.of(data);
+        if (!Files.isDirectory(folder)) throw new ByodtException("--data " + data + ": no such folder");
+        IdxSource training = IdxSource.split(folder, "train", limit == null ? Integer.MAX_VALUE : limit);
+        IdxSource test = IdxSource.testSet(folder, testLimit == null ? Integer.MAX_VALUE : testLimit);
+        int steps = training.size() / batch;
+        if (steps == 0) throw new ByodtException("--batch " + batch + " is more than the " + training.size() + " training items");
+
+        TrainableGraph graph = TrainableGraph.of(batchedModel(), OnnxWeights.floatInitializers(modelOptions.model));
+        Map<String, String> configuration = configuration(training, test, chosenOptimizer, chosenLoss);
+        configuration.forEach((key, value) -> System.out.printf("%-10s %s%n", key, value));
+        Files.createDirectories(out);
+        TrainingHistory history = new TrainingHistory(configuration);
+        long compileStart = System.nanoTime();
+        try (Trainer trainer = Trainer.compile(graph, chosenLoss, chosenOptimizer, options)) {
+            System.out.printf("%-10s %.2f s%n", "compile", (System.nanoTime() - compileStart) / 1e9);
+            Random random = new Random(seed);
+            int[] order = IntStream.range(0, training.size()).toArray();
+            for (int epoch = 1; epoch <= epochs; epoch++) {
+                long start = System.nanoTime();
+                if (shuffle) shuffle(order, random);
+                double lossSum = 0;
+                long correct = 0;
+                try (Progress progress = Progress.start("epoch " + epoch + "/" + epochs, (long) steps * batch, "img")) {
+                    for (int s = 0; s < steps; s++) {
+                        int[] items = Arrays.copyOfRange(order, s * batch, (s + 1) * batch);
+                        fill(training, items, trainer.images(), trainer.labels());
+                        lossSum += trainer.step();
+                        correct += correctCount(trainer.stepOutput(), training, items);
+                        progress.step(batch);
+                    }
+                }
+                double testTop1 = testTop1(trainer, test);
+                EpochRecord record = new EpochRecord(epoch, lossSum / steps, 100.0 * correct / ((long) steps * batch), testTop1,
+                    (System.nanoTime() - start) / 1e9);
+                System.out.printf(Locale.ROOT, "epoch %d/%d  loss %.4f  train top-1 %.2f%%  test top-1 %.2f%%  time %.1f s%n",
+                    epoch, epochs, record.loss(), record.trainTop1(), record.testTop1(), record.seconds());
+                history.add(record);
+                OnnxWeights.write(modelOptions.model, trainer.weights(), out.resolve("model.onnx"));
+                history.write(out);
+            }
+        }
+        System.out.println("wrote     " + out.resolve("model.onnx") + ", history.csv, history.json, loss and accuracy charts");
+        return 0;
+    }
+
+    private void checkUsage(Loss chosenLoss, Optimizer.Kind kind) {
+        if (chosenLoss == null) throw new UsageException("--loss " + loss + ": expected cross-entropy or mse");
+        if (kind == null) throw new UsageException("--optimizer " + optimizer + ": expected sgd, momentum or adam");
+        if (epochs <= 0) throw new UsageException("--epochs must be positive");
+        if (batch <= 0) throw new UsageException("--batch must be positive");
+        if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
+        if (testLimit != null && testLimit <= 0) throw new UsageException("--test-limit must be positive");
+        if (modelOptions.target().isRiscv()) throw new UsageException("train runs on the host only; --target " + modelOptions.target + " does not apply");
+        if (modelOptions.dtypeMap != null) throw new UsageException("--dtype-map does not apply to train: every kernel trains in --dtype");
+    }
+
+    /** The model with its input's first dimension set to --batch. */
+    private Graph batchedModel() {
+        Graph declared = modelOptions.load();
+        TensorSpec input = Baseline.singleInput(declared);
+        long[] shape = input.shape();
+        if (shape.length == 0) throw new ByodtException("input '" + input.name() + "' is a scalar: it has no batch dimension");
+        shape[0] = batch;
+        Map<String, long[]> shapes = new LinkedHashMap<>(modelOptions.shapeOverrides());
+        shapes.put(input.name(), shape);
+        return OnnxLoader.load(modelOptions.model, shapes, modelOptions.boundInputs());
+    }
+
+    private Map<String, String> configuration(IdxSource training, IdxSource test, Optimizer o, Loss l) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("model", modelOptions.model.toString());
+        c.put("data", training.description());
+        c.put("test", test.description());
+        c.put("dtype", modelOptions.dtype + modelOptions.describeDatatypeOptions());
+        String hyper = switch (o.kind()) {
+            case SGD -> "";
+            case MOMENTUM -> ", momentum " + o.momentum();
+            case ADAM -> ", betas " + o.beta1() + " " + o.beta2() + ", epsilon " + o.epsilon();
+        };
+        c.put("optimizer", o.kind().optionName() + ", lr " + o.learningRate() + hyper
+            + (o.weightDecay() != 0 ? ", weight decay " + o.weightDecay() : ""));
+        c.put("loss", l.optionName());
+        c.put("batches", batch + " items, " + epochs + " epoch" + (epochs == 1 ? "" : "s")
+            + (shuffle ? ", shuffled with seed " + seed : ", in file order"));
+        return c;
+    }
+
+    /** Fisher-Yates with the run's one generator, so a seed gives the same order in every epoch of every run. */
+    private static void shuffle(int[] order, Random random) {
+        for (int i = order.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    }
+
+    /** Copies the items into the batch tensors; an item the model's input cannot hold is an error. */
+    private static void fill(IdxSource source, int[] items, Tensor images, Tensor labels) {
+        long itemBytes = images.data().byteSize() / items.length;
+        long sourceBytes = Arrays.stream(source.itemShape()).reduce(1, (a, b) -> a * b) * Float.BYTES;
+        if (sourceBytes != itemBytes) {
+            throw new ByodtException("the data's items (" + sourceBytes / Float.BYTES + " values) do not fit the model's input ("
+                + itemBytes / Float.BYTES + " values per item)");
+        }
+        for (int i = 0; i < items.length; i++) {
+            source.readItem(items[i], images.data().asSlice(i * itemBytes, itemBytes));
+            labels.setLong(i, source.label(items[i]));
+        }
+    }
+
+    private static long correctCount(Tensor scores, IdxSource source, int[] items) {
+        long correct = 0;
+        long classes = scores.shape()[1];
+        for (int i = 0; i < items.length; i++) {
+            if (argmax(scores, i * classes, classes) == source.label(items[i])) correct++;
+        }
+        return correct;
+    }
+
+    private static int argmax(Tensor scores, long offset, long count) {
+        int best = 0;
+        for (int k = 1; k < count; k++) if (scores.getFloat(offset + k) > scores.getFloat(offset + best)) best = k;
+        return best;
+    }
+
+    /** Top-1 in percent on the test split, in batches of --batch; the last batch's padding is not counted. */
+    private double testTop1(Trainer trainer, IdxSource test) {
+        Tensor input = trainer.predictionInput();
+        long itemBytes = input.data().byteSize() / batch;
+        long correct = 0;
+        for (int start = 0; start < test.size(); start += batch) {
+            int count = Math.min(batch, test.size() - start);
+            input.data().fill((byte) 0);
+            for (int i = 0; i < count; i++) test.readItem(start + i, input.data().asSlice(i * itemBytes, itemBytes));
+            Tensor scores = trainer.predict();
+            long classes = scores.shape()[1];
+            for (int i = 0; i < count; i++) if (argmax(scores, i * classes, classes) == test.label(start + i)) correct++;
+        }
+        return 100.0 * correct / test.size();
+    }
+}

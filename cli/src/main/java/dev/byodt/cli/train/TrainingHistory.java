@@ -1,0 +1,94 @@
+package dev.byodt.cli.train;
+
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import dev.byodt.cli.chart.ChartFiles;
+import dev.byodt.runtime.AtomicFiles;
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The record of a training run, written after every epoch so that an interrupted run keeps what it did:
+ * history.csv (one row per epoch), history.json (the configuration and the epochs), and the loss and accuracy
+ * charts as PNG and SVG.
+ */
+public final class TrainingHistory {
+    private static final int WIDTH = 640;
+    private static final int HEIGHT = 400;
+
+    private final Map<String, String> configuration;
+    private final List<EpochRecord> epochs = new ArrayList<>();
+
+    /** @param configuration what was trained and how (model, datatype, optimizer, ...), in the order to print it */
+    public TrainingHistory(Map<String, String> configuration) {
+        this.configuration = configuration;
+    }
+
+    public void add(EpochRecord epoch) { epochs.add(epoch); }
+
+    /** Writes every file into {@code folder}. */
+    public void write(Path folder) {
+        AtomicFiles.writeString(folder.resolve("history.csv"), csv());
+        AtomicFiles.writeString(folder.resolve("history.json"), json());
+        writeChart(folder, "loss", chart("Training loss", "loss", List.of(new Series("loss", EpochRecord::loss))));
+        writeChart(folder, "accuracy", chart("Top-1 accuracy", "top-1 %", List.of(
+            new Series("train", EpochRecord::trainTop1), new Series("test", EpochRecord::testTop1))));
+    }
+
+    String csv() {
+        StringBuilder text = new StringBuilder("epoch,loss,train_top1,test_top1,seconds\n");
+        for (EpochRecord e : epochs) {
+            text.append(String.format(Locale.ROOT, "%d,%.6f,%.4f,%.4f,%.3f%n", e.epoch(), e.loss(), e.trainTop1(),
+                e.testTop1(), e.seconds()));
+        }
+        return text.toString();
+    }
+
+    String json() {
+        JsonObject root = new JsonObject();
+        JsonObject config = new JsonObject();
+        configuration.forEach(config::addProperty);
+        root.add("configuration", config);
+        JsonArray list = new JsonArray();
+        for (EpochRecord e : epochs) {
+            JsonObject o = new JsonObject();
+            o.addProperty("epoch", e.epoch());
+            o.addProperty("loss", e.loss());
+            o.addProperty("train_top1", e.trainTop1());
+            o.addProperty("test_top1", e.testTop1());
+            o.addProperty("seconds", e.seconds());
+            list.add(o);
+        }
+        root.add("epochs", list);
+        return new GsonBuilder().setPrettyPrinting().create().toJson(root) + "\n";
+    }
+
+    private record Series(String name, ToDoubleFunction<EpochRecord> value) {}
+
+    private JFreeChart chart(String title, String axis, List<Series> series) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        for (Series s : series) {
+            XYSeries points = new XYSeries(s.name());
+            for (EpochRecord e : epochs) points.add(e.epoch(), s.value().applyAsDouble(e));
+            data.addSeries(points);
+        }
+        return ChartFactory.createXYLineChart(title + " (" + configuration.getOrDefault("dtype", "") + ")", "epoch", axis,
+            data, PlotOrientation.VERTICAL, series.size() > 1, false, false);
+    }
+
+    private static void writeChart(Path folder, String name, JFreeChart chart) {
+        ChartFiles.writePng(chart, folder.resolve(name + ".png"), WIDTH, HEIGHT);
+        ChartFiles.writeSvg(chart, folder.resolve(name + ".svg"), WIDTH, HEIGHT);
+    }
+}

@@ -1,0 +1,80 @@
+package dev.byodt.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static dev.byodt.cli.OnnxModels.FLOAT;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * byodt train end to end on LeNet-5 from its untrained export: the files it writes, the same bits from the
+ * same seed, and a written model that byodt run scores as the history recorded.
+ */
+class TrainCommandTest {
+    private static final String UNTRAINED = "../models/lenet5-fashion-untrained.onnx";
+
+    @TempDir
+    Path temp;
+
+    private static CommandLineRun train(Path out, int seed) {
+        return CommandLineRun.of("train", UNTRAINED, "--limit", "96", "--test-limit", "50", "--batch", "32", "--epochs", "2",
+            "--optimizer", "momentum", "--lr", "0.05", "--shuffle", "--seed", String.valueOf(seed), "--out", out.toString());
+    }
+
+    @Test
+    void trainsWritesEveryFileAndTheModelScoresAsRecorded() throws IOException {
+        Path out = temp.resolve("first");
+        CommandLineRun run = train(out, 5);
+        assertEquals(0, run.exitCode(), run.err());
+        for (String file : List.of("model.onnx", "history.csv", "history.json", "loss.png", "loss.svg", "accuracy.png", "accuracy.svg")) {
+            assertTrue(Files.isRegularFile(out.resolve(file)), file);
+        }
+        List<String> rows = Files.readAllLines(out.resolve("history.csv"));
+        assertEquals(3, rows.size(), rows.toString());
+        assertTrue(run.out().contains("epoch 2/2  loss "), run.out());
+        double recorded = Double.parseDouble(rows.get(2).split(",")[3]);
+
+        CommandLineRun scored = CommandLineRun.of("run", out.resolve("model.onnx").toString(), "--data", "fashion-mnist", "--limit", "50");
+        assertEquals(0, scored.exitCode(), scored.err());
+        Matcher top1 = Pattern.compile("top-1\\s+([0-9.]+)%").matcher(scored.out());
+        assertTrue(top1.find(), scored.out());
+        assertEquals(String.format(Locale.ROOT, "%.2f", recorded), top1.group(1));
+
+        Path again = temp.resolve("again");
+        assertEquals(0, train(again, 5).exitCode());
+        assertArrayEquals(Files.readAllBytes(out.resolve("model.onnx")), Files.readAllBytes(again.resolve("model.onnx")),
+            "the same seed trains the same bits");
+        Path otherSeed = temp.resolve("other");
+        assertEquals(0, train(otherSeed, 6).exitCode());
+        assertFalse(Arrays.equals(Files.readAllBytes(out.resolve("model.onnx")),
+            Files.readAllBytes(otherSeed.resolve("model.onnx"))), "another seed visits the items in another order");
+    }
+
+    @Test
+    void operatorsWithoutGradientsAreListedInOneLine() throws IOException {
+        Path model = OnnxModels.graph().input("x", FLOAT, 32, 1, 28, 28).floats("w", 0.01f, 784, 10)
+            .longs("shape", -1, 784)
+            .node(OnnxModels.node("Reshape", "flat", new String[]{"x", "shape"}, "f"))
+            .node(OnnxModels.node("MatMul", "fc", new String[]{"f", "w"}, "z"))
+            .node(OnnxModels.node("Exp", "e", new String[]{"z"}, "ez"))
+            .node(OnnxModels.node("Abs", "a", new String[]{"ez"}, "y"))
+            .output("y", FLOAT, 32, 10).write(temp.resolve("nograd.onnx"));
+        CommandLineRun run = CommandLineRun.of("train", model.toString(), "--limit", "32", "--test-limit", "32",
+            "--out", temp.resolve("out").toString());
+        assertEquals(1, run.exitCode(), run.err());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("no gradient for 2 nodes: Exp node 'e', Abs node 'a'"), run.err());
+    }
+}

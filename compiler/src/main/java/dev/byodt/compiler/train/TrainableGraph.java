@@ -1,0 +1,67 @@
+package dev.byodt.compiler.train;
+
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A graph whose trainable weights are run-time values instead of constants: each becomes a tensor the
+ * caller passes in (its initial value kept aside), and values the importer folded from weights are
+ * computed again, since they change with the weights.
+ *
+ * @param graph   the graph, its inputs being the original inputs followed by the weights
+ * @param weights each weight's value in {@code graph}, with its initial contents, in graph order
+ */
+public record TrainableGraph(Graph graph, Map<Value, Tensor> weights) {
+    /** The graph with the float32 constants named in {@code trainable} turned into run-time inputs. */
+    public static TrainableGraph of(Graph graph, Set<String> trainable) {
+        Map<Value, Value> replaced = new HashMap<>();
+        Map<Value, Tensor> weights = new LinkedHashMap<>();
+        List<Node> nodes = new ArrayList<>();
+        for (Node node : graph.nodes()) {
+            List<Value> inputs = new ArrayList<>();
+            boolean changed = false;
+            for (Value v : node.inputs()) {
+                Value in = v;
+                if (v != null && v.isConstant() && trainable.contains(v.name()) && v.constant().type() == ElementType.FLOAT32) {
+                    in = replaced.computeIfAbsent(v, old -> {
+                        Value weight = new Value(old.name());
+                        weight.setType(old.type());
+                        weights.put(weight, old.constant());
+                        return weight;
+                    });
+                } else if (v != null) {
+                    in = replaced.getOrDefault(v, v);
+                }
+                changed |= in != v;
+                inputs.add(in);
+            }
+            List<Value> outputs = node.outputs();
+            if (changed && outputs.stream().anyMatch(Value::isConstant)) {
+                outputs = outputs.stream().map(old -> {
+                    Value computed = new Value(old.name());
+                    computed.setType(old.type());
+                    replaced.put(old, computed);
+                    return computed;
+                }).toList();
+            }
+            nodes.add(changed ? new Node(node.name(), node.opType(), node.domain(), node.opsetVersion(), inputs, outputs,
+                node.attributes()) : node);
+        }
+        if (weights.isEmpty()) throw new ByodtException("the model has no real-valued weights to train");
+        List<Value> inputs = new ArrayList<>(graph.inputs());
+        inputs.addAll(weights.keySet());
+        List<Value> outputs = graph.outputs().stream().map(v -> replaced.getOrDefault(v, v)).toList();
+        return new TrainableGraph(new Graph(graph.name(), inputs, outputs, nodes), weights);
+    }
+}

@@ -1,0 +1,126 @@
+package dev.byodt.compiler.train;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.lower.Program;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Trains a model one batch at a time with a compiled {@link TrainingStep}, and predicts with the current
+ * weights through the model's own compiled forward pass (its tuned schedules, weights as inputs). Between
+ * steps the weights and the optimizer state live in the caller's float32 tensors: each step's outputs
+ * become the next step's inputs. The datatype converts them on entry and back on exit, which leaves every
+ * value of a datatype float32 holds (all the 8- and 16-bit formats) unchanged.
+ */
+public final class Trainer implements AutoCloseable {
+    private final Optimizer optimizer;
+    private final List<Value> weights;
+    private final int stateCount;
+    private final HostModel step;
+    private final HostModel forward;
+    private final List<Tensor> stepInputs;
+    private final List<Tensor> stepOutputs;
+    private final List<Tensor> forwardInputs;
+    private final Arena arena = Arena.ofShared();
+    private long steps;
+
+    private Trainer(TrainableGraph graph, Loss loss, Optimizer optimizer, CompileOptions options) {
+        this.optimizer = optimizer;
+        this.weights = new ArrayList<>(graph.weights().keySet());
+        Program program = TrainingStep.of(graph, loss, optimizer);
+        this.stateCount = weights.size() * optimizer.stateTensors();
+        try (CompiledModule code = Compiler.compile(program, options)) {
+            this.step = Compiler.jit(code);
+        }
+        try (CompiledModule code = Compiler.compile(graph.graph(), options)) {
+            this.forward = Compiler.jit(code);
+        }
+        this.stepInputs = allocate(step.inputs());
+        this.stepOutputs = allocate(step.outputs());
+        for (int i = 0; i < weights.size(); i++) {
+            stepInputs.get(2 + i).data().copyFrom(graph.weights().get(weights.get(i)).data());
+        }
+        this.forwardInputs = new ArrayList<>();
+        forwardInputs.add(allocate(forward.inputs().subList(0, 1)).getFirst());
+        forwardInputs.addAll(Collections.nCopies(weights.size(), null));
+    }
+
+    /** Compiles the training step and the forward pass of {@code graph} for {@code options}' datatypes and target. */
+    public static Trainer compile(TrainableGraph graph, Loss loss, Optimizer optimizer, CompileOptions options) {
+        return new Trainer(graph, loss, optimizer, options);
+    }
+
+    /** The batch of model inputs the next step trains on; fill it before {@link #step()}. */
+    public Tensor images() { return stepInputs.get(0); }
+
+    /** The batch's labels (int64), filled like {@link #images()}. */
+    public Tensor labels() { return stepInputs.get(1); }
+
+    /** Trains on the batch in {@link #images()} and {@link #labels()}; returns the batch's loss before the update. */
+    public float step() {
+        steps++;
+        float[] scalars = optimizer.stepScalars(steps);
+        if (scalars.length > 0) {
+            Tensor t = stepInputs.getLast();
+            for (int i = 0; i < scalars.length; i++) t.setFloat(i, scalars[i]);
+        }
+        step.run(stepInputs, stepOutputs);
+        // The updated weights and state become the next step's inputs; the old ones take their place as outputs.
+        int updated = weights.size() + stateCount;
+        for (int i = 0; i < updated; i++) {
+            Tensor next = stepOutputs.get(2 + i);
+            stepOutputs.set(2 + i, stepInputs.get(2 + i));
+            stepInputs.set(2 + i, next);
+        }
+        return stepOutputs.get(0).getFloat(0);
+    }
+
+    /** The model's output for the batch of the last step, computed with the weights before that step's update. */
+    public Tensor stepOutput() { return stepOutputs.get(1); }
+
+    /** The batch the forward pass takes; fill it before {@link #predict()}. */
+    public Tensor predictionInput() { return forwardInputs.getFirst(); }
+
+    /** The model's output for {@link #predictionInput()} with the current weights. */
+    public Tensor predict() {
+        for (int i = 0; i < weights.size(); i++) forwardInputs.set(1 + i, stepInputs.get(2 + i));
+        return forward.run(forwardInputs).getFirst();
+    }
+
+    /** The current weights, by name (float32 copies). */
+    public Map<String, Tensor> weights() {
+        Map<String, Tensor> current = new LinkedHashMap<>();
+        for (int i = 0; i < weights.size(); i++) {
+            Tensor t = stepInputs.get(2 + i);
+            Tensor copy = Tensor.zeros(ElementType.FLOAT32, t.shape());
+            copy.data().copyFrom(t.data());
+            current.put(weights.get(i).name(), copy);
+        }
+        return current;
+    }
+
+    private List<Tensor> allocate(List<TensorSpec> specs) {
+        List<Tensor> tensors = new ArrayList<>();
+        for (TensorSpec spec : specs) tensors.add(Tensor.zeros(spec.type(), spec.shape(), arena));
+        return tensors;
+    }
+
+    @Override
+    public void close() {
+        step.close();
+        forward.close();
+        arena.close();
+    }
+}
