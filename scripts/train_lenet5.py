@@ -174,22 +174,31 @@ def export_onnx(model, path):
         print(f"  {node.op_type:12} {node.name}")
 
 
-def main():
+def parse_arguments(description, default_epochs):
+    """The --data, --epochs and --out options every training script in this folder takes."""
     script_dir = Path(__file__).resolve().parent
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=Path("/usr/share/datasets/fashion-mnist"),
                         help="folder with the gzipped Fashion-MNIST IDX files")
-    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--epochs", type=int, default=default_epochs)
     parser.add_argument("--out", type=Path, default=script_dir.parent / "models")
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    seed_everything(SEED)
-    torch.set_num_threads(2)
 
-    train_images, train_labels = load_split(args.data, "train")
-    test_images, test_labels = load_split(args.data, "t10k")
+def load_fashion_mnist(data_dir):
+    """Raw uint8 test images and labels (for the shipped sample), then tensors x_train, y_train, x_test, y_test."""
+    train_images, train_labels = load_split(data_dir, "train")
+    test_images, test_labels = load_split(data_dir, "t10k")
     x_train, y_train = to_tensor(train_images), torch.from_numpy(train_labels.astype(np.int64))
     x_test, y_test = to_tensor(test_images), torch.from_numpy(test_labels.astype(np.int64))
+    return test_images, test_labels, x_train, y_train, x_test, y_test
+
+
+def main():
+    args = parse_arguments(__doc__.splitlines()[0], default_epochs=10)
+    seed_everything(SEED)
+    torch.set_num_threads(2)
+    test_images, test_labels, x_train, y_train, x_test, y_test = load_fashion_mnist(args.data)
 
     model = LeNet5()
     seconds = train(model, x_train, y_train, args.epochs)

@@ -25,18 +25,15 @@ Usage: /usr/bin/python3 scripts/train_vit_fashion.py [--data DIR] [--epochs N] [
 Requires only the Debian packages python3-torch, python3-onnx and python3-numpy.
 """
 
-import argparse
 import datetime
 import json
 import math
-from pathlib import Path
 
-import numpy as np
 import onnx
 import torch
 from torch import nn
 
-from train_lenet5 import SAMPLE_SIZE, accuracy, load_split, seed_everything, to_tensor
+from train_lenet5 import SAMPLE_SIZE, accuracy, load_fashion_mnist, parse_arguments, seed_everything
 
 SEED = 20261127
 BATCH_SIZE = 256
@@ -145,21 +142,10 @@ def export_onnx(model, path):
 
 
 def main():
-    script_dir = Path(__file__).resolve().parent
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("/usr/share/datasets/fashion-mnist"),
-                        help="folder with the gzipped Fashion-MNIST IDX files")
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=script_dir.parent / "models")
-    args = parser.parse_args()
-
+    args = parse_arguments(__doc__.splitlines()[0], default_epochs=1)
     seed_everything(SEED)
     torch.set_num_threads(2)
-
-    train_images, train_labels = load_split(args.data, "train")
-    test_images, test_labels = load_split(args.data, "t10k")
-    x_train, y_train = to_tensor(train_images), torch.from_numpy(train_labels.astype(np.int64))
-    x_test, y_test = to_tensor(test_images), torch.from_numpy(test_labels.astype(np.int64))
+    _, test_labels, x_train, y_train, x_test, y_test = load_fashion_mnist(args.data)
 
     model = VisionTransformer()
     parameters = sum(p.numel() for p in model.parameters())
