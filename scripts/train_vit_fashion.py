@@ -15,7 +15,7 @@ Architecture (pre-norm ViT, 41,770 parameters):
 
 Input pixels are float32 pixel/255 in [0, 1] with no normalization, exactly what the
 compiler's IDX data reader feeds the model (the same convention as train_lenet5.py,
-whose Fashion-MNIST reading and evaluation this script reuses).
+whose data loading, training loop, evaluation, export and metadata this script reuses).
 
 Outputs (in --out, default: models/ next to this script's folder):
     vit-fashion.onnx   opset 17, input "image" [batch,1,28,28], output "logits" [batch,10]
@@ -25,15 +25,13 @@ Usage: /usr/bin/python3 scripts/train_vit_fashion.py [--data DIR] [--epochs N] [
 Requires only the Debian packages python3-torch, python3-onnx and python3-numpy.
 """
 
-import datetime
-import json
 import math
 
-import onnx
 import torch
 from torch import nn
 
-from train_lenet5 import SAMPLE_SIZE, accuracy, load_fashion_mnist, parse_arguments, seed_everything
+from train_lenet5 import (SAMPLE_SIZE, accuracy, export_onnx, load_fashion_mnist, parse_arguments, seed_everything,
+                          train, write_metadata)
 
 SEED = 20261127
 BATCH_SIZE = 256
@@ -103,42 +101,12 @@ class VisionTransformer(nn.Module):
         return self.head(x[:, 0])
 
 
-def train(model, images, labels, epochs):
-    """AdamW with one-cycle learning rate and a fixed-seed shuffle per epoch."""
+def one_cycle_adamw(model, epochs, train_size):
+    """AdamW whose learning rate rises to its peak and anneals over the whole run, stepped per batch."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=PEAK_LEARNING_RATE, weight_decay=WEIGHT_DECAY)
-    steps_per_epoch = math.ceil(len(labels) / BATCH_SIZE)
     schedule = torch.optim.lr_scheduler.OneCycleLR(
-        optimizer, max_lr=PEAK_LEARNING_RATE, total_steps=epochs * steps_per_epoch)
-    loss_fn = nn.CrossEntropyLoss()
-    generator = torch.Generator().manual_seed(SEED)
-    for epoch in range(1, epochs + 1):
-        model.train()
-        order = torch.randperm(len(labels), generator=generator)
-        total_loss = 0.0
-        for i in range(0, len(order), BATCH_SIZE):
-            batch = order[i:i + BATCH_SIZE]
-            optimizer.zero_grad()
-            loss = loss_fn(model(images[batch]), labels[batch])
-            loss.backward()
-            optimizer.step()
-            schedule.step()
-            total_loss += loss.item() * len(batch)
-        print(f"epoch {epoch}/{epochs}: loss {total_loss / len(order):.4f}", flush=True)
-
-
-def export_onnx(model, path):
-    """Export with a dynamic batch dimension and check the result."""
-    model.eval()
-    torch.onnx.export(
-        model, torch.zeros(1, 1, 28, 28), str(path),
-        input_names=["image"], output_names=["logits"],
-        dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}},
-        opset_version=OPSET, do_constant_folding=True)
-    exported = onnx.load(str(path))
-    onnx.checker.check_model(exported, full_check=True)
-    ops = sorted({node.op_type for node in exported.graph.node})
-    print(f"exported {path}: IR {exported.ir_version}, opset {OPSET}, "
-          f"{len(exported.graph.node)} nodes: {' '.join(ops)}")
+        optimizer, max_lr=PEAK_LEARNING_RATE, total_steps=epochs * math.ceil(train_size / BATCH_SIZE))
+    return optimizer, schedule
 
 
 def main():
@@ -150,32 +118,18 @@ def main():
     model = VisionTransformer()
     parameters = sum(p.numel() for p in model.parameters())
     print(f"{parameters} parameters")
-    train(model, x_train, y_train, args.epochs)
+    optimizer, schedule = one_cycle_adamw(model, args.epochs, len(y_train))
+    seconds = train(model, x_train, y_train, args.epochs, optimizer, BATCH_SIZE, SEED, schedule)
     test_acc = accuracy(model, x_test, y_test)
     sample_acc = accuracy(model, x_test[:SAMPLE_SIZE], y_test[:SAMPLE_SIZE])
-    print(f"float32 accuracy: test {test_acc:.4f}, sample {sample_acc:.4f}")
+    print(f"training time {seconds:.0f} s; float32 accuracy: test {test_acc:.4f}, sample {sample_acc:.4f}")
 
     args.out.mkdir(parents=True, exist_ok=True)
-    export_onnx(model, args.out / "vit-fashion.onnx")
-    metadata = {
-        "model": "vit-fashion.onnx",
-        "dataset": "Fashion-MNIST",
-        "preprocessing": "pixel/255, no normalization",
-        "parameters": parameters,
-        "float32_test_accuracy": round(test_acc, 4),
-        "float32_sample_accuracy": round(sample_acc, 4),
-        "test_images": len(test_labels),
-        "sample_images": SAMPLE_SIZE,
-        "epochs": args.epochs,
-        "batch_size": BATCH_SIZE,
-        "optimizer": f"AdamW one-cycle peak lr={PEAK_LEARNING_RATE} weight_decay={WEIGHT_DECAY}",
-        "seed": SEED,
-        "torch_version": torch.__version__,
-        "trained": datetime.date.today().isoformat(),
-    }
-    with open(args.out / "vit-fashion.json", "w") as f:
-        json.dump(metadata, f, indent=2)
-        f.write("\n")
+    export_onnx(model, args.out / "vit-fashion.onnx", OPSET)
+    write_metadata(args.out / "vit-fashion.json", "vit-fashion.onnx", test_acc, sample_acc, len(test_labels),
+                   args.epochs, BATCH_SIZE,
+                   f"AdamW one-cycle peak lr={PEAK_LEARNING_RATE} weight_decay={WEIGHT_DECAY}", SEED,
+                   parameters=parameters)
 
 
 if __name__ == "__main__":
