@@ -128,22 +128,24 @@ def seed_everything(seed):
     torch.use_deterministic_algorithms(True)
 
 
-def train(model, images, labels, epochs):
-    """Adam with a fixed-seed shuffle per epoch; returns the wall time in seconds."""
-    optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
+def train(model, images, labels, epochs, optimizer, batch_size, seed, schedule=None):
+    """Cross-entropy with a shuffle per epoch drawn from `seed`, the learning rate schedule stepped per batch;
+    returns the wall time in seconds."""
     loss_fn = nn.CrossEntropyLoss()
-    generator = torch.Generator().manual_seed(SEED)
+    generator = torch.Generator().manual_seed(seed)
     start = time.monotonic()
     for epoch in range(1, epochs + 1):
         model.train()
         order = torch.randperm(len(labels), generator=generator)
         total_loss = 0.0
-        for i in range(0, len(order), BATCH_SIZE):
-            batch = order[i:i + BATCH_SIZE]
+        for i in range(0, len(order), batch_size):
+            batch = order[i:i + batch_size]
             optimizer.zero_grad()
             loss = loss_fn(model(images[batch]), labels[batch])
             loss.backward()
             optimizer.step()
+            if schedule is not None:
+                schedule.step()
             total_loss += loss.item() * len(batch)
         print(f"epoch {epoch}/{epochs}: loss {total_loss / len(order):.4f} "
               f"({time.monotonic() - start:.0f} s)", flush=True)
@@ -158,14 +160,14 @@ def accuracy(model, images, labels):
     return (predictions == labels).double().mean().item()
 
 
-def export_onnx(model, path):
+def export_onnx(model, path, opset=13):
     """Export with a dynamic batch dimension and check the result."""
     model.eval()
     torch.onnx.export(
         model, torch.zeros(1, 1, 28, 28), str(path),
         input_names=["image"], output_names=["logits"],
         dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}},
-        opset_version=13, do_constant_folding=True)
+        opset_version=opset, do_constant_folding=True)
     exported = onnx.load(str(path))
     onnx.checker.check_model(exported, full_check=True)
     opset = next(o.version for o in exported.opset_import if o.domain in ("", "ai.onnx"))
@@ -174,25 +176,58 @@ def export_onnx(model, path):
         print(f"  {node.op_type:12} {node.name}")
 
 
-def main():
+def parse_arguments(description, default_epochs):
+    """The --data, --epochs and --out options every training script in this folder takes."""
     script_dir = Path(__file__).resolve().parent
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=Path("/usr/share/datasets/fashion-mnist"),
                         help="folder with the gzipped Fashion-MNIST IDX files")
-    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--epochs", type=int, default=default_epochs)
     parser.add_argument("--out", type=Path, default=script_dir.parent / "models")
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    seed_everything(SEED)
-    torch.set_num_threads(2)
 
-    train_images, train_labels = load_split(args.data, "train")
-    test_images, test_labels = load_split(args.data, "t10k")
+def load_fashion_mnist(data_dir):
+    """Raw uint8 test images and labels (for the shipped sample), then tensors x_train, y_train, x_test, y_test."""
+    train_images, train_labels = load_split(data_dir, "train")
+    test_images, test_labels = load_split(data_dir, "t10k")
     x_train, y_train = to_tensor(train_images), torch.from_numpy(train_labels.astype(np.int64))
     x_test, y_test = to_tensor(test_images), torch.from_numpy(test_labels.astype(np.int64))
+    return test_images, test_labels, x_train, y_train, x_test, y_test
+
+
+def write_metadata(path, model_file, test_acc, sample_acc, test_images, epochs, batch_size, optimizer, seed, **extra):
+    """The JSON record next to a trained model; `byodt run` prints its accuracy as "recorded at training"."""
+    metadata = {
+        "model": model_file,
+        "dataset": "Fashion-MNIST",
+        "preprocessing": "pixel/255, no normalization",
+        "float32_test_accuracy": round(test_acc, 4),
+        "float32_sample_accuracy": round(sample_acc, 4),
+        "test_images": test_images,
+        "sample_images": SAMPLE_SIZE,
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "optimizer": optimizer,
+        "seed": seed,
+        "torch_version": torch.__version__,
+        "trained": datetime.date.today().isoformat(),
+        **extra,
+    }
+    with open(path, "w") as f:
+        json.dump(metadata, f, indent=2)
+        f.write("\n")
+
+
+def main():
+    args = parse_arguments(__doc__.splitlines()[0], default_epochs=10)
+    seed_everything(SEED)
+    torch.set_num_threads(2)
+    test_images, test_labels, x_train, y_train, x_test, y_test = load_fashion_mnist(args.data)
 
     model = LeNet5()
-    seconds = train(model, x_train, y_train, args.epochs)
+    optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
+    seconds = train(model, x_train, y_train, args.epochs, optimizer, BATCH_SIZE, SEED)
     test_acc = accuracy(model, x_test, y_test)
     sample_acc = accuracy(model, x_test[:SAMPLE_SIZE], y_test[:SAMPLE_SIZE])
     print(f"training time {seconds:.0f} s; float32 accuracy: test {test_acc:.4f}, "
@@ -206,24 +241,8 @@ def main():
     write_idx(sample_dir / "t10k-images-idx3-ubyte", test_images[:SAMPLE_SIZE], IDX_IMAGES_MAGIC)
     write_idx(sample_dir / "t10k-labels-idx1-ubyte", test_labels[:SAMPLE_SIZE], IDX_LABELS_MAGIC)
 
-    metadata = {
-        "model": "lenet5-fashion.onnx",
-        "dataset": "Fashion-MNIST",
-        "preprocessing": "pixel/255, no normalization",
-        "float32_test_accuracy": round(test_acc, 4),
-        "float32_sample_accuracy": round(sample_acc, 4),
-        "test_images": len(test_labels),
-        "sample_images": SAMPLE_SIZE,
-        "epochs": args.epochs,
-        "batch_size": BATCH_SIZE,
-        "optimizer": f"Adam lr={LEARNING_RATE}",
-        "seed": SEED,
-        "torch_version": torch.__version__,
-        "trained": datetime.date.today().isoformat(),
-    }
-    with open(args.out / "lenet5-fashion.json", "w") as f:
-        json.dump(metadata, f, indent=2)
-        f.write("\n")
+    write_metadata(args.out / "lenet5-fashion.json", "lenet5-fashion.onnx", test_acc, sample_acc, len(test_labels),
+                   args.epochs, BATCH_SIZE, f"Adam lr={LEARNING_RATE}", SEED)
 
 
 if __name__ == "__main__":
