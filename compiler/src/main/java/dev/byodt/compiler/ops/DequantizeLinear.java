@@ -41,8 +41,8 @@ final class DequantizeLinear implements Operator {
         kb.loops(x.shape(), i -> {
             Expr parameter = axis.parameterIndex(scale, i);
             Expr flat = flatIndex(x.shape(), i);
-            Expr value = cast(ScalarType.I64, kb.load(x, flat));
-            if (zeroPoint != null) value = sub(value, cast(ScalarType.I64, kb.load(zeroPoint, parameter)));
+            Expr value = cast(ScalarType.I32, kb.load(x, flat));
+            if (zeroPoint != null) value = sub(value, cast(ScalarType.I32, kb.load(zeroPoint, parameter)));
             Expr s = kb.load(scale, parameter);
             kb.store(y, flat, mul(cast(s.type(), value), s));
         });
