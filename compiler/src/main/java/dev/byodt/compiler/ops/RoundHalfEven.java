@@ -34,15 +34,19 @@ final class RoundHalfEven {
      */
     private static final double LIMIT = 0x1p40;
 
+    /**
+     * The datatype's own conversion to an integer gives an integer within one of the value (it truncates
+     * for IEEE-style floats and fixed point, rounds for posits); the exact remainder then decides the step.
+     */
     static Expr toInt64(Expr value) {
         Expr x = min(max(value, constant(value.type(), -LIMIT)), constant(value.type(), LIMIT));
-        Expr truncated = cast(ScalarType.I64, x);
-        Expr fraction = sub(x, cast(x.type(), truncated));
+        Expr near = cast(ScalarType.I64, x);
+        Expr fraction = sub(x, cast(x.type(), near));
         Expr half = constant(x.type(), 0.5);
         Expr minusHalf = constant(x.type(), -0.5);
-        Expr odd = ne(rem(truncated, 2), idx(0));
+        Expr odd = ne(rem(near, 2), idx(0));
         Expr up = or(gt(fraction, half), and(eq(fraction, half), odd));
         Expr down = or(lt(fraction, minusHalf), and(eq(fraction, minusHalf), odd));
-        return select(up, add(truncated, 1), select(down, sub(truncated, 1), truncated));
+        return select(up, add(near, 1), select(down, sub(near, 1), near));
     }
 }

@@ -25,17 +25,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class QuantizationTest {
     private static final float[] VALUES = {0.25f, 0.75f, 1.25f, -0.25f, -0.75f, -1.25f, 0.625f, -0.875f, 3.5f, -3.75f, 3.875f, 0f};
-    private static final float SCALE = 0.5f / 16;
+    /** 0.5 makes ties (0.25 / 0.5 = 0.5, 1.25 / 0.5 = 2.5); 1/64 makes values that saturate (3.875 * 64 = 248). */
+    private static final float[] SCALES = {0.5f, 1f / 64};
 
     @ParameterizedTest
     @ValueSource(strings = {"float32", "custom[posit]16", "bfloat16"})
     void quantizeRoundsTiesToEvenAndSaturatesToTheZeroPointsType(String datatype) {
         GraphExecutor executor = executor(datatype);
-        for (ElementType type : new ElementType[] {ElementType.INT8, ElementType.UINT8}) {
-            long zeroPoint = type == ElementType.INT8 ? -3 : 130;
-            Tensor y = new NodeCase("QuantizeLinear", 13).input(floats(VALUES)).constant(floats(SCALE))
-                .constant(longs(new long[] {}, zeroPoint).convertedTo(type)).run(executor).getFirst();
-            assertArrayEquals(reference(VALUES, SCALE, zeroPoint, type), y.toLongArray(), type + " in " + datatype);
+        for (float scale : SCALES) {
+            for (ElementType type : new ElementType[] {ElementType.INT8, ElementType.UINT8}) {
+                long zeroPoint = type == ElementType.INT8 ? -3 : 130;
+                Tensor y = new NodeCase("QuantizeLinear", 13).input(floats(VALUES)).constant(floats(scale))
+                    .constant(longs(new long[] {}, zeroPoint).convertedTo(type)).run(executor).getFirst();
+                assertArrayEquals(reference(VALUES, scale, zeroPoint, type), y.toLongArray(), type + " scale " + scale + " in " + datatype);
+            }
         }
     }
 
