@@ -10,7 +10,6 @@ import dev.byodt.compiler.kernel.ScalarType;
 import java.util.List;
 
 import static dev.byodt.compiler.kernel.Exprs.cast;
-import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.sub;
 
@@ -26,25 +25,18 @@ final class DequantizeLinear implements Operator {
 
     @Override
     public List<TensorType> inferTypes(Node node) {
-        if (node.input(1) == null) throw node.error("needs an x_scale input");
         QuantizationAxis.of(node);
         return List.of(new TensorType(node.input(1).type().elementType(), node.input(0).type().shape()));
     }
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
-        QuantizationAxis axis = QuantizationAxis.of(node);
-        Buffer x = kb.input(0);
-        Buffer scale = kb.input(1);
         Buffer zeroPoint = kb.input(2);
-        Buffer y = kb.output(0);
-        kb.loops(x.shape(), i -> {
-            Expr parameter = axis.parameterIndex(scale, i);
-            Expr flat = flatIndex(x.shape(), i);
-            Expr value = cast(ScalarType.I32, kb.load(x, flat));
+        QuantizationAxis.of(node).forEachElement(kb, (flat, parameter) -> {
+            Expr value = cast(ScalarType.I32, kb.load(kb.input(0), flat));
             if (zeroPoint != null) value = sub(value, cast(ScalarType.I32, kb.load(zeroPoint, parameter)));
-            Expr s = kb.load(scale, parameter);
-            kb.store(y, flat, mul(cast(s.type(), value), s));
+            Expr scale = kb.load(kb.input(1), parameter);
+            kb.store(kb.output(0), flat, mul(cast(scale.type(), value), scale));
         });
     }
 }

@@ -3,8 +3,10 @@ package dev.byodt.compiler.ops;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
 
 import java.util.Arrays;
+import java.util.function.BiConsumer;
 
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
@@ -19,6 +21,7 @@ import static dev.byodt.compiler.kernel.Exprs.idx;
 record QuantizationAxis(int axis, long blockSize) {
     /** The layout the node's scale (input 1) has against its quantized or real input 0, or an error. */
     static QuantizationAxis of(Node node) {
+        if (node.input(1) == null) throw node.error("needs a scale input");
         long[] x = node.input(0).type().shape();
         long[] scale = node.input(1).type().shape();
         long rawAxis = node.intAttr("axis", 1);
@@ -44,8 +47,13 @@ record QuantizationAxis(int axis, long blockSize) {
         return new QuantizationAxis(axis, blockSize);
     }
 
-    /** The flat index into the scale (and zero point) of the element at {@code index} of input 0. */
-    Expr parameterIndex(Buffer scale, Expr[] index) {
+    /** Visits every element of input 0 with its flat index and the flat index of its scale and zero point. */
+    void forEachElement(KernelBuilder kb, BiConsumer<Expr, Expr> body) {
+        long[] shape = kb.input(0).shape();
+        kb.loops(shape, i -> body.accept(flatIndex(shape, i), parameterIndex(kb.input(1), i)));
+    }
+
+    private Expr parameterIndex(Buffer scale, Expr[] index) {
         if (axis < 0) return idx(0);
         if (blockSize == 0) return index[axis];
         Expr[] block = index.clone();

@@ -13,7 +13,6 @@ import java.util.List;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.div;
-import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.min;
@@ -31,25 +30,18 @@ final class QuantizeLinear implements Operator {
 
     @Override
     public List<TensorType> inferTypes(Node node) {
-        if (node.input(1) == null) throw node.error("needs a y_scale input");
         QuantizationAxis.of(node);
         return List.of(new TensorType(outputType(node).computed(), node.input(0).type().shape()));
     }
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
-        QuantizationAxis axis = QuantizationAxis.of(node);
         ElementType target = outputType(node);
-        Buffer x = kb.input(0);
-        Buffer scale = kb.input(1);
         Buffer zeroPoint = kb.input(2);
-        Buffer y = kb.output(0);
-        kb.loops(x.shape(), i -> {
-            Expr parameter = axis.parameterIndex(scale, i);
-            Expr flat = flatIndex(x.shape(), i);
+        QuantizationAxis.of(node).forEachElement(kb, (flat, parameter) -> {
             Expr offset = zeroPoint == null ? idx(0) : cast(ScalarType.I64, kb.load(zeroPoint, parameter));
-            Expr rounded = RoundHalfEven.toInt64(div(kb.load(x, flat), kb.load(scale, parameter)));
-            kb.store(y, flat, cast(ScalarType.of(target), saturate(target, add(rounded, offset))));
+            Expr rounded = RoundHalfEven.toInt64(div(kb.load(kb.input(0), flat), kb.load(kb.input(1), parameter)));
+            kb.store(kb.output(0), flat, cast(ScalarType.of(target), saturate(target, add(rounded, offset))));
         });
     }
 
