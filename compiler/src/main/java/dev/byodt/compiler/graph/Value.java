@@ -38,6 +38,8 @@ public final class Value {
 
     /** Sets the compile-time value, converted to the type it is computed in. */
     public void setConstant(Tensor constant) {
+        // A weight's own type is what it declares (a uint8 zero point names QuantizeLinear's output type).
+        if (declaredType == null) declaredType = constant.type();
         constant = constant.convertedTo(constant.type().computed());
         this.constant = constant;
         this.type = new TensorType(constant.type(), constant.shape());

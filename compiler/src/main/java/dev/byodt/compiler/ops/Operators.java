@@ -72,6 +72,8 @@ public final class Operators {
         Sign.registerAll();
         Mod.registerAll();
         Dropout.registerAll();
+        QuantizeLinear.registerAll();
+        DequantizeLinear.registerAll();
     }
 
     private Operators() {}

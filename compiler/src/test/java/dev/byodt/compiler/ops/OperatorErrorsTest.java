@@ -27,6 +27,16 @@ class OperatorErrorsTest {
     }
 
     @Test
+    void quantizingToFloat8OrAMisshapenScaleIsRefused() {
+        assertError("quantizing to float8e4m3fn", () -> new NodeCase("QuantizeLinear", 21).attr("output_dtype", 17L)
+            .input(floats(1, 2)).constant(floats(1)).runOne());
+        assertError("a per-axis scale must have shape [2]", () -> new NodeCase("DequantizeLinear", 13).attr("axis", 0L)
+            .input(longs(1, 2)).constant(floats(1, 2, 3)).runOne());
+        assertError("a blocked scale (block_size 2) must have shape [2]", () -> new NodeCase("QuantizeLinear", 21)
+            .attr("axis", 0L).attr("block_size", 2L).input(floats(1, 2, 3)).constant(floats(1, 2, 3)).runOne());
+    }
+
+    @Test
     void shapesThatDoNotBroadcast() {
         assertError("do not broadcast", () -> new NodeCase("Add", 14).input(floats(new long[] {2, 3}, new float[6])).input(floats(1, 2, 3, 4)).runOne());
     }

@@ -1,0 +1,73 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ElementType;
+
+import java.util.List;
+
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.cast;
+import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.max;
+import static dev.byodt.compiler.kernel.Exprs.min;
+
+/**
+ * QuantizeLinear (opsets 10, 13, 19, 21): y = saturate(roundHalfEven(x / y_scale) + y_zero_point), per
+ * tensor, per axis or per block (see {@link QuantizationAxis}). x / y_scale is computed in the datatype x
+ * has (the --dtype), then rounded exactly; the result saturates to the range of the output's integer type,
+ * which is the zero point's type, else the {@code output_dtype} attribute (opset 21), else uint8.
+ */
+final class QuantizeLinear implements Operator {
+    static void registerAll() {
+        Operators.register("QuantizeLinear", new QuantizeLinear());
+    }
+
+    @Override
+    public List<TensorType> inferTypes(Node node) {
+        QuantizationAxis.of(node);
+        return List.of(new TensorType(outputType(node).computed(), node.input(0).type().shape()));
+    }
+
+    @Override
+    public void lower(Node node, KernelBuilder kb) {
+        ElementType target = outputType(node);
+        Buffer zeroPoint = kb.input(2);
+        QuantizationAxis.of(node).forEachElement(kb, (flat, parameter) -> {
+            Expr offset = zeroPoint == null ? idx(0) : cast(ScalarType.I64, kb.load(zeroPoint, parameter));
+            Expr rounded = RoundHalfEven.toInt64(div(kb.load(kb.input(0), flat), kb.load(kb.input(1), parameter)));
+            kb.store(kb.output(0), flat, cast(ScalarType.of(target), saturate(target, add(rounded, offset))));
+        });
+    }
+
+    /** An int64 value clamped to the range of the integer type {@code target}. */
+    static Expr saturate(ElementType target, Expr value) {
+        int bits = target.integerBits();
+        long lowest = target.isUnsigned() ? 0 : -(1L << (bits - 1));
+        long highest = target.isUnsigned() ? (1L << bits) - 1 : (1L << (bits - 1)) - 1;
+        return min(max(value, lowest), highest);
+    }
+
+    private static ElementType outputType(Node node) {
+        if (node.input(2) != null) return checked(node, node.input(2).declaredType(), "zero point type");
+        long code = node.intAttr("output_dtype", 0);
+        if (code == 0) return ElementType.UINT8;
+        ElementType type = ElementType.fromOnnx((int) code);
+        if (type == null) {
+            throw node.error("quantizing to " + ElementType.onnxName((int) code) + " is not supported (integer types up to 32 bits are)");
+        }
+        return checked(node, type, "output_dtype");
+    }
+
+    private static ElementType checked(Node node, ElementType type, String what) {
+        if (!type.isInteger() || type.integerBits() > Integer.SIZE) {
+            throw node.error("quantizing to " + type + " (the " + what + ") is not supported (integer types up to 32 bits are)");
+        }
+        return type;
+    }
+}
