@@ -141,7 +141,7 @@ class MatMulAccumulationOrderTest {
     @ParameterizedTest(name = "{0} --accumulate {1}")
     @CsvSource({"custom[posit]16, dtype", "custom[posit]16, exact", "custom[posit]8, exact", "custom[posit]32, exact",
         "bfloat16, dtype", "bfloat16, float32", "float16, exact", "fxp16_8, dtype", "fxp16_8, exact", "fxp32_16, exact",
-        "custom[fp8e4m3]8, dtype"})
+        "custom[fp8e4m3]8, dtype", "fxp16_13, int:24", "fxp8_4, int:24:saturate"})
     void givesTheBitsOfThePlainLoopNest(String datatype, String accumulate) {
         CompileOptions options = in(datatype, AccumulationMode.parse(accumulate));
         float[] plain = DatatypePrograms.run(plainMatMul(), options, A, B);
