@@ -12,7 +12,6 @@ import picocli.CommandLine.Spec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import java.util.Optional;
 
 @Command(name = "dtypes", mixinStandardHelpOptions = true,
@@ -35,7 +34,7 @@ final class DtypesCommand implements Callable<Integer> {
         DatatypeRegistry registry = plugins.registry();
         for (DatatypeDefinition d : registry.definitions()) {
             System.out.printf("%-22s code %-3d  widths %-10s  accumulate %s%n", d.name(), d.code(), d.describeWidths(),
-                d.accumulationModes().stream().map(AccumulationMode::optionName).collect(Collectors.joining(", ")));
+                String.join(", ", d.accumulationModeNames()));
             if (!d.summary().isEmpty()) System.out.println("    " + d.summary());
             d.options().values().forEach(o -> System.out.println("    --" + o.name() + " " + String.join("|", o.values())));
             d.librarySource().ifPresent(l -> System.out.println("    library " + l.displayName()));

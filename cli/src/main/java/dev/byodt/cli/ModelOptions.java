@@ -59,7 +59,8 @@ final class ModelOptions {
 
     @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE",
         description = "How sums accumulate: dtype (round every add and multiply), float32 (products and sums in float32, "
-            + "round once), exact (the datatype's wide accumulator, round once). Default: ${DEFAULT-VALUE}.")
+            + "round once), exact (the datatype's wide accumulator, round once), int:W[:wrap|:saturate] (fixed point: exact products "
+            + "summed in a W-bit two's-complement register that wraps (the default) or saturates at every add, round once). Default: ${DEFAULT-VALUE}.")
     String accumulate;
 
     @Option(names = "--fallback", paramLabel = "float32",

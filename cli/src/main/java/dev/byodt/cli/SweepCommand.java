@@ -31,7 +31,6 @@ import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +55,7 @@ import java.util.concurrent.Callable;
         "  byodt sweep models/lenet5-fashion.onnx --dtypes 'custom[posit]8..16' --accumulate dtype,exact --out sweep/ --shard 1/4",
         "  byodt sweep merge shard1/ shard2/ shard3/ shard4/ --out sweep/"})
 final class SweepCommand implements Callable<Integer> {
-    private static final List<String> ACCUMULATIONS = Arrays.stream(AccumulationMode.values()).map(AccumulationMode::optionName).toList();
+    private static final List<String> ACCUMULATIONS = AccumulationMode.simpleModes().stream().map(AccumulationMode::optionName).toList();
     private static final List<String> ROUNDINGS = List.of("nearest", "truncate");
     /** What a report shows for an option the datatype does not have. */
     private static final String NOT_APPLICABLE = "-";
@@ -176,7 +175,7 @@ final class SweepCommand implements Callable<Integer> {
         for (String name : names) {
             DatatypeInstance instance = plugins.registry().instance(name, options("nearest"));
             for (String acc : accumulations) {
-                if (!instance.definition().accumulationModes().contains(AccumulationMode.parse(acc))) {
+                if (!instance.definition().supportsAccumulation(AccumulationMode.parse(acc))) {
                     leftOut.add(name + " with --accumulate " + acc);
                     continue;
                 }

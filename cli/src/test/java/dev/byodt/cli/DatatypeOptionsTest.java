@@ -43,6 +43,10 @@ class DatatypeOptionsTest {
         CommandLineRun mode = CommandLineRun.of("compile", LENET.toString(), "--dtype", "bfloat16", "--accumulate", "quire", "--emit", "llvm");
         assertEquals(Main.USAGE_ERROR, mode.exitCode());
         assertTrue(mode.err().contains("quire"), mode.err());
+        CommandLineRun integer = CommandLineRun.of("compile", LENET.toString(), "--dtype", "bfloat16", "--accumulate", "int:32", "--emit", "llvm");
+        assertEquals(Main.USAGE_ERROR, integer.exitCode());
+        assertEquals("byodt: datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact])",
+            integer.err().strip());
         CommandLineRun map = CommandLineRun.of("compile", LENET.toString(), "--dtype-map", "conv1", "--emit", "llvm");
         assertEquals(Main.USAGE_ERROR, map.exitCode());
         assertTrue(map.err().contains("--dtype-map entry 'conv1': expected PATTERN=DTYPE"), map.err());

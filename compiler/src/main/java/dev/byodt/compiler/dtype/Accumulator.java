@@ -11,7 +11,7 @@ import dev.byodt.compiler.kernel.ScalarType;
  * products exactly sees them. Each {@link AccumulationMode} names its implementation, chosen once when a
  * datatype is compiled for that mode; a new mode is one new implementation.
  */
-sealed interface Accumulator permits DatatypeAccumulator, Float32Accumulator, ExactAccumulator {
+sealed interface Accumulator permits DatatypeAccumulator, Float32Accumulator, ExactAccumulator, IntegerAccumulator {
     /** The machine type holding the accumulator. */
     ScalarType type();
 

@@ -113,7 +113,7 @@ public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Ov
         List<DatatypeInstance> all = new ArrayList<>();
         all.add(registry.instance(datatype, options));
         for (Override o : overrides) all.add(registry.instance(o.datatype(), options));
-        if (accumulation == AccumulationMode.EXACT && all.stream().allMatch(i -> i.definition().isReference())) {
+        if (accumulation.equals(AccumulationMode.EXACT) && all.stream().allMatch(i -> i.definition().isReference())) {
             String reference = all.getFirst().toString();
             throw new ByodtException("--accumulate exact needs a custom datatype: " + reference + " sums in " + reference
                 + " (choose --dtype, or --accumulate dtype or float32)");

@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,6 +64,7 @@ public final class DatatypeDefinition {
     private final Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> lowerings;
     private final Set<AccumulationMode> accumulation;
     private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
+    private final ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
     private final Map<String, Option> options;
     private final boolean reference;
     private final String origin;
@@ -81,8 +82,9 @@ public final class DatatypeDefinition {
         Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> table = new EnumMap<>(DatatypeOp.class);
         b.lowerings.forEach((op, byTarget) -> table.put(op, Collections.unmodifiableMap(new EnumMap<>(byTarget))));
         lowerings = Collections.unmodifiableMap(table);
-        accumulation = Collections.unmodifiableSet(EnumSet.copyOf(b.accumulation));
+        accumulation = Collections.unmodifiableSet(new LinkedHashSet<>(b.accumulation));
         exactAccumulatorBits = b.exactAccumulatorBits;
+        integerAccumulationFractionBits = b.integerAccumulationFractionBits;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         reference = b.reference;
         origin = b.origin;
@@ -101,6 +103,7 @@ public final class DatatypeDefinition {
         lowerings = d.lowerings;
         accumulation = d.accumulation;
         exactAccumulatorBits = d.exactAccumulatorBits;
+        integerAccumulationFractionBits = d.integerAccumulationFractionBits;
         options = d.options;
         reference = d.reference;
         this.origin = origin;
@@ -119,7 +122,22 @@ public final class DatatypeDefinition {
 
     public Set<Integer> widths() { return widths; }
 
+    /** The modes without parameters the datatype supports ({@link AccumulationMode#simpleModes}). */
     public Set<AccumulationMode> accumulationModes() { return accumulation; }
+
+    /** Whether --accumulate int:W applies: the datatype's values are integers with a fixed number of fraction bits. */
+    public boolean supportsIntegerAccumulation() { return integerAccumulationFractionBits != null; }
+
+    public boolean supportsAccumulation(AccumulationMode mode) {
+        return mode instanceof AccumulationMode.Integer ? supportsIntegerAccumulation() : accumulation.contains(mode);
+    }
+
+    /** Every mode the datatype supports, as --accumulate spells it. */
+    public List<String> accumulationModeNames() {
+        List<String> names = new ArrayList<>(accumulation.stream().map(AccumulationMode::optionName).toList());
+        if (supportsIntegerAccumulation()) names.add("int:W");
+        return names;
+    }
 
     public Map<String, Option> options() { return options; }
 
@@ -158,6 +176,10 @@ public final class DatatypeDefinition {
     Optional<ScalarType> exactAccumulator(DatatypeInstance instance) {
         if (!accumulation.contains(AccumulationMode.EXACT)) return Optional.empty();
         return Optional.of(ScalarType.integerOfBits(exactAccumulatorBits.applyAsInt(instance)));
+    }
+
+    int integerAccumulationFractionBits(DatatypeInstance instance) {
+        return integerAccumulationFractionBits.applyAsInt(instance);
     }
 
     Optional<LowerFunc> lowering(DatatypeOp op, LoweringTarget target) {
@@ -215,8 +237,9 @@ public final class DatatypeDefinition {
         private Function<DatatypeInstance, String> prefix;
         private Function<DatatypeInstance, String> instanceCheck = i -> null;
         private final Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> lowerings = new EnumMap<>(DatatypeOp.class);
-        private final Set<AccumulationMode> accumulation = EnumSet.of(AccumulationMode.DTYPE);
+        private final Set<AccumulationMode> accumulation = new LinkedHashSet<>(List.of(AccumulationMode.DTYPE));
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
+        private ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
         private final Map<String, Option> options = new LinkedHashMap<>();
         private boolean reference;
         private String origin = "";
@@ -308,6 +331,16 @@ public final class DatatypeDefinition {
             return this;
         }
 
+        /**
+         * Supports --accumulate int:W: each value's storage is a two's-complement integer standing for itself
+         * / 2^F, F given per instance, so that products are exact integers with 2F fraction bits. The sum is
+         * rounded by acc_round, whose accumulator must hold sums in those units; needs EXACT.
+         */
+        public Builder integerAccumulation(ToIntFunction<DatatypeInstance> fractionBits) {
+            integerAccumulationFractionBits = fractionBits;
+            return this;
+        }
+
         /** An option users set on the command line (--NAME VALUE); the first value is the default. */
         public Builder option(String optionName, String... values) {
             options.put(optionName, new Option(optionName, List.of(values)));
@@ -327,6 +360,9 @@ public final class DatatypeDefinition {
             }
             if (accumulation.contains(AccumulationMode.EXACT) && exactAccumulatorBits == null) {
                 throw new IllegalStateException(name + ": exact accumulation needs exactAccumulator(...)");
+            }
+            if (integerAccumulationFractionBits != null && !accumulation.contains(AccumulationMode.EXACT)) {
+                throw new IllegalStateException(name + ": integer accumulation rounds with acc_round, which needs exact accumulation");
             }
             return new DatatypeDefinition(this);
         }

@@ -39,11 +39,14 @@ public record DatatypeInstance(DatatypeDefinition definition, DatatypeName name,
     /** The integer type of the exact accumulator, for definitions that support {@link AccumulationMode#EXACT}. */
     public Optional<ScalarType> exactAccumulator() { return definition.exactAccumulator(this); }
 
+    /** The fraction bits of the values int:W accumulates, for definitions that support it. */
+    int integerAccumulationFractionBits() { return definition.integerAccumulationFractionBits(this); }
+
     /** Fails with one line unless the definition supports accumulation {@code mode}. */
     public void requireAccumulation(AccumulationMode mode) {
-        if (!definition.accumulationModes().contains(mode)) {
+        if (!definition.supportsAccumulation(mode)) {
             throw new ByodtException("datatype " + this + " does not support --accumulate " + mode.optionName()
-                + " (it supports " + definition.accumulationModes().stream().map(AccumulationMode::optionName).toList() + ")");
+                + " (it supports " + definition.accumulationModeNames() + ")");
         }
     }
 

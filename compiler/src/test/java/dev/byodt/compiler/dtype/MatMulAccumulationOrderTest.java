@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
  * A broadcasts a batch of 2 against B's batch of 3: A is [2, 1, M, K], B [3, K, N], Y [2, 3, M, N].
  */
 class MatMulAccumulationOrderTest {
-    private static final int BATCH_A = 2, BATCH_B = 3, M = 5, K = 37, N = 19;
+    static final int BATCH_A = 2, BATCH_B = 3, M = 5, K = 37, N = 19;
     private static final long[] A_SHAPE = {BATCH_A, 1, M, K}, B_SHAPE = {BATCH_B, K, N}, Y_SHAPE = {BATCH_A, BATCH_B, M, N};
 
     private static float[] seeded(int count, long seed, double scale) {
@@ -51,10 +51,10 @@ class MatMulAccumulationOrderTest {
         return values;
     }
 
-    private static final float[] A = seeded(BATCH_A * M * K, 11, 2), B = seeded(BATCH_B * K * N, 12, 3);
+    static final float[] A = seeded(BATCH_A * M * K, 11, 2), B = seeded(BATCH_B * K * N, 12, 3);
 
     /** The graph of one MatMul node on A and B. */
-    private static Graph matMul() {
+    static Graph matMul() {
         Value a = new Value("A"), b = new Value("B"), y = new Value("Y");
         a.setType(new TensorType(ElementType.FLOAT32, A_SHAPE));
         b.setType(new TensorType(ElementType.FLOAT32, B_SHAPE));
@@ -80,21 +80,21 @@ class MatMulAccumulationOrderTest {
         return DatatypePrograms.program(List.of(kb.build()), List.of(a, b), List.of(y), Map.of());
     }
 
-    private static float[] run(Graph graph, CompileOptions options) {
+    static float[] run(Graph graph, CompileOptions options) {
         try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
             return model.run(List.of(Tensor.ofFloats(A_SHAPE, A), Tensor.ofFloats(B_SHAPE, B))).getFirst().toFloatArray();
         }
     }
 
-    private static CompileOptions in(String datatype, AccumulationMode mode) {
+    static CompileOptions in(String datatype, AccumulationMode mode) {
         return CompileOptions.host().withDatatypes(DatatypeChoice.float32().withDatatype(datatype).withAccumulation(mode));
     }
 
-    private interface Sum {
+    interface Sum {
         float of(int p, int q, int i, int j);
     }
 
-    private static float[] expected(Sum sum) {
+    static float[] expected(Sum sum) {
         float[] y = new float[BATCH_A * BATCH_B * M * N];
         for (int p = 0; p < BATCH_A; p++)
             for (int q = 0; q < BATCH_B; q++)
@@ -103,9 +103,9 @@ class MatMulAccumulationOrderTest {
         return y;
     }
 
-    private static float a(int p, int i, int k) { return A[(p * M + i) * K + k]; }
+    static float a(int p, int i, int k) { return A[(p * M + i) * K + k]; }
 
-    private static float b(int q, int k, int j) { return B[(q * K + k) * N + j]; }
+    static float b(int q, int k, int j) { return B[(q * K + k) * N + j]; }
 
     @Test
     void everyAddAndMultiplyRoundsInTheDatatypeInTheOrderOfK() {
@@ -141,7 +141,7 @@ class MatMulAccumulationOrderTest {
     @ParameterizedTest(name = "{0} --accumulate {1}")
     @CsvSource({"custom[posit]16, dtype", "custom[posit]16, exact", "custom[posit]8, exact", "custom[posit]32, exact",
         "bfloat16, dtype", "bfloat16, float32", "float16, exact", "fxp16_8, dtype", "fxp16_8, exact", "fxp32_16, exact",
-        "custom[fp8e4m3]8, dtype"})
+        "custom[fp8e4m3]8, dtype", "fxp16_13, int:24", "fxp8_4, int:24:saturate"})
     void givesTheBitsOfThePlainLoopNest(String datatype, String accumulate) {
         CompileOptions options = in(datatype, AccumulationMode.parse(accumulate));
         float[] plain = DatatypePrograms.run(plainMatMul(), options, A, B);

@@ -19,9 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
  */
 class CumSumAccumulationTest {
     @ParameterizedTest
-    @CsvSource({"DTYPE, 1024;1024;1024;1024;1024;1024;1024;1024;1024",
-        "EXACT, 1024;1024;1026;1028;1028;1028;1030;1032;1032",
-        "FLOAT32, 1024;1024;1026;1028;1028;1028;1030;1032;1032"})
+    @CsvSource({"dtype, 1024;1024;1024;1024;1024;1024;1024;1024;1024",
+        "exact, 1024;1024;1026;1028;1028;1028;1030;1032;1032",
+        "float32, 1024;1024;1026;1028;1028;1028;1030;1032;1032"})
     void runningSumsRoundAsTheAccumulationModeSays(AccumulationMode mode, String expected) {
         DatatypeChoice posit16 = DatatypeChoice.float32().withDatatype("custom[posit]16").withAccumulation(mode);
         GraphExecutor compiled = GraphExecutor.compiled(CompileOptions.host().withDatatypes(posit16));

@@ -36,7 +36,7 @@ class MathOperatorsInDatatypesTest {
      * 1024, and summing exactly (quire, or float32, which holds these integers) gives 1032.
      */
     @ParameterizedTest
-    @CsvSource({"DTYPE, 1024", "EXACT, 1032", "FLOAT32, 1032"})
+    @CsvSource({"dtype, 1024", "exact, 1032", "float32, 1032"})
     void sumsAccumulateAsTheAccumulationModeSays(AccumulationMode mode, float expected) {
         DatatypeChoice posit16 = DatatypeChoice.float32().withDatatype("custom[posit]16").withAccumulation(mode);
         GraphExecutor compiled = GraphExecutor.compiled(CompileOptions.host().withDatatypes(posit16));

@@ -56,6 +56,7 @@ public final class FixedPointDatatypes implements DatatypePlugin {
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             // At least 2N + 16 bits, so that 2^16 products of 2N bits sum without overflow (docs/datatypes.md, "Fixed point").
             .exactAccumulator(i -> i.bits() <= 16 ? 64 : 128)
+            .integerAccumulation(i -> i.parameter())
             .build());
     }
 }

@@ -244,11 +244,14 @@ public final class DatatypeDescriptor {
 
     private void registerAccumulation(DatatypeDefinition.Builder b) {
         List<AccumulationMode> modes = list("accumulation", (key, v) -> {
+            AccumulationMode mode;
             try {
-                return AccumulationMode.parse(String.valueOf(v));
+                mode = AccumulationMode.parse(String.valueOf(v));
             } catch (ByodtException e) {
                 throw error(key, e.getMessage());
             }
+            if (!AccumulationMode.simpleModes().contains(mode)) throw error(key, mode.optionName() + " is for built-in fixed point only (dtype, float32 or exact)");
+            return mode;
         });
         b.accumulation(modes.toArray(AccumulationMode[]::new));
         Object accumulatorBits = fields.get("exact-accumulator-bits");
