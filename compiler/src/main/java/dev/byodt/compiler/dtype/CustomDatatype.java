@@ -158,7 +158,7 @@ public final class CustomDatatype implements Datatype {
     private Expr mac(List<Expr> args) {
         Expr acc = args.get(0), a = args.get(1), b = args.get(2);
         return switch (accumulation) {
-            case DTYPE -> apply(DatatypeOp.ADD, List.of(acc, apply(DatatypeOp.MUL, List.of(a, b))));
+            case DTYPE -> apply(DatatypeOp.of(ScalarOp.ADD), List.of(acc, apply(DatatypeOp.of(ScalarOp.MUL), List.of(a, b))));
             case FLOAT32 -> new Expr.Op(ScalarOp.ADD, ScalarType.F32,
                 List.of(acc, new Expr.Op(ScalarOp.MUL, ScalarType.F32, List.of(toF32(a), toF32(b)))));
             case EXACT -> apply(DatatypeOp.ACC_MAC, List.of(acc, a, b));
@@ -195,7 +195,7 @@ public final class CustomDatatype implements Datatype {
             return switch (to) {
                 case F32 -> toF32(value);
                 case F64 -> new Expr.Op(ScalarOp.CAST, ScalarType.F64, List.of(toF32(value)));
-                case BOOL -> apply(DatatypeOp.NE, List.of(value, constant(0)));
+                case BOOL -> apply(DatatypeOp.of(ScalarOp.NE), List.of(value, constant(0)));
                 case I32 -> apply(DatatypeOp.TO_I32, List.of(value));
                 default -> new Expr.Op(ScalarOp.CAST, to, List.of(apply(DatatypeOp.TO_I32, List.of(value))));
             };

@@ -5,6 +5,7 @@ import dev.byodt.runtime.ByodtException;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -30,7 +32,7 @@ import java.util.stream.Collectors;
  *              i -> List.of("POSIT_N=" + i.bits(), "POSIT_ES=2"))
  *     .prefix(i -> "posit" + i.bits() + "es2")
  *     .registerLibraryOps(DatatypeOp.values())                       // PREFIX_add, PREFIX_sub, ...
- *     .registerOp(DatatypeOp.LT, LoweringTarget.ANY, s -> Exprs.lt(s.arg(0), s.arg(1)))   // inline
+ *     .registerOp(DatatypeOp.of(ScalarOp.LT), LoweringTarget.ANY, s -> Exprs.lt(s.arg(0), s.arg(1)))   // inline
  *     .accumulation(AccumulationMode.DTYPE, AccumulationMode.FLOAT32, AccumulationMode.EXACT)
  *     .exactAccumulator(i -> i.bits() <= 8 ? 128 : i.bits() <= 16 ? 256 : 512)
  *     .build();
@@ -77,7 +79,7 @@ public final class DatatypeDefinition {
         defines = b.defines;
         prefix = b.prefix;
         instanceCheck = b.instanceCheck;
-        Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> table = new EnumMap<>(DatatypeOp.class);
+        Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> table = new TreeMap<>();
         b.lowerings.forEach((op, byTarget) -> table.put(op, Collections.unmodifiableMap(new EnumMap<>(byTarget))));
         lowerings = Collections.unmodifiableMap(table);
         accumulation = Collections.unmodifiableSet(EnumSet.copyOf(b.accumulation));
@@ -202,7 +204,7 @@ public final class DatatypeDefinition {
         private Function<DatatypeInstance, List<String>> defines = i -> List.of();
         private Function<DatatypeInstance, String> prefix;
         private Function<DatatypeInstance, String> instanceCheck = i -> null;
-        private final Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> lowerings = new EnumMap<>(DatatypeOp.class);
+        private final Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> lowerings = new TreeMap<>();
         private final Set<AccumulationMode> accumulation = EnumSet.of(AccumulationMode.DTYPE);
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private final Map<String, Option> options = new LinkedHashMap<>();
@@ -275,7 +277,10 @@ public final class DatatypeDefinition {
         public Builder registerOp(DatatypeOp op, LowerFunc f) { return registerOp(op, LoweringTarget.ANY, f); }
 
         /** Each op as a call of the library function PREFIX_op ({@link LowerFunc#libraryFunction}), on every target. */
-        public Builder registerLibraryOps(DatatypeOp... ops) {
+        public Builder registerLibraryOps(DatatypeOp... ops) { return registerLibraryOps(List.of(ops)); }
+
+        /** {@link #registerLibraryOps(DatatypeOp...)} of a list, such as {@link DatatypeOp#valueOps()}. */
+        public Builder registerLibraryOps(Collection<DatatypeOp> ops) {
             for (DatatypeOp op : ops) registerOp(op, LowerFunc.libraryFunction(op.functionSuffix()));
             return this;
         }

@@ -4,13 +4,14 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
- * IEEE binary32, the reference every other datatype is measured against. Arithmetic, comparisons and
- * square root are machine instructions; the other transcendental functions call its library
+ * IEEE binary32, the reference every other datatype is measured against. Each scalar operation is computed as
+ * its {@link ScalarOp#float32Lowering()} says: arithmetic, comparisons and square root are machine
+ * instructions; the functions computed through double and the roundings to integers call its library
  * (float32.c), whose functions are correctly rounded or within one ulp and need no C library.
  * A multiply-accumulate is a multiply then an add, two roundings and no fused multiply-add, which is what
  * ONNX's reference implementation computes.
@@ -36,16 +37,21 @@ public final class Float32 implements Datatype {
     @Override
     public Expr lower(Expr.Op op, List<Expr> args) {
         ScalarType type = op.type().isAbstract() ? ScalarType.F32 : op.type();
-        return switch (op.op()) {
-            case EXP, LOG, TANH, SIGMOID, ERF, POW -> new Expr.Call(libraryFunction(op.op()), ScalarType.F32, args);
-            case MAC -> new Expr.Op(ScalarOp.ADD, ScalarType.F32,
+        return switch (op.op().float32Lowering()) {
+            case LIBRARY -> new Expr.Call(libraryFunction(op.op()), ScalarType.F32, args);
+            case MULTIPLY_THEN_ADD -> new Expr.Op(ScalarOp.ADD, ScalarType.F32,
                 List.of(args.get(0), new Expr.Op(ScalarOp.MUL, ScalarType.F32, List.of(args.get(1), args.get(2)))));
-            default -> new Expr.Op(op.op(), type, args);
+            case INSTRUCTION -> new Expr.Op(op.op(), type, args);
         };
     }
 
     @Override
     public Optional<NativeLibrary> library() { return Optional.of(NATIVE_LIBRARY); }
 
-    public static String libraryFunction(ScalarOp op) { return "float32_" + op.name().toLowerCase(Locale.ROOT); }
+    public static String libraryFunction(ScalarOp op) { return "float32_" + op.functionName(); }
+
+    /** The operations float32.c computes, as {@link ScalarOp#float32Lowering()} says: exp, log, ... */
+    public static List<ScalarOp> libraryOps() {
+        return Arrays.stream(ScalarOp.values()).filter(op -> op.float32Lowering() == ScalarOp.Float32Lowering.LIBRARY).toList();
+    }
 }

@@ -11,6 +11,8 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.stream.Collectors;
+
 import static dev.byodt.compiler.kernel.Exprs.cast;
 
 /**
@@ -23,7 +25,8 @@ public final class Float32Datatypes implements DatatypePlugin {
     public void registerWith(DatatypeRegistry registry) {
         Float32 float32 = new Float32();
         DatatypeDefinition.Builder b = DatatypeDefinition.register("float32", Float32.TYPE_CODE)
-            .summary("IEEE binary32: machine instructions, and float32.c for exp, log, tanh, sigmoid, erf, pow")
+            .summary("IEEE binary32: machine instructions, and float32.c for "
+                + Float32.libraryOps().stream().map(ScalarOp::functionName).collect(Collectors.joining(", ")))
             .widths(32)
             .storage(bits -> ScalarType.F32)
             .library(BuiltInLibraries.of(Float32.LIBRARY))

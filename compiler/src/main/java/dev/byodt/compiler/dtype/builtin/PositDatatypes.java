@@ -8,6 +8,7 @@ import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.ScalarOp;
 
 import java.util.List;
 
@@ -39,12 +40,12 @@ public final class PositDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
-            .registerOp(DatatypeOp.LT, s -> Exprs.lt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.LE, s -> Exprs.le(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GT, s -> Exprs.gt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.NE, s -> Exprs.ne(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.of(ScalarOp.LT), s -> Exprs.lt(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.of(ScalarOp.LE), s -> Exprs.le(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.of(ScalarOp.GT), s -> Exprs.gt(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.of(ScalarOp.GE), s -> Exprs.ge(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.of(ScalarOp.EQ), s -> Exprs.eq(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.of(ScalarOp.NE), s -> Exprs.ne(s.arg(0), s.arg(1)))
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
             .build();

@@ -6,7 +6,9 @@ import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.LowerFunc;
-import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.ScalarOp;
+import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ByodtException;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -19,7 +21,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -234,12 +235,9 @@ public final class DatatypeDescriptor {
     private void registerComparisons(DatatypeDefinition.Builder b) {
         String how = string("comparisons");
         if (!how.equals(SIGNED_INTEGER_COMPARISONS)) throw error("comparisons", "'" + how + "' is not " + SIGNED_INTEGER_COMPARISONS);
-        b.registerOp(DatatypeOp.LT, s -> Exprs.lt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.LE, s -> Exprs.le(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GT, s -> Exprs.gt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.NE, s -> Exprs.ne(s.arg(0), s.arg(1)));
+        for (ScalarOp op : ScalarOp.values()) {
+            if (op.isComparison()) b.registerOp(DatatypeOp.of(op), s -> new Expr.Op(op, ScalarType.BOOL, s.args()));
+        }
     }
 
     private void registerAccumulation(DatatypeDefinition.Builder b) {
@@ -281,7 +279,7 @@ public final class DatatypeDescriptor {
             return DatatypeOp.parse(String.valueOf(name));
         } catch (IllegalArgumentException e) {
             throw error(key, "no operation '" + name + "' (operations: "
-                + Arrays.stream(DatatypeOp.values()).map(DatatypeOp::functionSuffix).collect(Collectors.joining(", ")) + ")");
+                + DatatypeOp.values().stream().map(DatatypeOp::functionSuffix).collect(Collectors.joining(", ")) + ")");
         }
     }
 
