@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype;
 
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ByodtException;
 
@@ -282,6 +284,17 @@ public final class DatatypeDefinition {
         /** {@link #registerLibraryOps(DatatypeOp...)} of a list, such as {@link DatatypeOp#valueOps()}. */
         public Builder registerLibraryOps(Collection<DatatypeOp> ops) {
             for (DatatypeOp op : ops) registerOp(op, LowerFunc.libraryFunction(op.functionSuffix()));
+            return this;
+        }
+
+        /**
+         * The six comparisons inline, as signed compares of the storage integers, no calls: right where values
+         * order like their patterns as signed integers (posits, fixed point).
+         */
+        public Builder registerSignedIntegerComparisons() {
+            for (ScalarOp op : ScalarOp.values()) {
+                if (op.isComparison()) registerOp(DatatypeOp.of(op), s -> new Expr.Op(op, ScalarType.BOOL, s.args()));
+            }
             return this;
         }
 

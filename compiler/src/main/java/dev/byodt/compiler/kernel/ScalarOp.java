@@ -11,8 +11,9 @@ import java.util.function.LongBinaryOperator;
  * of its operation: its arity and {@link Category} (which give the C signature a datatype library implements),
  * what the interpreter computes (float32 for reals), how float32 computes it, and the ONNX operator that is
  * nothing but this operation. The datatype operations, the built-in libraries' lists, the harness's function
- * lists and float32's lowering are all derived from here; a new operation computed through double needs this
- * entry, its {@code NAME_d} routine in common/double_math.c, and a row in docs/bring-your-own-datatype.md.
+ * lists, float32's lowering and the ONNX operator's registration are all derived from here: a new operation
+ * computed through double needs this entry, its {@code NAME_d} routine in common/double_math.c (and its name in
+ * that file's EVERY_LIBRARY_THROUGH_DOUBLE list), and its name in docs/bring-your-own-datatype.md's table.
  */
 public enum ScalarOp {
     ADD(Category.ARITHMETIC, 2, Float32Lowering.INSTRUCTION, null, (x, y) -> x + y, (x, y) -> x + y),

@@ -259,12 +259,11 @@ DOUBLE_MATH double cos_d(double x) { return sin_quarter_turns(x, 1); }
 /*
  * One line per operation in each library. THROUGH_DOUBLE(op) defines the library function FN(op) as op_d of
  * the argument's exact value, rounded once to the format; THROUGH_DOUBLE_BINARY(op) likewise for two operands.
- * Before using them a library defines LIBRARY_API (its functions' attributes), LIBRARY_T (its storage type),
- * FN(op) (its function names), EXACT_DOUBLE(a) (the value of a as a double) and ROUNDED(y) (y rounded to it).
+ * A library names its storage type T, its functions' attributes EXPORT and its functions FN(op), and defines
+ * EXACT_DOUBLE(a) (the value of a as a double) and ROUNDED(y) (y rounded to the format) before using them.
  */
-#define THROUGH_DOUBLE(op) LIBRARY_API LIBRARY_T FN(op)(LIBRARY_T a) { return ROUNDED(op##_d(EXACT_DOUBLE(a))); }
-#define THROUGH_DOUBLE_BINARY(op) \
-    LIBRARY_API LIBRARY_T FN(op)(LIBRARY_T a, LIBRARY_T b) { return ROUNDED(op##_d(EXACT_DOUBLE(a), EXACT_DOUBLE(b))); }
+#define THROUGH_DOUBLE(op) EXPORT T FN(op)(T a) { return ROUNDED(op##_d(EXACT_DOUBLE(a))); }
+#define THROUGH_DOUBLE_BINARY(op) EXPORT T FN(op)(T a, T b) { return ROUNDED(op##_d(EXACT_DOUBLE(a), EXACT_DOUBLE(b))); }
 /* What every built-in library computes with the lines above: EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE). */
 #define EVERY_LIBRARY_THROUGH_DOUBLE(X) X(exp) X(erf) X(sin) X(cos)
 /* Exact through double wherever the format holds the integers next to its values (floats and posits do). */

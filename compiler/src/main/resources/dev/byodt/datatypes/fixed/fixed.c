@@ -173,8 +173,6 @@ EXPORT T FN(sqrt)(T a) {
 
 /* The functions computed in double and rounded once (common/double_math.c); tanh and sigmoid: fixed_tanh.c,
    compiled after this file. */
-#define LIBRARY_API EXPORT
-#define LIBRARY_T T
 #define EXACT_DOUBLE(a) to_double(a)
 #define ROUNDED(y) from_double(y)
 EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)

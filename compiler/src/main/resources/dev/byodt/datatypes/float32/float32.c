@@ -17,8 +17,8 @@
 
 /* float32_exp, float32_sin, ...: the double result rounded once by the cast. e^x beyond ln(FLT_MAX) overflows
    to inf and below the smallest subnormal's half underflows to 0 in the cast; floor, ceil, round are exact. */
-#define LIBRARY_API ALWAYS_INLINE
-#define LIBRARY_T float
+#define EXPORT ALWAYS_INLINE
+typedef float T;
 #define FN(op) float32_##op
 #define EXACT_DOUBLE(x) ((double)(x))
 #define ROUNDED(y) ((float)(y))

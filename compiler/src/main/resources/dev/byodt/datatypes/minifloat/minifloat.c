@@ -279,8 +279,6 @@ EXPORT T FN(abs)(T a) { return (T)(a & MAGNITUDE_MASK); }
 EXPORT T FN(sqrt)(T a) { return sqrt_format(a); }
 
 /* The functions computed in double and rounded once (common/double_math.c); floor, ceil and round are exact. */
-#define LIBRARY_API EXPORT
-#define LIBRARY_T T
 #define EXACT_DOUBLE(a) to_double(a)
 #define ROUNDED(y) from_double(y)
 EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)

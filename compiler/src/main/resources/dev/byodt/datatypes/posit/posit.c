@@ -726,8 +726,8 @@ API posit_storage FN(lowest)(void) { return (posit_storage)(-MAXPOS_PATTERN); }
 /* The functions computed in double and rounded once (common/double_math.c): NaR is NaN in double and back, a
    nonzero result never rounds to 0; exp_d clamps to e^+-700, beyond every posit's maxPos / minPos, yet finite
    and nonzero in double. floor, ceil and round are exact: an integer next to a posit with a fraction is one. */
-#define LIBRARY_API API
-#define LIBRARY_T posit_storage
+#define EXPORT API
+typedef posit_storage T;
 #define EXACT_DOUBLE(a) to_double(pattern_of(a))
 #define ROUNDED(y) ((posit_storage)from_double(y))
 EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)

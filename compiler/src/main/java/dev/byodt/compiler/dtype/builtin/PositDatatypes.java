@@ -3,12 +3,9 @@ package dev.byodt.compiler.dtype.builtin;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
-import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
-import dev.byodt.compiler.kernel.Exprs;
-import dev.byodt.compiler.kernel.ScalarOp;
 
 import java.util.List;
 
@@ -40,12 +37,7 @@ public final class PositDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
-            .registerOp(DatatypeOp.of(ScalarOp.LT), s -> Exprs.lt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.of(ScalarOp.LE), s -> Exprs.le(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.of(ScalarOp.GT), s -> Exprs.gt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.of(ScalarOp.GE), s -> Exprs.ge(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.of(ScalarOp.EQ), s -> Exprs.eq(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.of(ScalarOp.NE), s -> Exprs.ne(s.arg(0), s.arg(1)))
+            .registerSignedIntegerComparisons()
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
             .build();

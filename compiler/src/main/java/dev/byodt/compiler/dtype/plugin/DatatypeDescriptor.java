@@ -6,9 +6,6 @@ import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.LowerFunc;
-import dev.byodt.compiler.kernel.Expr;
-import dev.byodt.compiler.kernel.ScalarOp;
-import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ByodtException;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -235,9 +232,7 @@ public final class DatatypeDescriptor {
     private void registerComparisons(DatatypeDefinition.Builder b) {
         String how = string("comparisons");
         if (!how.equals(SIGNED_INTEGER_COMPARISONS)) throw error("comparisons", "'" + how + "' is not " + SIGNED_INTEGER_COMPARISONS);
-        for (ScalarOp op : ScalarOp.values()) {
-            if (op.isComparison()) b.registerOp(DatatypeOp.of(op), s -> new Expr.Op(op, ScalarType.BOOL, s.args()));
-        }
+        b.registerSignedIntegerComparisons();
     }
 
     private void registerAccumulation(DatatypeDefinition.Builder b) {
