@@ -250,3 +250,49 @@ EXPORT lns FN(pow)(lns a, lns b) {
     return is_nan(a) || is_nan(b) || (sign_of(a) && !is_zero(a) && !integral) ? LNS_NAN
         : is_zero(a) ? of_zero : power;
 }
+
+/* ---- floor, ceil, round, sin, cos: through double, rounded once. A value is 2^(k/1024), irrational unless k is
+   a multiple of 1024, so the integers of the range are powers of two or lie between values. */
+
+/* The nearest integer, ties to even: adding and removing 2^52 rounds |v| < 2^52 (every value is below 2^16). */
+static INLINE double nearest_integer(double v) {
+    double a = v < 0 ? -v : v;
+    double r = (a + 4503599627370496.0) - 4503599627370496.0;
+    return v < 0 ? -r : r;
+}
+
+EXPORT lns FN(round)(lns x) { return FN(from_f64)(nearest_integer(to_double(x))); }
+
+EXPORT lns FN(floor)(lns x) {
+    double v = to_double(x), r = nearest_integer(v);
+    return FN(from_f64)(r > v ? r - 1.0 : r);
+}
+
+EXPORT lns FN(ceil)(lns x) {
+    double v = to_double(x), r = nearest_integer(v);
+    return FN(from_f64)(r < v ? r + 1.0 : r);
+}
+
+/* pi/2 in three 33-bit parts and a tail (fdlibm's): k times each of the first three is exact for k < 2^20. */
+static const double PIO2_1 = 1.57079632673412561417e+00;
+static const double PIO2_2 = 6.07710050630396597660e-11;
+static const double PIO2_3 = 2.02226624871116645580e-21;
+static const double PIO2_3_TAIL = 8.47842766036889956997e-32;
+
+/* sin v (quarter_turns 0) or cos v = sin(v + pi/2) (quarter_turns 1): v = k pi/2 + r with |r| <= pi/4, then the
+   Taylor series of sin r or cos r to degree 23 or 22, nested so that no step cancels. */
+static INLINE double sine(double v, int32_t quarter_turns) {
+    int32_t k = round_units(v * 0.63661977236758134308);
+    double r = (((v - k * PIO2_1) - k * PIO2_2) - k * PIO2_3) - k * PIO2_3_TAIL;
+    double r2 = r * r, s = 1.0, c = 1.0;
+    for (int n = 11; n >= 1; n--) {
+        s = 1.0 - r2 * s / ((2 * n) * (2 * n + 1));
+        c = 1.0 - r2 * c / ((2 * n - 1) * (2 * n));
+    }
+    int32_t quadrant = (k + quarter_turns) & 3;
+    double y = quadrant & 1 ? c : r * s;
+    return quadrant & 2 ? -y : y;
+}
+
+EXPORT lns FN(sin)(lns x) { return is_nan(x) ? LNS_NAN : FN(from_f64)(sine(to_double(x), 0)); }
+EXPORT lns FN(cos)(lns x) { return is_nan(x) ? LNS_NAN : FN(from_f64)(sine(to_double(x), 1)); }

@@ -1,6 +1,7 @@
 package dev.byodt.compiler.dtype;
 
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 
 import java.util.List;
@@ -21,11 +22,11 @@ record DatatypeAccumulator(RegisteredDatatype datatype) implements Accumulator {
     public Expr holding(Expr value) { return value; }
 
     @Override
-    public Expr add(Expr acc, Expr value) { return datatype.apply(DatatypeOp.ADD, List.of(acc, value)); }
+    public Expr add(Expr acc, Expr value) { return datatype.apply(DatatypeOp.of(ScalarOp.ADD), List.of(acc, value)); }
 
     @Override
     public Expr multiplyAdd(Expr acc, Expr a, Expr b) {
-        return add(acc, datatype.apply(DatatypeOp.MUL, List.of(a, b)));
+        return add(acc, datatype.apply(DatatypeOp.of(ScalarOp.MUL), List.of(a, b)));
     }
 
     @Override

@@ -1,10 +1,13 @@
 package dev.byodt.compiler.dtype;
 
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ByodtException;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -14,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -30,7 +34,7 @@ import java.util.stream.Collectors;
  *              i -> List.of("POSIT_N=" + i.bits(), "POSIT_ES=2"))
  *     .prefix(i -> "posit" + i.bits() + "es2")
  *     .registerLibraryOps(DatatypeOp.values())                       // PREFIX_add, PREFIX_sub, ...
- *     .registerOp(DatatypeOp.LT, LoweringTarget.ANY, s -> Exprs.lt(s.arg(0), s.arg(1)))   // inline
+ *     .registerOp(DatatypeOp.of(ScalarOp.LT), LoweringTarget.ANY, s -> Exprs.lt(s.arg(0), s.arg(1)))   // inline
  *     .accumulation(AccumulationMode.DTYPE, AccumulationMode.FLOAT32, AccumulationMode.EXACT)
  *     .exactAccumulator(i -> i.bits() <= 8 ? 128 : i.bits() <= 16 ? 256 : 512)
  *     .build();
@@ -79,7 +83,7 @@ public final class DatatypeDefinition {
         defines = b.defines;
         prefix = b.prefix;
         instanceCheck = b.instanceCheck;
-        Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> table = new EnumMap<>(DatatypeOp.class);
+        Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> table = new TreeMap<>();
         b.lowerings.forEach((op, byTarget) -> table.put(op, Collections.unmodifiableMap(new EnumMap<>(byTarget))));
         lowerings = Collections.unmodifiableMap(table);
         accumulation = Collections.unmodifiableSet(new LinkedHashSet<>(b.accumulation));
@@ -236,7 +240,7 @@ public final class DatatypeDefinition {
         private Function<DatatypeInstance, List<String>> defines = i -> List.of();
         private Function<DatatypeInstance, String> prefix;
         private Function<DatatypeInstance, String> instanceCheck = i -> null;
-        private final Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> lowerings = new EnumMap<>(DatatypeOp.class);
+        private final Map<DatatypeOp, Map<LoweringTarget, LowerFunc>> lowerings = new TreeMap<>();
         private final Set<AccumulationMode> accumulation = new LinkedHashSet<>(List.of(AccumulationMode.DTYPE));
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
@@ -311,8 +315,22 @@ public final class DatatypeDefinition {
         public Builder registerOp(DatatypeOp op, LowerFunc f) { return registerOp(op, LoweringTarget.ANY, f); }
 
         /** Each op as a call of the library function PREFIX_op ({@link LowerFunc#libraryFunction}), on every target. */
-        public Builder registerLibraryOps(DatatypeOp... ops) {
+        public Builder registerLibraryOps(DatatypeOp... ops) { return registerLibraryOps(List.of(ops)); }
+
+        /** {@link #registerLibraryOps(DatatypeOp...)} of a list, such as {@link DatatypeOp#valueOps()}. */
+        public Builder registerLibraryOps(Collection<DatatypeOp> ops) {
             for (DatatypeOp op : ops) registerOp(op, LowerFunc.libraryFunction(op.functionSuffix()));
+            return this;
+        }
+
+        /**
+         * The six comparisons inline, as signed compares of the storage integers, no calls: right where values
+         * order like their patterns as signed integers (posits, fixed point).
+         */
+        public Builder registerSignedIntegerComparisons() {
+            for (ScalarOp op : ScalarOp.values()) {
+                if (op.isComparison()) registerOp(DatatypeOp.of(op), s -> new Expr.Op(op, ScalarType.BOOL, s.args()));
+            }
             return this;
         }
 

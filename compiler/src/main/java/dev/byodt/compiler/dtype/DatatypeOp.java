@@ -2,8 +2,12 @@ package dev.byodt.compiler.dtype;
 
 import dev.byodt.compiler.kernel.ScalarOp;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The operations a datatype lowers: the scalar operations of the kernel IR on its values, plus the
@@ -11,45 +15,70 @@ import java.util.Locale;
  * whole contract between a datatype and byodt (operators never see it). Each carries the C signature its
  * library function has when it lowers to a call, with T the storage type; {@link #functionSuffix()} is the
  * name the built-in libraries give it after their prefix ({@code posit16es2_add}).
+ *
+ * <p>The operations on values are not listed here: there is one for each {@link ScalarOp} a datatype computes
+ * ({@link ScalarOp#isDatatypeOp()}), with the signature its category gives, reached by {@link #of(ScalarOp)}.
  */
-public enum DatatypeOp {
-    ADD(Kind.VALUE, Kind.VALUE, Kind.VALUE), SUB(Kind.VALUE, Kind.VALUE, Kind.VALUE),
-    MUL(Kind.VALUE, Kind.VALUE, Kind.VALUE), DIV(Kind.VALUE, Kind.VALUE, Kind.VALUE),
-    MIN(Kind.VALUE, Kind.VALUE, Kind.VALUE), MAX(Kind.VALUE, Kind.VALUE, Kind.VALUE),
-    POW(Kind.VALUE, Kind.VALUE, Kind.VALUE),
-    NEG(Kind.VALUE, Kind.VALUE), ABS(Kind.VALUE, Kind.VALUE), SQRT(Kind.VALUE, Kind.VALUE),
-    EXP(Kind.VALUE, Kind.VALUE), LOG(Kind.VALUE, Kind.VALUE), TANH(Kind.VALUE, Kind.VALUE),
-    SIGMOID(Kind.VALUE, Kind.VALUE), ERF(Kind.VALUE, Kind.VALUE),
-    /** Comparisons: the C function returns int32_t 0 or 1. */
-    LT(Kind.INT32, Kind.VALUE, Kind.VALUE), LE(Kind.INT32, Kind.VALUE, Kind.VALUE),
-    GT(Kind.INT32, Kind.VALUE, Kind.VALUE), GE(Kind.INT32, Kind.VALUE, Kind.VALUE),
-    EQ(Kind.INT32, Kind.VALUE, Kind.VALUE), NE(Kind.INT32, Kind.VALUE, Kind.VALUE),
-    FROM_F32(Kind.VALUE, Kind.FLOAT), TO_F32(Kind.FLOAT, Kind.VALUE),
-    FROM_I32(Kind.VALUE, Kind.INT32), TO_I32(Kind.INT32, Kind.VALUE),
+public final class DatatypeOp implements Comparable<DatatypeOp> {
+    /** What a parameter or result of the library function is. */
+    public enum Kind { VALUE, FLOAT, DOUBLE, INT32, ACCUMULATOR, NOTHING }
+
+    private static final List<DatatypeOp> ALL = new ArrayList<>();
+    private static final Map<ScalarOp, DatatypeOp> OF_SCALAR = new EnumMap<>(ScalarOp.class);
+
+    static {
+        for (ScalarOp op : ScalarOp.values()) {
+            if (!op.isDatatypeOp()) continue;
+            DatatypeOp d = new DatatypeOp(op.functionName(), op, op.isComparison() ? Kind.INT32 : Kind.VALUE,
+                Collections.nCopies(op.arity(), Kind.VALUE));
+            ALL.add(d);
+            OF_SCALAR.put(op, d);
+        }
+    }
+
+    public static final DatatypeOp FROM_F32 = named("from_f32", Kind.VALUE, Kind.FLOAT);
+    public static final DatatypeOp TO_F32 = named("to_f32", Kind.FLOAT, Kind.VALUE);
+    public static final DatatypeOp FROM_I32 = named("from_i32", Kind.VALUE, Kind.INT32);
+    public static final DatatypeOp TO_I32 = named("to_i32", Kind.INT32, Kind.VALUE);
     /**
      * Constants (TVM's FloatImm) and weights: evaluated at compile time, by calling the library on the host,
      * never in the generated code. Its lowering must be a call of {@code T f(double)}.
      */
-    FROM_F64(Kind.VALUE, Kind.DOUBLE),
+    public static final DatatypeOp FROM_F64 = named("from_f64", Kind.VALUE, Kind.DOUBLE);
     /** The most negative value, where max-pooling starts (TVM's register_min_func). */
-    LOWEST(Kind.VALUE),
+    public static final DatatypeOp LOWEST = named("lowest", Kind.VALUE);
     /** Exact accumulation: {@code void acc_mac(uint64_t *acc, T a, T b)}, acc += a*b in place. */
-    ACC_MAC(Kind.NOTHING, Kind.ACCUMULATOR, Kind.VALUE, Kind.VALUE),
+    public static final DatatypeOp ACC_MAC = named("acc_mac", Kind.NOTHING, Kind.ACCUMULATOR, Kind.VALUE, Kind.VALUE);
     /** {@code void acc_add(uint64_t *acc, T a)}, acc += a in place. */
-    ACC_ADD(Kind.NOTHING, Kind.ACCUMULATOR, Kind.VALUE),
+    public static final DatatypeOp ACC_ADD = named("acc_add", Kind.NOTHING, Kind.ACCUMULATOR, Kind.VALUE);
     /** {@code T acc_round(const uint64_t *acc)}: the accumulator rounded once. */
-    ACC_ROUND(Kind.VALUE, Kind.ACCUMULATOR);
+    public static final DatatypeOp ACC_ROUND = named("acc_round", Kind.VALUE, Kind.ACCUMULATOR);
 
-    /** What a parameter or result of the library function is. */
-    public enum Kind { VALUE, FLOAT, DOUBLE, INT32, ACCUMULATOR, NOTHING }
-
+    private final int order;
+    private final String suffix;
+    private final ScalarOp scalarOp;
     private final Kind result;
     private final List<Kind> params;
 
-    DatatypeOp(Kind result, Kind... params) {
+    private DatatypeOp(String suffix, ScalarOp scalarOp, Kind result, List<Kind> params) {
+        this.order = ALL.size();
+        this.suffix = suffix;
+        this.scalarOp = scalarOp;
         this.result = result;
-        this.params = List.of(params);
+        this.params = List.copyOf(params);
     }
+
+    private static DatatypeOp named(String suffix, Kind result, Kind... params) {
+        DatatypeOp op = new DatatypeOp(suffix, null, result, List.of(params));
+        ALL.add(op);
+        return op;
+    }
+
+    /** Every operation: those on values in {@link ScalarOp}'s order, then conversions, constants, accumulation. */
+    public static List<DatatypeOp> values() { return Collections.unmodifiableList(ALL); }
+
+    /** The operations on values (those that compute a {@link ScalarOp}). */
+    public static List<DatatypeOp> valueOps() { return List.copyOf(OF_SCALAR.values()); }
 
     public Kind result() { return result; }
 
@@ -58,52 +87,32 @@ public enum DatatypeOp {
     public int arity() { return params.size(); }
 
     /** add, from_f32, acc_mac, ...: the library function's name after its prefix, and what users read. */
-    public String functionSuffix() { return name().toLowerCase(Locale.ROOT); }
+    public String functionSuffix() { return suffix; }
 
-    public boolean isComparison() { return result == Kind.INT32 && params.equals(List.of(Kind.VALUE, Kind.VALUE)); }
+    /** ADD, FROM_F32, ...: the name in Java and in messages. */
+    public String name() { return suffix.toUpperCase(Locale.ROOT); }
 
-    public boolean isAccumulatorOp() { return this == ACC_MAC || this == ACC_ADD || this == ACC_ROUND; }
+    public boolean isComparison() { return scalarOp != null && scalarOp.isComparison(); }
 
-    /** The operations every program on a datatype may reach through arithmetic on its values. */
-    public static DatatypeOp of(ScalarOp op) {
-        return switch (op) {
-            case ADD -> ADD;
-            case SUB -> SUB;
-            case MUL -> MUL;
-            case DIV -> DIV;
-            case MIN -> MIN;
-            case MAX -> MAX;
-            case POW -> POW;
-            case NEG -> NEG;
-            case ABS -> ABS;
-            case SQRT -> SQRT;
-            case EXP -> EXP;
-            case LOG -> LOG;
-            case TANH -> TANH;
-            case SIGMOID -> SIGMOID;
-            case ERF -> ERF;
-            case LT -> LT;
-            case LE -> LE;
-            case GT -> GT;
-            case GE -> GE;
-            case EQ -> EQ;
-            case NE -> NE;
-            default -> null;
-        };
-    }
+    public boolean isAccumulatorOp() { return params.contains(Kind.ACCUMULATOR); }
+
+    /** The operation a datatype computes for {@code op} on its values, or null when datatypes do not compute it. */
+    public static DatatypeOp of(ScalarOp op) { return OF_SCALAR.get(op); }
 
     /** The kernel IR operation this one computes, for a value operation; null for conversions and the rest. */
-    public ScalarOp scalarOp() {
-        for (ScalarOp op : ScalarOp.values()) {
-            if (of(op) == this) return op;
-        }
-        return null;
-    }
+    public ScalarOp scalarOp() { return scalarOp; }
 
     public static DatatypeOp parse(String suffix) {
-        for (DatatypeOp op : values()) {
+        for (DatatypeOp op : ALL) {
             if (op.functionSuffix().equals(suffix)) return op;
         }
         throw new IllegalArgumentException("no datatype operation '" + suffix + "'");
     }
+
+    /** In the order of {@link #values()}. */
+    @Override
+    public int compareTo(DatatypeOp other) { return Integer.compare(order, other.order); }
+
+    @Override
+    public String toString() { return name(); }
 }

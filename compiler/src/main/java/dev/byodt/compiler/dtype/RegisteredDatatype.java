@@ -152,7 +152,7 @@ public final class RegisteredDatatype implements Datatype {
             return switch (to) {
                 case F32 -> toF32(value);
                 case F64 -> new Expr.Op(ScalarOp.CAST, ScalarType.F64, List.of(toF32(value)));
-                case BOOL -> apply(DatatypeOp.NE, List.of(value, constant(0)));
+                case BOOL -> apply(DatatypeOp.of(ScalarOp.NE), List.of(value, constant(0)));
                 case I32 -> apply(DatatypeOp.TO_I32, List.of(value));
                 default -> new Expr.Op(ScalarOp.CAST, to, List.of(apply(DatatypeOp.TO_I32, List.of(value))));
             };

@@ -95,6 +95,14 @@ public final class Exprs {
 
     public static Expr pow(Expr a, Expr b) { return op(ScalarOp.POW, a.type(), a, b); }
 
+    /** Any operation of one operand whose result has its type: neg, sqrt, sin, floor, ... */
+    public static Expr unary(ScalarOp op, Expr a) {
+        if (op.arity() != 1 || op.isComparison() || op.category() == ScalarOp.Category.STRUCTURE) {
+            throw new IllegalArgumentException(op + " is not an operation of one value");
+        }
+        return op(op, a.type(), a);
+    }
+
     // ---- comparisons and logic
 
     public static Expr lt(Expr a, Expr b) { return compare(ScalarOp.LT, a, b); }
@@ -183,17 +191,7 @@ public final class Exprs {
     private static Expr foldOrMake(ScalarOp op, Expr a, Expr b) {
         sameType(op, a, b);
         if (a instanceof IntConst x && b instanceof IntConst y && a.type().isInteger()) {
-            long l = x.value(), r = y.value();
-            long v = switch (op) {
-                case ADD -> l + r;
-                case SUB -> l - r;
-                case MUL -> l * r;
-                case DIV -> l / r;
-                case REM -> l % r;
-                case MIN -> Math.min(l, r);
-                case MAX -> Math.max(l, r);
-                default -> throw new IllegalStateException(op.toString());
-            };
+            long v = op.onIntegers(x.value(), y.value());
             return new IntConst(a.type(), v);
         }
         return op(op, a.type(), a, b);

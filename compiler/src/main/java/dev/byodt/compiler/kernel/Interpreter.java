@@ -130,74 +130,15 @@ public final class Interpreter {
             if (Float.isNaN(a) || Float.isNaN(b)) return op == ScalarOp.NE;
             c = a < b ? -1 : a > b ? 1 : 0;
         }
-        return switch (op) {
-            case LT -> c < 0;
-            case LE -> c <= 0;
-            case GT -> c > 0;
-            case GE -> c >= 0;
-            case EQ -> c == 0;
-            default -> c != 0;
-        };
+        return op.holdsFor(c);
     }
 
     private static Long integer(ScalarOp op, Object[] a) {
-        long x = (Long) a[0];
-        long y = a.length > 1 ? (Long) a[1] : 0;
-        return switch (op) {
-            case ADD -> x + y;
-            case SUB -> x - y;
-            case MUL -> x * y;
-            case DIV -> x / y;
-            case REM -> x % y;
-            case NEG -> -x;
-            case ABS -> Math.abs(x);
-            case MIN -> Math.min(x, y);
-            case MAX -> Math.max(x, y);
-            default -> throw new IllegalStateException(op + " on integers");
-        };
+        return op.onIntegers((Long) a[0], a.length > 1 ? (Long) a[1] : 0);
     }
 
     private static Float real(ScalarOp op, Object[] a) {
-        float x = (Float) a[0];
-        float y = a.length > 1 ? (Float) a[1] : 0;
-        return switch (op) {
-            case ADD -> x + y;
-            case SUB -> x - y;
-            case MUL -> x * y;
-            case DIV -> x / y;
-            case NEG -> -x;
-            case ABS -> Math.abs(x);
-            // ONNX Min/Max propagate NaN.
-            case MIN -> Float.isNaN(x) || Float.isNaN(y) ? Float.NaN : Math.min(x, y);
-            case MAX -> Float.isNaN(x) || Float.isNaN(y) ? Float.NaN : Math.max(x, y);
-            case SQRT -> (float) Math.sqrt(x);
-            case EXP -> (float) Math.exp(x);
-            case LOG -> (float) Math.log(x);
-            case TANH -> (float) Math.tanh(x);
-            case SIGMOID -> (float) (1 / (1 + Math.exp(-(double) x)));
-            case ERF -> (float) erf(x);
-            case POW -> (float) Math.pow(x, y);
-            default -> throw new IllegalStateException(op + " on reals");
-        };
-    }
-
-    /** erf by its Maclaurin series near 0 and the continued fraction of erfc beyond: double accuracy for float results. */
-    static double erf(double x) {
-        if (Double.isNaN(x)) return x;
-        double ax = Math.abs(x);
-        if (ax < 2.5) {
-            double term = ax, sum = ax, x2 = ax * ax;
-            for (int n = 1; n < 60; n++) {
-                term *= -x2 / n;
-                sum += term / (2 * n + 1);
-            }
-            return Math.copySign(sum * 2 / Math.sqrt(Math.PI), x);
-        }
-        if (ax > 6) return Math.copySign(1, x);
-        double f = 0;
-        for (int n = 60; n >= 1; n--) f = n / 2.0 / (ax + f);
-        double erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + f);
-        return Math.copySign(1 - erfc, x);
+        return op.onReals((Float) a[0], a.length > 1 ? (Float) a[1] : 0);
     }
 
     private static boolean truth(Object v) { return v instanceof Boolean b && b; }

@@ -1,8 +1,10 @@
 /*
  * Double-precision elementary functions shared by byodt's built-in datatype libraries (float32, minifloat,
  * fixed, posit), without a C library: each library is compiled as one translation unit made of this file
- * followed by the family's own file, so every family computes exp, log, tanh, sigmoid, erf and pow with the
- * same code. Branch-light (selects, fixed trip counts) and always inlined, so that loops calling them vectorize.
+ * followed by the family's own file, so every family computes exp, log, tanh, sigmoid, erf, pow, sin and cos
+ * (and floor, ceil and round, exactly) with the same code, and defines each such function with one line
+ * (THROUGH_DOUBLE, at the end). Branch-light (selects, fixed trip counts) and always inlined, so that loops
+ * calling them vectorize.
  *
  * Accuracy: the series below are truncated far beneath double's rounding (2^-60 relative or less), so the
  * results are within a few double ulps of the exact values; a format of at most 24 significand bits rounds
@@ -132,3 +134,137 @@ DOUBLE_MATH double pow_d(double x, double y) {
     result = x != x || y != y ? nan_d() : result;
     return y == 0 || x == 1 ? 1 : result;
 }
+
+/* ---- rounding to integers: exact, signs of zero kept (floor(-0.5) = -1, ceil(-0.5) = -0, round(-0.4) = -0) */
+
+DOUBLE_MATH double with_sign_of(double sign, double magnitude) {
+    return double_of((bits_of(magnitude) & 0x7fffffffffffffffULL) | (bits_of(sign) & 0x8000000000000000ULL));
+}
+
+/* The nearest integer, ties to even: adding and removing 2^52 rounds |x| < 2^52 in the default rounding mode;
+   from 2^52 on every double is an integer (and infinities and NaN stay what they are). */
+DOUBLE_MATH double round_d(double x) {
+    double a = abs_d(x);
+    double r = a < 4503599627370496.0 ? (a + 4503599627370496.0) - 4503599627370496.0 : a;
+    return with_sign_of(x, r);
+}
+
+DOUBLE_MATH double floor_d(double x) {
+    double r = round_d(x);
+    return with_sign_of(x, r > x ? r - 1 : r);
+}
+
+DOUBLE_MATH double ceil_d(double x) {
+    double r = round_d(x);
+    return with_sign_of(x, r < x ? r + 1 : r);
+}
+
+/* ---- sin and cos */
+
+/* The bits of 2/pi after the binary point, 32 to a word: word i holds bits 32i + 1 .. 32i + 32. Enough for the
+   largest double (see reduce_half_pi). */
+static const uint32_t TWO_OVER_PI[37] = {
+    0xA2F9836E, 0x4E441529, 0xFC2757D1, 0xF534DDC0, 0xDB629599, 0x3C439041, 0xFE5163AB, 0xDEBBC561,
+    0xB7246E3A, 0x424DD2E0, 0x06492EEA, 0x09D1921C, 0xFE1DEB1C, 0xB129A73E, 0xE88235F5, 0x2EBB4484,
+    0xE99C7026, 0xB45F7E41, 0x3991D639, 0x835339F4, 0x9C845F8B, 0xBDF9283B, 0x1FF897FF, 0xDE05980F,
+    0xEF2F118B, 0x5A0A6D1F, 0x6D367ECF, 0x27CB09B7, 0x4F463F66, 0x9E5FEA2D, 0x7527BAC7, 0xEBE5F17B,
+    0x3D0739F7, 0x8A5292EA, 0x6BFB5FB1, 0x1F8D5D08, 0x56033046};
+static const double HALF_PI = 1.57079632679489661923;
+
+/* Bits lowest .. lowest + 63 of the little-endian 32-bit words p (the two words above lowest's must exist). */
+DOUBLE_MATH uint64_t bits_from(const uint32_t *p, int lowest) {
+    int word = lowest >> 5, shift = lowest & 31;
+    uint64_t low = p[word] | (uint64_t)p[word + 1] << 32;
+    uint64_t high = p[word + 2];
+    return (low >> shift) | (shift ? high << (64 - shift) : 0);
+}
+
+/*
+ * |x| = (4n + quadrant + f) pi/2 for a finite double: the quadrant, and r = f pi/2 with |f| <= 1/2 returned
+ * (Payne and Hanek's reduction). |x| = m 2^e with an integer m < 2^53; the bits of 2/pi down to 2^-(e-2) make
+ * |x| 2/pi grow by multiples of 4, which change neither sin nor cos, so the product m W of m and the next 224
+ * bits W of 2/pi (from word k on) gives |x| 2/pi mod 4 with 2 integer and 126 fraction bits, wrong by less than
+ * m 2^-224 relative to W's last bit: below the 2^-126 kept. The closest double to a multiple of pi/2 leaves
+ * |f| > 2^-62, so the 126 bits keep at least 64 significant ones, more than the double result needs.
+ */
+DOUBLE_MATH double reduce_half_pi(double x, int *quadrant) {
+    uint64_t b = bits_of(x);
+    int biased = (int)((b >> 52) & 0x7ff);
+    uint64_t m = (b & 0x000fffffffffffffULL) | (biased ? (uint64_t)1 << 52 : 0);
+    int e = (biased ? biased : 1) - 1075;
+    int k = e >= 2 ? (e - 2) >> 5 : 0;                      /* at most (2046 - 1075 - 2) / 32 = 30 */
+    uint32_t p[9];
+    uint64_t m_low = m & 0xffffffffu, m_high = m >> 32, carry = 0;
+    for (int i = 0; i < 7; i++) {
+        uint64_t v = (uint64_t)TWO_OVER_PI[k + 6 - i] * m_low + carry;
+        p[i] = (uint32_t)v;
+        carry = v >> 32;
+    }
+    p[7] = (uint32_t)carry;
+    carry = 0;
+    for (int i = 0; i < 7; i++) {
+        uint64_t v = (uint64_t)TWO_OVER_PI[k + 6 - i] * m_high + p[i + 1] + carry;
+        p[i + 1] = (uint32_t)v;
+        carry = v >> 32;
+    }
+    p[8] = (uint32_t)carry;
+    int point = 32 * (k + 7) - e;                           /* bit of p worth 1: 191 .. 222, or up to 277 */
+    uint64_t top = bits_from(p, point - 62);                /* 2 integer bits, 62 fraction bits */
+    uint64_t next = bits_from(p, point - 126);              /* the next 64 fraction bits */
+    /* The fraction in [-1/2, 1/2) as a signed 128-bit number: from 1/2 on it is f - 1 of the next quadrant. */
+    int64_t high = (int64_t)((top << 2) | (next >> 62));
+    uint64_t low = next << 2;
+    *quadrant = (int)((top >> 62) + ((uint64_t)high >> 63)) & 3;
+    double f = (double)high * 0x1p-64 + (double)(int64_t)(low >> 11) * 0x1p-117;
+    return f * HALF_PI;
+}
+
+/* sin r and cos r for |r| <= pi/4 by their Taylor series to degree 23 and 22 (truncation below 2^-80),
+   nested so that every step is 1 - (something below 0.31): no cancellation. */
+DOUBLE_MATH double sin_small(double r) {
+    double r2 = r * r, s = 1;
+    for (int n = 11; n >= 1; n--) s = 1 - r2 * s / ((2 * n) * (2 * n + 1));
+    return r * s;
+}
+
+DOUBLE_MATH double cos_small(double r) {
+    double r2 = r * r, c = 1;
+    for (int n = 11; n >= 1; n--) c = 1 - r2 * c / ((2 * n - 1) * (2 * n));
+    return c;
+}
+
+/* sin or cos (phase 0 or 1 quarter turn) of x: reduced to |r| <= pi/4 from pi/4 on, x itself below. */
+DOUBLE_MATH double sin_quarter_turns(double x, int phase) {
+    double a = abs_d(x);
+    int finite_large = a >= 0.78539816339744830962 && a < 1.0 / 0.0;
+    int quadrant;
+    double reduced = reduce_half_pi(finite_large ? a : 1.0, &quadrant);
+    double r = finite_large ? reduced : a;
+    quadrant = finite_large ? quadrant : 0;
+    int turn = (quadrant + phase) & 3;
+    double y = turn & 1 ? cos_small(r) : sin_small(r);
+    y = turn & 2 ? -y : y;
+    return a == 1.0 / 0.0 || x != x ? nan_d() : y;
+}
+
+/* sin is odd: computed on |x|, then given x's sign (sin(-0) = -0). */
+DOUBLE_MATH double sin_d(double x) {
+    double y = sin_quarter_turns(x, 0);
+    return bits_of(x) >> 63 ? -y : y;
+}
+
+/* cos x = sin(|x| + pi/2). */
+DOUBLE_MATH double cos_d(double x) { return sin_quarter_turns(x, 1); }
+
+/*
+ * One line per operation in each library. THROUGH_DOUBLE(op) defines the library function FN(op) as op_d of
+ * the argument's exact value, rounded once to the format; THROUGH_DOUBLE_BINARY(op) likewise for two operands.
+ * A library names its storage type T, its functions' attributes EXPORT and its functions FN(op), and defines
+ * EXACT_DOUBLE(a) (the value of a as a double) and ROUNDED(y) (y rounded to the format) before using them.
+ */
+#define THROUGH_DOUBLE(op) EXPORT T FN(op)(T a) { return ROUNDED(op##_d(EXACT_DOUBLE(a))); }
+#define THROUGH_DOUBLE_BINARY(op) EXPORT T FN(op)(T a, T b) { return ROUNDED(op##_d(EXACT_DOUBLE(a), EXACT_DOUBLE(b))); }
+/* What every built-in library computes with the lines above: EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE). */
+#define EVERY_LIBRARY_THROUGH_DOUBLE(X) X(exp) X(erf) X(sin) X(cos)
+/* Exact through double wherever the format holds the integers next to its values (floats and posits do). */
+#define ROUNDINGS(X) X(floor) X(ceil) X(round)

@@ -100,8 +100,8 @@ static T from_double(double x) {
 
 static double to_double(T a) { return (double)value_of(a) * pow2(-P); }
 
-/* x^y for fixed-point operands (common/double_math.c's pow_d): negative x with a non-integer y gives NaN, so 0;
-   0^negative is infinity, so saturates. */
+/* x^y for fixed-point operands (common/double_math.c's pow_d, below): negative x with a non-integer y gives NaN,
+   so 0; 0^negative is infinity, so saturates. */
 
 /* floor(sqrt(v)) for v < 2^62, digit by digit. */
 static uint64_t isqrt(uint64_t v) {
@@ -156,7 +156,6 @@ EXPORT T FN(div)(T a, T b) {
 
 EXPORT T FN(min)(T a, T b) { return value_of(b) < value_of(a) ? b : a; }
 EXPORT T FN(max)(T a, T b) { return value_of(b) > value_of(a) ? b : a; }
-EXPORT T FN(pow)(T a, T b) { return from_double(pow_d(to_double(a), to_double(b))); }
 
 EXPORT T FN(neg)(T a) { return fit(-value_of(a)); }
 EXPORT T FN(abs)(T a) { int64_t v = value_of(a); return fit(v < 0 ? -v : v); }
@@ -171,10 +170,31 @@ EXPORT T FN(sqrt)(T a) {
 #endif
     return fit((int64_t)root);
 }
-EXPORT T FN(exp)(T a) { return from_double(exp_d(to_double(a))); }
-EXPORT T FN(log)(T a) { return from_double(log_d(to_double(a))); }
-/* tanh and sigmoid: fixed_tanh.c, compiled after this file. */
-EXPORT T FN(erf)(T a) { return from_double(erf_d(to_double(a))); }
+
+/* The functions computed in double and rounded once (common/double_math.c); tanh and sigmoid: fixed_tanh.c,
+   compiled after this file. */
+#define EXACT_DOUBLE(a) to_double(a)
+#define ROUNDED(y) from_double(y)
+EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)
+THROUGH_DOUBLE(log)
+THROUGH_DOUBLE_BINARY(pow)
+
+/* floor, ceil and round: the integer part s >> P (toward minus infinity), adjusted, then brought into range as
+   any exact result is (saturated, or wrapped with FXP_WRAP): with P = N - 1, ceil(0.5) = 1 is out of range. */
+static int64_t integer_floor(T a) { return value_of(a) >> P; }
+EXPORT T FN(floor)(T a) { return fit(integer_floor(a) * ((int64_t)1 << P)); }
+EXPORT T FN(ceil)(T a) {
+    int64_t whole = integer_floor(a);
+    return fit((whole + (value_of(a) != whole * ((int64_t)1 << P))) * ((int64_t)1 << P));
+}
+/* To nearest, ties to even: up when the fraction is above a half, or is a half and the integer part odd. */
+EXPORT T FN(round)(T a) {
+    int64_t whole = integer_floor(a);
+    int64_t fraction = value_of(a) - whole * ((int64_t)1 << P);
+    int64_t twice = 2 * fraction;
+    int64_t one = (int64_t)1 << P;
+    return fit((whole + (twice > one || (twice == one && (whole & 1)))) * one);
+}
 
 EXPORT int32_t FN(lt)(T a, T b) { return value_of(a) < value_of(b); }
 EXPORT int32_t FN(le)(T a, T b) { return value_of(a) <= value_of(b); }

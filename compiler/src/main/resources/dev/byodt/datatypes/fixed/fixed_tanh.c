@@ -273,6 +273,6 @@ EXPORT T FN(sigmoid)(T a) {
     return (T)(uint64_t)(in_range ? rounded : s < 0 ? 0 : BELOW_ONE);
 }
 #else
-EXPORT T FN(tanh)(T a) { return from_double(tanh_d(to_double(a))); }
-EXPORT T FN(sigmoid)(T a) { return from_double(sigmoid_d(to_double(a))); }
+THROUGH_DOUBLE(tanh)
+THROUGH_DOUBLE(sigmoid)
 #endif

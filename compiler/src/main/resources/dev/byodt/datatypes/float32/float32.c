@@ -1,11 +1,12 @@
 /*
- * The float32 datatype's math library: exp, log, tanh, sigmoid, erf and pow on IEEE binary32.
+ * The float32 datatype's math library: exp, log, tanh, sigmoid, erf, pow, sin, cos, floor, ceil and round on
+ * IEEE binary32.
  *
  * Pure functions, no C library (not even libm), so the code runs on targets without one and inlines
  * into the kernels that call it. Each function computes in double and rounds once to float: the result is
  * the correctly rounded one or its neighbour (within 1 ulp of the exact value), and special values (NaN,
- * infinities, signed zeros, overflow, underflow, subnormals) follow C99 Annex F. exp, log, sigmoid, erf and
- * pow use common/double_math.c (relative error 2^-45 or less before the rounding). tanh, a third of a
+ * infinities, signed zeros, overflow, underflow, subnormals) follow C99 Annex F. exp, log, sigmoid, erf,
+ * pow, sin and cos use common/double_math.c (relative error 2^-45 or less before the rounding). tanh, a third of a
  * tanh network's time, uses a rational approximation good to 2^-29.9 (below): its result is within
  * 0.5 + 2^-5.9 ulp of the exact value, so again the correctly rounded one or its neighbour; checked on every
  * one of the 2^32 floats (Float32TanhTest). Straight-line code, so that loops vectorize.
@@ -14,12 +15,18 @@
 /* The exported functions inline into every kernel that calls them, where the loops around them can vectorize. */
 #define ALWAYS_INLINE __attribute__((always_inline))
 
-/* e^x beyond ln(FLT_MAX) overflows to inf and below the smallest subnormal's half underflows to 0 in the cast. */
-ALWAYS_INLINE float float32_exp(float x) { return (float)exp_d(x); }
-ALWAYS_INLINE float float32_log(float x) { return (float)log_d(x); }
-ALWAYS_INLINE float float32_sigmoid(float x) { return (float)sigmoid_d(x); }
-ALWAYS_INLINE float float32_erf(float x) { return (float)erf_d(x); }
-ALWAYS_INLINE float float32_pow(float x, float y) { return (float)pow_d(x, y); }
+/* float32_exp, float32_sin, ...: the double result rounded once by the cast. e^x beyond ln(FLT_MAX) overflows
+   to inf and below the smallest subnormal's half underflows to 0 in the cast; floor, ceil, round are exact. */
+#define EXPORT ALWAYS_INLINE
+typedef float T;
+#define FN(op) float32_##op
+#define EXACT_DOUBLE(x) ((double)(x))
+#define ROUNDED(y) ((float)(y))
+EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)
+THROUGH_DOUBLE(log)
+THROUGH_DOUBLE(sigmoid)
+THROUGH_DOUBLE_BINARY(pow)
+ROUNDINGS(THROUGH_DOUBLE)
 
 /*
  * tanh x = x P(x^2) / Q(x^2) for |x| < 9.02, with P of degree 4 and Q of degree 5 in x^2: a near-minimax fit

@@ -280,8 +280,6 @@ static T from_float(float x) {
 #endif /* F16C or integers */
 #endif /* MF_VIA_FLOAT */
 
-/* ---- exp, log, tanh, sigmoid, erf, pow: common/double_math.c, rounded once ---- */
-
 /* ---- square root with integers ---- */
 
 /* floor(sqrt(v)) for v < 2^62, digit by digit. */
@@ -360,17 +358,21 @@ EXPORT T FN(div)(T a, T b) { return from_double(to_double(a) / to_double(b)); }
 /* ONNX Min/Max: NaN in, NaN out; equal operands (+0 and -0) give the first. */
 EXPORT T FN(min)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : order_key(b) < order_key(a) ? b : a; }
 EXPORT T FN(max)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : order_key(b) > order_key(a) ? b : a; }
-EXPORT T FN(pow)(T a, T b) { return from_double(pow_d(to_double(a), to_double(b))); }
 
 EXPORT T FN(neg)(T a) { return negated(a); }
 /* Clears the sign bit, except that FNUZ's NaN (the -0 pattern) stays NaN. */
 EXPORT T FN(abs)(T a) { return MF_SPECIALS == MF_SPECIALS_FNUZ && is_nan(a) ? a : (T)(a & MAGNITUDE_MASK); }
 EXPORT T FN(sqrt)(T a) { return sqrt_format(a); }
-EXPORT T FN(exp)(T a) { return from_double(exp_d(to_double(a))); }
-EXPORT T FN(log)(T a) { return from_double(log_d(to_double(a))); }
-EXPORT T FN(tanh)(T a) { return from_double(tanh_d(to_double(a))); }
-EXPORT T FN(sigmoid)(T a) { return from_double(sigmoid_d(to_double(a))); }
-EXPORT T FN(erf)(T a) { return from_double(erf_d(to_double(a))); }
+
+/* The functions computed in double and rounded once (common/double_math.c); floor, ceil and round are exact. */
+#define EXACT_DOUBLE(a) to_double(a)
+#define ROUNDED(y) from_double(y)
+EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)
+THROUGH_DOUBLE(log)
+THROUGH_DOUBLE(tanh)
+THROUGH_DOUBLE(sigmoid)
+THROUGH_DOUBLE_BINARY(pow)
+ROUNDINGS(THROUGH_DOUBLE)
 
 /* IEEE comparisons: NaN is unordered (only ne is true), -0 == +0. */
 EXPORT int32_t FN(lt)(T a, T b) { return ordered(a, b) && order_key(a) < order_key(b); }

@@ -723,36 +723,22 @@ API posit_storage FN(max)(posit_storage a, posit_storage b) {
 /* -maxPos: the starting value of a max-pooling window (NaR would win every max). */
 API posit_storage FN(lowest)(void) { return (posit_storage)(-MAXPOS_PATTERN); }
 
-/* A transcendental result (a nonzero real unless exactly 0) rounded once; x is the argument's double. */
-INLINE posit_storage round_result(double result, int32_t argument) {
-    return (posit_storage)(is_nar(argument) ? NAR_PATTERN : from_double(result));
-}
-
-API posit_storage FN(exp)(posit_storage a) {
-    int32_t p = pattern_of(a);
-    /* exp_d clamps to e^+-700, beyond every posit's maxPos / minPos, yet finite and nonzero in double. */
-    return round_result(exp_d(to_double(p)), p);
-}
+/* The functions computed in double and rounded once (common/double_math.c): NaR is NaN in double and back, a
+   nonzero result never rounds to 0; exp_d clamps to e^+-700, beyond every posit's maxPos / minPos, yet finite
+   and nonzero in double. floor, ceil and round are exact: an integer next to a posit with a fraction is one. */
+#define EXPORT API
+typedef posit_storage T;
+#define EXACT_DOUBLE(a) to_double(pattern_of(a))
+#define ROUNDED(y) ((posit_storage)from_double(y))
+EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)
+THROUGH_DOUBLE(tanh)
+THROUGH_DOUBLE(sigmoid)
+ROUNDINGS(THROUGH_DOUBLE)
 
 API posit_storage FN(log)(posit_storage a) {
     int32_t p = pattern_of(a);
     double result = log_d(p > 0 ? to_double(p) : 1.0);
     return (posit_storage)(p > 0 ? from_double(result) : NAR_PATTERN); /* log 0 = -inf, log of x < 0 or NaR */
-}
-
-API posit_storage FN(tanh)(posit_storage a) {
-    int32_t p = pattern_of(a);
-    return round_result(tanh_d(to_double(p)), p);
-}
-
-API posit_storage FN(sigmoid)(posit_storage a) {
-    int32_t p = pattern_of(a);
-    return round_result(sigmoid_d(to_double(p)), p);
-}
-
-API posit_storage FN(erf)(posit_storage a) {
-    int32_t p = pattern_of(a);
-    return round_result(erf_d(to_double(p)), p);
 }
 
 /*

@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * The ONNX backend node cases kept in src/test/resources because ../shared/onnx-node has none of them (each
  * folder's SOURCE.md says how they were made): LSTM, GRU and RNN; Resize and Upsample; the shape and indexing
  * operators (ONNX's cases that need only the element types byodt has); the activations, Hardmax and reductions;
- * the comparison and logic operators, Where, IsNaN, IsInf, Sign, Mod and Dropout. At the tolerance
+ * the comparison and logic operators, Where, IsNaN, IsInf, Sign, Mod and Dropout;
+ * Sin, Cos, Floor, Ceil and Round. At the tolerance
  * of the other node cases every one passes, compiled and in the interpreter.
  */
 class KeptNodeCasesTest {
@@ -21,14 +22,14 @@ class KeptNodeCasesTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"onnx-node-recurrent, 12", "onnx-node-images, 23", "onnx-node-indexing, 95", "onnx-node-math, 56",
-        "onnx-node-logic, 63"})
+        "onnx-node-logic, 63", "onnx-node-elementwise, 9"})
     void everyCasePassesCompiled(String folder, int cases) {
         assertAllPass(folder, cases, GraphExecutor.compiled(CompileOptions.host()));
     }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"onnx-node-recurrent, 12", "onnx-node-images, 23", "onnx-node-indexing, 95", "onnx-node-math, 56",
-        "onnx-node-logic, 63"})
+        "onnx-node-logic, 63", "onnx-node-elementwise, 9"})
     void everyCasePassesInTheInterpreter(String folder, int cases) {
         assertAllPass(folder, cases, GraphInterpreter::run);
     }

@@ -5,6 +5,7 @@ import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.dtype.plugin.DatatypeDescriptor;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
@@ -103,11 +104,11 @@ class DatatypeDescriptorTest {
         DatatypeRegistry registry = registryWith(Q8 + "functions: {max: {16: q8_add}, min: q8_sub}\n");
         DatatypeInstance q8 = registry.instance("custom[q8d]16", Map.of());
         List<Expr> operands = List.of(new Expr.IntConst(ScalarType.I16, 1), new Expr.IntConst(ScalarType.I16, 2));
-        Expr lt = q8.lowering(DatatypeOp.LT, LoweringTarget.HOST).orElseThrow().lower(new LoweringSite(DatatypeOp.LT, q8, operands));
+        Expr lt = q8.lowering(DatatypeOp.of(ScalarOp.LT), LoweringTarget.HOST).orElseThrow().lower(new LoweringSite(DatatypeOp.of(ScalarOp.LT), q8, operands));
         assertEquals(Exprs.lt(operands.get(0), operands.get(1)), lt);
-        Expr max = q8.lowering(DatatypeOp.MAX, LoweringTarget.HOST).orElseThrow().lower(new LoweringSite(DatatypeOp.MAX, q8, operands));
+        Expr max = q8.lowering(DatatypeOp.of(ScalarOp.MAX), LoweringTarget.HOST).orElseThrow().lower(new LoweringSite(DatatypeOp.of(ScalarOp.MAX), q8, operands));
         assertEquals("q8_add", assertInstanceOf(Expr.Call.class, max).function());
-        Expr min = q8.lowering(DatatypeOp.MIN, LoweringTarget.HOST).orElseThrow().lower(new LoweringSite(DatatypeOp.MIN, q8, operands));
+        Expr min = q8.lowering(DatatypeOp.of(ScalarOp.MIN), LoweringTarget.HOST).orElseThrow().lower(new LoweringSite(DatatypeOp.of(ScalarOp.MIN), q8, operands));
         assertEquals("q8_sub", assertInstanceOf(Expr.Call.class, min).function());
     }
 

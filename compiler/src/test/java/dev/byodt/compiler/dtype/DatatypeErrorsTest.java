@@ -3,6 +3,7 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
@@ -51,7 +52,7 @@ class DatatypeErrorsTest {
     void aLibraryThatDoesNotCompileShowsClangsDiagnosticWithFileAndLine(@TempDir Path dir) throws IOException {
         Path source = dir.resolve("broken.c");
         Files.writeString(source, "#include <stdint.h>\nuint16_t t16_add(uint16_t a, uint16_t b) { return a + ; }\n");
-        String message = error(SUM, with(t16Like("broken", LibrarySource.file(source)).registerLibraryOps(ADD).build()));
+        String message = error(SUM, with(t16Like("broken", LibrarySource.file(source)).registerLibraryOps(of(ScalarOp.ADD)).build()));
         assertTrue(message.startsWith("clang cannot compile " + source + ": " + source + ":2:"), message);
         assertFalse(message.contains("\n"), "one line");
     }
@@ -59,7 +60,7 @@ class DatatypeErrorsTest {
     @Test
     void aRegistrationNamingAFunctionTheLibraryLacks() {
         String message = error(SUM, with(t16Like("lacking", t16Library())
-            .registerOp(ADD, LowerFunc.createLowerFunc(Map.of(16, "t16_plus"))).build()));
+            .registerOp(of(ScalarOp.ADD), LowerFunc.createLowerFunc(Map.of(16, "t16_plus"))).build()));
         assertEquals("the datatype library " + TestDatatypes.T16_C + " (-DBYODT_PREFIX=t16) defines no function t16_plus"
             + " (add of custom[lacking]16)", message);
     }
@@ -67,7 +68,7 @@ class DatatypeErrorsTest {
     @Test
     void aFunctionWithTheWrongSignature() {
         String message = error(SUM, with(t16Like("mistyped", t16Library())
-            .registerOp(ADD, LowerFunc.createLowerFunc(Map.of(16, "t16_lt"))).build()));
+            .registerOp(of(ScalarOp.ADD), LowerFunc.createLowerFunc(Map.of(16, "t16_lt"))).build()));
         assertEquals("t16_lt in " + TestDatatypes.T16_C + " (-DBYODT_PREFIX=t16) has type i32 (i16, i16), but the lowering"
             + " (add of custom[mistyped]16) calls it as i16 (i16, i16)", message);
     }
@@ -75,7 +76,7 @@ class DatatypeErrorsTest {
     @Test
     void aWidthTheFunctionTableDoesNotCoverIsAMissingLowering() {
         String message = error(SUM, with(t16Like("narrow", t16Library())
-            .registerOp(ADD, LowerFunc.createLowerFunc(Map.of(8, "t8_add"))).build()));
+            .registerOp(of(ScalarOp.ADD), LowerFunc.createLowerFunc(Map.of(8, "t8_add"))).build()));
         assertTrue(message.startsWith("custom[narrow]16 has no lowering for: add (used by Add 'twice')"), message);
     }
 
@@ -120,7 +121,7 @@ class DatatypeErrorsTest {
 
     @Test
     void aLibraryThatIsMissingAltogether() {
-        String message = error(SUM, with(t16Like("ghost", LibrarySource.resource("no/such/ghost.c")).registerLibraryOps(ADD).build()));
+        String message = error(SUM, with(t16Like("ghost", LibrarySource.resource("no/such/ghost.c")).registerLibraryOps(of(ScalarOp.ADD)).build()));
         assertEquals("the datatype library no/such/ghost.c is not on the classpath", message);
     }
 }

@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype;
 
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ByodtException;
 import org.junit.jupiter.api.Test;
@@ -91,7 +92,7 @@ class DatatypeRegistryTest {
     void registrationNeedsNoLibraryUntilAModelUsesIt() {
         DatatypeRegistry r = new DatatypeRegistry();
         r.register(DatatypeDefinition.register("ghost", 220).widths(16)
-            .library(LibrarySource.resource("no/such/ghost.c")).registerLibraryOps(DatatypeOp.ADD).build());
+            .library(LibrarySource.resource("no/such/ghost.c")).registerLibraryOps(DatatypeOp.of(ScalarOp.ADD)).build());
         assertEquals("ghost16", r.instance("custom[ghost]16", Map.of()).prefix());
     }
 }

@@ -8,6 +8,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Interpreter;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ElementType;
@@ -60,6 +61,23 @@ class Float32LibraryTest {
     }
 
     @Test
+    void sin() { checkUnary("sin", x -> Exprs.unary(ScalarOp.SIN, x), x -> (float) StrictMath.sin(x), sample(-40, 40)); }
+
+    @Test
+    void cos() { checkUnary("cos", x -> Exprs.unary(ScalarOp.COS, x), x -> (float) StrictMath.cos(x), sample(-40, 40)); }
+
+    /** floor, ceil and round are exact: the bits of Java's, signs of zero included. */
+    @Test
+    void roundingsToIntegers() {
+        float[] xs = sample(-1e8f, 1e8f);
+        Random r = new Random(5);
+        for (int i = SPECIAL.length; i < COUNT; i += 3) xs[i] = (r.nextInt(4001) - 2000) / 4f;  // halves and quarters
+        checkExact("floor", ScalarOp.FLOOR, xs, x -> (float) Math.floor(x));
+        checkExact("ceil", ScalarOp.CEIL, xs, x -> (float) Math.ceil(x));
+        checkExact("round", ScalarOp.ROUND, xs, x -> (float) Math.rint(x));
+    }
+
+    @Test
     void pow() {
         Random r = new Random(7);
         float[] xs = new float[COUNT], ys = new float[COUNT];
@@ -105,6 +123,18 @@ class Float32LibraryTest {
         kb.loop(xs.length, i -> kb.store(out, i, op.apply(kb.load(in, i))));
         float[] actual = run(kb.build(), List.of(in), out, List.of(xs));
         assertWithinOneUlp(name, actual, expected, i -> name + "(" + xs[i] + ")");
+    }
+
+    void checkExact(String name, ScalarOp op, float[] xs, DoubleUnaryOperator reference) {
+        Buffer in = new Buffer("x", ScalarType.REAL, new long[]{xs.length}), out = new Buffer("y", ScalarType.REAL, new long[]{xs.length});
+        KernelBuilder kb = new KernelBuilder(name, name, List.of(in), List.of(out));
+        kb.loop(xs.length, i -> kb.store(out, i, Exprs.unary(op, kb.load(in, i))));
+        float[] actual = run(kb.build(), List.of(in), out, List.of(xs));
+        for (int i = 0; i < xs.length; i++) {
+            float expected = (float) reference.applyAsDouble(xs[i]);
+            boolean same = Float.isNaN(expected) ? Float.isNaN(actual[i]) : Float.floatToRawIntBits(expected) == Float.floatToRawIntBits(actual[i]);
+            if (!same) fail(name + "(" + xs[i] + ") = " + actual[i] + ", expected " + expected);
+        }
     }
 
     static float[] run(Kernel kernel, List<Buffer> inputs, Buffer out, List<float[]> values) {

@@ -2,6 +2,10 @@ package dev.byodt.compiler.dtype;
 
 import dev.byodt.compiler.dtype.builtin.Float32Datatypes;
 import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.ScalarOp;
+
+import java.util.Arrays;
+import java.util.List;
 
 import static dev.byodt.compiler.dtype.DatatypeOp.*;
 
@@ -35,7 +39,8 @@ public final class TestDatatypes implements DatatypePlugin {
             .widths(16)
             .library(LibrarySource.resource(TestDatatypes.class.getClassLoader(), T16_C))
             .prefix(i -> "t16")
-            .registerLibraryOps(ADD, SUB, MUL, DIV, NEG, ABS, MIN, MAX, LT, LE, GT, GE, EQ, NE)
+            .registerLibraryOps(valueOps(ScalarOp.ADD, ScalarOp.SUB, ScalarOp.MUL, ScalarOp.DIV, ScalarOp.NEG, ScalarOp.ABS, ScalarOp.MIN, ScalarOp.MAX))
+            .registerLibraryOps(valueOps(ScalarOp.LT, ScalarOp.LE, ScalarOp.GT, ScalarOp.GE, ScalarOp.EQ, ScalarOp.NE))
             .registerLibraryOps(FROM_F32, TO_F32, FROM_I32, TO_I32, FROM_F64)
             .registerMinFunc(LowerFunc.libraryFunction("lowest"))
             .accumulation(AccumulationMode.FLOAT32);
@@ -48,17 +53,20 @@ public final class TestDatatypes implements DatatypePlugin {
             .widths(16)
             .library(LibrarySource.resource(TestDatatypes.class.getClassLoader(), Q8_C))
             .prefix(i -> "q8")
-            .registerLibraryOps(ADD, SUB, MUL, DIV, NEG, ABS, FROM_F32, TO_F32, FROM_I32, TO_I32, FROM_F64, LOWEST)
+            .registerLibraryOps(valueOps(ScalarOp.ADD, ScalarOp.SUB, ScalarOp.MUL, ScalarOp.DIV, ScalarOp.NEG, ScalarOp.ABS))
+            .registerLibraryOps(FROM_F32, TO_F32, FROM_I32, TO_I32, FROM_F64, LOWEST)
             .registerLibraryOps(ACC_MAC, ACC_ADD, ACC_ROUND)
-            .registerOp(MIN, s -> Exprs.min(s.arg(0), s.arg(1)))
-            .registerOp(MAX, s -> Exprs.max(s.arg(0), s.arg(1)))
-            .registerOp(LT, s -> Exprs.lt(s.arg(0), s.arg(1)))
-            .registerOp(LE, s -> Exprs.le(s.arg(0), s.arg(1)))
-            .registerOp(GT, s -> Exprs.gt(s.arg(0), s.arg(1)))
-            .registerOp(GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
-            .registerOp(EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
-            .registerOp(NE, s -> Exprs.ne(s.arg(0), s.arg(1)))
+            .registerOp(of(ScalarOp.MIN), s -> Exprs.min(s.arg(0), s.arg(1)))
+            .registerOp(of(ScalarOp.MAX), s -> Exprs.max(s.arg(0), s.arg(1)))
+            .registerOp(of(ScalarOp.LT), s -> Exprs.lt(s.arg(0), s.arg(1)))
+            .registerOp(of(ScalarOp.LE), s -> Exprs.le(s.arg(0), s.arg(1)))
+            .registerOp(of(ScalarOp.GT), s -> Exprs.gt(s.arg(0), s.arg(1)))
+            .registerOp(of(ScalarOp.GE), s -> Exprs.ge(s.arg(0), s.arg(1)))
+            .registerOp(of(ScalarOp.EQ), s -> Exprs.eq(s.arg(0), s.arg(1)))
+            .registerOp(of(ScalarOp.NE), s -> Exprs.ne(s.arg(0), s.arg(1)))
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> 128);
     }
+
+    private static List<DatatypeOp> valueOps(ScalarOp... ops) { return Arrays.stream(ops).map(DatatypeOp::of).toList(); }
 }

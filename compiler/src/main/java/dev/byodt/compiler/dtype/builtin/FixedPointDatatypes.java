@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.LoweringTarget;
 import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.p.FixedPointP;
 
 import java.util.List;
@@ -39,19 +40,14 @@ public final class FixedPointDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
-            .registerOp(DatatypeOp.MIN, s -> Exprs.min(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.MAX, s -> Exprs.max(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.LT, s -> Exprs.lt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.LE, s -> Exprs.le(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GT, s -> Exprs.gt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.NE, s -> Exprs.ne(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.ADD, LoweringTarget.P_EXTENSION, FixedPointP.add())
-            .registerOp(DatatypeOp.SUB, LoweringTarget.P_EXTENSION, FixedPointP.sub())
-            .registerOp(DatatypeOp.MUL, LoweringTarget.P_EXTENSION, FixedPointP.mul())
-            .registerOp(DatatypeOp.MIN, LoweringTarget.P_EXTENSION, FixedPointP.min())
-            .registerOp(DatatypeOp.MAX, LoweringTarget.P_EXTENSION, FixedPointP.max())
+            .registerOp(DatatypeOp.of(ScalarOp.MIN), s -> Exprs.min(s.arg(0), s.arg(1)))
+            .registerOp(DatatypeOp.of(ScalarOp.MAX), s -> Exprs.max(s.arg(0), s.arg(1)))
+            .registerSignedIntegerComparisons()
+            .registerOp(DatatypeOp.of(ScalarOp.ADD), LoweringTarget.P_EXTENSION, FixedPointP.add())
+            .registerOp(DatatypeOp.of(ScalarOp.SUB), LoweringTarget.P_EXTENSION, FixedPointP.sub())
+            .registerOp(DatatypeOp.of(ScalarOp.MUL), LoweringTarget.P_EXTENSION, FixedPointP.mul())
+            .registerOp(DatatypeOp.of(ScalarOp.MIN), LoweringTarget.P_EXTENSION, FixedPointP.min())
+            .registerOp(DatatypeOp.of(ScalarOp.MAX), LoweringTarget.P_EXTENSION, FixedPointP.max())
             .registerOp(DatatypeOp.ACC_MAC, LoweringTarget.P_EXTENSION, FixedPointP.accumulateProduct())
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             // At least 2N + 16 bits, so that 2^16 products of 2N bits sum without overflow (docs/datatypes.md, "Fixed point").

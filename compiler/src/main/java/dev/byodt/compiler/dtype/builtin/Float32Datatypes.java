@@ -10,8 +10,9 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
+import java.util.stream.Collectors;
 
 import static dev.byodt.compiler.kernel.Exprs.cast;
 
@@ -32,7 +33,8 @@ public final class Float32Datatypes implements DatatypePlugin {
     @Override
     public void registerWith(DatatypeRegistry registry) {
         DatatypeDefinition.Builder b = DatatypeDefinition.register("float32", DLPACK_FLOAT_CODE)
-            .summary("IEEE binary32: machine instructions, and float32.c for exp, log, tanh, sigmoid, erf, pow")
+            .summary("IEEE binary32: machine instructions, and float32.c for "
+                + libraryOps().stream().map(ScalarOp::functionName).collect(Collectors.joining(", ")))
             .reference()
             .widths(32)
             .storage(bits -> ScalarType.F32)
@@ -54,13 +56,20 @@ public final class Float32Datatypes implements DatatypePlugin {
         registry.register(b.build());
     }
 
-    /** float32's {@code op} on float32 operands: a call of float32.c for the transcendental functions, else the machine's. */
+    /** float32's {@code op} on float32 operands, as {@link ScalarOp#float32Lowering()} says. */
     private static Expr lower(ScalarOp op, ScalarType result, List<Expr> args) {
-        return switch (op) {
-            case EXP, LOG, TANH, SIGMOID, ERF, POW -> new Expr.Call(libraryFunction(op), ScalarType.F32, args);
-            default -> new Expr.Op(op, result, args);
+        return switch (op.float32Lowering()) {
+            case LIBRARY -> new Expr.Call(libraryFunction(op), ScalarType.F32, args);
+            case MULTIPLY_THEN_ADD -> new Expr.Op(ScalarOp.ADD, ScalarType.F32,
+                List.of(args.get(0), new Expr.Op(ScalarOp.MUL, ScalarType.F32, List.of(args.get(1), args.get(2)))));
+            case INSTRUCTION -> new Expr.Op(op, result, args);
         };
     }
 
-    private static String libraryFunction(ScalarOp op) { return "float32_" + op.name().toLowerCase(Locale.ROOT); }
+    private static String libraryFunction(ScalarOp op) { return "float32_" + op.functionName(); }
+
+    /** The operations float32.c computes: exp, log, ..., as {@link ScalarOp#float32Lowering()} says. */
+    public static List<ScalarOp> libraryOps() {
+        return Arrays.stream(ScalarOp.values()).filter(op -> op.float32Lowering() == ScalarOp.Float32Lowering.LIBRARY).toList();
+    }
 }

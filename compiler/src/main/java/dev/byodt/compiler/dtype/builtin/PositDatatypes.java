@@ -3,11 +3,9 @@ package dev.byodt.compiler.dtype.builtin;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
-import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
-import dev.byodt.compiler.kernel.Exprs;
 
 import java.util.List;
 
@@ -39,12 +37,7 @@ public final class PositDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
-            .registerOp(DatatypeOp.LT, s -> Exprs.lt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.LE, s -> Exprs.le(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GT, s -> Exprs.gt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.NE, s -> Exprs.ne(s.arg(0), s.arg(1)))
+            .registerSignedIntegerComparisons()
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
             .build();

@@ -6,7 +6,6 @@ import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.LowerFunc;
-import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.runtime.ByodtException;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -19,7 +18,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -234,12 +232,7 @@ public final class DatatypeDescriptor {
     private void registerComparisons(DatatypeDefinition.Builder b) {
         String how = string("comparisons");
         if (!how.equals(SIGNED_INTEGER_COMPARISONS)) throw error("comparisons", "'" + how + "' is not " + SIGNED_INTEGER_COMPARISONS);
-        b.registerOp(DatatypeOp.LT, s -> Exprs.lt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.LE, s -> Exprs.le(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GT, s -> Exprs.gt(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.GE, s -> Exprs.ge(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.EQ, s -> Exprs.eq(s.arg(0), s.arg(1)))
-            .registerOp(DatatypeOp.NE, s -> Exprs.ne(s.arg(0), s.arg(1)));
+        b.registerSignedIntegerComparisons();
     }
 
     private void registerAccumulation(DatatypeDefinition.Builder b) {
@@ -284,7 +277,7 @@ public final class DatatypeDescriptor {
             return DatatypeOp.parse(String.valueOf(name));
         } catch (IllegalArgumentException e) {
             throw error(key, "no operation '" + name + "' (operations: "
-                + Arrays.stream(DatatypeOp.values()).map(DatatypeOp::functionSuffix).collect(Collectors.joining(", ")) + ")");
+                + DatatypeOp.values().stream().map(DatatypeOp::functionSuffix).collect(Collectors.joining(", ")) + ")");
         }
     }
 

@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.builtin.FixedPointDatatypes;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.FixedReference;
+import dev.byodt.compiler.dtype.reference.Rounding;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -159,8 +160,8 @@ class FixedLibraryTest {
         checkUnary("sqrt", lib.unary("sqrt", x), x, ref::sqrt);
         int p = ref_p(ref, 0);
         DoubleUnaryOperator sigmoid = v -> 1 / (1 + Math.exp(-v));
-        String[] names = {"exp", "log", "tanh", "sigmoid"};
-        DoubleUnaryOperator[] fns = {Math::exp, Math::log, Math::tanh, sigmoid};
+        String[] names = {"exp", "log", "tanh", "sigmoid", "sin", "cos"};
+        DoubleUnaryOperator[] fns = {Math::exp, Math::log, Math::tanh, sigmoid, StrictMath::sin, StrictMath::cos};
         for (int k = 0; k < names.length; k++) {
             int[] actual = lib.unary(names[k], x);
             int tolerated = 0;
@@ -173,6 +174,10 @@ class FixedLibraryTest {
         for (int i = 0; i < x.length; i++) {
             nearlyCorrect(ref, "erf", x[i], erf[i], Erf.erf(ref.signed(x[i]) / Math.pow(2, p)));
         }
+        // The integer, in units of 2^-P, saturated or wrapped like every exact result out of range.
+        checkUnary("floor", lib.unary("floor", x), x, a -> ref.fit(Rounding.floor(ref.value(a)).shiftLeft(p)));
+        checkUnary("ceil", lib.unary("ceil", x), x, a -> ref.fit(Rounding.ceil(ref.value(a)).shiftLeft(p)));
+        checkUnary("round", lib.unary("round", x), x, a -> ref.fit(Rounding.nearestEven(ref.value(a)).shiftLeft(p)));
     }
 
     private void checkConversions(NativeLibrary lib, Format f, FixedReference ref, int[] every) {

@@ -6,6 +6,7 @@ import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
 import dev.byodt.compiler.dtype.reference.Rational;
+import dev.byodt.compiler.dtype.reference.Rounding;
 import dev.byodt.compiler.target.Target;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.DoubleUnaryOperator;
+import java.util.function.Function;
 import java.util.function.IntBinaryOperator;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
@@ -282,7 +284,20 @@ class MinifloatLibraryTest {
             checkTranscendental(lib, ref, "tanh", x, Math::tanh);
             checkTranscendental(lib, ref, "sigmoid", x, v -> 1 / (1 + Math.exp(-v)));
             checkTranscendental(lib, ref, "erf", x, Erf::erf);
+            checkTranscendental(lib, ref, "sin", x, StrictMath::sin);
+            checkTranscendental(lib, ref, "cos", x, StrictMath::cos);
+            checkUnary("floor", lib.unary("floor", x), x, a -> integral(ref, a, Rounding::floor));
+            checkUnary("ceil", lib.unary("ceil", x), x, a -> integral(ref, a, Rounding::ceil));
+            checkUnary("round", lib.unary("round", x), x, a -> integral(ref, a, Rounding::nearestEven));
         }
+    }
+
+    /** a rounded to an integer exactly, its sign kept on a zero result (IEEE's roundToIntegral); NaN and infinities stay. */
+    static int integral(MinifloatReference ref, int a, Function<Rational, BigInteger> rounding) {
+        if (ref.isNaN(a)) return ref.nan();
+        if (ref.isInfinite(a)) return a;
+        boolean negative = Double.doubleToRawLongBits(ref.toDouble(a)) < 0;
+        return ref.round(Rational.of(rounding.apply(ref.value(a))), negative);
     }
 
     static void checkUnary(String op, int[] actual, int[] x, IntUnaryOperator expected) {

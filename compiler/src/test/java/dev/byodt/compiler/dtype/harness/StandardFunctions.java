@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.harness;
 
+import dev.byodt.compiler.dtype.DatatypeOp;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -10,9 +12,9 @@ public final class StandardFunctions {
     /** Operation name (the function name after {@code <prefix>_}) to shape, in the contract's order. */
     public static Map<String, FunctionShape> all() {
         Map<String, FunctionShape> ops = new LinkedHashMap<>();
-        for (String op : new String[]{"add", "sub", "mul", "div", "min", "max", "pow"}) ops.put(op, FunctionShape.BINARY);
-        for (String op : new String[]{"neg", "abs", "sqrt", "exp", "log", "tanh", "sigmoid", "erf"}) ops.put(op, FunctionShape.UNARY);
-        for (String op : new String[]{"lt", "le", "gt", "ge", "eq", "ne"}) ops.put(op, FunctionShape.COMPARE);
+        for (DatatypeOp op : DatatypeOp.valueOps()) {
+            ops.put(op.functionSuffix(), op.isComparison() ? FunctionShape.COMPARE : op.arity() == 2 ? FunctionShape.BINARY : FunctionShape.UNARY);
+        }
         ops.put("from_f32", FunctionShape.FROM_F32);
         ops.put("to_f32", FunctionShape.TO_F32);
         ops.put("from_f64", FunctionShape.FROM_F64);

@@ -46,6 +46,7 @@ class Posit16Test {
             PositChecks.math(lib, ref, "tanh", all, math::tanh);
             PositChecks.math(lib, ref, "sigmoid", all, math::sigmoid);
             PositChecks.math(lib, ref, "erf", all, math::erf);
+            PositChecks.sinesAndRoundings(lib, ref, all);
             PositConversionChecks.all(lib, ref, all);
             PositConversionChecks.fromFloat(lib, ref, randomFloats(new Random(1600 + es), PAIRS, 14 << es));
         }

@@ -1,8 +1,13 @@
 package dev.byodt.compiler.dtype.posit;
 
+import dev.byodt.compiler.dtype.reference.Rational;
+import dev.byodt.compiler.dtype.reference.Rounding;
+
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
@@ -57,6 +62,23 @@ final class PositChecks {
         IntStream.range(0, a.length).parallel().forEach(i -> wanted[i] = expected.apply(a[i]));
         report(lib, op, a.length, i -> actual[i] == lib.storage(wanted[i]) ? null
             : op + "(" + describe(lib, ref, a[i]) + ") = " + describeStorage(lib, ref, actual[i]) + ", expected " + describe(lib, ref, wanted[i]));
+    }
+
+    /** sin and cos (correctly rounded but next to a midpoint), floor, ceil and round (exact) on every one of a. */
+    static void sinesAndRoundings(PositLibrary lib, PositReference ref, long[] a) {
+        PositMathReference math = new PositMathReference(ref);
+        math(lib, ref, "sin", a, math::sin);
+        math(lib, ref, "cos", a, math::cos);
+        unary(lib, ref, "floor", a, p -> integral(ref, p, Rounding::floor));
+        unary(lib, ref, "ceil", a, p -> integral(ref, p, Rounding::ceil));
+        unary(lib, ref, "round", a, p -> integral(ref, p, Rounding::nearestEven));
+    }
+
+    /** The posit's exact value rounded to an integer, which is a posit (rounding it is exact); NaR stays NaR. */
+    private static long integral(PositReference ref, long p, Function<Rational, BigInteger> rounding) {
+        if (ref.isNar(p)) return ref.nar();
+        Exact v = ref.value(p);
+        return ref.round(new Exact(rounding.apply(new Rational(v.num(), v.den())), BigInteger.ONE));
     }
 
     /** An elementary function: exact except next to a midpoint (see {@link PositMathReference#tolerated}). */

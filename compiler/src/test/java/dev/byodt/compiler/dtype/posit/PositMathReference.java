@@ -4,7 +4,7 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 
 /**
- * References for the elementary functions: Java's Math.* in double (erf: a 60-digit BigDecimal series, Java has
+ * References for the elementary functions: Java's Math.* (StrictMath for sin and cos) in double (erf: a 60-digit BigDecimal series, Java has
  * no erf), then the exact posit rounding of that number. A double result is within an ulp or two of the true
  * value, so it decides the rounding except when the true value lies within about 2^-50 (relative) of a
  * rounding midpoint: {@link #tolerated} names those cases.
@@ -50,6 +50,17 @@ final class PositMathReference {
         if (Math.abs(x) >= 6) return of(Math.signum(x)); // 1 - erf(6) < 2^-55: 1 in every posit
         Exact e = Exact.of(erfSeries(new BigDecimal(x)));
         return new Result(r.round(e), e);
+    }
+
+    /** StrictMath's sin and cos: fdlibm's, within an ulp, with an exact reduction of large arguments. */
+    Result sin(long p) {
+        if (r.isNar(p)) return nar();
+        return of(StrictMath.sin(r.toDouble(p)));
+    }
+
+    Result cos(long p) {
+        if (r.isNar(p)) return nar();
+        return of(StrictMath.cos(r.toDouble(p)));
     }
 
     Result pow(long a, long b) {

@@ -125,6 +125,7 @@ class SmallPositsTest {
         PositChecks.math(lib, ref, "tanh", all, math::tanh);
         PositChecks.math(lib, ref, "sigmoid", all, math::sigmoid);
         PositChecks.math(lib, ref, "erf", all, math::erf);
+        PositChecks.sinesAndRoundings(lib, ref, all);
         PositConversionChecks.all(lib, ref, all);
         assertEquals(lib.storage(ref.negate(ref.maxPos())), lib.lib.constant("lowest"), lib + " lowest = -maxPos");
     }

@@ -41,6 +41,7 @@ class WidePositsTest {
             PositChecks.math(lib, ref, "log", some, math::log);
             PositChecks.math(lib, ref, "tanh", some, math::tanh);
             PositChecks.math(lib, ref, "sigmoid", some, math::sigmoid);
+            PositChecks.sinesAndRoundings(lib, ref, some);
             PositConversionChecks.toFloat(lib, ref, a);
             PositConversionChecks.toInt(lib, ref, a);
             PositConversionChecks.fromFloat(lib, ref, Posit16Test.randomFloats(new Random(3232 + es), 100_000, Math.min(30 << es, 118)));

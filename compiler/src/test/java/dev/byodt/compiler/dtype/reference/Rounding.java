@@ -27,4 +27,7 @@ public final class Rounding {
         BigInteger[] qr = x.num().divideAndRemainder(x.den());
         return x.num().signum() < 0 && qr[1].signum() != 0 ? qr[0].subtract(BigInteger.ONE) : qr[0];
     }
+
+    /** The smallest integer >= x. */
+    public static BigInteger ceil(Rational x) { return floor(x.negate()).negate(); }
 }
