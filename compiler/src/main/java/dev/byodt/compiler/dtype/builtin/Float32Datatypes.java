@@ -18,7 +18,8 @@ import static dev.byodt.compiler.kernel.Exprs.cast;
 
 /**
  * IEEE binary32, the reference datatype every other one is measured against, registered like them.
- * Arithmetic, comparisons and square root are machine instructions; the other transcendental functions call
+ * Each scalar operation is computed as its {@link ScalarOp#float32Lowering()} says: arithmetic, comparisons and
+ * square root are machine instructions; the functions computed through double and the roundings to integers call
  * its library (float32.c), whose functions are correctly rounded or within one ulp and need no C library.
  * Its reductions accumulate as dtype: a multiply then an add, two roundings and no fused multiply-add, which
  * is what ONNX's reference implementation computes.
