@@ -32,7 +32,6 @@ public final class ChildCommand {
     /** Set in the child: whether the parent's standard output is a terminal (the child's is a pipe). */
     public static final String TERMINAL_PROPERTY = "byodt.terminal";
     private static final String CRASH_REPORT = "crash-report.txt";
-    private static final String BANNER_START = "# A fatal error has been detected by the Java Runtime Environment";
     private static final long POLL_MILLIS = 50;
 
     private final String mainClass;
@@ -167,7 +166,7 @@ public final class ChildCommand {
 
     /**
      * Copies the child's {@code stream} to {@code to} as it comes. The standard output goes line by line, so
-     * that the JVM's crash banner (it starts with a line "#", then {@link #BANNER_START}) can be held back.
+     * that the JVM's crash banner can be held back ({@link CrashBannerFilter}).
      */
     private static Thread pass(InputStream stream, PrintStream to, boolean holdBackCrashBanner) {
         Thread thread = new Thread(() -> {
@@ -181,20 +180,9 @@ public final class ChildCommand {
                     return;
                 }
                 BufferedReader lines = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8));
-                boolean pendingHash = false;
-                boolean banner = false;
-                for (String line; (line = lines.readLine()) != null; ) {
-                    if (banner) continue;
-                    if (pendingHash && line.startsWith(BANNER_START)) {
-                        banner = true;
-                        pendingHash = false;
-                        continue;
-                    }
-                    if (pendingHash) to.println("#");
-                    pendingHash = line.equals("#");
-                    if (!pendingHash) to.println(line);
-                }
-                if (pendingHash) to.println("#");
+                CrashBannerFilter filter = new CrashBannerFilter();
+                for (String line; (line = lines.readLine()) != null; ) filter.accept(line).forEach(to::println);
+                filter.finish().forEach(to::println);
             } catch (IOException e) {
                 // The child's streams close when it ends; what it wrote so far has been passed on.
             }
