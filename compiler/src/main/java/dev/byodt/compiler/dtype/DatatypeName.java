@@ -56,7 +56,8 @@ public record DatatypeName(String name, int bits, int lanes) {
             return new DatatypeName(custom.group(1), positive(custom.group(2), text), lanes(custom.group(3), text));
         }
         if (parseBlock(t).isPresent()) {
-            throw new ByodtException("'" + text + "' is a block datatype, which cannot stand where a scalar datatype (" + GRAMMAR + ") is needed");
+            throw new ByodtException("'" + text + "' is a block datatype: byodt quantizes blocks (docs/datatypes.md, \"Block formats\")"
+                + " but computes models and block elements in scalar datatypes only (" + GRAMMAR + ")");
         }
         throw new ByodtException("malformed datatype '" + text + "': expected " + GRAMMAR + ", or a block datatype: " + blockGrammar());
     }
