@@ -51,9 +51,16 @@ class BlockQuantizationTest {
     }
 
     @Test
-    void aTensorScaleOverAGeneralSpellingMatchesTheReference() {
-        BlockDatatypeName name = DatatypeName.parseBlock("block[custom[fp6e2m3]6,8,ue4m3,rceil,tensor]").orElseThrow();
-        BlockReference reference = new BlockReference(VALUES.get("custom[fp6e2m3]6"), VALUES.get("custom[ue4m3]8"), "rceil");
+    void generalSpellingsMatchTheReference() {
+        checkSpelling("block[custom[fp6e2m3]6,8,ue4m3,rceil,tensor]", BlockReference.minifloat(new MinifloatReference(2, 3, Specials.NONE, false)),
+            VALUES.get("custom[ue4m3]8"));
+        checkSpelling("block[bfloat16,64,e8m0,midmax]", BlockReference.minifloat(MinifloatReference.ieee(8, 7)), VALUES.get("custom[e8m0]8"));
+        checkSpelling("block[fxp16_12,16,fp8e4m3,nearest,tensor]", BlockReference.fixedPoint(16, 12), VALUES.get("custom[fp8e4m3]8"));
+    }
+
+    private static void checkSpelling(String spelling, List<Rational> elements, List<Rational> scales) {
+        BlockDatatypeName name = DatatypeName.parseBlock(spelling).orElseThrow();
+        BlockReference reference = new BlockReference(elements, scales, name.rule().optionName());
         BlockFormat format = BlockFormat.resolve(name, REGISTRY);
         for (float[] tensor : tensors(name, format)) checkTensor(name, format, reference, tensor);
     }
