@@ -65,7 +65,10 @@ class BlockQuantizationTest {
         for (float[] tensor : tensors(name, format)) checkTensor(name, format, reference, tensor);
     }
 
-    /** OCP MX v1.0's example: with 960 in an MXFP8 E4M3 block the scale is 2, and 957/2 = 478.5 clips to 448. */
+    /**
+     * OCP MX v1.0's example: with 960 in an MXFP8 E4M3 block the scale is 2, and 957/2 = 478.5 clips to 448;
+     * the rules that avoid clipping choose 4, where 957 rounds to 960.
+     */
     @Test
     void theFloorRuleClipsTheBlockMaximum() {
         BlockFormat format = BlockFormat.resolve(DatatypeName.parseBlock("mxfp8e4m3").orElseThrow(), REGISTRY);
@@ -78,6 +81,13 @@ class BlockQuantizationTest {
         assertEquals(896.0, q.value(0));
         assertEquals(896.0, q.value(1));
         assertEquals(-1.0, q.value(2));
+        for (ScaleRule unclipped : new ScaleRule[] {ScaleRule.CEIL, ScaleRule.RCEIL, ScaleRule.MIDMAX}) {
+            BlockDatatypeName name = new BlockDatatypeName(format.name().element(), 32, format.name().scale(), unclipped, false);
+            QuantizedBlock wider = BlockFormat.resolve(name, REGISTRY).quantize(block, 0, 32, 1);
+            assertEquals(4.0, wider.scale(), unclipped.optionName());
+            assertEquals(960.0, wider.value(0), unclipped.optionName());
+            assertEquals(960.0, wider.value(1), unclipped.optionName());
+        }
     }
 
     @Test
