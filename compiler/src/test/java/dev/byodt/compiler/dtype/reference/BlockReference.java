@@ -60,7 +60,7 @@ public final class BlockReference {
     public Rational tensorScale(float[] values) {
         Rational amax = Rational.ZERO;
         for (float v : values) {
-            if (Float.isFinite(v) && Rational.of(Math.abs((double) v)).compareTo(amax) > 0) amax = Rational.of(Math.abs((double) v));
+            if (Float.isFinite(v) && exact(Math.abs(v)).compareTo(amax) > 0) amax = exact(Math.abs(v));
         }
         if (amax.signum() == 0) return Rational.of(1);
         Rational quotient = amax.divide(largestElement().multiply(largestScale()));
@@ -77,14 +77,20 @@ public final class BlockReference {
         Rational amax = Rational.ZERO;
         for (float v : values) {
             if (!Float.isFinite(v)) return new Block(null, new Rational[n], negative);
-            Rational magnitude = Rational.of(Math.abs((double) v));
+            Rational magnitude = exact(Math.abs(v));
             if (magnitude.compareTo(amax) > 0) amax = magnitude;
         }
         Rational scale = amax.signum() == 0 ? scales.getFirst() : scale(amax.divide(t));
         Rational divisor = scale.multiply(t);
         Rational[] rounded = new Rational[n];
-        for (int i = 0; i < n; i++) rounded[i] = nearest(elements, Rational.of(Math.abs((double) values[i])).divide(divisor), true);
+        for (int i = 0; i < n; i++) rounded[i] = nearest(elements, exact(Math.abs(values[i])).divide(divisor), true);
         return new Block(scale, rounded, negative);
+    }
+
+    /** A float's exact value as a fraction over a power of two (Rational.of(double) would use a power of ten). */
+    private static Rational exact(float v) {
+        int exponent = Math.max(Math.getExponent(v), Float.MIN_EXPONENT) - 23;
+        return Rational.scaled(BigInteger.valueOf((long) Math.scalb((double) v, -exponent)), exponent);
     }
 
     /** The scale the rule gives for a = amax / t > 0. */
