@@ -45,7 +45,7 @@ class DatatypeOptionsTest {
         assertTrue(mode.err().contains("quire"), mode.err());
         CommandLineRun integer = CommandLineRun.of("compile", LENET.toString(), "--dtype", "bfloat16", "--accumulate", "int:32", "--emit", "llvm");
         assertEquals(Main.USAGE_ERROR, integer.exitCode());
-        assertEquals("byodt: datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact])",
+        assertEquals("byodt: datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact, fused:F=..,G=..])",
             integer.err().strip());
         CommandLineRun map = CommandLineRun.of("compile", LENET.toString(), "--dtype-map", "conv1", "--emit", "llvm");
         assertEquals(Main.USAGE_ERROR, map.exitCode());

@@ -153,7 +153,8 @@ class DatatypeDescriptorTest {
             readError(Q8.replace("[16]", "[16, 64]")));
         assertTrue(readError(Q8.replace("[add,", "[plus,")).startsWith(file + ": ops: no operation 'plus' (operations: add, sub,"));
         assertTrue(readError(Q8 + "functions: {plus: q8_add}\n").startsWith(file + ": functions: no operation 'plus'"));
-        assertEquals(file + ": accumulation: unknown accumulation mode 'quire' (dtype, float32, exact or int:W[:wrap|:saturate])",
+        assertEquals(file + ": accumulation: unknown accumulation mode 'quire' (dtype, float32, exact, int:W[:wrap|:saturate]"
+            + " or fused:F=<bits>,G=<group>[,rounding=rz|rne] or fused:<preset>)",
             readError(Q8.replace("[float32, exact]", "[float32, quire]")));
         assertEquals(file + ": accumulation: int:32:wrap is for built-in fixed point only (dtype, float32 or exact)",
             readError(Q8.replace("[float32, exact]", "[float32, exact, 'int:32']")));

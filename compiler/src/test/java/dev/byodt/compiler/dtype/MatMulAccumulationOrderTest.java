@@ -137,11 +137,12 @@ class MatMulAccumulationOrderTest {
         assertArrayEquals(expected, run(matMul(), in("custom[q8]16", AccumulationMode.EXACT)));
     }
 
-    /** The built-in libraries, whose exact accumulators are 64 to 512-bit integers. */
+    /** The built-in libraries, whose exact accumulators are 64 to 512-bit integers, and the fused unit's library. */
     @ParameterizedTest(name = "{0} --accumulate {1}")
-    @CsvSource({"custom[posit]16, dtype", "custom[posit]16, exact", "custom[posit]8, exact", "custom[posit]32, exact",
-        "bfloat16, dtype", "bfloat16, float32", "float16, exact", "fxp16_8, dtype", "fxp16_8, exact", "fxp32_16, exact",
-        "custom[fp8e4m3]8, dtype", "fxp16_13, int:24", "fxp8_4, int:24:saturate"})
+    @CsvSource(delimiter = ';', value = {"custom[posit]16; dtype", "custom[posit]16; exact", "custom[posit]8; exact", "custom[posit]32; exact",
+        "bfloat16; dtype", "bfloat16; float32", "float16; exact", "fxp16_8; dtype", "fxp16_8; exact", "fxp32_16; exact",
+        "custom[fp8e4m3]8; dtype", "fxp16_13; int:24", "fxp8_4; int:24:saturate", "bfloat16; fused:hopper-fp8",
+        "custom[posit]16; fused:F=3,G=4,rounding=rne"})
     void givesTheBitsOfThePlainLoopNest(String datatype, String accumulate) {
         CompileOptions options = in(datatype, AccumulationMode.parse(accumulate));
         float[] plain = DatatypePrograms.run(plainMatMul(), options, A, B);

@@ -38,6 +38,9 @@ record MinifloatFormat(int exponentBits, int fractionBits, Specials specials, bo
     /** The exponent of the smallest nonzero value: the last bit of a subnormal, or 2^-bias with no fraction bits. */
     int smallestExponent() { return (fractionBits > 0 ? 1 : 0) - bias() - fractionBits; }
 
+    /** Whether float32 holds every value exactly: at most 23 fraction bits, and exponents within float32's (subnormals included). */
+    boolean exactInFloat32() { return fractionBits <= 23 && largestBinade() <= 127 && smallestExponent() >= -149; }
+
     List<String> defines() {
         List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + exponentBits, "MF_FRAC_BITS=" + fractionBits));
         if (specials != Specials.IEEE) defines.add("MF_SPECIALS=MF_SPECIALS_" + specials);
