@@ -64,10 +64,10 @@ final class DtypesCommand implements Callable<Integer> {
         }
         System.out.println();
         System.out.println("accumulation modes (--accumulate; each datatype above lists those it takes):");
-        MODES.forEach((mode, meaning) -> System.out.printf("  %-42s %s%n", mode, meaning));
+        MODES.forEach((mode, meaning) -> System.out.printf("  %-44s %s%n", mode, meaning));
         for (FusedPreset p : FusedPreset.values()) {
             AccumulationMode.Fused f = p.mode();
-            System.out.printf("  %-42s %s: %s%n", f.optionName(), f.parameters(), p.source());
+            System.out.printf("  %-44s %s: %s%n", f.optionName(), f.parameters(), p.source());
         }
         return 0;
     }

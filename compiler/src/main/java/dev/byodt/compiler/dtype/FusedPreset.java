@@ -16,13 +16,14 @@ public enum FusedPreset {
      * per group, the K of one FP8 wgmma instruction (PTX ISA).
      */
     HOPPER_FP8("hopper-fp8", 13, 32, AccumulationMode.Rounding.RZ,
-        "DeepSeek-V3 report 3.3.2: ~14 bits on H800; G = K of an FP8 wgmma"),
+        "DeepSeek-V3 report 3.3.2: ~14 bits on H800; G = K of an FP8 wgmma (assumed)"),
     /**
      * NVIDIA Volta V100 tensor cores in binary32 accumulation: d = c + four products in one operation
-     * (Fasi, Higham, Mikaitis, Pranesh 2021, equation 1), aligned and truncated to binary32's 24 bits.
+     * (Fasi, Higham, Mikaitis, Pranesh 2021, equation 1); binary32's 24 bits kept, truncated, as byodt reads
+     * the paper's findings (docs/datatypes.md says what is cited and what is read).
      */
     VOLTA_FP16("volta-fp16", 23, 4, AccumulationMode.Rounding.RZ,
-        "Fasi, Higham, Mikaitis, Pranesh 2021: c + 4 products, truncated to binary32");
+        "Fasi, Higham, Mikaitis, Pranesh 2021, eq. 1: c + 4 products; F = 23, rz: byodt's reading");
 
     private final String presetName;
     private final int fractionBits;
