@@ -7,13 +7,7 @@ import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.dtype.posit.PositReference;
 import dev.byodt.compiler.dtype.reference.FusedDotReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
-import dev.byodt.compiler.graph.Graph;
-import dev.byodt.compiler.graph.Node;
-import dev.byodt.compiler.graph.TensorType;
-import dev.byodt.compiler.graph.Value;
-import dev.byodt.compiler.ops.Operators;
 import dev.byodt.runtime.ByodtException;
-import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +16,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.function.DoubleUnaryOperator;
 
@@ -71,8 +64,7 @@ class FusedAccumulationTest {
         Format format = format(name);
         AccumulationMode.Fused mode = (AccumulationMode.Fused) AccumulationMode.parse(accumulate);
         float[][] rows = rows(format, mode.fractionBits());
-        float[] a = new float[rows.length * K];
-        for (int i = 0; i < rows.length; i++) System.arraycopy(rows[i], 0, a, i * K, K);
+        float[] a = flattened(rows);
         float[] b = columns(format);
         FusedDotReference unit = new FusedDotReference(mode.fractionBits(), mode.group(), mode.rounding() == AccumulationMode.Rounding.RNE);
         float[] expected = new float[rows.length * N];
@@ -144,6 +136,17 @@ class FusedAccumulationTest {
         return b;
     }
 
+    private static String parseError(String accumulate) {
+        return assertThrows(ByodtException.class, () -> AccumulationMode.parse(accumulate)).getMessage();
+    }
+
+    /** A [M, K] from its rows. */
+    private static float[] flattened(float[][] rows) {
+        float[] a = new float[rows.length * K];
+        for (int i = 0; i < rows.length; i++) System.arraycopy(rows[i], 0, a, i * K, K);
+        return a;
+    }
+
     private static float[] filled(float value) {
         float[] row = new float[K];
         Arrays.fill(row, value);
@@ -153,26 +156,16 @@ class FusedAccumulationTest {
     private static float[] run(String datatype, AccumulationMode mode, int m, float[] a, float[] b) {
         CompileOptions options = CompileOptions.host().withDatatypes(DatatypeChoice.float32().withDatatype(datatype).withAccumulation(mode));
         long[] aShape = {m, K}, bShape = {K, N};
-        try (CompiledModule module = Compiler.compile(matMul(aShape, bShape), options); HostModel model = Compiler.jit(module)) {
+        try (CompiledModule module = Compiler.compile(MatMulAccumulationOrderTest.matMul(aShape, bShape), options); HostModel model = Compiler.jit(module)) {
             return model.run(List.of(Tensor.ofFloats(aShape, a), Tensor.ofFloats(bShape, b))).getFirst().toFloatArray();
         }
-    }
-
-    private static Graph matMul(long[] aShape, long[] bShape) {
-        Value a = new Value("A"), b = new Value("B"), y = new Value("Y");
-        a.setType(new TensorType(ElementType.FLOAT32, aShape));
-        b.setType(new TensorType(ElementType.FLOAT32, bShape));
-        Node node = new Node("matmul", "MatMul", "", 13, List.of(a, b), List.of(y), Map.of());
-        y.setType(Operators.lookup("MatMul").inferTypes(node).getFirst());
-        return new Graph("matmul", List.of(a, b), List.of(y), List.of(node));
     }
 
     /** The hopper-fp8 unit keeps 13 fraction bits in its accumulator, so it loses what float32 accumulation keeps. */
     @Test
     void hopperFp8DiffersFromFloat32Accumulation() {
         float[][] rows = rows(format("bfloat16"), 13);
-        float[] a = new float[rows.length * K];
-        for (int i = 0; i < rows.length; i++) System.arraycopy(rows[i], 0, a, i * K, K);
+        float[] a = flattened(rows);
         float[] b = columns(format("bfloat16"));
         assertFalse(Arrays.equals(run("bfloat16", AccumulationMode.parse("fused:hopper-fp8"), rows.length, a, b),
             run("bfloat16", AccumulationMode.FLOAT32, rows.length, a, b)));
@@ -194,18 +187,18 @@ class FusedAccumulationTest {
     @Test
     void badParametersAreOneLineErrors() {
         assertEquals("--accumulate fused:F=13: F=<bits> and G=<group> are required, as in fused:F=13,G=32",
-            assertThrows(ByodtException.class, () -> AccumulationMode.parse("fused:F=13")).getMessage());
+            parseError("fused:F=13"));
         assertEquals("--accumulate fused:F=41,G=4: F must be 1..40",
-            assertThrows(ByodtException.class, () -> AccumulationMode.parse("fused:F=41,G=4")).getMessage());
+            parseError("fused:F=41,G=4"));
         assertEquals("--accumulate fused:F=13,G=64: G must be 1..63",
-            assertThrows(ByodtException.class, () -> AccumulationMode.parse("fused:F=13,G=64")).getMessage());
+            parseError("fused:F=13,G=64"));
         assertEquals("--accumulate fused: unknown rounding 'rna' (rz or rne)",
-            assertThrows(ByodtException.class, () -> AccumulationMode.parse("fused:F=13,G=4,rounding=rna")).getMessage());
+            parseError("fused:F=13,G=4,rounding=rna"));
         assertEquals("--accumulate fused:F=13,G=4,acc=float16: the accumulator is float32 (acc=float32)",
-            assertThrows(ByodtException.class, () -> AccumulationMode.parse("fused:F=13,G=4,acc=float16")).getMessage());
+            parseError("fused:F=13,G=4,acc=float16"));
         assertEquals("--accumulate fused:F=13,H=4: expected F=<bits>,G=<group>[,rounding=rz|rne][,acc=float32], not 'H=4'",
-            assertThrows(ByodtException.class, () -> AccumulationMode.parse("fused:F=13,H=4")).getMessage());
+            parseError("fused:F=13,H=4"));
         assertEquals("--accumulate fused:blackwell: no such preset (hopper-fp8, volta-fp16, or F=<bits>,G=<group>[,rounding=rz|rne])",
-            assertThrows(ByodtException.class, () -> AccumulationMode.parse("fused:blackwell")).getMessage());
+            parseError("fused:blackwell"));
     }
 }

@@ -54,10 +54,13 @@ class MatMulAccumulationOrderTest {
     static final float[] A = seeded(BATCH_A * M * K, 11, 2), B = seeded(BATCH_B * K * N, 12, 3);
 
     /** The graph of one MatMul node on A and B. */
-    static Graph matMul() {
+    static Graph matMul() { return matMul(A_SHAPE, B_SHAPE); }
+
+    /** The graph of one MatMul node on inputs A and B of these shapes. */
+    static Graph matMul(long[] aShape, long[] bShape) {
         Value a = new Value("A"), b = new Value("B"), y = new Value("Y");
-        a.setType(new TensorType(ElementType.FLOAT32, A_SHAPE));
-        b.setType(new TensorType(ElementType.FLOAT32, B_SHAPE));
+        a.setType(new TensorType(ElementType.FLOAT32, aShape));
+        b.setType(new TensorType(ElementType.FLOAT32, bShape));
         Node node = new Node("matmul", "MatMul", "", 13, List.of(a, b), List.of(y), Map.of());
         y.setType(Operators.lookup("MatMul").inferTypes(node).getFirst());
         return new Graph("matmul", List.of(a, b), List.of(y), List.of(node));
