@@ -71,6 +71,7 @@ public final class DatatypeDefinition {
     private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
     private final ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
     private final Predicate<DatatypeInstance> valuesExactInFloat32;
+    private final Function<DatatypeInstance, ValueGrid> valueGrid;
     private final Map<String, Option> options;
     private final boolean reference;
     private final String origin;
@@ -92,6 +93,7 @@ public final class DatatypeDefinition {
         exactAccumulatorBits = b.exactAccumulatorBits;
         integerAccumulationFractionBits = b.integerAccumulationFractionBits;
         valuesExactInFloat32 = b.valuesExactInFloat32;
+        valueGrid = b.valueGrid;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         reference = b.reference;
         origin = b.origin;
@@ -112,6 +114,7 @@ public final class DatatypeDefinition {
         exactAccumulatorBits = d.exactAccumulatorBits;
         integerAccumulationFractionBits = d.integerAccumulationFractionBits;
         valuesExactInFloat32 = d.valuesExactInFloat32;
+        valueGrid = d.valueGrid;
         options = d.options;
         reference = d.reference;
         this.origin = origin;
@@ -201,6 +204,11 @@ public final class DatatypeDefinition {
         return integerAccumulationFractionBits.applyAsInt(instance);
     }
 
+    /** The instance's values as a grid block quantization rounds onto, for definitions that declare one. */
+    Optional<ValueGrid> valueGrid(DatatypeInstance instance) {
+        return valueGrid == null ? Optional.empty() : Optional.of(valueGrid.apply(instance));
+    }
+
     Optional<LowerFunc> lowering(DatatypeOp op, LoweringTarget target) {
         Map<LoweringTarget, LowerFunc> byTarget = lowerings.get(op);
         if (byTarget == null) return Optional.empty();
@@ -260,6 +268,7 @@ public final class DatatypeDefinition {
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
         private Predicate<DatatypeInstance> valuesExactInFloat32;
+        private Function<DatatypeInstance, ValueGrid> valueGrid;
         private final Map<String, Option> options = new LinkedHashMap<>();
         private boolean reference;
         private String origin = "";
@@ -381,6 +390,15 @@ public final class DatatypeDefinition {
          */
         public Builder fusedAccumulation(Predicate<DatatypeInstance> valuesExactInFloat32) {
             this.valuesExactInFloat32 = valuesExactInFloat32;
+            return this;
+        }
+
+        /**
+         * The instance's finite values as a {@link ValueGrid}, so that the datatype can be a block format's element
+         * or scale: block quantization rounds onto it in exact arithmetic, at compile time.
+         */
+        public Builder valueGrid(Function<DatatypeInstance, ValueGrid> gridOfInstance) {
+            valueGrid = gridOfInstance;
             return this;
         }
 

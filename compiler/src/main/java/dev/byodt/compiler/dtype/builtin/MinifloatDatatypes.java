@@ -51,6 +51,7 @@ public final class MinifloatDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> format.apply(i).exactAccumulatorBits())
-            .fusedAccumulation(i -> format.apply(i).exactInFloat32());
+            .fusedAccumulation(i -> format.apply(i).exactInFloat32())
+            .valueGrid(i -> format.apply(i).valueGrid());
     }
 }
