@@ -35,6 +35,18 @@ class DatatypeOptionsTest {
     }
 
     @Test
+    void dtypesSaysWhatEachAccumulationModeModelsAndWhereEachFusedPresetComesFrom() {
+        CommandLineRun run = CommandLineRun.of("dtypes");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("accumulate dtype, float32, exact, fused:F=..,G=..\n"), run.out());
+        assertTrue(run.out().contains("\n  int:W[:wrap|:saturate]                       a W-bit two's-complement register"), run.out());
+        assertTrue(run.out().contains("\n  fused:hopper-fp8                             fused:F=13,G=32,rounding=rz: DeepSeek-V3 report 3.3.2"),
+            run.out());
+        assertTrue(run.out().contains("\n  fused:volta-fp16                             fused:F=23,G=4,rounding=rz: Fasi, Higham, Mikaitis, Pranesh 2021"),
+            run.out());
+    }
+
+    @Test
     void aBlockDatatypeForAModelIsAOneLineUsageError() {
         CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4");
         assertEquals(Main.USAGE_ERROR, run.exitCode());
@@ -63,7 +75,7 @@ class DatatypeOptionsTest {
         assertTrue(mode.err().contains("quire"), mode.err());
         CommandLineRun integer = CommandLineRun.of("compile", LENET.toString(), "--dtype", "bfloat16", "--accumulate", "int:32", "--emit", "llvm");
         assertEquals(Main.USAGE_ERROR, integer.exitCode());
-        assertEquals("byodt: datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact])",
+        assertEquals("byodt: datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact, fused:F=..,G=..])",
             integer.err().strip());
         CommandLineRun map = CommandLineRun.of("compile", LENET.toString(), "--dtype-map", "conv1", "--emit", "llvm");
         assertEquals(Main.USAGE_ERROR, map.exitCode());

@@ -476,7 +476,7 @@ public final class LlvmCodegen {
             case I64 -> i64;
             case F32 -> LLVMFloatTypeInContext(context);
             case F64 -> LLVMDoubleTypeInContext(context);
-            case I128, I256, I512, I1024 -> LLVMIntTypeInContext(context, MachineTypes.byteSize(t) * 8);
+            case I128, I256, I512, I1024, I2048, I4096 -> LLVMIntTypeInContext(context, MachineTypes.byteSize(t) * 8);
             case REAL, ACC -> throw new IllegalStateException(t + " reached code generation: the datatype was not lowered");
         };
     }

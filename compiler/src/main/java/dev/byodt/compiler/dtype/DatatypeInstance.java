@@ -51,6 +51,10 @@ public record DatatypeInstance(DatatypeDefinition definition, DatatypeName name,
             throw new ByodtException("datatype " + this + " does not support --accumulate " + mode.optionName()
                 + " (it supports " + definition.accumulationModeNames() + ")");
         }
+        if (mode instanceof AccumulationMode.Fused && !definition.fusedAccepts(this)) {
+            throw new ByodtException("datatype " + this + " does not support --accumulate " + mode.optionName()
+                + ": float32 does not hold its values exactly, so the fused unit would not see exact products");
+        }
     }
 
     /** The lowering for {@code op} on {@code target}: the target's own, else the one for any target. */

@@ -40,6 +40,8 @@ record MinifloatFormat(int exponentBits, int fractionBits, Specials specials, bo
     /** The exponent of the smallest nonzero value: the last bit of a subnormal, or 2^-bias with no fraction bits. */
     int smallestExponent() { return (fractionBits > 0 ? 1 : 0) - bias() - fractionBits; }
 
+    /** Whether float32 holds every value exactly: at most 23 fraction bits, and exponents within float32's (subnormals included). */
+    boolean exactInFloat32() { return fractionBits <= 23 && largestBinade() <= 127 && smallestExponent() >= -149; }
     /**
      * The finite values: M fraction bits from the smallest normal binade 1 - bias up (with M = 0, E8M0, the
      * smallest pattern is 2^-bias and there is no zero); the largest is the top binade full, or one step short
