@@ -24,7 +24,7 @@ final class MatMul implements Operator {
     }
 
     /** The operands as batches of M x K and K x N matrices, and the shapes of everything involved. */
-    private record Shape(long[] aBatch, long[] bBatch, long[] batch, long m, long k, long n, long[] output) {}
+    record Shape(long[] aBatch, long[] bBatch, long[] batch, long m, long k, long n, long[] output) {}
 
     @Override
     public List<TensorType> inferTypes(Node node) {
@@ -32,8 +32,13 @@ final class MatMul implements Operator {
     }
 
     private static Shape shape(Node node) {
-        long[] a = Operands.requireRank(node, Operands.floatInput(node, 0, "A"), "A", 1).shape();
-        long[] b = Operands.requireRank(node, Operands.floatInput(node, 1, "B"), "B", 1).shape();
+        return shape(node, Operands.floatInput(node, 0, "A"), Operands.floatInput(node, 1, "B"));
+    }
+
+    /** The shapes of the product of a and b, as numpy's matmul has it, or an error naming the node. */
+    static Shape shape(Node node, TensorType aType, TensorType bType) {
+        long[] a = Operands.requireRank(node, aType, "A", 1).shape();
+        long[] b = Operands.requireRank(node, bType, "B", 1).shape();
         long[] a2 = a.length == 1 ? new long[] {1, a[0]} : a;
         long[] b2 = b.length == 1 ? new long[] {b[0], 1} : b;
         long m = a2[a2.length - 2];
