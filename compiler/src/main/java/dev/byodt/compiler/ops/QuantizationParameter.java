@@ -38,12 +38,18 @@ record QuantizationParameter(int input, boolean perSlice) {
         throw node.error(role + " '" + v.name() + "' has shape " + Shapes.format(shape) + "; expected " + expected);
     }
 
-    /** A zero point: like {@link #of}, and of the element type of the operand it belongs to, as ONNX requires. */
+    /**
+     * A zero point: like {@link #of}, an int8 or uint8 tensor, and of the element type of its operand where both
+     * types are known, as ONNX requires.
+     */
     static QuantizationParameter zeroPoint(Node node, int input, String role, ElementType operand, long slices, String along,
                                            boolean perSliceAllowed) {
         Value v = node.input(input);
-        if (v != null && v.declaredType() != operand) {
-            throw node.error(role + " '" + v.name() + "' is " + v.declaredType() + " but its operand is " + operand);
+        if (v != null) {
+            ElementType type = integerOperand(node, input, role);
+            if (isEightBit(type) && isEightBit(operand) && type != operand) {
+                throw node.error(role + " '" + v.name() + "' is " + type + " but its operand is " + operand);
+            }
         }
         return of(node, input, role, slices, along, perSliceAllowed);
     }
@@ -66,12 +72,16 @@ record QuantizationParameter(int input, boolean perSlice) {
         return value == null ? cast(ScalarType.I32, idx(0)) : cast(ScalarType.I32, value);
     }
 
-    /** The declared type of a quantized (int8 or uint8) input, which the node must provide. */
+    /**
+     * The type of a quantized input, which the node must provide: int8 or uint8. A value computed inside the graph
+     * is known only as the int32 it is computed in (byodt does not carry declared types through nodes), so int32
+     * passes too; ONNX's checker has already held such a value to its operator's types.
+     */
     static ElementType integerOperand(Node node, int input, String role) {
         Value v = node.input(input);
         if (v == null) throw node.error("input " + role + " is missing");
         ElementType type = v.declaredType();
-        if (type != ElementType.INT8 && type != ElementType.UINT8) {
+        if (!isEightBit(type) && type != ElementType.INT32) {
             throw node.error("input " + role + " '" + v.name() + "' is " + type + "; " + node.opType() + " takes int8 or uint8");
         }
         return type;
@@ -82,4 +92,6 @@ record QuantizationParameter(int input, boolean perSlice) {
         integerOperand(node, input, role);
         return node.input(input).type();
     }
+
+    private static boolean isEightBit(ElementType type) { return type == ElementType.INT8 || type == ElementType.UINT8; }
 }

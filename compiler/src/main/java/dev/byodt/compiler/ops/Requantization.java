@@ -1,6 +1,7 @@
 package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ElementType;
@@ -18,9 +19,19 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
 final class Requantization {
     private Requantization() {}
 
-    /** The output's integer type: that of y_zero_point (input {@code input}), int8 or uint8. */
+    /**
+     * The output's integer type: that of y_zero_point (input {@code input}), int8 or uint8, which must therefore be
+     * a weight or a graph input, whose types byodt knows.
+     */
     static ElementType outputType(Node node, int input) {
-        return QuantizationParameter.integerOperand(node, input, "y_zero_point");
+        Value zeroPoint = node.input(input);
+        if (zeroPoint == null) throw node.error("input y_zero_point is missing (its type is the output's)");
+        ElementType type = zeroPoint.declaredType();
+        if (type != ElementType.INT8 && type != ElementType.UINT8) {
+            throw node.error("y_zero_point '" + zeroPoint.name() + "' is " + type
+                + "; it must be an int8 or uint8 weight or graph input (its type is the output's)");
+        }
+        return type;
     }
 
     /** The stored output for an int32 {@code sum}, with the scales (REAL) and output zero point of its element. */

@@ -22,14 +22,14 @@ class KeptNodeCasesTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"onnx-node-recurrent, 12", "onnx-node-images, 23", "onnx-node-indexing, 95", "onnx-node-math, 56",
-        "onnx-node-logic, 63", "onnx-node-elementwise, 9"})
+        "onnx-node-logic, 63", "onnx-node-elementwise, 9", "onnx-node-quantized, 9"})
     void everyCasePassesCompiled(String folder, int cases) {
         assertAllPass(folder, cases, GraphExecutor.compiled(CompileOptions.host()));
     }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"onnx-node-recurrent, 12", "onnx-node-images, 23", "onnx-node-indexing, 95", "onnx-node-math, 56",
-        "onnx-node-logic, 63", "onnx-node-elementwise, 9"})
+        "onnx-node-logic, 63", "onnx-node-elementwise, 9", "onnx-node-quantized, 9"})
     void everyCasePassesInTheInterpreter(String folder, int cases) {
         assertAllPass(folder, cases, GraphInterpreter::run);
     }
