@@ -11,6 +11,7 @@ import dev.byodt.runtime.ElementType;
 
 import java.util.List;
 
+import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.eq;
@@ -19,7 +20,6 @@ import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.select;
 import static dev.byodt.compiler.kernel.Exprs.sub;
-import static dev.byodt.compiler.kernel.Exprs.cast;
 
 /**
  * DynamicQuantizeLinear (opset 11): x quantized to uint8 with a scale and zero point taken from its own range,

@@ -53,7 +53,7 @@ final class QuantizeLinear implements Operator {
     }
 
     /** An int64 value clamped to the range of the integer type {@code target}. */
-    static Expr saturate(ElementType target, Expr value) {
+    private static Expr saturate(ElementType target, Expr value) {
         int bits = target.integerBits();
         long lowest = target.isUnsigned() ? 0 : -(1L << (bits - 1));
         long highest = target.isUnsigned() ? (1L << bits) - 1 : (1L << (bits - 1)) - 1;
