@@ -1,26 +1,15 @@
 package dev.byodt.compiler;
 
-import ai.onnxruntime.OnnxTensor;
-import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtSession;
-import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
-import dev.byodt.compiler.onnx.OnnxLoader;
-import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -58,32 +47,7 @@ class QOperatorModelCrossCheckTest {
         }
     }
 
-    /** Per output, the largest |byodt - onnxruntime| over seeded random images, relative to the largest |output| of each. */
     private static double[] worstDifferences(CompileOptions options) throws OrtException {
-        OrtEnvironment env = OrtEnvironment.getEnvironment();
-        Random random = new Random(13);
-        double[] worst = new double[OUTPUTS.size()];
-        try (OrtSession session = env.createSession(MODEL.toString(), new OrtSession.SessionOptions());
-             CompiledModule module = Compiler.compile(OnnxLoader.load(MODEL, Map.of()), options);
-             HostModel byodt = Compiler.jit(module)) {
-            for (int image = 0; image < IMAGES; image++) {
-                float[] pixels = new float[64];
-                for (int i = 0; i < pixels.length; i++) pixels[i] = random.nextFloat();
-                List<Tensor> ours = byodt.run(List.of(Tensor.ofFloats(SHAPE, pixels)));
-                try (OnnxTensor input = OnnxTensor.createTensor(env, FloatBuffer.wrap(pixels), SHAPE);
-                     OrtSession.Result result = session.run(Map.of("image", input))) {
-                    for (int o = 0; o < OUTPUTS.size(); o++) {
-                        float[] theirs = new float[(int) ours.get(o).elementCount()];
-                        ((OnnxTensor) result.get(OUTPUTS.get(o)).orElseThrow()).getFloatBuffer().get(theirs);
-                        float[] mine = ours.get(o).toFloatArray();
-                        assertEquals(theirs.length, mine.length, OUTPUTS.get(o) + " elements");
-                        double largest = 0;
-                        for (float v : theirs) largest = Math.max(largest, Math.abs(v));
-                        for (int i = 0; i < theirs.length; i++) worst[o] = Math.max(worst[o], Math.abs(theirs[i] - mine[i]) / largest);
-                    }
-                }
-            }
-        }
-        return worst;
+        return OnnxRuntimeComparison.worstDifferences(MODEL, options, "image", SHAPE, OUTPUTS, IMAGES, 13);
     }
 }

@@ -6,11 +6,9 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
-import dev.byodt.runtime.Shapes;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
-import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.sub;
@@ -45,27 +43,19 @@ record IntegerMatMul(MatMul.Shape shape, int a, QuantizationParameter aZeroPoint
 
     /** The reference nest: each matrix of the stack row by row, column by column, each sum in the order of k. */
     void emit(KernelBuilder kb, Output output) {
-        MatMul.Shape s = shape;
         Buffer aBuffer = kb.input(a);
         Buffer bBuffer = kb.input(b);
         Buffer y = kb.output(0);
-        long[] matrices = {Shapes.elementCount(s.batch(), "batch"), s.m(), s.n()};
-        kb.loops(s.batch(), batch -> {
-            Expr aBase = mul(Broadcasting.index(s.aBatch(), batch), s.m() * s.k());
-            Expr bBase = mul(Broadcasting.index(s.bBatch(), batch), s.k() * s.n());
-            Expr matrix = flatIndex(s.batch(), batch);
-            kb.loop(s.m(), i -> kb.loop(s.n(), j -> {
-                Expr aZero = aZeroPoint.zeroPoint(kb, i);
-                Expr bZero = bZeroPoint.zeroPoint(kb, j);
-                Local sum = kb.local("sum", cast(ScalarType.I32, idx(0)));
-                kb.loop(s.k(), k -> {
-                    Expr aTerm = sub(kb.load(aBuffer, add(aBase, add(mul(i, s.k()), k))), aZero);
-                    Expr bTerm = sub(kb.load(bBuffer, add(bBase, add(mul(k, s.n()), j))), bZero);
-                    kb.assign(sum, add(kb.get(sum), mul(aTerm, bTerm)));
-                });
-                // The output's dropped vector dimensions have size 1, so its flat layout is batch x M x N.
-                kb.store(y, flatIndex(matrices, matrix, i, j), output.of(i, j, kb.get(sum)));
-            }));
-        });
+        shape.forEachMatrix(kb, at -> kb.loop(shape.m(), i -> kb.loop(shape.n(), j -> {
+            Expr aZero = aZeroPoint.zeroPoint(kb, i);
+            Expr bZero = bZeroPoint.zeroPoint(kb, j);
+            Local sum = kb.local("sum", cast(ScalarType.I32, idx(0)));
+            kb.loop(shape.k(), k -> {
+                Expr aTerm = sub(kb.load(aBuffer, at.a(i, k)), aZero);
+                Expr bTerm = sub(kb.load(bBuffer, at.b(k, j)), bZero);
+                kb.assign(sum, add(kb.get(sum), mul(aTerm, bTerm)));
+            });
+            kb.store(y, at.y(i, j), output.of(i, j, kb.get(sum)));
+        })));
     }
 }

@@ -17,6 +17,8 @@ import java.util.Random;
 
 import static dev.byodt.compiler.ops.NodeCase.floats;
 import static dev.byodt.compiler.ops.NodeCase.longs;
+import static dev.byodt.compiler.ops.ShapeIndexing.count;
+import static dev.byodt.compiler.ops.ShapeIndexing.unflatten;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 /**
@@ -126,8 +128,6 @@ class QuantizedProductsTest {
     private static Tensor typed(ElementType type, long[] shape, long[] values) {
         return longs(shape, values).convertedTo(type);
     }
-
-    private static long count(long[] shape) { return Arrays.stream(shape).reduce(1, (a, b) -> a * b); }
 
     private static float[] scales(Random random, int count) {
         float[] s = new float[count];
@@ -331,15 +331,6 @@ class QuantizedProductsTest {
     /** A zero point: a scalar for one value, else a 1-D tensor of one per slice. */
     private static Tensor parameter(ElementType type, long[] values) {
         return typed(type, values.length == 1 ? new long[0] : new long[] {values.length}, values);
-    }
-
-    private static long[] unflatten(long[] shape, long flat) {
-        long[] index = new long[shape.length];
-        for (int d = shape.length - 1; d >= 0; d--) {
-            index[d] = flat % shape[d];
-            flat /= shape[d];
-        }
-        return index;
     }
 
     private static long[] concat(long[] head, long... tail) {
