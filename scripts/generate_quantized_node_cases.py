@@ -8,18 +8,10 @@ onnx 1.12's generators, their models, their inputs and their expected outputs.
 Usage: /usr/bin/python3 scripts/generate_quantized_node_cases.py OUT_DIR   (the cases go to OUT_DIR/node/)
 """
 
-import sys
-
-from generate_indexing_node_cases import generate
+from generate_indexing_node_cases import generate_from_command_line
 
 OP_TYPES = ["QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear"]
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[-1])
-    generate(OP_TYPES, [], sys.argv[1])
-
-
 if __name__ == "__main__":
-    main()
+    generate_from_command_line(OP_TYPES, [], __doc__)
