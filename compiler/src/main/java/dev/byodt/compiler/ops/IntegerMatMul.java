@@ -17,8 +17,8 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * The integer matrix products of MatMulInteger and QLinearMatMul: over numpy matmul's broadcast batches, each
  * output the int32 sum over k of {@code (a[i,k] - a_zero_point) * (b[k,j] - b_zero_point)}, the zero point of A
  * one per tensor or one per row i, that of B one per tensor or one per column j. Integer arithmetic throughout,
- * whatever the datatype: the products of 8-bit differences and their sums are exact in int32 (wrapping as
- * int32 does past 2^31, as ONNX Runtime's do).
+ * whatever the datatype: a product of 8-bit differences is at most 255 * 255, so sums of up to 33,000 terms
+ * are exact in int32, as ONNX specifies them.
  *
  * @param shape      the product's shapes
  * @param a          the input holding A
