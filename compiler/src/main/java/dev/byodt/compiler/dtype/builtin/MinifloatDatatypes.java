@@ -50,6 +50,7 @@ public final class MinifloatDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
-            .exactAccumulator(i -> format.apply(i).exactAccumulatorBits());
+            .exactAccumulator(i -> format.apply(i).exactAccumulatorBits())
+            .valueGrid(i -> format.apply(i).valueGrid());
     }
 }
