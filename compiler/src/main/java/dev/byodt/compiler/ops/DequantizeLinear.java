@@ -6,6 +6,7 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ElementType;
 
 import java.util.List;
 
@@ -25,6 +26,11 @@ final class DequantizeLinear implements Operator {
 
     @Override
     public List<TensorType> inferTypes(Node node) {
+        ElementType quantized = node.input(0).declaredType();
+        if (!quantized.isInteger() || quantized.integerBits() > Integer.SIZE) {
+            throw node.error("dequantizing " + quantized + " (input '" + node.input(0).name()
+                + "') is not supported (integer types up to 32 bits are)");
+        }
         QuantizationAxis.of(node);
         return List.of(new TensorType(node.input(1).type().elementType(), node.input(0).type().shape()));
     }
