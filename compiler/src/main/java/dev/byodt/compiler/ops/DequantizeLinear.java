@@ -27,9 +27,8 @@ final class DequantizeLinear implements Operator {
     @Override
     public List<TensorType> inferTypes(Node node) {
         ElementType quantized = node.input(0).declaredType();
-        if (!quantized.isInteger() || quantized.integerBits() > Integer.SIZE) {
-            throw node.error("dequantizing " + quantized + " (input '" + node.input(0).name()
-                + "') is not supported (integer types up to 32 bits are)");
+        if (!quantized.isInteger()) {
+            throw node.error("dequantizing " + quantized + " (input '" + node.input(0).name() + "') is not supported (integer types are)");
         }
         QuantizationAxis.of(node);
         return List.of(new TensorType(node.input(1).type().elementType(), node.input(0).type().shape()));
