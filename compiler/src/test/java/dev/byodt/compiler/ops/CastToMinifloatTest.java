@@ -8,6 +8,7 @@ import dev.byodt.runtime.MinifloatCast;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.ValueLayout;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * A Cast to an 8- or 4-bit float inside a model rounds the value as byodt's own conversion
  * ({@link MinifloatCast}, tested against exact references in the runtime's MinifloatElementTypesTest) does, with
  * each saturate and round_mode, in the interpreter and in compiled code: on every float16 value, a seeded sample
- * of float32 values and the edges.
+ * of float32 values and the edges. QuantizeLinear to these types rounds the same way, and DequantizeLinear reads
+ * their values.
  */
 class CastToMinifloatTest {
     private static final ElementType[] TYPES = {ElementType.FLOAT8E4M3FN, ElementType.FLOAT8E4M3FNUZ, ElementType.FLOAT8E5M2,
@@ -55,6 +57,39 @@ class CastToMinifloatTest {
                     }
                 }
             }
+        }
+    }
+
+    @Test
+    void quantizeLinearToAFloat8RoundsTheQuotientAsCastDoes() {
+        Tensor x = samples();
+        GraphExecutor[] executors = {GraphInterpreter::run, GraphExecutor.compiled(CompileOptions.host())};
+        for (ElementType type : new ElementType[] {ElementType.FLOAT8E4M3FN, ElementType.FLOAT8E5M2, ElementType.FLOAT4E2M1}) {
+            for (long saturate : new long[] {1, 0}) {
+                MinifloatCast cast = new MinifloatCast(type.minifloat(), saturate == 1, MinifloatCast.E8m0Rounding.UP);
+                NodeCase node = new NodeCase("QuantizeLinear", 21).attr("output_dtype", (long) type.onnxCode())
+                    .attr("saturate", saturate).input(x).constant(Tensor.ofFloats(new long[0], new float[] {0.375f}));
+                for (GraphExecutor executor : executors) {
+                    Tensor y = node.run(executor).getFirst();
+                    for (int i = 0; i < x.elementCount(); i++) {
+                        double want = type.minifloat().value(cast.encode(x.getFloat(i) / 0.375f));
+                        assertEquals(Double.doubleToLongBits(want), Double.doubleToLongBits(y.getFloat(i)),
+                            type + " saturate=" + saturate + " of " + x.getFloat(i));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void dequantizeLinearOfAFloat8IsItsValueLessTheZeroPointTimesTheScale() {
+        Tensor patterns = Tensor.zeros(ElementType.FLOAT8E4M3FN, new long[] {256});
+        for (int p = 0; p < 256; p++) patterns.data().set(ValueLayout.JAVA_BYTE, p, (byte) p);
+        Tensor y = new NodeCase("DequantizeLinear", 21).input(patterns).constant(Tensor.ofFloats(new long[0], new float[] {3}))
+            .runOne();
+        for (int p = 0; p < 256; p++) {
+            float want = (float) ElementType.FLOAT8E4M3FN.minifloat().value(p) * 3;
+            assertEquals(Float.floatToIntBits(want), Float.floatToIntBits(y.getFloat(p)), "pattern " + p);
         }
     }
 
