@@ -146,8 +146,12 @@ public final class TensorProtos {
             }
             // Each int32 holds one byte of packed elements.
             case INT4, UINT4, INT2, UINT2, FLOAT4E2M1 -> {
-                List<Integer> values = checkedCount(proto.getInt32DataList(), "int32_data",
-                    PackedElements.bytesFor(tensor.type(), count), context);
+                List<Integer> values = proto.getInt32DataList();
+                long bytes = PackedElements.bytesFor(tensor.type(), count);
+                if (values.size() != bytes) {
+                    throw new ByodtException(context + " has " + values.size() + " values in int32_data, but " + count + " "
+                        + tensor.type() + " elements pack into " + bytes + " bytes, one a value");
+                }
                 byte[] packed = new byte[values.size()];
                 for (int i = 0; i < packed.length; i++) packed[i] = (byte) (int) values.get(i);
                 PackedElements.unpack(packed, tensor);

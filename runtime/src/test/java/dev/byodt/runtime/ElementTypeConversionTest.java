@@ -212,11 +212,15 @@ class ElementTypeConversionTest {
     }
 
     @Test
-    void packedRawDataOfTheWrongSizeIsRefusedNamingTheTensor() {
+    void packedDataOfTheWrongSizeIsRefusedNamingTheTensor() {
         TensorProto proto = TensorProto.newBuilder().setName("w").setDataType(ElementType.INT4.onnxCode()).addDims(5)
             .setRawData(ByteString.copyFrom(new byte[2])).build();
         ByodtException e = assertThrows(ByodtException.class,
             () -> TensorProtos.fromProto(proto, "initializer 'w'"));
         assertEquals("initializer 'w' has 2 bytes of raw data, but shape 5 of int4 needs 3", e.getMessage());
+        TensorProto typed = TensorProto.newBuilder().setName("w").setDataType(ElementType.UINT2.onnxCode()).addDims(5)
+            .addInt32Data(0).build();
+        ByodtException t = assertThrows(ByodtException.class, () -> TensorProtos.fromProto(typed, "initializer 'w'"));
+        assertEquals("initializer 'w' has 1 values in int32_data, but 5 uint2 elements pack into 2 bytes, one a value", t.getMessage());
     }
 }
