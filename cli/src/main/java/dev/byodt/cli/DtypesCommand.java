@@ -1,9 +1,12 @@
 package dev.byodt.cli;
 
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
+import dev.byodt.compiler.dtype.ScaleRule;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -11,12 +14,13 @@ import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 
 @Command(name = "dtypes", mixinStandardHelpOptions = true,
     description = {"List every registered datatype: its NAME (custom[NAME]BITS), type code, widths, accumulation modes, "
-        + "options, library, and which scalar operations it lowers, so gaps show before compiling."})
+        + "options, library, and which scalar operations it lowers, so gaps show before compiling; then the block datatypes."})
 final class DtypesCommand implements Callable<Integer> {
     @Mixin
     PluginOptions plugins;
@@ -47,6 +51,15 @@ final class DtypesCommand implements Callable<Integer> {
             System.out.println("    lowers  " + String.join(" ", lowered));
             System.out.println("    missing " + (missing.isEmpty() ? "none" : String.join(" ", missing)));
         }
+        System.out.println();
+        System.out.println("block datatypes (quantization only: models do not compute in them yet)");
+        for (Map.Entry<String, BlockDatatypeName> builtIn : BlockDatatypeName.builtIns().entrySet()) {
+            BlockDatatypeName b = BlockFormat.resolve(builtIn.getValue(), registry).name();
+            System.out.printf("%-22s %d x %s under %s, scale rule %s%s%n", builtIn.getKey(), b.blockSize(), b.element(), b.scale(),
+                b.rule().optionName(), b.tensorScale() ? ", float32 tensor scale" : "");
+        }
+        System.out.println("block[ELEMENT,SIZE,SCALE,RULE[,tensor]]  any minifloat or fixed-point element and scale; RULE "
+            + ScaleRule.names());
         return 0;
     }
 }

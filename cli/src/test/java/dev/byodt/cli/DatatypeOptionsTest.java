@@ -25,6 +25,24 @@ class DatatypeOptionsTest {
     }
 
     @Test
+    void dtypesListsTheBlockDatatypesAndTheirSpelling() {
+        CommandLineRun run = CommandLineRun.of("dtypes");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("\nmxfp8e4m3              32 x custom[fp8e4m3]8 under custom[e8m0]8, scale rule floor\n"), run.out());
+        assertTrue(run.out().contains("\nnvfp4                  16 x custom[fp4e2m1]4 under custom[ue4m3]8, scale rule nearest, float32 tensor scale\n"),
+            run.out());
+        assertTrue(run.out().contains("RULE floor, ceil, even, rceil, midmax, nearest"), run.out());
+    }
+
+    @Test
+    void aBlockDatatypeForAModelIsAOneLineUsageError() {
+        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4");
+        assertEquals(Main.USAGE_ERROR, run.exitCode());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("'mxfp4' is a block datatype"), run.err());
+    }
+
+    @Test
     void anUnknownDatatypeIsAUsageErrorListingTheRegisteredOnes() {
         CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "custom[lns]16");
         assertEquals(Main.USAGE_ERROR, run.exitCode());

@@ -69,6 +69,7 @@ public final class DatatypeDefinition {
     private final Set<AccumulationMode> accumulation;
     private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
     private final ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
+    private final Function<DatatypeInstance, ValueGrid> valueGrid;
     private final Map<String, Option> options;
     private final boolean reference;
     private final String origin;
@@ -89,6 +90,7 @@ public final class DatatypeDefinition {
         accumulation = Collections.unmodifiableSet(new LinkedHashSet<>(b.accumulation));
         exactAccumulatorBits = b.exactAccumulatorBits;
         integerAccumulationFractionBits = b.integerAccumulationFractionBits;
+        valueGrid = b.valueGrid;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         reference = b.reference;
         origin = b.origin;
@@ -108,6 +110,7 @@ public final class DatatypeDefinition {
         accumulation = d.accumulation;
         exactAccumulatorBits = d.exactAccumulatorBits;
         integerAccumulationFractionBits = d.integerAccumulationFractionBits;
+        valueGrid = d.valueGrid;
         options = d.options;
         reference = d.reference;
         this.origin = origin;
@@ -186,6 +189,11 @@ public final class DatatypeDefinition {
         return integerAccumulationFractionBits.applyAsInt(instance);
     }
 
+    /** The instance's values as a grid block quantization rounds onto, for definitions that declare one. */
+    Optional<ValueGrid> valueGrid(DatatypeInstance instance) {
+        return valueGrid == null ? Optional.empty() : Optional.of(valueGrid.apply(instance));
+    }
+
     Optional<LowerFunc> lowering(DatatypeOp op, LoweringTarget target) {
         Map<LoweringTarget, LowerFunc> byTarget = lowerings.get(op);
         if (byTarget == null) return Optional.empty();
@@ -244,6 +252,7 @@ public final class DatatypeDefinition {
         private final Set<AccumulationMode> accumulation = new LinkedHashSet<>(List.of(AccumulationMode.DTYPE));
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
+        private Function<DatatypeInstance, ValueGrid> valueGrid;
         private final Map<String, Option> options = new LinkedHashMap<>();
         private boolean reference;
         private String origin = "";
@@ -356,6 +365,15 @@ public final class DatatypeDefinition {
          */
         public Builder integerAccumulation(ToIntFunction<DatatypeInstance> fractionBits) {
             integerAccumulationFractionBits = fractionBits;
+            return this;
+        }
+
+        /**
+         * The instance's finite values as a {@link ValueGrid}, so that the datatype can be a block format's element
+         * or scale: block quantization rounds onto it in exact arithmetic, at compile time.
+         */
+        public Builder valueGrid(Function<DatatypeInstance, ValueGrid> gridOfInstance) {
+            valueGrid = gridOfInstance;
             return this;
         }
 

@@ -51,6 +51,7 @@ public final class MinifloatDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
-            .exactAccumulator(i -> MinifloatLibrary.exactAccumulatorBits(format.apply(i)));
+            .exactAccumulator(i -> MinifloatLibrary.exactAccumulatorBits(format.apply(i)))
+            .valueGrid(i -> MinifloatLibrary.valueGrid(format.apply(i)));
     }
 }

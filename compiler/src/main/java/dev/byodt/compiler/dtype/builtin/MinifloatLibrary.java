@@ -1,13 +1,15 @@
 package dev.byodt.compiler.dtype.builtin;
 
+import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.runtime.MinifloatFormat;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What minifloat.c needs to know of a {@link MinifloatFormat}: its -D parameters, and the width of its exact
- * accumulator, which the registry gives code generation.
+ * What the datatypes built on minifloat.c need of a {@link MinifloatFormat}: the library's -D parameters, the
+ * width of its exact accumulator, which the registry gives code generation, and the grid of values block
+ * quantization rounds to.
  */
 final class MinifloatLibrary {
     private MinifloatLibrary() {}
@@ -29,5 +31,19 @@ final class MinifloatLibrary {
         int bits = 64;
         while (bits < needed) bits *= 2;
         return bits;
+    }
+
+    /**
+     * The finite values: M fraction bits from the smallest normal binade 1 - bias up (with M = 0, E8M0, the
+     * smallest pattern is 2^-bias and there is no zero); the largest is the top binade full, or one step short
+     * of it where the all-ones pattern is the NaN (FN with fraction bits: fp8e4m3's 448, not 480).
+     */
+    static ValueGrid valueGrid(MinifloatFormat format) {
+        int fractionBits = format.fractionBits();
+        boolean topPatternNaN = format.specials() == MinifloatFormat.Specials.FN && fractionBits > 0;
+        double topSignificand = 2 - Math.scalb(1.0, (topPatternNaN ? 1 : 0) - fractionBits);
+        boolean hasZero = fractionBits > 0;
+        return new ValueGrid(fractionBits, hasZero ? 1 - format.bias() : -format.bias(),
+            Math.scalb(topSignificand, format.largestBinade()), hasZero, !format.unsigned());
     }
 }
