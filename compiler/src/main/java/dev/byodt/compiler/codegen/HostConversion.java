@@ -87,26 +87,25 @@ public final class HostConversion implements CompileTimeConversion {
         Target host = Target.host();
         LLVMOrcThreadSafeContextRef threadSafeContext = LLVMOrcCreateNewThreadSafeContext();
         LLVMContextRef context = LLVMOrcThreadSafeContextGetContext(threadSafeContext);
-        LLVMModuleRef driver = parse(driverIr(function, storage), context);
+        LLVMModuleRef libraryModule = LibraryLinker.load(library, host, context);
+        String type = LibraryLinker.definedFunctions(libraryModule).get(function);
+        String converts = llvmType(storage) + " (double)", constant = llvmType(storage) + " ()";
+        if (type == null) {
+            LLVMDisposeModule(libraryModule);
+            throw new ByodtException("the datatype library " + library + " defines no function " + function
+                + " (from_f64: constants and weights)");
+        }
+        if (!type.equals(converts) && !type.equals(constant)) {
+            LLVMDisposeModule(libraryModule);
+            throw new ByodtException(function + " in " + library + " has type " + type + ", but from_f64 needs " + converts);
+        }
+        LLVMModuleRef driver = parse(driverIr(function, storage, type.equals(constant)), context);
         LLVMSetTarget(driver, host.triple());
         LLVMTargetMachineRef machine = host.createTargetMachine();
         LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
         LLVMSetModuleDataLayout(driver, layout);
         LLVMDisposeTargetData(layout);
         LLVMDisposeTargetMachine(machine);
-
-        LLVMModuleRef libraryModule = LibraryLinker.load(library, host, context);
-        String type = LibraryLinker.definedFunctions(libraryModule).get(function);
-        String expected = llvmType(storage) + " (double)";
-        if (type == null) {
-            LLVMDisposeModule(libraryModule);
-            throw new ByodtException("the datatype library " + library + " defines no function " + function
-                + " (from_f64: constants and weights)");
-        }
-        if (!type.equals(expected)) {
-            LLVMDisposeModule(libraryModule);
-            throw new ByodtException(function + " in " + library + " has type " + type + ", but from_f64 needs " + expected);
-        }
         LibraryLinker.link(driver, libraryModule, true);
         Optimizer.verify(driver);
 
@@ -136,12 +135,15 @@ public final class HostConversion implements CompileTimeConversion {
         return MemorySegment.ofAddress(address[0]);
     }
 
-    /** for (i < n) out[i] = f((double) in[i]); and the zero-extended bits of f(x) for one x. */
-    private static String driverIr(String function, ScalarType storage) {
+    /**
+     * for (i < n) out[i] = f((double) in[i]); and the zero-extended bits of f(x) for one x. A function of no
+     * argument ({@code constant}: a value the library defines, such as its lowest) gives that value for every x.
+     */
+    private static String driverIr(String function, ScalarType storage, boolean constant) {
         String t = llvmType(storage);
         String f = "@\"" + function + "\"";
         return """
-            declare %1$s %2$s(double)
+            declare %1$s %2$s(%3$s)
 
             define void @byodt_convert_array(ptr noalias %%in, ptr noalias %%out, i64 %%n) {
             entry:
@@ -152,7 +154,7 @@ public final class HostConversion implements CompileTimeConversion {
               %%src = getelementptr inbounds float, ptr %%in, i64 %%i
               %%x = load float, ptr %%src
               %%wide = fpext float %%x to double
-              %%v = call %1$s %2$s(double %%wide)
+              %%v = call %1$s %2$s(%4$s)
               %%dst = getelementptr inbounds %1$s, ptr %%out, i64 %%i
               store %1$s %%v, ptr %%dst
               %%next = add nsw i64 %%i, 1
@@ -163,11 +165,11 @@ public final class HostConversion implements CompileTimeConversion {
             }
 
             define i64 @byodt_convert_one(double %%x) {
-              %%v = call %1$s %2$s(double %%x)
+              %%v = call %1$s %2$s(%5$s)
               %%bits = zext %1$s %%v to i64
               ret i64 %%bits
             }
-            """.formatted(t, f);
+            """.formatted(t, f, constant ? "" : "double", constant ? "" : "double %wide", constant ? "" : "double %x");
     }
 
     private static LLVMModuleRef parse(String ir, LLVMContextRef context) {
