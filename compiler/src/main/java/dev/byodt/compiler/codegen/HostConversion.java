@@ -42,12 +42,14 @@ public final class HostConversion implements CompileTimeConversion {
 
     private final String function;
     private final ScalarType storage;
+    private final boolean constant;
     private final MethodHandle convertArray;
     private final MethodHandle convertOne;
 
-    private HostConversion(String function, ScalarType storage, MethodHandle convertArray, MethodHandle convertOne) {
+    private HostConversion(String function, ScalarType storage, boolean constant, MethodHandle convertArray, MethodHandle convertOne) {
         this.function = function;
         this.storage = storage;
+        this.constant = constant;
         this.convertArray = convertArray;
         this.convertOne = convertOne;
     }
@@ -56,6 +58,9 @@ public final class HostConversion implements CompileTimeConversion {
     public static HostConversion of(NativeLibrary library, String function, ScalarType storage) {
         return CACHE.computeIfAbsent(library + "\0" + function + "\0" + storage, key -> compile(library, function, storage));
     }
+
+    @Override
+    public boolean isConstant() { return constant; }
 
     @Override
     public long convert(double value) {
@@ -93,11 +98,12 @@ public final class HostConversion implements CompileTimeConversion {
         if (type == null) {
             LLVMDisposeModule(libraryModule);
             throw new ByodtException("the datatype library " + library + " defines no function " + function
-                + " (from_f64: constants and weights)");
+                + " (from_f64 or lowest: constants and weights)");
         }
         if (!type.equals(converts) && !type.equals(constant)) {
             LLVMDisposeModule(libraryModule);
-            throw new ByodtException(function + " in " + library + " has type " + type + ", but from_f64 needs " + converts);
+            throw new ByodtException(function + " in " + library + " has type " + type + ", but from_f64 needs " + converts
+                + " and lowest " + constant);
         }
         LLVMModuleRef driver = parse(driverIr(function, storage, type.equals(constant)), context);
         LLVMSetTarget(driver, host.triple());
@@ -126,7 +132,7 @@ public final class HostConversion implements CompileTimeConversion {
             FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
         MethodHandle one = linker.downcallHandle(lookup(jit, "byodt_convert_one"),
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE));
-        return new HostConversion(function, storage, array, one);
+        return new HostConversion(function, storage, type.equals(constant), array, one);
     }
 
     private static MemorySegment lookup(LLVMOrcLLJITRef jit, String symbol) {

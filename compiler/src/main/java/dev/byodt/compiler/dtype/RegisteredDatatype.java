@@ -3,6 +3,7 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ByodtException;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -113,11 +114,15 @@ public final class RegisteredDatatype implements Datatype {
             Expr lowered = instance.lowering(DatatypeOp.LOWEST, target).isPresent() ? lowering(DatatypeOp.LOWEST, List.of()) : null;
             lowest = switch (lowered) {
                 case Expr.IntConst bits -> OptionalLong.of(bits.value());
-                case Expr.Call call when call.args().isEmpty() -> OptionalLong.of(conversions.apply(instance, call.function()).convert(0));
+                case Expr.Call call when call.args().isEmpty() -> constantBits(conversions.apply(instance, call.function()));
                 case null, default -> OptionalLong.empty();
             };
         }
         return lowest;
+    }
+
+    private static OptionalLong constantBits(CompileTimeConversion function) {
+        return function.isConstant() ? OptionalLong.of(function.convert(0)) : OptionalLong.empty();
     }
 
     private void storeBits(MemorySegment storage, long index, long bits) {
@@ -134,6 +139,9 @@ public final class RegisteredDatatype implements Datatype {
             if (lowered instanceof Expr.Call call && call.args().size() == 1) {
                 log.lowered(name(), DatatypeOp.FROM_F64.functionSuffix(), lowered);
                 conversion = conversions.apply(instance, call.function());
+                if (conversion.isConstant()) {
+                    throw new ByodtException(call.function() + " takes no argument, but from_f64 needs one (T f(double))");
+                }
             } else {
                 conversionMissing = true;
                 log.missing(name(), lowered == null ? "from_f64 (constants and weights)"
