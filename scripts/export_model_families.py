@@ -9,8 +9,8 @@ Families (random weights under a fixed seed, nothing trained, each file well und
     decoder        a GPT-style decoder: token and position embeddings, 2 blocks of causal self-attention whose
                    mask the graph builds (Range, Trilu, Where), logits [1,16,50] over a vocabulary of 50
     lstm, gru      the sequence classifiers of export_recurrent_classifiers.py, [1,24,12] -> [1,10]
-    unet           a U-Net with ConvTranspose and each Resize PyTorch emits (nearest, bilinear with and without
-                   align_corners, bicubic), [1,3,32,32] -> [1,4,32,32]
+    unet           export_unet.py's U-Net (ConvTranspose, skip connections) upsampling with each Resize PyTorch
+                   emits (nearest, bilinear with and without align_corners, bicubic), [1,3,32,32] -> [1,4,32,32]
     yolo           a tiny-YOLO head: ZeroPad2d + MaxPool(2, stride 1), two scales (nearest upsample, concat),
                    sigmoid/exp box decode with grid offsets and anchors, [1,3,64,64] -> [1,240,9]
     qdq            a CNN quantized the way PyTorch's fake quantization exports (QuantizeLinear/DequantizeLinear:
@@ -40,6 +40,7 @@ from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_recurrent_classifiers import FEATURES, STEPS, GruClassifier, LstmClassifier  # noqa: E402
+from export_unet import UNet  # noqa: E402
 
 SEED = 20261127
 OPSET = 17
@@ -107,33 +108,13 @@ class Decoder(nn.Module):
         return self.head(self.norm(self.blocks(x)))
 
 
-def conv(cin, cout, k=3):
-    return nn.Sequential(nn.Conv2d(cin, cout, k, padding=k // 2), nn.ReLU())
+class ResizeModesUNet(UNet):
+    """export_unet.py's U-Net, upsampling by the sum of the other Resize modes PyTorch emits beside its bilinear."""
 
-
-class UNet(nn.Module):
-    """Two levels down, ConvTranspose and three kinds of Resize up, a nearest-upsampled side branch."""
-
-    def __init__(self, classes=4):
-        super().__init__()
-        self.enc1, self.enc2, self.mid = conv(3, 8), conv(8, 16), conv(16, 32)
-        self.up2 = nn.ConvTranspose2d(32, 16, 2, stride=2)
-        self.dec2 = conv(32, 16)
-        self.dec1 = conv(16 + 8, 8)
-        self.side = nn.Conv2d(8, 8, 1)
-        self.head = nn.Conv2d(8, classes, 1)
-
-    def forward(self, image):
-        e1 = self.enc1(image)
-        e2 = self.enc2(nn.functional.max_pool2d(e1, 2))
-        m = self.mid(nn.functional.max_pool2d(e2, 2))
-        d2 = self.dec2(torch.cat([self.up2(m), e2], 1))
-        up = nn.functional.interpolate(d2, scale_factor=2, mode="bilinear", align_corners=False)
+    def upsample(self, d2, e1):
+        up = self.up1(d2)
         up = up + nn.functional.interpolate(d2, size=e1.shape[2:], mode="bilinear", align_corners=True)
-        up = up + nn.functional.interpolate(d2, scale_factor=2, mode="bicubic", align_corners=False)
-        d1 = self.dec1(torch.cat([up, e1], 1))
-        side = nn.functional.interpolate(self.side(nn.functional.avg_pool2d(d1, 2)), scale_factor=2, mode="nearest")
-        return self.head(d1 + side)
+        return up + nn.functional.interpolate(d2, scale_factor=2, mode="bicubic", align_corners=False)
 
 
 def leaky(cin, cout, k=3):
@@ -226,7 +207,7 @@ def families(rng, items):
         "decoder": (Decoder(), token_ids(rng, items, False), "input_ids", "logits"),
         "lstm": (LstmClassifier(), sequences, "sequence", "logits"),
         "gru": (GruClassifier(), sequences, "sequence", "logits"),
-        "unet": (UNet(), images(rng, items, (3, 32, 32)), "image", "logits"),
+        "unet": (ResizeModesUNet(), images(rng, items, (3, 32, 32)), "image", "logits"),
         "yolo": (YoloHead(), images(rng, items, (3, 64, 64)), "image", "detections"),
         "qdq": (QuantizedCnn(), images(rng, items, (1, 16, 16)), "image", "logits"),
     }
