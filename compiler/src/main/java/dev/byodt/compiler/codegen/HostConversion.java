@@ -34,8 +34,9 @@ import static org.bytedeco.llvm.global.LLVM.*;
 /**
  * A datatype library's {@code T f(double)} conversion, compiled for this machine and called at compile time,
  * so constants and weights get exactly the library's rounding, once, whatever the target. The library is
- * JIT-compiled together with a small loop that converts a whole float32 array per call. Conversions are
- * kept for the life of the process (one per library build and function).
+ * JIT-compiled together with a small loop that converts a whole float32 array per call. A {@code T f(void)}
+ * (the library's lowest value) is run the same way, for the value it returns. Conversions are kept for the
+ * life of the process (one per library build and function).
  */
 public final class HostConversion implements CompileTimeConversion {
     private static final Map<String, HostConversion> CACHE = new ConcurrentHashMap<>();
