@@ -36,11 +36,12 @@ def generate(op_types, left_out, out_dir):
             shutil.rmtree(os.path.join(node, case))
 
 
-def main():
+def generate_from_command_line(op_types, left_out, doc):
+    """What each generator script does when run: OUT_DIR is its one argument, else the usage line ending doc is printed."""
     if len(sys.argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[-1])
-    generate(OP_TYPES, LEFT_OUT, sys.argv[1])
+        sys.exit(doc.strip().splitlines()[-1])
+    generate(op_types, left_out, sys.argv[1])
 
 
 if __name__ == "__main__":
-    main()
+    generate_from_command_line(OP_TYPES, LEFT_OUT, __doc__)

@@ -13,9 +13,7 @@ Dropout's training-mode cases (byodt compiles for inference; they draw random ma
 Usage: /usr/bin/python3 scripts/generate_logic_node_cases.py OUT_DIR   (the cases go to OUT_DIR/node/)
 """
 
-import sys
-
-from generate_indexing_node_cases import generate
+from generate_indexing_node_cases import generate_from_command_line
 
 OP_TYPES = ["Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "Where",
             "IsNaN", "IsInf", "Sign", "Mod", "Dropout"]
@@ -23,6 +21,4 @@ OP_TYPES = ["Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Not", 
 LEFT_OUT = ["_expanded", "test_training_dropout"]
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[-1])
-    generate(OP_TYPES, LEFT_OUT, sys.argv[1])
+    generate_from_command_line(OP_TYPES, LEFT_OUT, __doc__)

@@ -12,19 +12,11 @@ of the reductions, by hand.
 Usage: /usr/bin/python3 scripts/generate_math_node_cases.py OUT_DIR   (the cases go to OUT_DIR/node/)
 """
 
-import sys
-
-from generate_indexing_node_cases import generate
+from generate_indexing_node_cases import generate_from_command_line
 
 OP_TYPES = ["Softplus", "Softsign", "Celu", "ThresholdedRelu", "Hardmax", "ReduceMin", "ReduceProd", "ReduceL1",
             "ReduceL2", "ReduceSumSquare"]
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[-1])
-    generate(OP_TYPES, [], sys.argv[1])
-
-
 if __name__ == "__main__":
-    main()
+    generate_from_command_line(OP_TYPES, [], __doc__)

@@ -1,23 +1,41 @@
 package dev.byodt.cli;
 
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
+import dev.byodt.compiler.dtype.FusedPreset;
+import dev.byodt.compiler.dtype.ScaleRule;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.Callable;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 
 @Command(name = "dtypes", mixinStandardHelpOptions = true,
     description = {"List every registered datatype: its NAME (custom[NAME]BITS), type code, widths, accumulation modes, "
-        + "options, library, and which scalar operations it lowers, so gaps show before compiling."})
+        + "options, library, and which scalar operations it lowers, so gaps show before compiling; then the block datatypes."})
 final class DtypesCommand implements Callable<Integer> {
+    /** What each accumulation mode models, in the README's words. */
+    private static final Map<String, String> MODES = new LinkedHashMap<>();
+
+    static {
+        MODES.put("dtype", "every add and multiply rounds to the datatype (TVM's semantics)");
+        MODES.put("float32", "products and sums in float32, rounded once per output (fp32-accumulating hardware)");
+        MODES.put("exact", "the datatype's wide accumulator (a quire), rounded once per output");
+        MODES.put("int:W[:wrap|:saturate]", "a W-bit two's-complement register of exact products (fixed-point MAC array)");
+        MODES.put("fused:F=<bits>,G=<group>[,rounding=rz|rne]", "a fused dot-product unit: the float32 accumulator and G exact "
+            + "products aligned to their largest exponent, F fraction bits kept");
+    }
+
     @Mixin
     PluginOptions plugins;
 
@@ -47,6 +65,22 @@ final class DtypesCommand implements Callable<Integer> {
             System.out.println("    lowers  " + String.join(" ", lowered));
             System.out.println("    missing " + (missing.isEmpty() ? "none" : String.join(" ", missing)));
         }
+        System.out.println();
+        System.out.println("accumulation modes (--accumulate; each datatype above lists those it takes):");
+        MODES.forEach((mode, meaning) -> System.out.printf("  %-44s %s%n", mode, meaning));
+        for (FusedPreset p : FusedPreset.values()) {
+            AccumulationMode.Fused f = p.mode();
+            System.out.printf("  %-44s %s: %s%n", f.optionName(), f.parameters(), p.source());
+        }
+        System.out.println();
+        System.out.println("block datatypes (quantization only: models do not compute in them yet)");
+        for (Map.Entry<String, BlockDatatypeName> builtIn : BlockDatatypeName.builtIns().entrySet()) {
+            BlockDatatypeName b = BlockFormat.resolve(builtIn.getValue(), registry).name();
+            System.out.printf("%-22s %d x %s under %s, scale rule %s%s%n", builtIn.getKey(), b.blockSize(), b.element(), b.scale(),
+                b.rule().optionName(), b.tensorScale() ? ", float32 tensor scale" : "");
+        }
+        System.out.println("block[ELEMENT,SIZE,SCALE,RULE[,tensor]]  any minifloat or fixed-point element and scale; RULE "
+            + ScaleRule.names());
         return 0;
     }
 }

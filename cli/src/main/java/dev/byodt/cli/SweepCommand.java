@@ -46,16 +46,17 @@ import java.util.concurrent.Callable;
         "Writes into --out: results.csv, results.json, chart-bits.png/.svg (accuracy and SQNR against bit width, one line "
             + "per family), chart-fraction-bits.png/.svg (fixed point against fraction bits) and report.html (table and "
             + "charts in one file).",
-        "A combination a datatype does not support (float32 with --accumulate exact) is left out, and --rounding applies "
+        "A combination a datatype does not support (float32 with --accumulate exact, bfloat16 with int:24) is left out with "
+            + "its reason, and --rounding applies "
             + "only to datatypes that have that option (fixed point). A configuration that fails to compile or run is "
             + "reported in the results as failed, with its reason, and the sweep goes on; the command then exits 1.",
         ""},
     footer = {"", "Examples:",
         "  byodt sweep models/lenet5-fashion.onnx --dtypes 'fxp16_8..15,bfloat16,float16,custom[fp8e4m3]8' --out sweep/",
         "  byodt sweep models/lenet5-fashion.onnx --dtypes 'custom[posit]8..16' --accumulate dtype,exact --out sweep/ --shard 1/4",
+        "  byodt sweep models/lenet5-fashion.onnx --dtypes 'fxp16_8,bfloat16,custom[fp8e4m3]8' --accumulate float32,exact,fused:hopper-fp8,int:24 --out sweep/",
         "  byodt sweep merge shard1/ shard2/ shard3/ shard4/ --out sweep/"})
 final class SweepCommand implements Callable<Integer> {
-    private static final List<String> ACCUMULATIONS = AccumulationMode.simpleModes().stream().map(AccumulationMode::optionName).toList();
     private static final List<String> ROUNDINGS = List.of("nearest", "truncate");
     /** What a report shows for an option the datatype does not have. */
     private static final String NOT_APPLICABLE = "-";
@@ -75,7 +76,8 @@ final class SweepCommand implements Callable<Integer> {
     String dtypes;
 
     @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE[,MODE...]",
-        description = "Accumulation modes to cross with: dtype, float32, exact. Default: ${DEFAULT-VALUE}.")
+        description = "Accumulation modes to cross with, as --accumulate takes them: dtype, float32, exact, int:W[:wrap|:saturate], "
+            + "fused:F=<bits>,G=<group>[,rounding=rz|rne], fused:hopper-fp8, fused:volta-fp16. Default: ${DEFAULT-VALUE}.")
     String accumulate;
 
     @Option(names = "--rounding", defaultValue = "nearest", paramLabel = "nearest|truncate[,...]",
@@ -135,7 +137,7 @@ final class SweepCommand implements Callable<Integer> {
         Shard part;
         try {
             part = Shard.parse(shard);
-            all = plan(DatatypeSpec.expand(dtypes), SweepPlan.choices("--accumulate", accumulate, ACCUMULATIONS),
+            all = plan(DatatypeSpec.expand(dtypes), SweepPlan.accumulations(accumulate),
                 SweepPlan.choices("--rounding", rounding, ROUNDINGS));
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
@@ -167,7 +169,8 @@ final class SweepCommand implements Callable<Integer> {
 
     /**
      * Every datatype crossed with the accumulation modes it supports and, when it has a rounding option, with
-     * every rounding mode; numbered in that order. An unknown or malformed datatype is an error here, before any work.
+     * every rounding mode; numbered in that order. A mode a datatype does not support is left out, saying why.
+     * An unknown or malformed datatype is an error here, before any work.
      */
     private List<SweepPoint> plan(List<String> names, List<String> accumulations, List<String> roundings) {
         List<SweepPoint> points = new ArrayList<>();
@@ -175,15 +178,17 @@ final class SweepCommand implements Callable<Integer> {
         for (String name : names) {
             DatatypeInstance instance = plugins.registry().instance(name, options("nearest"));
             for (String acc : accumulations) {
-                if (!instance.definition().supportsAccumulation(AccumulationMode.parse(acc))) {
-                    leftOut.add(name + " with --accumulate " + acc);
+                try {
+                    instance.requireAccumulation(AccumulationMode.parse(acc));
+                } catch (ByodtException e) {
+                    leftOut.add(e.getMessage());
                     continue;
                 }
                 List<String> applicable = instance.options().containsKey("rounding") ? roundings : List.of(NOT_APPLICABLE);
                 for (String r : applicable) points.add(new SweepPoint(points.size(), name, acc, r));
             }
         }
-        if (!leftOut.isEmpty()) System.err.println("byodt: left out as unsupported: " + String.join(", ", leftOut));
+        leftOut.forEach(reason -> System.err.println("byodt: left out: " + reason));
         if (points.isEmpty()) throw new ByodtException("--dtypes '" + dtypes + "' with --accumulate " + accumulate + " leaves no configuration to run");
         return points;
     }

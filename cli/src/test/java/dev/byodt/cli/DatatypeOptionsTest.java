@@ -25,6 +25,36 @@ class DatatypeOptionsTest {
     }
 
     @Test
+    void dtypesListsTheBlockDatatypesAndTheirSpelling() {
+        CommandLineRun run = CommandLineRun.of("dtypes");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("\nmxfp8e4m3              32 x custom[fp8e4m3]8 under custom[e8m0]8, scale rule floor\n"), run.out());
+        assertTrue(run.out().contains("\nnvfp4                  16 x custom[fp4e2m1]4 under custom[ue4m3]8, scale rule nearest, float32 tensor scale\n"),
+            run.out());
+        assertTrue(run.out().contains("RULE floor, ceil, even, rceil, midmax, nearest"), run.out());
+    }
+
+    @Test
+    void dtypesSaysWhatEachAccumulationModeModelsAndWhereEachFusedPresetComesFrom() {
+        CommandLineRun run = CommandLineRun.of("dtypes");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("accumulate dtype, float32, exact, fused:F=..,G=..\n"), run.out());
+        assertTrue(run.out().contains("\n  int:W[:wrap|:saturate]                       a W-bit two's-complement register"), run.out());
+        assertTrue(run.out().contains("\n  fused:hopper-fp8                             fused:F=13,G=32,rounding=rz: DeepSeek-V3 report 3.3.2"),
+            run.out());
+        assertTrue(run.out().contains("\n  fused:volta-fp16                             fused:F=23,G=4,rounding=rz: Fasi, Higham, Mikaitis, Pranesh 2021"),
+            run.out());
+    }
+
+    @Test
+    void aBlockDatatypeForAModelIsAOneLineUsageError() {
+        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4");
+        assertEquals(Main.USAGE_ERROR, run.exitCode());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("'mxfp4' is a block datatype"), run.err());
+    }
+
+    @Test
     void anUnknownDatatypeIsAUsageErrorListingTheRegisteredOnes() {
         CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "custom[lns]16");
         assertEquals(Main.USAGE_ERROR, run.exitCode());
@@ -45,7 +75,7 @@ class DatatypeOptionsTest {
         assertTrue(mode.err().contains("quire"), mode.err());
         CommandLineRun integer = CommandLineRun.of("compile", LENET.toString(), "--dtype", "bfloat16", "--accumulate", "int:32", "--emit", "llvm");
         assertEquals(Main.USAGE_ERROR, integer.exitCode());
-        assertEquals("byodt: datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact])",
+        assertEquals("byodt: datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact, fused:F=..,G=..])",
             integer.err().strip());
         CommandLineRun map = CommandLineRun.of("compile", LENET.toString(), "--dtype-map", "conv1", "--emit", "llvm");
         assertEquals(Main.USAGE_ERROR, map.exitCode());

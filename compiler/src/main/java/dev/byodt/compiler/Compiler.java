@@ -159,13 +159,16 @@ public final class Compiler {
     }
 
     /**
-     * The libraries of the plan's datatypes, float32's when an operation fell back to it, and the target's
-     * extension's library when it has one (linked only if a lowering calls it).
+     * The libraries of the plan's datatypes and of their accumulation modes, float32's when an operation fell
+     * back to it, and the target's extension's library when it has one (linked only if a lowering calls it).
      */
     private static Set<NativeLibrary> libraries(DatatypePlan plan, LoweringLog log, Target target) {
         Set<NativeLibrary> all = new LinkedHashSet<>();
         target.extension().ifPresent(extension -> all.add(extension.library(target)));
-        for (Datatype d : plan.kernelDatatypes()) d.library().ifPresent(all::add);
+        for (Datatype d : plan.kernelDatatypes()) {
+            d.library().ifPresent(all::add);
+            d.accumulationLibrary().ifPresent(all::add);
+        }
         if (log.usedFallback()) plan.boundary().library().ifPresent(all::add);
         return all;
     }

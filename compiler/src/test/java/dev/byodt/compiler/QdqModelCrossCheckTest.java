@@ -1,22 +1,12 @@
 package dev.byodt.compiler;
 
-import ai.onnxruntime.OnnxTensor;
-import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtSession;
-import dev.byodt.compiler.codegen.CompiledModule;
-import dev.byodt.compiler.codegen.HostModel;
-import dev.byodt.compiler.onnx.OnnxLoader;
-import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,26 +42,6 @@ class QdqModelCrossCheckTest {
 
     /** The largest |byodt - onnxruntime| over seeded random images, relative to the largest |output| of each. */
     private static double worstDifference(CompileOptions options) throws OrtException {
-        OrtEnvironment env = OrtEnvironment.getEnvironment();
-        Random random = new Random(13);
-        double worst = 0;
-        try (OrtSession session = env.createSession(MODEL.toString(), new OrtSession.SessionOptions());
-             CompiledModule module = Compiler.compile(OnnxLoader.load(MODEL, Map.of()), options);
-             HostModel byodt = Compiler.jit(module)) {
-            for (int image = 0; image < IMAGES; image++) {
-                float[] pixels = new float[64];
-                for (int i = 0; i < pixels.length; i++) pixels[i] = random.nextFloat();
-                float[] ours = byodt.run(List.of(Tensor.ofFloats(SHAPE, pixels))).getFirst().toFloatArray();
-                float[] theirs;
-                try (OnnxTensor input = OnnxTensor.createTensor(env, FloatBuffer.wrap(pixels), SHAPE);
-                     OrtSession.Result result = session.run(Map.of("image", input))) {
-                    theirs = ((float[][]) result.get(0).getValue())[0];
-                }
-                double largest = 0;
-                for (float v : theirs) largest = Math.max(largest, Math.abs(v));
-                for (int c = 0; c < theirs.length; c++) worst = Math.max(worst, Math.abs(theirs[c] - ours[c]) / largest);
-            }
-        }
-        return worst;
+        return OnnxRuntimeComparison.worstDifferences(MODEL, options, "image", SHAPE, List.of("dense_dq"), IMAGES, 13)[0];
     }
 }

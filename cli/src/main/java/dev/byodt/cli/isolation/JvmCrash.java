@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
 record JvmCrash(String signal, Optional<String> function) {
     /** "#  SIGSEGV (0xb) at pc=0x00007f5057fd8270, pid=21431, tid=21629" */
     private static final Pattern SIGNAL_LINE = Pattern.compile("#\\s+(SIG[A-Z0-9]+) \\(0x[0-9a-f]+\\) at pc=0x([0-9a-f]+)");
-    private static final Pattern KERNEL_NAME = Pattern.compile("k\\d+\\.([^.]+)\\.(.+)");
+    /** "k3.Tanh.NODE", or "k3.Tanh.NODE (+7 identical)" for code that seven other nodes run too (LlvmCodegen). */
+    private static final Pattern KERNEL_NAME = Pattern.compile("k\\d+\\.([^.]+)\\.(.+?)(?: \\(\\+(\\d+) identical\\))?");
     /** A function longer than this is unlikely: an address further past the nearest start lies elsewhere. */
     private static final long LONGEST_FUNCTION = 1 << 24;
 
@@ -33,11 +34,16 @@ record JvmCrash(String signal, Optional<String> function) {
         return Optional.of(new JvmCrash(Signals.describe(m.group(1)), functionAt(pc, readOrEmpty(functions))));
     }
 
-    /** "in node 'conv1' (Tanh)" for a kernel (the code generator names them kINDEX.OP.NODE), else "in NAME". */
+    /**
+     * "in node 'conv1' (Tanh)" for a kernel (the code generator names them kINDEX.OP.NODE), "in node 'a' (Tanh)
+     * or one of 7 identical nodes that run its code" for a shared one, else "in NAME".
+     */
     String where() {
         return function.map(name -> {
             Matcher kernel = KERNEL_NAME.matcher(name);
-            return kernel.matches() ? "in node '" + kernel.group(2) + "' (" + kernel.group(1) + ")" : "in " + name;
+            if (!kernel.matches()) return "in " + name;
+            String node = "in node '" + kernel.group(2) + "' (" + kernel.group(1) + ")";
+            return kernel.group(3) == null ? node : node + " or one of " + kernel.group(3) + " identical nodes that run its code";
         }).orElse("");
     }
 

@@ -1,5 +1,6 @@
 package dev.byodt.cli.sweep;
 
+import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.runtime.ByodtException;
 
 import java.util.ArrayList;
@@ -26,7 +27,28 @@ public final class SweepPlan {
     }
 
     /**
-     * The values of a comma-separated list option such as {@code --accumulate dtype,exact}, each checked
+     * The modes of {@code --accumulate float32,exact,fused:F=13,G=32,int:24}, each as --accumulate takes it and
+     * checked by parsing it; a KEY=VALUE piece continues the fused mode before it (fused parameters are
+     * comma-separated too). Repeats are dropped.
+     */
+    public static List<String> accumulations(String list) {
+        List<String> modes = new ArrayList<>();
+        for (String value : list.split(",", -1)) {
+            String v = value.strip();
+            if (v.isEmpty()) throw new ByodtException("--accumulate '" + list + "' has an empty entry");
+            boolean parameter = !v.contains(":") && v.contains("=");
+            if (parameter && (modes.isEmpty() || !modes.getLast().startsWith("fused:"))) {
+                throw new ByodtException("--accumulate: '" + v + "' is a parameter of no fused: mode");
+            }
+            if (parameter) modes.set(modes.size() - 1, modes.getLast() + "," + v);
+            else modes.add(v);
+        }
+        for (String mode : modes) AccumulationMode.parse(mode);
+        return List.copyOf(new LinkedHashSet<>(modes));
+    }
+
+    /**
+     * The values of a comma-separated list option such as {@code --rounding nearest,truncate}, each checked
      * against {@code allowed}; repeats are dropped.
      */
     public static List<String> choices(String option, String list, Collection<String> allowed) {

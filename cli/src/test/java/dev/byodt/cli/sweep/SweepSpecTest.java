@@ -85,6 +85,18 @@ class SweepSpecTest {
     }
 
     @Test
+    void accumulationModesTakeParametersAndFusedKeepsItsCommas() {
+        assertEquals(List.of("float32", "exact", "fused:F=13,G=32,rounding=rne", "int:24", "fused:hopper-fp8"),
+            SweepPlan.accumulations("float32,exact, fused:F=13,G=32,rounding=rne,int:24,fused:hopper-fp8,exact"));
+        assertEquals("--accumulate: 'G=32' is a parameter of no fused: mode",
+            assertThrows(ByodtException.class, () -> SweepPlan.accumulations("exact,G=32")).getMessage());
+        assertEquals("--accumulate fused:F=13: F=<bits> and G=<group> are required, as in fused:F=13,G=32",
+            assertThrows(ByodtException.class, () -> SweepPlan.accumulations("exact,fused:F=13")).getMessage());
+        assertEquals("--accumulate 'exact,' has an empty entry",
+            assertThrows(ByodtException.class, () -> SweepPlan.accumulations("exact,")).getMessage());
+    }
+
+    @Test
     void shardsPartitionTheSweep() {
         List<Integer> all = IntStream.range(0, 10).boxed().toList();
         assertEquals(List.of(1, 4, 7), Shard.parse("2/3").select(all));

@@ -42,7 +42,8 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * }
  * </pre>
  * Each kernel is a function of its buffers, each passed once and marked noalias, which is true by
- * construction (the memory plan never overlaps a kernel's buffers) and is what lets LLVM vectorize.
+ * construction (the memory plan never overlaps a kernel's buffers) and is what lets LLVM vectorize. Kernels
+ * of the same {@link KernelStructure} (a transformer's layers) share one function.
  * Weights are private constants of raw bytes, 64-byte aligned. The program must contain machine types
  * only (after datatype lowering); calls name functions the caller links into the module.
  */
@@ -90,12 +91,23 @@ public final class LlvmCodegen {
 
         List<LLVMValueRef> kernelFunctions = new ArrayList<>();
         List<List<Buffer>> kernelParams = new ArrayList<>();
+        Map<String, LLVMValueRef> emitted = new HashMap<>();
+        Map<String, Integer> users = new HashMap<>();
         for (int k = 0; k < program.kernels().size(); k++) {
             Kernel kernel = program.kernels().get(k);
             List<Buffer> params = parameters(kernel);
-            kernelFunctions.add(emitKernel(kernel, k, params));
+            int index = k;
+            String structure = KernelStructure.of(kernel, params);
+            kernelFunctions.add(emitted.computeIfAbsent(structure, s -> emitKernel(kernel, index, params)));
             kernelParams.add(params);
+            users.merge(structure, 1, Integer::sum);
         }
+        // A function that several nodes share is named after the first, with how many others run it:
+        // "k3.Tanh.layer0/act (+7 identical)" (crash reports read it).
+        emitted.forEach((structure, function) -> {
+            int others = users.get(structure) - 1;
+            if (others > 0) name(function, LLVMGetValueName(function).getString() + " (+" + others + " identical)");
+        });
 
         List<Buffer> entryParams = new ArrayList<>(program.inputs());
         entryParams.addAll(program.outputs());
@@ -464,7 +476,7 @@ public final class LlvmCodegen {
             case I64 -> i64;
             case F32 -> LLVMFloatTypeInContext(context);
             case F64 -> LLVMDoubleTypeInContext(context);
-            case I128, I256, I512, I1024 -> LLVMIntTypeInContext(context, MachineTypes.byteSize(t) * 8);
+            case I128, I256, I512, I1024, I2048, I4096 -> LLVMIntTypeInContext(context, MachineTypes.byteSize(t) * 8);
             case REAL, ACC -> throw new IllegalStateException(t + " reached code generation: the datatype was not lowered");
         };
     }

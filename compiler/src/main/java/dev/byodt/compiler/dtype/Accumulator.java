@@ -3,6 +3,8 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.Optional;
+
 /**
  * How a reduction's accumulator (ACC in kernels) is held and updated under one accumulation mode, in
  * machine terms: its type, its zero, a fresh accumulator holding a value, adding a value, adding the product
@@ -11,7 +13,8 @@ import dev.byodt.compiler.kernel.ScalarType;
  * products exactly sees them. Each {@link AccumulationMode} names its implementation, chosen once when a
  * datatype is compiled for that mode; a new mode is one new implementation.
  */
-sealed interface Accumulator permits DatatypeAccumulator, Float32Accumulator, ExactAccumulator, IntegerAccumulator {
+sealed interface Accumulator permits DatatypeAccumulator, Float32Accumulator, ExactAccumulator, IntegerAccumulator,
+    FusedAccumulator {
     /** The machine type holding the accumulator. */
     ScalarType type();
 
@@ -29,4 +32,7 @@ sealed interface Accumulator permits DatatypeAccumulator, Float32Accumulator, Ex
 
     /** The value of the datatype the accumulator rounds to (a cast from ACC). */
     Expr round(Expr acc);
+
+    /** A library of the mode's own that its calls need besides the datatype's (the fused unit's). */
+    default Optional<NativeLibrary> library() { return Optional.empty(); }
 }

@@ -42,4 +42,7 @@ public interface Datatype {
 
     /** The library the datatype's calls go to, if it has one. */
     Optional<NativeLibrary> library();
+
+    /** The library its accumulation mode's calls go to, when the mode has one of its own (a fused unit). */
+    Optional<NativeLibrary> accumulationLibrary();
 }

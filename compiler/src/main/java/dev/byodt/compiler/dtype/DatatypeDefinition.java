@@ -21,6 +21,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 
@@ -69,6 +70,8 @@ public final class DatatypeDefinition {
     private final Set<AccumulationMode> accumulation;
     private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
     private final ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
+    private final Predicate<DatatypeInstance> valuesExactInFloat32;
+    private final Function<DatatypeInstance, ValueGrid> valueGrid;
     private final Map<String, Option> options;
     private final boolean reference;
     private final String origin;
@@ -89,6 +92,8 @@ public final class DatatypeDefinition {
         accumulation = Collections.unmodifiableSet(new LinkedHashSet<>(b.accumulation));
         exactAccumulatorBits = b.exactAccumulatorBits;
         integerAccumulationFractionBits = b.integerAccumulationFractionBits;
+        valuesExactInFloat32 = b.valuesExactInFloat32;
+        valueGrid = b.valueGrid;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         reference = b.reference;
         origin = b.origin;
@@ -108,6 +113,8 @@ public final class DatatypeDefinition {
         accumulation = d.accumulation;
         exactAccumulatorBits = d.exactAccumulatorBits;
         integerAccumulationFractionBits = d.integerAccumulationFractionBits;
+        valuesExactInFloat32 = d.valuesExactInFloat32;
+        valueGrid = d.valueGrid;
         options = d.options;
         reference = d.reference;
         this.origin = origin;
@@ -132,14 +139,25 @@ public final class DatatypeDefinition {
     /** Whether --accumulate int:W applies: the datatype's values are integers with a fixed number of fraction bits. */
     public boolean supportsIntegerAccumulation() { return integerAccumulationFractionBits != null; }
 
+    /** Whether --accumulate fused:... applies to some instances: those whose values float32 holds exactly. */
+    public boolean supportsFusedAccumulation() { return valuesExactInFloat32 != null; }
+
     public boolean supportsAccumulation(AccumulationMode mode) {
-        return mode instanceof AccumulationMode.Integer ? supportsIntegerAccumulation() : accumulation.contains(mode);
+        return switch (mode) {
+            case AccumulationMode.Integer i -> supportsIntegerAccumulation();
+            case AccumulationMode.Fused f -> supportsFusedAccumulation();
+            case AccumulationMode.Simple simple -> accumulation.contains(simple);
+        };
     }
+
+    /** Whether a fused unit can take {@code instance}'s values: float32 holds each exactly, so products are exact in double. */
+    boolean fusedAccepts(DatatypeInstance instance) { return valuesExactInFloat32 != null && valuesExactInFloat32.test(instance); }
 
     /** Every mode the datatype supports, as --accumulate spells it. */
     public List<String> accumulationModeNames() {
         List<String> names = new ArrayList<>(accumulation.stream().map(AccumulationMode::optionName).toList());
         if (supportsIntegerAccumulation()) names.add("int:W");
+        if (supportsFusedAccumulation()) names.add("fused:F=..,G=..");
         return names;
     }
 
@@ -184,6 +202,11 @@ public final class DatatypeDefinition {
 
     int integerAccumulationFractionBits(DatatypeInstance instance) {
         return integerAccumulationFractionBits.applyAsInt(instance);
+    }
+
+    /** The instance's values as a grid block quantization rounds onto, for definitions that declare one. */
+    Optional<ValueGrid> valueGrid(DatatypeInstance instance) {
+        return valueGrid == null ? Optional.empty() : Optional.of(valueGrid.apply(instance));
     }
 
     Optional<LowerFunc> lowering(DatatypeOp op, LoweringTarget target) {
@@ -244,6 +267,8 @@ public final class DatatypeDefinition {
         private final Set<AccumulationMode> accumulation = new LinkedHashSet<>(List.of(AccumulationMode.DTYPE));
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
+        private Predicate<DatatypeInstance> valuesExactInFloat32;
+        private Function<DatatypeInstance, ValueGrid> valueGrid;
         private final Map<String, Option> options = new LinkedHashMap<>();
         private boolean reference;
         private String origin = "";
@@ -356,6 +381,24 @@ public final class DatatypeDefinition {
          */
         public Builder integerAccumulation(ToIntFunction<DatatypeInstance> fractionBits) {
             integerAccumulationFractionBits = fractionBits;
+            return this;
+        }
+
+        /**
+         * Supports --accumulate fused:... for the instances {@code valuesExactInFloat32} accepts: those whose every
+         * value to_f32 converts exactly, so that the fused unit sees exact values and forms exact products.
+         */
+        public Builder fusedAccumulation(Predicate<DatatypeInstance> valuesExactInFloat32) {
+            this.valuesExactInFloat32 = valuesExactInFloat32;
+            return this;
+        }
+
+        /**
+         * The instance's finite values as a {@link ValueGrid}, so that the datatype can be a block format's element
+         * or scale: block quantization rounds onto it in exact arithmetic, at compile time.
+         */
+        public Builder valueGrid(Function<DatatypeInstance, ValueGrid> gridOfInstance) {
+            valueGrid = gridOfInstance;
             return this;
         }
 

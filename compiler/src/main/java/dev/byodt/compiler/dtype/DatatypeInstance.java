@@ -39,6 +39,9 @@ public record DatatypeInstance(DatatypeDefinition definition, DatatypeName name,
     /** The integer type of the exact accumulator, for definitions that support {@link AccumulationMode#EXACT}. */
     public Optional<ScalarType> exactAccumulator() { return definition.exactAccumulator(this); }
 
+    /** The values as a grid, for definitions that declare one (they can be block elements and scales). */
+    public Optional<ValueGrid> valueGrid() { return definition.valueGrid(this); }
+
     /** The fraction bits of the values int:W accumulates, for definitions that support it. */
     int integerAccumulationFractionBits() { return definition.integerAccumulationFractionBits(this); }
 
@@ -47,6 +50,10 @@ public record DatatypeInstance(DatatypeDefinition definition, DatatypeName name,
         if (!definition.supportsAccumulation(mode)) {
             throw new ByodtException("datatype " + this + " does not support --accumulate " + mode.optionName()
                 + " (it supports " + definition.accumulationModeNames() + ")");
+        }
+        if (mode instanceof AccumulationMode.Fused && !definition.fusedAccepts(this)) {
+            throw new ByodtException("datatype " + this + " does not support --accumulate " + mode.optionName()
+                + ": float32 does not hold its values exactly, so the fused unit would not see exact products");
         }
     }
 

@@ -67,6 +67,9 @@ public final class RegisteredDatatype implements Datatype {
     @Override
     public Optional<NativeLibrary> library() { return instance.library(); }
 
+    @Override
+    public Optional<NativeLibrary> accumulationLibrary() { return accumulator.library(); }
+
     // ---- constants
 
     /** -inf, where max-pooling starts, is the datatype's lowest value when it registered one (register_min_func). */

@@ -11,19 +11,20 @@ import dev.byodt.runtime.ElementType;
 public enum ScalarType {
     REAL, ACC, BOOL, I8, I16, I32, I64, F32, F64,
     /**
-     * Wide integers: only exact accumulators (quires, wide fixed-point sums) have these types. Library
-     * functions take them by pointer (see {@link Expr.Call.Passing}); as values they only move and add.
+     * Wide integers: only exact accumulators (quires, wide fixed-point sums) and the pending products of a
+     * fused dot-product unit have these types. Library functions take them by pointer (see
+     * {@link Expr.Call.Passing}); as values they only move and add.
      */
-    I128, I256, I512, I1024;
+    I128, I256, I512, I1024, I2048, I4096;
 
     public boolean isAbstract() { return this == REAL || this == ACC; }
 
     public boolean isInteger() { return this == I8 || this == I16 || this == I32 || this == I64 || isWide(); }
 
     /** An exact accumulator's integer type, wider than any machine register. */
-    public boolean isWide() { return this == I128 || this == I256 || this == I512 || this == I1024; }
+    public boolean isWide() { return this == I128 || this == I256 || this == I512 || this == I1024 || this == I2048 || this == I4096; }
 
-    /** The integer type of exactly {@code bits} bits (8, 16, ..., 1024). */
+    /** The integer type of exactly {@code bits} bits (8, 16, ..., 4096). */
     public static ScalarType integerOfBits(int bits) {
         return switch (bits) {
             case 8 -> I8;
@@ -34,6 +35,8 @@ public enum ScalarType {
             case 256 -> I256;
             case 512 -> I512;
             case 1024 -> I1024;
+            case 2048 -> I2048;
+            case 4096 -> I4096;
             default -> throw new IllegalArgumentException("no integer type of " + bits + " bits");
         };
     }

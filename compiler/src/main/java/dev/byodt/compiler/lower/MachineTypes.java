@@ -16,6 +16,8 @@ public final class MachineTypes {
             case I256 -> 32;
             case I512 -> 64;
             case I1024 -> 128;
+            case I2048 -> 256;
+            case I4096 -> 512;
             case REAL, ACC -> throw new IllegalStateException(type + " has no size before datatype lowering");
         };
     }

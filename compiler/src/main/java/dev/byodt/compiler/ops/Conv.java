@@ -55,9 +55,13 @@ final class Conv implements Operator {
     }
 
     private static Shape shape(Node node) {
-        TensorType x = Operands.requireRank(node, Operands.floatInput(node, 0, "X"), "X", 3);
-        TensorType w = Operands.floatInput(node, 1, "W");
-        TensorType b = Operands.optionalFloatInput(node, 2, "B");
+        return shape(node, Operands.floatInput(node, 0, "X"), Operands.floatInput(node, 1, "W"),
+            Operands.optionalFloatInput(node, 2, "B"));
+    }
+
+    /** The checked shapes of a convolution of x by weights w with the optional bias b (null when absent). */
+    static Shape shape(Node node, TensorType xType, TensorType w, TensorType b) {
+        TensorType x = Operands.requireRank(node, xType, "X", 3);
         if (w.rank() != x.rank()) {
             throw node.error("weights W of shape " + Shapes.format(w.shape()) + " do not match input X of shape "
                 + Shapes.format(x.shape()));

@@ -9,6 +9,7 @@ import dev.byodt.runtime.Shapes;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
@@ -24,7 +25,25 @@ final class MatMul implements Operator {
     }
 
     /** The operands as batches of M x K and K x N matrices, and the shapes of everything involved. */
-    private record Shape(long[] aBatch, long[] bBatch, long[] batch, long m, long k, long n, long[] output) {}
+    record Shape(long[] aBatch, long[] bBatch, long[] batch, long m, long k, long n, long[] output) {
+        /** Loops over the output's batch, each matrix of the stack handed to {@code body} as its flat offsets. */
+        void forEachMatrix(KernelBuilder kb, Consumer<Offsets> body) {
+            kb.loops(batch, at -> body.accept(new Offsets(this, mul(Broadcasting.index(aBatch, at), m * k),
+                mul(Broadcasting.index(bBatch, at), k * n), flatIndex(batch, at))));
+        }
+    }
+
+    /** Where the elements of one matrix product of the stack are, in the flat A, B and output. */
+    record Offsets(Shape shape, Expr aBase, Expr bBase, Expr matrix) {
+        Expr a(Expr i, Expr k) { return add(aBase, add(mul(i, shape.k()), k)); }
+
+        Expr b(Expr k, Expr j) { return add(bBase, add(mul(k, shape.n()), j)); }
+
+        /** The output's dropped vector dimensions have size 1, so its flat layout is batch x M x N. */
+        Expr y(Expr i, Expr j) {
+            return flatIndex(new long[] {Shapes.elementCount(shape.batch(), "batch"), shape.m(), shape.n()}, matrix, i, j);
+        }
+    }
 
     @Override
     public List<TensorType> inferTypes(Node node) {
@@ -32,8 +51,13 @@ final class MatMul implements Operator {
     }
 
     private static Shape shape(Node node) {
-        long[] a = Operands.requireRank(node, Operands.floatInput(node, 0, "A"), "A", 1).shape();
-        long[] b = Operands.requireRank(node, Operands.floatInput(node, 1, "B"), "B", 1).shape();
+        return shape(node, Operands.floatInput(node, 0, "A"), Operands.floatInput(node, 1, "B"));
+    }
+
+    /** The shapes of the product of a and b, as numpy's matmul has it, or an error naming the node. */
+    static Shape shape(Node node, TensorType aType, TensorType bType) {
+        long[] a = Operands.requireRank(node, aType, "A", 1).shape();
+        long[] b = Operands.requireRank(node, bType, "B", 1).shape();
         long[] a2 = a.length == 1 ? new long[] {1, a[0]} : a;
         long[] b2 = b.length == 1 ? new long[] {b[0], 1} : b;
         long m = a2[a2.length - 2];
@@ -84,16 +108,7 @@ final class MatMul implements Operator {
         Buffer a = kb.input(0);
         Buffer b = kb.input(1);
         Buffer y = kb.output(0);
-        long[] matrices = {Shapes.elementCount(s.batch(), "batch"), s.m(), s.n()};
-        kb.loops(s.batch(), batch -> {
-            Expr aBase = mul(Broadcasting.index(s.aBatch(), batch), s.m() * s.k());
-            Expr bBase = mul(Broadcasting.index(s.bBatch(), batch), s.k() * s.n());
-            Expr matrix = flatIndex(s.batch(), batch);
-            kb.loop(s.m(), i -> row.emit(s.k(),
-                k -> kb.load(a, add(aBase, add(mul(i, s.k()), k))),
-                (k, j) -> kb.load(b, add(bBase, add(mul(k, s.n()), j))),
-                // The output's dropped vector dimensions have size 1, so its flat layout is batch x M x N.
-                (j, sum) -> kb.store(y, flatIndex(matrices, matrix, i, j), sum)));
-        });
+        s.forEachMatrix(kb, at -> kb.loop(s.m(), i -> row.emit(s.k(), k -> kb.load(a, at.a(i, k)),
+            (k, j) -> kb.load(b, at.b(k, j)), (j, sum) -> kb.store(y, at.y(i, j), sum))));
     }
 }

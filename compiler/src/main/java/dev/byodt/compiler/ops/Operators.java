@@ -74,6 +74,11 @@ public final class Operators {
         Dropout.registerAll();
         QuantizeLinear.registerAll();
         DequantizeLinear.registerAll();
+        DynamicQuantizeLinear.registerAll();
+        MatMulInteger.registerAll();
+        ConvInteger.registerAll();
+        QLinearMatMul.registerAll();
+        QLinearConv.registerAll();
     }
 
     private Operators() {}

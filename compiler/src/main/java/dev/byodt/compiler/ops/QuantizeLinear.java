@@ -40,13 +40,20 @@ final class QuantizeLinear implements Operator {
         Buffer zeroPoint = kb.input(2);
         QuantizationAxis.of(node).forEachElement(kb, (flat, parameter) -> {
             Expr offset = zeroPoint == null ? idx(0) : cast(ScalarType.I64, kb.load(zeroPoint, parameter));
-            Expr rounded = RoundHalfEven.toInt64(div(kb.load(kb.input(0), flat), kb.load(kb.input(1), parameter)));
-            kb.store(kb.output(0), flat, cast(ScalarType.of(target), saturate(target, add(rounded, offset))));
+            kb.store(kb.output(0), flat, quantized(target, div(kb.load(kb.input(0), flat), kb.load(kb.input(1), parameter)), offset));
         });
     }
 
+    /**
+     * A real value already divided by its scale, as the integer type {@code target} holds it:
+     * saturate(roundHalfEven(scaled) + offset), the offset (the zero point) an int64.
+     */
+    static Expr quantized(ElementType target, Expr scaled, Expr offset) {
+        return cast(ScalarType.of(target), saturate(target, add(RoundHalfEven.toInt64(scaled), offset)));
+    }
+
     /** An int64 value clamped to the range of the integer type {@code target}. */
-    static Expr saturate(ElementType target, Expr value) {
+    private static Expr saturate(ElementType target, Expr value) {
         int bits = target.integerBits();
         long lowest = target.isUnsigned() ? 0 : -(1L << (bits - 1));
         long highest = target.isUnsigned() ? (1L << bits) - 1 : (1L << (bits - 1)) - 1;

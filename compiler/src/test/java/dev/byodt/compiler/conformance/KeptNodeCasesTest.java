@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * folder's SOURCE.md says how they were made): LSTM, GRU and RNN; Resize and Upsample; the shape and indexing
  * operators (ONNX's cases that need only the element types byodt has); the activations, Hardmax and reductions;
  * the comparison and logic operators, Where, IsNaN, IsInf, Sign, Mod and Dropout;
- * Sin, Cos, Floor, Ceil and Round. At the tolerance
+ * Sin, Cos, Floor, Ceil and Round; QLinearMatMul, QLinearConv and DynamicQuantizeLinear. At the tolerance
  * of the other node cases every one passes, compiled and in the interpreter.
  */
 class KeptNodeCasesTest {
@@ -22,14 +22,14 @@ class KeptNodeCasesTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"onnx-node-recurrent, 12", "onnx-node-images, 23", "onnx-node-indexing, 95", "onnx-node-math, 56",
-        "onnx-node-logic, 63", "onnx-node-elementwise, 9"})
+        "onnx-node-logic, 63", "onnx-node-elementwise, 9", "onnx-node-quantized, 9"})
     void everyCasePassesCompiled(String folder, int cases) {
         assertAllPass(folder, cases, GraphExecutor.compiled(CompileOptions.host()));
     }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"onnx-node-recurrent, 12", "onnx-node-images, 23", "onnx-node-indexing, 95", "onnx-node-math, 56",
-        "onnx-node-logic, 63", "onnx-node-elementwise, 9"})
+        "onnx-node-logic, 63", "onnx-node-elementwise, 9", "onnx-node-quantized, 9"})
     void everyCasePassesInTheInterpreter(String folder, int cases) {
         assertAllPass(folder, cases, GraphInterpreter::run);
     }

@@ -153,9 +153,10 @@ class DatatypeDescriptorTest {
             readError(Q8.replace("[16]", "[16, 64]")));
         assertTrue(readError(Q8.replace("[add,", "[plus,")).startsWith(file + ": ops: no operation 'plus' (operations: add, sub,"));
         assertTrue(readError(Q8 + "functions: {plus: q8_add}\n").startsWith(file + ": functions: no operation 'plus'"));
-        assertEquals(file + ": accumulation: unknown accumulation mode 'quire' (dtype, float32, exact or int:W[:wrap|:saturate])",
+        assertEquals(file + ": accumulation: unknown accumulation mode 'quire' (dtype, float32, exact, int:W[:wrap|:saturate]"
+            + " or fused:F=<bits>,G=<group>[,rounding=rz|rne] or fused:<preset>)",
             readError(Q8.replace("[float32, exact]", "[float32, quire]")));
-        assertEquals(file + ": accumulation: int:32:wrap is for built-in fixed point only (dtype, float32 or exact)",
+        assertEquals(file + ": accumulation: int:32:wrap is for built-in datatypes only (dtype, float32 or exact)",
             readError(Q8.replace("[float32, exact]", "[float32, exact, 'int:32']")));
         assertEquals(file + ": exact-accumulator-bits: missing: accumulation lists exact", readError(Q8.replace("exact-accumulator-bits: 128\n", "")));
         assertEquals(file + ": exact-accumulator-bits: 100 is not 64, 128, 256, 512 or 1024", readError(Q8.replace("128", "100")));

@@ -3,6 +3,8 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.dtype.builtin.Float32Datatypes;
 import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * promises, so the correctly rounded result or its neighbour; NaN for NaN, +-0 for +-0. Compiled for this CPU
  * (-march=native, as the JIT compiles models) so that the check vectorizes and takes seconds.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class Float32TanhTest {
     /** float32.c's bound, 0.5 + 2^-5.9 ulp, plus the reference's own error (2^-21 ulp). */
     static final double BOUND_ULP = 0.5 + Math.pow(2, -5.9) + Math.pow(2, -21);

@@ -61,7 +61,7 @@ class IntegerAccumulationTest {
     void aDatatypeWithoutIntegerValuesSaysSo() {
         ByodtException e = assertThrows(ByodtException.class,
             () -> run(matMul(), in("bfloat16", AccumulationMode.parse("int:32"))));
-        assertEquals("datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact])", e.getMessage());
+        assertEquals("datatype bfloat16 does not support --accumulate int:32:wrap (it supports [dtype, float32, exact, fused:F=..,G=..])", e.getMessage());
     }
 
     @Test

@@ -54,10 +54,13 @@ class MatMulAccumulationOrderTest {
     static final float[] A = seeded(BATCH_A * M * K, 11, 2), B = seeded(BATCH_B * K * N, 12, 3);
 
     /** The graph of one MatMul node on A and B. */
-    static Graph matMul() {
+    static Graph matMul() { return matMul(A_SHAPE, B_SHAPE); }
+
+    /** The graph of one MatMul node on inputs A and B of these shapes. */
+    static Graph matMul(long[] aShape, long[] bShape) {
         Value a = new Value("A"), b = new Value("B"), y = new Value("Y");
-        a.setType(new TensorType(ElementType.FLOAT32, A_SHAPE));
-        b.setType(new TensorType(ElementType.FLOAT32, B_SHAPE));
+        a.setType(new TensorType(ElementType.FLOAT32, aShape));
+        b.setType(new TensorType(ElementType.FLOAT32, bShape));
         Node node = new Node("matmul", "MatMul", "", 13, List.of(a, b), List.of(y), Map.of());
         y.setType(Operators.lookup("MatMul").inferTypes(node).getFirst());
         return new Graph("matmul", List.of(a, b), List.of(y), List.of(node));
@@ -137,11 +140,12 @@ class MatMulAccumulationOrderTest {
         assertArrayEquals(expected, run(matMul(), in("custom[q8]16", AccumulationMode.EXACT)));
     }
 
-    /** The built-in libraries, whose exact accumulators are 64 to 512-bit integers. */
+    /** The built-in libraries, whose exact accumulators are 64 to 512-bit integers, and the fused unit's library. */
     @ParameterizedTest(name = "{0} --accumulate {1}")
-    @CsvSource({"custom[posit]16, dtype", "custom[posit]16, exact", "custom[posit]8, exact", "custom[posit]32, exact",
-        "bfloat16, dtype", "bfloat16, float32", "float16, exact", "fxp16_8, dtype", "fxp16_8, exact", "fxp32_16, exact",
-        "custom[fp8e4m3]8, dtype", "fxp16_13, int:24", "fxp8_4, int:24:saturate"})
+    @CsvSource(delimiter = ';', value = {"custom[posit]16; dtype", "custom[posit]16; exact", "custom[posit]8; exact", "custom[posit]32; exact",
+        "bfloat16; dtype", "bfloat16; float32", "float16; exact", "fxp16_8; dtype", "fxp16_8; exact", "fxp32_16; exact",
+        "custom[fp8e4m3]8; dtype", "fxp16_13; int:24", "fxp8_4; int:24:saturate", "bfloat16; fused:hopper-fp8",
+        "custom[posit]16; fused:F=3,G=4,rounding=rne"})
     void givesTheBitsOfThePlainLoopNest(String datatype, String accumulate) {
         CompileOptions options = in(datatype, AccumulationMode.parse(accumulate));
         float[] plain = DatatypePrograms.run(plainMatMul(), options, A, B);

@@ -8,6 +8,8 @@ import java.util.Arrays;
 import java.util.Random;
 
 import static dev.byodt.compiler.ops.NodeCase.floats;
+import static dev.byodt.compiler.ops.ShapeIndexing.count;
+import static dev.byodt.compiler.ops.ShapeIndexing.unflatten;
 import static dev.byodt.compiler.ops.NodeCase.t16;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -166,21 +168,6 @@ class ConvTransposeTest {
             for (int i = 0; i < y.length; i++) y[i] += b.getFloat(i / count(outSpatial) % outShape[1]);
         }
         return y;
-    }
-
-    private static long count(long[] shape) {
-        long p = 1;
-        for (long d : shape) p *= d;
-        return p;
-    }
-
-    private static long[] unflatten(long[] shape, long flat) {
-        long[] at = new long[shape.length];
-        for (int d = shape.length - 1; d >= 0; d--) {
-            at[d] = flat % shape[d];
-            flat /= shape[d];
-        }
-        return at;
     }
 
     private static void assertClose(double[] expected, Tensor actual) {

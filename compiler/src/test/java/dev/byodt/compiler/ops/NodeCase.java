@@ -58,13 +58,17 @@ final class NodeCase {
         return this;
     }
 
-    /** An input only known at run time. */
+    /**
+     * An input only known at run time. As the loader has it, the value keeps its own type as the declared one and
+     * is fed in the type it is computed in (an int8 tensor as int32).
+     */
     NodeCase input(Tensor value) {
         Value v = new Value("in" + inputs.size());
-        v.setType(new TensorType(value.type(), value.shape()));
+        v.setType(new TensorType(value.type().computed(), value.shape()));
+        v.setDeclaredType(value.type());
         inputs.add(v);
         runtimeInputs.add(v);
-        runtimeValues.add(value);
+        runtimeValues.add(value.convertedTo(value.type().computed()));
         return this;
     }
 

@@ -37,6 +37,29 @@ class OperatorErrorsTest {
     }
 
     @Test
+    void quantizedProductsRefuseOperandsAndParametersOfTheWrongTypeOrShape() {
+        Tensor a = longs(new long[] {2, 2}, 1, 2, 3, 4).convertedTo(ElementType.INT8);
+        Tensor b = longs(new long[] {2, 1}, 5, 6).convertedTo(ElementType.INT8);
+        assertError("input A 'in0' is float32; MatMulInteger takes int8 or uint8",
+            () -> new NodeCase("MatMulInteger", 10).input(floats(new long[] {2, 2}, 1, 2, 3, 4)).input(b).runOne());
+        assertError("a_zero_point 'c2' has shape 3; expected one value, or 2 (one per row of A)", () -> new NodeCase("MatMulInteger", 10)
+            .input(a).input(b).constant(longs(1, 2, 3).convertedTo(ElementType.INT8)).runOne());
+        assertError("a_zero_point 'c2' is uint8 but its operand is int8", () -> new NodeCase("MatMulInteger", 10)
+            .input(a).input(b).constant(longs(1).convertedTo(ElementType.UINT8)).runOne());
+        assertError("y_zero_point 'in7' is int32; it must be an int8 or uint8 weight or graph input", () -> new NodeCase("QLinearMatMul", 10)
+            .input(a).constant(floats(1)).constant(longs(0).convertedTo(ElementType.INT8)).input(b).constant(floats(1))
+            .constant(longs(0).convertedTo(ElementType.INT8)).constant(floats(1)).input(longs(0).convertedTo(ElementType.INT32)).runOne());
+        Tensor x = longs(new long[] {1, 1, 2, 2}, 1, 2, 3, 4).convertedTo(ElementType.UINT8);
+        Tensor w = longs(new long[] {2, 1, 1, 1}, 1, 2).convertedTo(ElementType.INT8);
+        assertError("x_scale 'c1' has shape 2; expected one value", () -> new NodeCase("QLinearConv", 10).input(x).constant(floats(1, 2))
+            .constant(longs(0).convertedTo(ElementType.UINT8)).input(w).constant(floats(1)).constant(longs(0).convertedTo(ElementType.INT8))
+            .constant(floats(1)).constant(longs(0).convertedTo(ElementType.UINT8)).runOne());
+        assertError("bias B 'c8' is float32; QLinearConv takes an int32 bias", () -> new NodeCase("QLinearConv", 10).input(x).constant(floats(1))
+            .constant(longs(0).convertedTo(ElementType.UINT8)).input(w).constant(floats(1)).constant(longs(0).convertedTo(ElementType.INT8))
+            .constant(floats(1)).constant(longs(0).convertedTo(ElementType.UINT8)).constant(floats(1, 2)).runOne());
+    }
+
+    @Test
     void shapesThatDoNotBroadcast() {
         assertError("do not broadcast", () -> new NodeCase("Add", 14).input(floats(new long[] {2, 3}, new float[6])).input(floats(1, 2, 3, 4)).runOne());
     }

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Arrays;
+import java.util.List;
 
 import static dev.byodt.compiler.ops.NodeCase.floats;
 import static dev.byodt.compiler.ops.NodeCase.longs;
@@ -18,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * QuantizeLinear and DequantizeLinear beyond the ONNX node cases: ties rounded to even, saturation, blocked
- * scales (opset 21), and the same results when the real part computes in another datatype. The values are
+ * QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear beyond the ONNX node cases: ties rounded to even,
+ * saturation, blocked scales (opset 21), a dynamic range's scale and zero point, and the same results when the real part computes in another datatype. The values are
  * chosen so that x / scale is exact in every datatype tested (scales are powers of two, values short), so the
  * reference, exact decimal arithmetic with HALF_EVEN rounding, applies to all of them.
  */
@@ -67,6 +68,25 @@ class QuantizationTest {
             int block = (i / 6) * 3 + (i % 6) / 2;
             assertEquals((expected[i] - zeroPoints[block]) * scales[block], dequantized[i], 0, "dequantized [" + i + "] in " + datatype);
         }
+    }
+
+    /**
+     * x spans [-5, 10.9375], so y_scale = 15.9375 / 255 = 1/16 and the zero point 80, exact in every datatype tested;
+     * 0.03125 and 0.09375 are ties (0.5 and 1.5 steps). An all-zero x has an empty range: scale 1, zero point 0.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"float32", "custom[posit]16", "bfloat16"})
+    void dynamicQuantizationTakesItsScaleAndZeroPointFromTheRange(String datatype) {
+        GraphExecutor executor = executor(datatype);
+        float[] x = {-5f, 10.9375f, 0f, 0.03125f, 0.09375f, -0.03125f, -0.09375f, 2.5f, -4.96875f};
+        List<Tensor> out = new NodeCase("DynamicQuantizeLinear", 11).outputs(3).input(floats(x)).run(executor);
+        assertArrayEquals(reference(x, 1f / 16, 80, ElementType.UINT8), out.get(0).toLongArray(), "y in " + datatype);
+        assertEquals(1f / 16, out.get(1).toFloatArray()[0], "y_scale in " + datatype);
+        assertArrayEquals(new long[] {80}, out.get(2).toLongArray(), "y_zero_point in " + datatype);
+        List<Tensor> zeros = new NodeCase("DynamicQuantizeLinear", 11).outputs(3).input(floats(0, 0)).run(executor);
+        assertArrayEquals(new long[] {0, 0}, zeros.get(0).toLongArray(), "y of zeros in " + datatype);
+        assertEquals(1f, zeros.get(1).toFloatArray()[0], "y_scale of zeros in " + datatype);
+        assertArrayEquals(new long[] {0}, zeros.get(2).toLongArray(), "y_zero_point of zeros in " + datatype);
     }
 
     /** The interpreter for float32, else the datatype compiled. */

@@ -8,6 +8,7 @@ import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.LoweringTarget;
+import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.p.FixedPointP;
@@ -53,6 +54,7 @@ public final class FixedPointDatatypes implements DatatypePlugin {
             // At least 2N + 16 bits, so that 2^16 products of 2N bits sum without overflow (docs/datatypes.md, "Fixed point").
             .exactAccumulator(i -> i.bits() <= 16 ? 64 : 128)
             .integerAccumulation(i -> i.parameter())
+            .valueGrid(i -> ValueGrid.fixedPoint(i.bits(), i.parameter()))
             .build());
     }
 }

@@ -39,7 +39,7 @@ public final class MinifloatDatatypes implements DatatypePlugin {
         return minifloat(name, code, format, i -> "mf_e" + format.apply(i).exponentBits() + "m" + format.apply(i).fractionBits());
     }
 
-    /** A datatype of minifloat.c in the given format: every operation of the library, float32 or exact accumulation. */
+    /** A datatype of minifloat.c in the given format: every operation of the library, float32, exact or fused accumulation. */
     static DatatypeDefinition.Builder minifloat(String name, int code, Function<DatatypeInstance, MinifloatFormat> format,
                                                 Function<DatatypeInstance, String> prefix) {
         return DatatypeDefinition.register(name, code)
@@ -50,6 +50,8 @@ public final class MinifloatDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
-            .exactAccumulator(i -> format.apply(i).exactAccumulatorBits());
+            .exactAccumulator(i -> format.apply(i).exactAccumulatorBits())
+            .fusedAccumulation(i -> format.apply(i).exactInFloat32())
+            .valueGrid(i -> format.apply(i).valueGrid());
     }
 }

@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.builtin;
 
+import dev.byodt.compiler.dtype.ValueGrid;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,6 +39,20 @@ record MinifloatFormat(int exponentBits, int fractionBits, Specials specials, bo
 
     /** The exponent of the smallest nonzero value: the last bit of a subnormal, or 2^-bias with no fraction bits. */
     int smallestExponent() { return (fractionBits > 0 ? 1 : 0) - bias() - fractionBits; }
+
+    /** Whether float32 holds every value exactly: at most 23 fraction bits, and exponents within float32's (subnormals included). */
+    boolean exactInFloat32() { return fractionBits <= 23 && largestBinade() <= 127 && smallestExponent() >= -149; }
+    /**
+     * The finite values: M fraction bits from the smallest normal binade 1 - bias up (with M = 0, E8M0, the
+     * smallest pattern is 2^-bias and there is no zero); the largest is the top binade full, or one step short
+     * of it where the all-ones pattern is the NaN (FN with fraction bits: fp8e4m3's 448, not 480).
+     */
+    ValueGrid valueGrid() {
+        boolean topPatternNaN = specials == Specials.FN && fractionBits > 0;
+        double topSignificand = 2 - Math.scalb(1.0, (topPatternNaN ? 1 : 0) - fractionBits);
+        boolean hasZero = fractionBits > 0;
+        return new ValueGrid(fractionBits, hasZero ? 1 - bias() : -bias(), Math.scalb(topSignificand, largestBinade()), hasZero, !unsigned);
+    }
 
     List<String> defines() {
         List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + exponentBits, "MF_FRAC_BITS=" + fractionBits));

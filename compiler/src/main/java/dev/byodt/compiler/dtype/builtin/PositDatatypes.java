@@ -40,8 +40,15 @@ public final class PositDatatypes implements DatatypePlugin {
             .registerSignedIntegerComparisons()
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
+            .fusedAccumulation(i -> exactInFloat32(i.bits(), es))
             .build();
     }
+
+    /**
+     * Whether float32 holds every posit of N bits exactly: at most N - 2 - es significand bits (sign and two
+     * regime bits taken), at most 24, and scales within +-126 (maxPos = 2^((N-2) 2^es)), float32's normal range.
+     */
+    static boolean exactInFloat32(int n, int es) { return n - 2 - es <= 24 && (n - 2) << es <= 126; }
 
     /**
      * posit.c's quire width (its POSIT_ACC_BITS): at least 16N bits, as the standard asks, and at least

@@ -243,7 +243,7 @@ public final class DatatypeDescriptor {
             } catch (ByodtException e) {
                 throw error(key, e.getMessage());
             }
-            if (!AccumulationMode.simpleModes().contains(mode)) throw error(key, mode.optionName() + " is for built-in fixed point only (dtype, float32 or exact)");
+            if (!AccumulationMode.simpleModes().contains(mode)) throw error(key, mode.optionName() + " is for built-in datatypes only (dtype, float32 or exact)");
             return mode;
         });
         b.accumulation(modes.toArray(AccumulationMode[]::new));

@@ -5,6 +5,8 @@ import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.FixedReference;
 import dev.byodt.compiler.dtype.reference.Rounding;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -26,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * plus edge cases for fxp16_P (P = 0, 8, 13, 15; {@link Fxp16_13AllPairsTest}, -Pexhaustive, checks every pair of
  * fxp16_13), 10^5 pairs for fxp32_P, and exact accumulation.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class FixedLibraryTest {
     static final double BOUNDARY_TOLERANCE = 0x1p-40;
 

@@ -3,6 +3,8 @@ package dev.byodt.compiler.dtype.fixed;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.reference.FixedReference;
 import dev.byodt.compiler.dtype.reference.Hyperbolic;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * formats have, so all of them are checked, against {@link Hyperbolic}'s exact rounding. The default run checks
  * every fxp8_P and the fxp16_P the other fixed-point tests use; -Pexhaustive checks the other twelve P of fxp16.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class FixedTanhTest {
     /** The P of fxp16 that {@link FixedLibraryTest} samples too; -Pexhaustive covers the rest. */
     private static final Set<Integer> DEFAULT_FXP16_P = Set.of(0, 8, 13, 15);

@@ -8,6 +8,8 @@ import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
 import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.compiler.dtype.reference.Rounding;
 import dev.byodt.compiler.target.Target;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -36,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * beyond it (the double path) get fewer seeded pairs, and every 16-bit format gets pairs whose products and
  * quotients fall among its (and float32's) subnormals.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class MinifloatLibraryTest {
     static final String SOURCE = "dev/byodt/datatypes/minifloat/minifloat.c";
     static final int RANDOM_PAIRS = 300_000;

@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.posit;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -14,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * edge cases for the binary operations (the integer arithmetic gets the pairs too), and the known answers.
  * {@link PositAllPairsTest} (-Pexhaustive) checks every pair.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class Posit16Test {
     static final int PAIRS = 300_000;
 

@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.posit;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -22,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * +-maxPos, +-1) against every value. Also the method's premise: every boundary (every (N+1)-bit posit between
  * two N-bit ones, geometric midpoints included) is a float32.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PositFloat32PathTest {
     /** Posits tried on each side of a boundary, as the larger addend. */
     static final int NEAR = 4;

@@ -1,6 +1,8 @@
 package dev.byodt.compiler.dtype.posit;
 
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;
@@ -13,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * sum of the exact products (two's complement, least significant bit minPos^2) and round once to the reference's
  * rounding of that exact sum; NaR anywhere makes the result NaR.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PositQuireTest {
     @Test
     void dotProductsAndSumsAreExactThenRoundedOnce() {

@@ -16,14 +16,14 @@ import java.util.function.ToIntFunction;
  * compared with the (N+1)-bit posit between them, the midpoint; ties go to the even pattern; nonzero values
  * never round to 0 and finite values never to NaR. No shifting, no guard bits: only exact comparisons.
  */
-final class PositReference {
+public final class PositReference {
     final int n;
     final int es;
     private final PositReference wider;
     /** Decoded positive patterns, filled lazily for small N (bisection revisits the same patterns). */
     private final Exact[] cache;
 
-    PositReference(int n, int es) {
+    public PositReference(int n, int es) {
         this(n, es, true);
     }
 
@@ -166,13 +166,13 @@ final class PositReference {
         return Integer.signum(value(a).compareTo(value(b)));
     }
 
-    long fromDouble(double d) {
+    public long fromDouble(double d) {
         if (Double.isNaN(d) || Double.isInfinite(d)) return nar();
         return round(Exact.of(d));
     }
 
     /** The posit's exact value as a double (exact: at most 30 significant bits, exponent within +-240); NaR -> NaN. */
-    double toDouble(long p) {
+    public double toDouble(long p) {
         if (isNar(p)) return Double.NaN;
         Exact v = value(p);
         double d = new BigDecimal(v.num()).divide(new BigDecimal(v.den()), MathContext.DECIMAL128).doubleValue();

@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.posit;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * host has them) and in its exact integer arithmetic (the path of N > 16). Libraries are built two at a time
  * ahead of the checks: linking them is most of this test's time.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class SmallPositsTest {
     /** The widest posits whose every pair the default run checks. */
     static final int WIDEST_WITH_EVERY_PAIR = 6;

@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.posit;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -18,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * small posit's worth, sums that cancel, the widest-apart operands (where only the sticky bit is left of the
  * smaller one), and 0, NaR, +-minPos, +-maxPos and +-1 against seeded random values.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class WidePositRoundingTest {
     /** Posits tried on each side of a boundary, as the larger addend. */
     static final int NEAR = 3;

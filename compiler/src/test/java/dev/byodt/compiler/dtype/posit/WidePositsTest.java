@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.posit;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +21,7 @@ import java.util.stream.IntStream;
  * conversion, and widths from 9 to 31 bits with every es, 3000 pairs each, in the integer arithmetic: one
  * either side of each word boundary by default, the others with -Pexhaustive.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class WidePositsTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 2, 3})

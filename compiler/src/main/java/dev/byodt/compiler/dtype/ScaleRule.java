@@ -1,0 +1,93 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.runtime.ByodtException;
+
+import java.math.BigDecimal;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * How a block format chooses a block's shared scale X from a = amax / t, the block's largest magnitude over the
+ * tensor scale t (1 without one), in exact arithmetic. The power-of-two rules give 2^k clamped to the powers of
+ * two the scale datatype holds; {@code rceil} and {@code nearest} round onto the scale datatype's grid. emax is
+ * floor(log2(largest element)), M the element's fraction bits. docs/datatypes.md, "Block formats", says where
+ * each comes from.
+ */
+public enum ScaleRule {
+    /** OCP MX v1.0 section 6.3: k = floor(log2 a) - emax; elements above the largest are clipped to it. */
+    FLOOR {
+        @Override
+        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+            return powerOfTwo(ValueGrid.floorLog2(amax, tensorScale) - element.maxExponent(), scale);
+        }
+    },
+    /** torchao's CEIL: k = ceil(log2 a) - emax. */
+    CEIL {
+        @Override
+        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+            return powerOfTwo(ValueGrid.ceilLog2(amax, tensorScale) - element.maxExponent(), scale);
+        }
+    },
+    /**
+     * torchao's EVEN: a rounded to M + 1 significant bits, halves up (torchao adds half a step to the float32
+     * bits), then the floor rule: k grows by one when that rounding carries a into the next binade.
+     */
+    EVEN {
+        @Override
+        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+            int floor = ValueGrid.floorLog2(amax, tensorScale);
+            BigDecimal carryThreshold = BigDecimal.TWO.subtract(new BigDecimal(Math.scalb(1.0, -element.fractionBits() - 1)));
+            boolean carries = ValueGrid.compareWithPowerOfTwo(amax, tensorScale.multiply(carryThreshold), floor) >= 0;
+            return powerOfTwo(floor + (carries ? 1 : 0) - element.maxExponent(), scale);
+        }
+    },
+    /** NVIDIA's RCEIL (cuBLAS, TransformerEngine): the smallest scale value >= a / largest element, so nothing clips. */
+    RCEIL {
+        @Override
+        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+            return scale.round(amax, tensorScale.multiply(new BigDecimal(element.largest())), ValueGrid.Direction.UP);
+        }
+    },
+    /**
+     * The smallest power of two with a / X at most halfway between the largest element and the step beyond it:
+     * the block maximum is clipped by at most half a step, no more than rounding would move it.
+     */
+    MIDMAX {
+        @Override
+        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+            BigDecimal midpoint = new BigDecimal(element.midpointAboveLargest());
+            return powerOfTwo(ValueGrid.ceilLog2(amax, tensorScale.multiply(midpoint)), scale);
+        }
+    },
+    /**
+     * NVIDIA's NVFP4: a / largest element rounded to the nearest scale value, ties to even; never to 0 (a block
+     * that small under its tensor scale gets the smallest positive scale).
+     */
+    NEAREST {
+        @Override
+        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+            double nearest = scale.round(amax, tensorScale.multiply(new BigDecimal(element.largest())), ValueGrid.Direction.NEAREST_EVEN);
+            return Math.max(nearest, scale.smallest());
+        }
+    };
+
+    /** The scale for a block whose largest magnitude {@code amax} is positive and finite. */
+    abstract double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale);
+
+    /** What users write: floor, ceil, even, rceil, midmax, nearest. */
+    public String optionName() { return name().toLowerCase(Locale.ROOT); }
+
+    public static ScaleRule parse(String text) {
+        for (ScaleRule rule : values()) {
+            if (rule.optionName().equals(text)) return rule;
+        }
+        throw new ByodtException("unknown scale rule '" + text + "' (" + names() + ")");
+    }
+
+    public static String names() { return Arrays.stream(values()).map(ScaleRule::optionName).collect(Collectors.joining(", ")); }
+
+    private static double powerOfTwo(int exponent, ValueGrid scale) {
+        return Math.scalb(1.0, Math.clamp(exponent, scale.smallestExponent(), scale.maxExponent()));
+    }
+}

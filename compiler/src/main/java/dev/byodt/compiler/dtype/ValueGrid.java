@@ -1,0 +1,98 @@
+package dev.byodt.compiler.dtype;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+
+/**
+ * A datatype's finite values as a grid, what block quantization needs to round onto an element or scale
+ * datatype in exact arithmetic without calling its library: in each binade 2^e <= |v| < 2^(e+1) with
+ * e >= {@code minExponent} the values are the multiples of 2^(e - fractionBits); below 2^minExponent the
+ * multiples of 2^(minExponent - fractionBits) (subnormals), zero included when {@code hasZero}; nothing above
+ * {@code largest}. A minifloat is such a grid with its own M and smallest normal binade; fixed point fxpN_P is
+ * one with N-2 fraction bits whose smallest binade is its largest, so that the step is 2^-P everywhere.
+ *
+ * @param signed whether negative values exist (an unsigned grid, such as a scale's, holds magnitudes only)
+ */
+public record ValueGrid(int fractionBits, int minExponent, double largest, boolean hasZero, boolean signed) {
+    /** How a value between two grid points goes to one of them. */
+    public enum Direction { NEAREST_EVEN, UP }
+
+    public ValueGrid {
+        if (fractionBits < 0 || fractionBits > 52) throw new IllegalArgumentException("fraction bits " + fractionBits);
+        if (!(largest > 0) || Double.isInfinite(largest)) throw new IllegalArgumentException("largest " + largest);
+    }
+
+    /**
+     * fxpN_P's values k 2^-P, |k| <= 2^(N-1) - 1: symmetric, as block elements are clamped to the largest
+     * magnitude (OCP MX INT8's range), so -2^(N-1-P) is not on the grid.
+     */
+    public static ValueGrid fixedPoint(int bits, int fractionBits) {
+        return new ValueGrid(bits - 2, bits - 2 - fractionBits, Math.scalb((double) ((1L << (bits - 1)) - 1), -fractionBits), true, true);
+    }
+
+    /** floor(log2(largest)): the element's emax of the OCP MX rule. */
+    public int maxExponent() { return Math.getExponent(largest); }
+
+    /** The smallest positive value: the last subnormal step, or 2^minExponent when there is no zero below it. */
+    public double smallest() { return Math.scalb(1.0, hasZero ? minExponent - fractionBits : minExponent); }
+
+    /** The exponent of the smallest power of two on the grid. */
+    public int smallestExponent() { return Math.getExponent(smallest()); }
+
+    /**
+     * Halfway between the largest value and the next one the format would have without its limit: the largest
+     * plus half its step. Magnitudes up to here round to the largest value anyway.
+     */
+    public double midpointAboveLargest() { return largest + Math.scalb(1.0, maxExponent() - fractionBits - 1); }
+
+    /**
+     * The grid point for the exact positive quotient {@code numerator / denominator} (both nonnegative,
+     * denominator positive) in {@code direction}, clamped to [smallest or 0, largest]: the nearest one, ties to
+     * the even multiple, or the smallest one not below it. A grid without zero gives its smallest value for 0.
+     */
+    public double round(BigDecimal numerator, BigDecimal denominator, Direction direction) {
+        if (numerator.signum() == 0) return hasZero ? 0 : smallest();
+        int exponent = Math.max(floorLog2(numerator, denominator), minExponent);
+        int shift = fractionBits - exponent;
+        BigDecimal scaledNumerator = shift >= 0 ? numerator.multiply(powerOfTwo(shift)) : numerator;
+        BigDecimal scaledDenominator = shift >= 0 ? denominator : denominator.multiply(powerOfTwo(-shift));
+        BigDecimal[] quotientAndRemainder = scaledNumerator.divideAndRemainder(scaledDenominator);
+        BigInteger multiple = quotientAndRemainder[0].toBigIntegerExact();
+        BigDecimal remainder = quotientAndRemainder[1];
+        boolean stepUp = switch (direction) {
+            case UP -> remainder.signum() > 0;
+            case NEAREST_EVEN -> {
+                int half = remainder.multiply(BigDecimal.TWO).compareTo(scaledDenominator);
+                yield half > 0 || (half == 0 && multiple.testBit(0));
+            }
+        };
+        if (stepUp) multiple = multiple.add(BigInteger.ONE);
+        double value = Math.scalb(multiple.doubleValue(), -shift);
+        if (value > largest) return largest;
+        if (value == 0 && !hasZero) return smallest();
+        return value;
+    }
+
+    /** floor(log2(numerator / denominator)) of a positive quotient, exactly. */
+    public static int floorLog2(BigDecimal numerator, BigDecimal denominator) {
+        int estimate = Math.getExponent(numerator.doubleValue()) - Math.getExponent(denominator.doubleValue());
+        while (compareWithPowerOfTwo(numerator, denominator, estimate) < 0) estimate--;
+        while (compareWithPowerOfTwo(numerator, denominator, estimate + 1) >= 0) estimate++;
+        return estimate;
+    }
+
+    /** ceil(log2(numerator / denominator)) of a positive quotient, exactly. */
+    public static int ceilLog2(BigDecimal numerator, BigDecimal denominator) {
+        int floor = floorLog2(numerator, denominator);
+        return compareWithPowerOfTwo(numerator, denominator, floor) == 0 ? floor : floor + 1;
+    }
+
+    /** The sign of numerator / denominator - 2^exponent. */
+    public static int compareWithPowerOfTwo(BigDecimal numerator, BigDecimal denominator, int exponent) {
+        return exponent >= 0
+            ? numerator.compareTo(denominator.multiply(powerOfTwo(exponent)))
+            : numerator.multiply(powerOfTwo(-exponent)).compareTo(denominator);
+    }
+
+    private static BigDecimal powerOfTwo(int exponent) { return new BigDecimal(BigInteger.ONE.shiftLeft(exponent)); }
+}

@@ -1,0 +1,184 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.compiler.dtype.reference.BlockReference;
+import dev.byodt.compiler.dtype.reference.MinifloatReference;
+import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
+import dev.byodt.compiler.dtype.reference.Rational;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Block quantization of every built-in block datatype, under every scale rule, bit for bit against
+ * {@link BlockReference}: edge-case blocks (zeros, NaN, infinities, the spec's clipping example, float32's
+ * extremes, ties) and seeded random blocks of narrow and wide dynamic range.
+ */
+class BlockQuantizationTest {
+    private static final DatatypeRegistry REGISTRY = DatatypeChoice.builtInRegistry();
+    private static final int RANDOM_TENSORS = 40, BLOCKS_PER_TENSOR = 16;
+
+    /** The reference's list of values for each element and scale datatype of the built-ins, by spelling. */
+    private static final Map<String, List<Rational>> VALUES = Map.of(
+        "custom[fp8e4m3]8", BlockReference.minifloat(new MinifloatReference(4, 3, Specials.FN, false)),
+        "custom[fp8e5m2]8", BlockReference.minifloat(MinifloatReference.ieee(5, 2)),
+        "custom[fp6e3m2]6", BlockReference.minifloat(new MinifloatReference(3, 2, Specials.NONE, false)),
+        "custom[fp6e2m3]6", BlockReference.minifloat(new MinifloatReference(2, 3, Specials.NONE, false)),
+        "custom[fp4e2m1]4", BlockReference.minifloat(new MinifloatReference(2, 1, Specials.NONE, false)),
+        "fxp8_6", BlockReference.fixedPoint(8, 6),
+        "custom[e8m0]8", BlockReference.minifloat(new MinifloatReference(8, 0, Specials.FN, true)),
+        "custom[ue4m3]8", BlockReference.minifloat(new MinifloatReference(4, 3, Specials.FN, true)));
+
+    @Test
+    void everyBuiltInFormatUnderEveryRuleMatchesTheReference() {
+        int blocks = 0;
+        for (BlockDatatypeName builtIn : BlockDatatypeName.builtIns().values()) {
+            for (ScaleRule rule : ScaleRule.values()) {
+                BlockDatatypeName name = new BlockDatatypeName(builtIn.element(), builtIn.blockSize(), builtIn.scale(), rule, builtIn.tensorScale());
+                BlockFormat format = BlockFormat.resolve(name, REGISTRY);
+                BlockReference reference = new BlockReference(VALUES.get(name.element().toString()), VALUES.get(name.scale().toString()),
+                    rule.optionName());
+                for (float[] tensor : tensors(name, format)) blocks += checkTensor(name, format, reference, tensor);
+            }
+        }
+        System.out.println("BlockQuantizationTest: " + blocks + " blocks checked against the exact reference");
+    }
+
+    @Test
+    void generalSpellingsMatchTheReference() {
+        checkSpelling("block[custom[fp6e2m3]6,8,ue4m3,rceil,tensor]", BlockReference.minifloat(new MinifloatReference(2, 3, Specials.NONE, false)),
+            VALUES.get("custom[ue4m3]8"));
+        checkSpelling("block[bfloat16,64,e8m0,midmax]", BlockReference.minifloat(MinifloatReference.ieee(8, 7)), VALUES.get("custom[e8m0]8"));
+        checkSpelling("block[fxp16_12,16,fp8e4m3,nearest,tensor]", BlockReference.fixedPoint(16, 12), VALUES.get("custom[fp8e4m3]8"));
+    }
+
+    private static void checkSpelling(String spelling, List<Rational> elements, List<Rational> scales) {
+        BlockDatatypeName name = DatatypeName.parseBlock(spelling).orElseThrow();
+        BlockReference reference = new BlockReference(elements, scales, name.rule().optionName());
+        BlockFormat format = BlockFormat.resolve(name, REGISTRY);
+        for (float[] tensor : tensors(name, format)) checkTensor(name, format, reference, tensor);
+    }
+
+    /**
+     * OCP MX v1.0's example: with 960 in an MXFP8 E4M3 block the scale is 2, and 957/2 = 478.5 clips to 448;
+     * the rules that avoid clipping choose 4, where 957 rounds to 960.
+     */
+    @Test
+    void theFloorRuleClipsTheBlockMaximum() {
+        BlockFormat format = BlockFormat.resolve(DatatypeName.parseBlock("mxfp8e4m3").orElseThrow(), REGISTRY);
+        float[] block = new float[32];
+        block[0] = 960;
+        block[1] = 957;
+        block[2] = -1;
+        QuantizedBlock q = format.quantize(block, 0, 32, 1);
+        assertEquals(2.0, q.scale());
+        assertEquals(896.0, q.value(0));
+        assertEquals(896.0, q.value(1));
+        assertEquals(-1.0, q.value(2));
+        for (ScaleRule unclipped : new ScaleRule[] {ScaleRule.CEIL, ScaleRule.RCEIL, ScaleRule.MIDMAX}) {
+            BlockDatatypeName name = new BlockDatatypeName(format.name().element(), 32, format.name().scale(), unclipped, false);
+            QuantizedBlock wider = BlockFormat.resolve(name, REGISTRY).quantize(block, 0, 32, 1);
+            assertEquals(4.0, wider.scale(), unclipped.optionName());
+            assertEquals(960.0, wider.value(0), unclipped.optionName());
+            assertEquals(960.0, wider.value(1), unclipped.optionName());
+        }
+    }
+
+    @Test
+    void zeroBlocksTakeTheSmallestScaleAndSpecialsMakeTheBlockNaN() {
+        BlockFormat format = BlockFormat.resolve(DatatypeName.parseBlock("mxfp4").orElseThrow(), REGISTRY);
+        float[] zeros = new float[32];
+        zeros[3] = -0f;
+        QuantizedBlock zero = format.quantize(zeros, 0, 32, 1);
+        assertEquals(Math.scalb(1.0, -127), zero.scale());
+        assertEquals(-0.0, zero.value(3));
+        for (float special : new float[] {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY}) {
+            float[] block = new float[32];
+            block[0] = 1;
+            block[5] = special;
+            QuantizedBlock q = format.quantize(block, 0, 32, 1);
+            for (int i = 0; i < 32; i++) assertTrue(Double.isNaN(q.value(i)), special + " at 5 leaves element " + i + " a number");
+        }
+    }
+
+    private static int checkTensor(BlockDatatypeName name, BlockFormat format, BlockReference reference, float[] tensor) {
+        Rational expectedTensorScale = name.tensorScale() ? reference.tensorScale(tensor) : Rational.of(1);
+        double tensorScale = format.tensorScale(tensor);
+        assertEquals(0, Rational.of(tensorScale).compareTo(expectedTensorScale), name + ": tensor scale " + tensorScale);
+        int blocks = 0;
+        for (int from = 0; from < tensor.length; from += format.blockSize(), blocks++) {
+            int count = Math.min(format.blockSize(), tensor.length - from);
+            float[] values = java.util.Arrays.copyOfRange(tensor, from, from + count);
+            compare(name, values, format.quantize(tensor, from, count, tensorScale), reference.quantize(values, expectedTensorScale));
+        }
+        return blocks;
+    }
+
+    private static void compare(BlockDatatypeName name, float[] values, QuantizedBlock actual, BlockReference.Block expected) {
+        String where = name + " block " + java.util.Arrays.toString(values);
+        if (expected.scale() == null) {
+            assertTrue(Double.isNaN(actual.scale()), where + ": scale " + actual.scale() + ", expected NaN");
+            return;
+        }
+        if (Double.isNaN(actual.scale()) || Rational.of(actual.scale()).compareTo(expected.scale()) != 0) {
+            fail(where + ": scale " + actual.scale() + ", expected " + expected.scale().toBigDecimal(20));
+        }
+        for (int i = 0; i < values.length; i++) {
+            double element = actual.element(i);
+            boolean sameValue = Rational.of(Math.abs(element)).compareTo(expected.elements()[i]) == 0;
+            boolean sameSign = (Double.doubleToRawLongBits(element) < 0) == expected.negative()[i];
+            if (!sameValue || !sameSign) {
+                fail(where + ": element " + i + " (" + values[i] + ") is " + element + ", expected "
+                    + (expected.negative()[i] ? "-" : "") + expected.elements()[i].toBigDecimal(20));
+            }
+        }
+    }
+
+    /** Edge-case tensors, then seeded random ones; each holds whole blocks but the last, which is partial. */
+    private static List<float[]> tensors(BlockDatatypeName name, BlockFormat format) {
+        int size = name.blockSize();
+        List<float[]> tensors = new ArrayList<>();
+        float[] edges = new float[size * 12 + size / 2 + 1];
+        fill(edges, 0, size, i -> i % 2 == 0 ? 0f : -0f);
+        fill(edges, size, size, i -> i == 3 ? 960f : i == 4 ? 957f : i == 5 ? -450f : i);
+        fill(edges, 2 * size, size, i -> i % 3 == 0 ? Float.MAX_VALUE : -Float.MIN_VALUE * i);
+        fill(edges, 3 * size, size, i -> Float.MIN_VALUE * i);
+        fill(edges, 4 * size, size, i -> i == 0 ? 1024f : Math.nextDown(1024f) / (i + 1));
+        fill(edges, 5 * size, size, i -> i == 0 ? Math.nextDown(1024f) : 3f * i / 8);
+        fill(edges, 6 * size, size, i -> i == 7 ? Float.NaN : i);
+        fill(edges, 7 * size, size, i -> i == 0 ? Float.NEGATIVE_INFINITY : -i);
+        fill(edges, 8 * size, size, i -> (float) (format.element().largest() * (i + 1) / 4));
+        fill(edges, 9 * size, size, i -> (float) (format.element().midpointAboveLargest() * (i % 2 == 0 ? 1 : -1)));
+        fill(edges, 10 * size, size, i -> Math.scalb((float) (i - size / 2), -130));
+        fill(edges, 11 * size, size, i -> i == 0 ? 6f * 448f * 3f : (float) (i - size / 2) / 64);
+        fill(edges, 12 * size, edges.length - 12 * size, i -> 1f / (i + 1));
+        tensors.add(edges);
+        SplittableRandom random = new SplittableRandom(name.toString().hashCode() * 31L + name.rule().ordinal());
+        for (int t = 0; t < RANDOM_TENSORS; t++) {
+            float[] tensor = new float[size * BLOCKS_PER_TENSOR + random.nextInt(size)];
+            int center = random.nextInt(-140, 120);
+            int spread = random.nextBoolean() ? 4 : 40;
+            boolean ties = random.nextInt(4) == 0;
+            for (int i = 0; i < tensor.length; i++) {
+                int exponent = Math.clamp(center + random.nextInt(-spread, spread + 1), -149, 127);
+                float value = ties ? Math.scalb((float) random.nextInt(-64, 65), Math.min(exponent, 120))
+                    : Math.scalb(1f + random.nextFloat(), exponent);
+                tensor[i] = random.nextInt(20) == 0 ? 0f : random.nextBoolean() ? -value : value;
+            }
+            tensors.add(tensor);
+        }
+        return tensors;
+    }
+
+    private interface ValueAt { float at(int i); }
+
+    private static void fill(float[] tensor, int from, int count, ValueAt value) {
+        for (int i = 0; i < count; i++) tensor[from + i] = value.at(i);
+    }
+}

@@ -1,0 +1,170 @@
+package dev.byodt.compiler.dtype.reference;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Block quantization written from the definitions in docs/datatypes.md ("Block formats"), in exact rationals
+ * and over the element and scale datatypes' values listed one by one (every positive finite bit pattern,
+ * decoded by {@link MinifloatReference}, or every k/2^P of fixed point), not over a grid formula: the
+ * nearest value is found among the listed ones; of two equally near, the one that is an even multiple of their
+ * distance (the even significand: for E8M0, whose values are all 1 * 2^k, 1.5 * 2^k goes up to 2^(k+1)).
+ */
+public final class BlockReference {
+    /** A block's scale (null for NaN) and its elements, each with the sign of its input. */
+    public record Block(Rational scale, Rational[] elements, boolean[] negative) {}
+
+    private final List<Rational> elements;
+    private final List<Rational> scales;
+    private final String rule;
+
+    public BlockReference(List<Rational> elements, List<Rational> scales, String rule) {
+        this.elements = sorted(elements);
+        this.scales = sorted(scales);
+        this.rule = rule;
+    }
+
+    /** The positive finite values of a minifloat. */
+    public static List<Rational> minifloat(MinifloatReference format) {
+        List<Rational> points = new ArrayList<>();
+        for (int a = 0; a < format.count(); a++) {
+            if ((a & format.signBit()) != 0 || !format.isFinite(a) || format.value(a).signum() <= 0) continue;
+            points.add(format.value(a));
+        }
+        return points;
+    }
+
+    /** k / 2^P for k = 1 .. 2^(N-1) - 1: MX INT8's symmetric magnitudes for N = 8, P = 6. */
+    public static List<Rational> fixedPoint(int bits, int fractionBits) {
+        List<Rational> points = new ArrayList<>();
+        for (long k = 1; k < 1L << (bits - 1); k++) points.add(Rational.scaled(BigInteger.valueOf(k), -fractionBits));
+        return points;
+    }
+
+    private static List<Rational> sorted(List<Rational> points) {
+        List<Rational> copy = new ArrayList<>(points);
+        copy.sort(Comparator.naturalOrder());
+        return copy;
+    }
+
+    public Rational largestElement() { return elements.getLast(); }
+
+    public Rational largestScale() { return scales.getLast(); }
+
+    /**
+     * A format's float32 tensor scale over {@code values}: the largest finite magnitude over (largest element *
+     * largest scale), rounded to the nearest float32 (ties to even), or 1 when that is 0.
+     */
+    public Rational tensorScale(float[] values) {
+        Rational amax = Rational.ZERO;
+        for (float v : values) {
+            if (Float.isFinite(v) && exact(Math.abs(v)).compareTo(amax) > 0) amax = exact(Math.abs(v));
+        }
+        if (amax.signum() == 0) return Rational.of(1);
+        Rational quotient = amax.divide(largestElement().multiply(largestScale()));
+        int exponent = Math.max(quotient.floorLog2(), -126);
+        BigInteger significand = Rounding.nearestEven(quotient.multiply(Rational.scaled(BigInteger.ONE, 23 - exponent)));
+        return significand.signum() == 0 ? Rational.of(1) : Rational.scaled(significand, exponent - 23);
+    }
+
+    /** The block {@code values} quantized under the tensor scale {@code t}. */
+    public Block quantize(float[] values, Rational t) {
+        int n = values.length;
+        boolean[] negative = new boolean[n];
+        for (int i = 0; i < n; i++) negative[i] = Float.floatToRawIntBits(values[i]) < 0;
+        Rational amax = Rational.ZERO;
+        for (float v : values) {
+            if (!Float.isFinite(v)) return new Block(null, new Rational[n], negative);
+            Rational magnitude = exact(Math.abs(v));
+            if (magnitude.compareTo(amax) > 0) amax = magnitude;
+        }
+        Rational scale = amax.signum() == 0 ? scales.getFirst() : scale(amax.divide(t));
+        Rational divisor = scale.multiply(t);
+        Rational[] rounded = new Rational[n];
+        for (int i = 0; i < n; i++) rounded[i] = nearest(elements, exact(Math.abs(values[i])).divide(divisor), true);
+        return new Block(scale, rounded, negative);
+    }
+
+    /** A float's exact value as a fraction over a power of two (Rational.of(double) would use a power of ten). */
+    private static Rational exact(float v) {
+        int exponent = Math.max(Math.getExponent(v), Float.MIN_EXPONENT) - 23;
+        return Rational.scaled(BigInteger.valueOf((long) Math.scalb((double) v, -exponent)), exponent);
+    }
+
+    /** The scale the rule gives for a = amax / t > 0. */
+    private Rational scale(Rational a) {
+        int emax = largestElement().floorLog2();
+        return switch (rule) {
+            case "floor" -> powerOfTwoScale(a.floorLog2() - emax);
+            case "ceil" -> powerOfTwoScale(ceilLog2(a) - emax);
+            case "even" -> {
+                Rational binade = Rational.scaled(BigInteger.ONE, a.floorLog2());
+                Rational step = binade.multiply(Rational.scaled(BigInteger.ONE, -elementFractionBits()));
+                BigInteger halfUp = Rounding.floor(a.divide(step).add(new Rational(BigInteger.ONE, BigInteger.TWO)));
+                yield powerOfTwoScale(Rational.of(halfUp).multiply(step).floorLog2() - emax);
+            }
+            case "rceil" -> {
+                Rational wanted = a.divide(largestElement());
+                yield scales.stream().filter(s -> s.compareTo(wanted) >= 0).findFirst().orElse(largestScale());
+            }
+            case "midmax" -> {
+                Rational topStep = largestElement().subtract(elements.get(elements.size() - 2));
+                Rational midpoint = largestElement().add(topStep.divide(Rational.of(2)));
+                int k = a.divide(midpoint).floorLog2() - 1;
+                while (a.divide(Rational.scaled(BigInteger.ONE, k)).compareTo(midpoint) > 0) k++;
+                yield powerOfTwoScale(k);
+            }
+            case "nearest" -> nearest(scales, a.divide(largestElement()), false);
+            default -> throw new IllegalArgumentException(rule);
+        };
+    }
+
+    /** M: log2 of how many element values lie in [1, 2). */
+    private int elementFractionBits() {
+        long inOneToTwo = elements.stream()
+            .filter(v -> v.compareTo(Rational.of(1)) >= 0 && v.compareTo(Rational.of(2)) < 0).count();
+        return Long.numberOfTrailingZeros(inOneToTwo);
+    }
+
+    private static int ceilLog2(Rational a) {
+        int floor = a.floorLog2();
+        return a.compareTo(Rational.scaled(BigInteger.ONE, floor)) == 0 ? floor : floor + 1;
+    }
+
+    /** 2^k, or the nearest power of two among the scale's values when k is outside them. */
+    private Rational powerOfTwoScale(int k) {
+        List<Rational> powers = scales.stream().filter(BlockReference::isPowerOfTwo).toList();
+        Rational wanted = Rational.scaled(BigInteger.ONE, k);
+        if (wanted.compareTo(powers.getFirst()) < 0) return powers.getFirst();
+        if (wanted.compareTo(powers.getLast()) > 0) return powers.getLast();
+        return wanted;
+    }
+
+    private static boolean isPowerOfTwo(Rational v) {
+        BigInteger g = v.num().gcd(v.den());
+        return v.num().divide(g).bitCount() == 1 && v.den().divide(g).bitCount() == 1;
+    }
+
+    /** The value of {@code points} (or 0 when {@code withZero}) nearest q >= 0; of two, the even multiple of their distance. */
+    private static Rational nearest(List<Rational> points, Rational q, boolean withZero) {
+        List<Rational> candidates = new ArrayList<>();
+        if (withZero) candidates.add(Rational.ZERO);
+        candidates.addAll(points);
+        int low = 0, high = candidates.size() - 1;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (candidates.get(mid).compareTo(q) < 0) low = mid + 1;
+            else high = mid;
+        }
+        Rational above = candidates.get(low);
+        if (low == 0 || above.compareTo(q) < 0) return above;
+        Rational below = candidates.get(low - 1);
+        int c = q.subtract(below).compareTo(above.subtract(q));
+        if (c < 0) return below;
+        if (c > 0) return above;
+        Rational quotient = below.divide(above.subtract(below));
+        return Rounding.floor(quotient).testBit(0) ? above : below;
+    }
+}
