@@ -15,6 +15,7 @@ import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
 import dev.byodt.runtime.data.NpyArray;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -31,6 +32,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -43,7 +45,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * U-Net, tiny-YOLO head, fake-quantized CNN), run as a user runs them: byodt's float32 gives PyTorch's outputs and
  * ONNX Runtime's (graph optimizations off, as --reference onnxruntime runs it) to 1e-4 of each output's largest
  * magnitude, and `byodt run` in posit16, bfloat16 and a 16-bit fixed point prints the comparison table with
- * finite figures, no NaN, and most top-1 choices kept.
+ * finite figures, no NaN, and most top-1 choices kept (by default each family in one of the three, in turn;
+ * -Pexhaustive the other two).
  */
 class ModelFamiliesTest {
     private static final Path SCRIPT = Path.of("..", "scripts", "export_model_families.py");
@@ -73,6 +76,31 @@ class ModelFamiliesTest {
 
     static Stream<String> names() {
         return families().map(family -> (String) family.get()[0]);
+    }
+
+    private static final List<String> FLOATING_DATATYPES = List.of("custom[posit]16", "bfloat16");
+
+    /**
+     * Each family in one of its three 16-bit datatypes, taken in turn (posit16, bfloat16, its fixed point, posit16,
+     * ...), so that every family and every datatype is run by default; {@link #everyOtherPairing} (-Pexhaustive) runs the rest.
+     */
+    static Stream<Arguments> oneDatatypeEach() {
+        return pairings(true);
+    }
+
+    static Stream<Arguments> otherDatatypes() {
+        return pairings(false);
+    }
+
+    private static Stream<Arguments> pairings(boolean taken) {
+        List<Arguments> all = families().toList();
+        return IntStream.range(0, all.size()).boxed().flatMap(f -> {
+            Object[] family = all.get(f).get();
+            List<String> datatypes = new ArrayList<>(FLOATING_DATATYPES);
+            datatypes.add((String) family[1]);
+            return IntStream.range(0, datatypes.size()).filter(d -> (d == f % datatypes.size()) == taken)
+                .mapToObj(d -> Arguments.of(family[0], datatypes.get(d), family[2]));
+        });
     }
 
     @BeforeAll
@@ -119,30 +147,39 @@ class ModelFamiliesTest {
         assertTrue(worstAgainstOnnxRuntime <= 1e-4, family + ": byodt differs from ONNX Runtime by " + worstAgainstOnnxRuntime);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("families")
-    void runsInSixteenBitDatatypesWithTheComparisonTable(String family, String fixedPoint, List<String> options) throws IOException {
-        for (String datatype : List.of("custom[posit]16", "bfloat16", fixedPoint)) {
-            Path json = exports.resolve(family + "-" + datatype + ".json");
-            List<String> args = new ArrayList<>(List.of("run", exports.resolve(family + ".onnx").toString(),
-                "--data", exports.resolve(family + "-input.npy").toString(), "--dtype", datatype,
-                "--reference", "onnxruntime", "--json", json.toString()));
-            args.addAll(options);
-            CommandLineRun run = CommandLineRun.of(args.toArray(String[]::new));
-            assertEquals(0, run.exitCode(), family + " in " + datatype + ": " + run.err());
-            assertTrue(run.out().contains("SQNR dB") && run.out().lines().anyMatch(line -> line.startsWith(datatype + " ")),
-                family + " in " + datatype + " printed no comparison table:\n" + run.out());
-            JsonObject figures = JsonParser.parseString(Files.readString(json)).getAsJsonObject().getAsJsonArray("entries")
-                .get(0).getAsJsonObject().getAsJsonArray("outputs").get(0).getAsJsonObject();
-            JsonObject errors = figures.getAsJsonObject("errors");
-            double agreement = figures.getAsJsonObject("top1").get("agreement").getAsDouble();
-            double sqnr = errors.get("sqnrDb").getAsDouble();
-            System.out.printf("%s %s: top-1 agreement %.2f%%, SQNR %.1f dB, max abs error %.3g%n", family, datatype,
-                100 * agreement, sqnr, errors.get("maxAbsError").getAsDouble());
-            assertEquals(0, errors.get("nan").getAsInt(), family + " in " + datatype + " gives NaN (NaR) outputs");
-            assertTrue(Double.isFinite(sqnr) && sqnr > 0, family + " in " + datatype + ": SQNR " + sqnr + " dB");
-            assertTrue(agreement >= 0.5, family + " in " + datatype + ": top-1 agreement " + agreement);
-        }
+    @ParameterizedTest(name = "{0} in {1}")
+    @MethodSource("oneDatatypeEach")
+    void runsInASixteenBitDatatypeWithTheComparisonTable(String family, String datatype, List<String> options) throws IOException {
+        runWithTheComparisonTable(family, datatype, options);
+    }
+
+    @Tag("exhaustive")
+    @ParameterizedTest(name = "{0} in {1}")
+    @MethodSource("otherDatatypes")
+    void everyOtherPairing(String family, String datatype, List<String> options) throws IOException {
+        runWithTheComparisonTable(family, datatype, options);
+    }
+
+    private static void runWithTheComparisonTable(String family, String datatype, List<String> options) throws IOException {
+        Path json = exports.resolve(family + "-" + datatype + ".json");
+        List<String> args = new ArrayList<>(List.of("run", exports.resolve(family + ".onnx").toString(),
+            "--data", exports.resolve(family + "-input.npy").toString(), "--dtype", datatype,
+            "--reference", "onnxruntime", "--json", json.toString()));
+        args.addAll(options);
+        CommandLineRun run = CommandLineRun.of(args.toArray(String[]::new));
+        assertEquals(0, run.exitCode(), family + " in " + datatype + ": " + run.err());
+        assertTrue(run.out().contains("SQNR dB") && run.out().lines().anyMatch(line -> line.startsWith(datatype + " ")),
+            family + " in " + datatype + " printed no comparison table:\n" + run.out());
+        JsonObject figures = JsonParser.parseString(Files.readString(json)).getAsJsonObject().getAsJsonArray("entries")
+            .get(0).getAsJsonObject().getAsJsonArray("outputs").get(0).getAsJsonObject();
+        JsonObject errors = figures.getAsJsonObject("errors");
+        double agreement = figures.getAsJsonObject("top1").get("agreement").getAsDouble();
+        double sqnr = errors.get("sqnrDb").getAsDouble();
+        System.out.printf("%s %s: top-1 agreement %.2f%%, SQNR %.1f dB, max abs error %.3g%n", family, datatype,
+            100 * agreement, sqnr, errors.get("maxAbsError").getAsDouble());
+        assertEquals(0, errors.get("nan").getAsInt(), family + " in " + datatype + " gives NaN (NaR) outputs");
+        assertTrue(Double.isFinite(sqnr) && sqnr > 0, family + " in " + datatype + ": SQNR " + sqnr + " dB");
+        assertTrue(agreement >= 0.5, family + " in " + datatype + ": top-1 agreement " + agreement);
     }
 
     private static long[] itemShape(NpyArray items) {
