@@ -111,7 +111,7 @@ public final class Compiler {
             }
             VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
-            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries());
+            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries(), emulated(plan));
             else VectorVariants.forgetTripCounts(module);
             return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize(),
                 log.fallbacks());
@@ -122,6 +122,11 @@ public final class Compiler {
             LLVMOrcDisposeThreadSafeContext(context);
             throw e;
         }
+    }
+
+    /** Whether some kernel computes in a datatype other than float32 (the plan's boundary datatype). */
+    private static boolean emulated(DatatypePlan plan) {
+        return plan.kernelDatatypes().stream().anyMatch(d -> d != plan.boundary());
     }
 
     /** Compiles for the host and loads the result into this process. */
