@@ -48,9 +48,13 @@ class UNet(nn.Module):
         e2 = self.enc2(nn.functional.max_pool2d(e1, 2))
         m = self.mid(nn.functional.max_pool2d(e2, 2))
         d2 = self.dec2(torch.cat([self.up2(m), e2], 1))
-        d1 = self.dec1(torch.cat([self.reduce1(self.up1(d2)), e1], 1))
+        d1 = self.dec1(torch.cat([self.reduce1(self.upsample(d2, e1)), e1], 1))
         side = self.up_side(self.side(nn.functional.avg_pool2d(d1, 2)))
         return self.head(d1 + side)
+
+    def upsample(self, d2, e1):
+        """The decoder's features brought up to the first level's size (e1's); here bilinear x2."""
+        return self.up1(d2)
 
 
 def main():

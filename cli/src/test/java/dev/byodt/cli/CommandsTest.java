@@ -108,10 +108,11 @@ class CommandsTest {
         Path cases = Files.createDirectory(tmp.resolve("cases"));
         copyCase("test_relu", cases);
         copyCase("test_cast_FLOAT_to_FLOAT8E4M3FN", cases);
+        copyCase("test_identity_sequence", cases);
         CommandLineRun run = CommandLineRun.of("conformance", cases.toString());
         assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.out().contains("1 passed, 1 unsupported, 0 failed (2 cases)"), run.out());
-        assertTrue(run.out().contains("float8e4m3fn"), run.out());
+        assertTrue(run.out().contains("2 passed, 1 unsupported, 0 failed (3 cases)"), run.out());
+        assertTrue(run.out().contains("is a sequence"), run.out());
     }
 
     @Test

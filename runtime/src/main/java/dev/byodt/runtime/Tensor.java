@@ -76,22 +76,29 @@ public final class Tensor {
             case UINT32 -> Integer.toUnsignedLong(data.getAtIndex(ValueLayout.JAVA_INT, i));
             case INT16 -> data.getAtIndex(ValueLayout.JAVA_SHORT, i);
             case UINT16 -> Short.toUnsignedLong(data.getAtIndex(ValueLayout.JAVA_SHORT, i));
-            case INT8 -> data.get(ValueLayout.JAVA_BYTE, i);
-            case UINT8 -> Byte.toUnsignedLong(data.get(ValueLayout.JAVA_BYTE, i));
+            case INT8, INT4, INT2 -> data.get(ValueLayout.JAVA_BYTE, i);
+            case UINT8, UINT4, UINT2 -> Byte.toUnsignedLong(data.get(ValueLayout.JAVA_BYTE, i));
             case BOOL -> data.get(ValueLayout.JAVA_BYTE, i) != 0 ? 1 : 0;
-            case FLOAT32, FLOAT16, BFLOAT16, DOUBLE -> (long) getDouble(i);
+            case FLOAT32, FLOAT16, BFLOAT16, DOUBLE, FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT4E2M1,
+                 FLOAT8E8M0 -> (long) getDouble(i);
         };
     }
 
-    /** Stores an integer: the low bits for an integer type, v != 0 for bool, the value for a real type. */
+    /**
+     * Stores an integer: the low bits for an integer type (a 4- or 2-bit one held in a byte as its value, sign- or
+     * zero-extended), v != 0 for bool, the value for a real type.
+     */
     public void setLong(long i, long v) {
         switch (type) {
             case INT64, UINT64 -> data.setAtIndex(ValueLayout.JAVA_LONG, i, v);
             case INT32, UINT32 -> data.setAtIndex(ValueLayout.JAVA_INT, i, (int) v);
             case INT16, UINT16 -> data.setAtIndex(ValueLayout.JAVA_SHORT, i, (short) v);
             case INT8, UINT8 -> data.set(ValueLayout.JAVA_BYTE, i, (byte) v);
+            case INT4, INT2 -> data.set(ValueLayout.JAVA_BYTE, i, (byte) (v << (Long.SIZE - type.bits()) >> (Long.SIZE - type.bits())));
+            case UINT4, UINT2 -> data.set(ValueLayout.JAVA_BYTE, i, (byte) (v & ((1 << type.bits()) - 1)));
             case BOOL -> data.set(ValueLayout.JAVA_BYTE, i, (byte) (v != 0 ? 1 : 0));
-            case FLOAT32, FLOAT16, BFLOAT16, DOUBLE -> setDouble(i, v);
+            case FLOAT32, FLOAT16, BFLOAT16, DOUBLE, FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT4E2M1,
+                 FLOAT8E8M0 -> setDouble(i, v);
         }
     }
 
@@ -102,6 +109,8 @@ public final class Tensor {
             case DOUBLE -> data.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
             case FLOAT16 -> Float.float16ToFloat(data.getAtIndex(ValueLayout.JAVA_SHORT, i));
             case BFLOAT16 -> Float.intBitsToFloat(data.getAtIndex(ValueLayout.JAVA_SHORT, i) << 16);
+            case FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT4E2M1, FLOAT8E8M0 ->
+                type.minifloat().value(Byte.toUnsignedInt(data.get(ValueLayout.JAVA_BYTE, i)));
             case UINT64 -> {
                 long bits = data.getAtIndex(ValueLayout.JAVA_LONG, i);
                 yield bits >= 0 ? bits : (bits >>> 1 | (bits & 1)) * 2.0;
@@ -111,8 +120,9 @@ public final class Tensor {
     }
 
     /**
-     * Stores a value, rounded to nearest even for the narrower real types; for an integer type truncated
-     * toward zero and wrapped to its bits, for bool v != 0 (NaN is true, as in ONNX's Cast).
+     * Stores a value, rounded to nearest even for the narrower real types (the 8- and 4-bit floats as
+     * {@link ElementType#boundaryCast()} says); for an integer type truncated toward zero and wrapped to its
+     * bits, for bool v != 0 (NaN is true, as in ONNX's Cast).
      */
     public void setDouble(long i, double v) {
         switch (type) {
@@ -120,6 +130,8 @@ public final class Tensor {
             case DOUBLE -> data.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
             case FLOAT16 -> data.setAtIndex(ValueLayout.JAVA_SHORT, i, Float.floatToFloat16((float) v));
             case BFLOAT16 -> data.setAtIndex(ValueLayout.JAVA_SHORT, i, Bfloat16.fromFloat((float) v));
+            case FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT4E2M1, FLOAT8E8M0 ->
+                data.set(ValueLayout.JAVA_BYTE, i, (byte) type.boundaryCast().encode(v));
             case BOOL -> setLong(i, v != 0 ? 1 : 0);
             default -> setLong(i, (long) v);
         }

@@ -27,9 +27,11 @@ public record TensorDiff(long elements, double maxAbsError, double maxRelError, 
             double rel = err == 0 ? 0 : err / Math.abs(e);
             maxAbs = Math.max(maxAbs, err);
             maxRel = Math.max(maxRel, rel);
-            // An exact match needs no tolerance, which for a NaN or infinite expected value is NaN or infinite.
+            // An exact match needs no tolerance, which for a NaN or infinite expected value is NaN or infinite;
+            // a mismatch with an infinite expected value (infinite error less infinite tolerance) is as bad as it gets.
             double excess = err == 0 ? 0 : err - (atol + rtol * Math.abs(e));
-            if (excess > 0 || Double.isNaN(excess)) violations++;
+            if (Double.isNaN(excess)) excess = Double.POSITIVE_INFINITY;
+            if (excess > 0) violations++;
             if (excess > worstExcess || worst < 0) {
                 worstExcess = excess;
                 worst = i;

@@ -16,9 +16,10 @@ import java.util.List;
 /**
  * ONNX TensorProto files and messages (the input_N.pb / output_N.pb of ONNX test data, and model weights)
  * converted to and from tensors, in the element types of {@link ElementType}; every other element type
- * (strings, complex numbers, 8-, 4- and 2-bit floats and integers), external data and segmented tensors are
- * errors that name the tensor, because converting them silently would change the numbers a datatype
- * experiment is about.
+ * (strings, complex numbers), external data and segmented tensors are errors that name the tensor, because
+ * converting them silently would change the numbers a datatype experiment is about. The 4- and 2-bit types
+ * are packed in files as ONNX says (two or four elements a byte, the first in the low bits, in raw_data and in
+ * int32_data alike) and take a byte each in a {@link Tensor}.
  */
 public final class TensorProtos {
     private TensorProtos() {}
@@ -71,9 +72,14 @@ public final class TensorProtos {
 
     /** The TensorProto of a tensor, its data as little-endian raw_data. */
     public static TensorProto toProto(String name, Tensor tensor) {
-        byte[] raw = new byte[Math.toIntExact(tensor.data().byteSize())];
-        MemorySegment.copy(tensor.data(), nativeLayout(tensor.type()), 0,
-            MemorySegment.ofArray(raw), littleEndianLayout(tensor.type()), 0, tensor.elementCount());
+        byte[] raw;
+        if (tensor.type().isPacked()) {
+            raw = PackedElements.pack(tensor);
+        } else {
+            raw = new byte[Math.toIntExact(tensor.data().byteSize())];
+            MemorySegment.copy(tensor.data(), nativeLayout(tensor.type()), 0,
+                MemorySegment.ofArray(raw), littleEndianLayout(tensor.type()), 0, tensor.elementCount());
+        }
         TensorProto.Builder builder = TensorProto.newBuilder().setName(name).setDataType(tensor.type().onnxCode());
         for (long d : tensor.shape()) builder.addDims(d);
         // The array is ours alone, so protobuf may keep it without copying.
@@ -91,10 +97,14 @@ public final class TensorProtos {
     }
 
     private static void copyRawData(ByteString raw, Tensor tensor, long count, String context) {
-        long expected = count * tensor.type().byteSize();
+        long expected = PackedElements.bytesFor(tensor.type(), count);
         if (raw.size() != expected) {
             throw new ByodtException(context + " has " + raw.size() + " bytes of raw data, but shape "
                 + Shapes.format(tensor.shape()) + " of " + tensor.type() + " needs " + expected);
+        }
+        if (tensor.type().isPacked()) {
+            PackedElements.unpack(raw.toByteArray(), tensor);
+            return;
         }
         MemorySegment source = MemorySegment.ofBuffer(raw.asReadOnlyByteBuffer());
         MemorySegment.copy(source, littleEndianLayout(tensor.type()), 0, tensor.data(), nativeLayout(tensor.type()), 0, count);
@@ -119,7 +129,7 @@ public final class TensorProtos {
                 List<Long> values = checkedCount(proto.getUint64DataList(), "uint64_data", count, context);
                 for (int i = 0; i < values.size(); i++) tensor.setLong(i, values.get(i));
             }
-            // float16 and bfloat16 travel as their bit patterns, the integer types as their values.
+            // The 16- and 8-bit floats travel as their bit patterns, the integer types as their values.
             case INT32, INT16, UINT16, INT8, UINT8, BOOL, FLOAT16, BFLOAT16 -> {
                 List<Integer> values = checkedCount(proto.getInt32DataList(), "int32_data", count, context);
                 for (int i = 0; i < values.size(); i++) {
@@ -129,6 +139,22 @@ public final class TensorProtos {
                         tensor.setLong(i, values.get(i));
                     }
                 }
+            }
+            case FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT8E8M0 -> {
+                List<Integer> values = checkedCount(proto.getInt32DataList(), "int32_data", count, context);
+                for (int i = 0; i < values.size(); i++) tensor.data().set(ValueLayout.JAVA_BYTE, i, (byte) (int) values.get(i));
+            }
+            // Each int32 holds one byte of packed elements.
+            case INT4, UINT4, INT2, UINT2, FLOAT4E2M1 -> {
+                List<Integer> values = proto.getInt32DataList();
+                long bytes = PackedElements.bytesFor(tensor.type(), count);
+                if (values.size() != bytes) {
+                    throw new ByodtException(context + " has " + values.size() + " values in int32_data, but " + count + " "
+                        + tensor.type() + " elements pack into " + bytes + " bytes, one a value");
+                }
+                byte[] packed = new byte[values.size()];
+                for (int i = 0; i < packed.length; i++) packed[i] = (byte) (int) values.get(i);
+                PackedElements.unpack(packed, tensor);
             }
         }
     }

@@ -1,14 +1,17 @@
 package dev.byodt.runtime;
 
+import com.google.protobuf.ByteString;
 import dev.byodt.onnx.Onnx.TensorProto;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
+import java.util.HexFormat;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -109,7 +112,8 @@ class ElementTypeConversionTest {
         for (int i = 0; i < values.length; i++) values[i] = i < edges.length ? edges[i] : random.nextLong() >> random.nextInt(64);
         Tensor wide = Tensor.ofLongs(new long[] {values.length}, values);
         for (ElementType type : new ElementType[] {ElementType.INT8, ElementType.UINT8, ElementType.INT16, ElementType.UINT16,
-                ElementType.INT32, ElementType.UINT32, ElementType.UINT64, ElementType.BOOL}) {
+                ElementType.INT32, ElementType.UINT32, ElementType.UINT64, ElementType.BOOL, ElementType.INT4, ElementType.UINT4,
+                ElementType.INT2, ElementType.UINT2}) {
             Tensor narrow = wide.convertedTo(type);
             for (int i = 0; i < values.length; i++) {
                 assertEquals(wrapped(values[i], type), unsignedOrSigned(narrow, i), type + " of " + values[i]);
@@ -120,10 +124,15 @@ class ElementTypeConversionTest {
     /** What ONNX's Cast makes of v: its value modulo 2^bits, in the type's range; bool is v != 0. */
     private static BigInteger wrapped(long v, ElementType type) {
         if (type == ElementType.BOOL) return v != 0 ? BigInteger.ONE : BigInteger.ZERO;
-        int bits = type.byteSize() * 8;
+        int bits = switch (type) {
+            case INT4, UINT4 -> 4;
+            case INT2, UINT2 -> 2;
+            default -> type.byteSize() * 8;
+        };
         BigInteger modulus = BigInteger.ONE.shiftLeft(bits);
         BigInteger r = BigInteger.valueOf(v).mod(modulus);
-        boolean signed = type == ElementType.INT8 || type == ElementType.INT16 || type == ElementType.INT32;
+        boolean signed = type == ElementType.INT8 || type == ElementType.INT16 || type == ElementType.INT32
+            || type == ElementType.INT4 || type == ElementType.INT2;
         return signed && r.testBit(bits - 1) ? r.subtract(modulus) : r;
     }
 
@@ -146,28 +155,72 @@ class ElementTypeConversionTest {
     @Test
     void everyTypeReadsFromTypedFieldsAndRawDataAlike() {
         for (ElementType type : ElementType.values()) {
-            Tensor t = Tensor.zeros(type, new long[] {3});
-            double[] values = type == ElementType.BOOL ? new double[] {1, 0, 1} : new double[] {1, 0, type.isUnsigned() ? 200 : -3.5};
-            for (int i = 0; i < 3; i++) t.setDouble(i, values[i]);
+            double[] values = valuesHeldExactly(type);
+            Tensor t = Tensor.zeros(type, new long[] {values.length});
+            for (int i = 0; i < values.length; i++) t.setDouble(i, values[i]);
             TensorProto raw = TensorProtos.toProto("t", t);
             Tensor fromRaw = TensorProtos.fromProto(raw, "raw " + type);
-            TensorProto.Builder typed = TensorProto.newBuilder().setDataType(type.onnxCode()).addDims(3);
-            for (int i = 0; i < 3; i++) {
+            TensorProto.Builder typed = TensorProto.newBuilder().setDataType(type.onnxCode()).addDims(values.length);
+            if (type.isPacked()) {
+                // int32_data holds the packed bytes, one a value.
+                for (byte b : raw.getRawData().toByteArray()) typed.addInt32Data(b & 0xFF);
+            }
+            for (int i = 0; i < values.length && !type.isPacked(); i++) {
                 switch (type) {
                     case FLOAT32 -> typed.addFloatData((float) values[i]);
                     case DOUBLE -> typed.addDoubleData(values[i]);
                     case INT64 -> typed.addInt64Data((long) values[i]);
                     case UINT32, UINT64 -> typed.addUint64Data((long) values[i]);
                     case FLOAT16, BFLOAT16 -> typed.addInt32Data(t.data().getAtIndex(ValueLayout.JAVA_SHORT, i) & 0xFFFF);
+                    case FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT8E8M0 ->
+                        typed.addInt32Data(t.data().get(ValueLayout.JAVA_BYTE, i) & 0xFF);
                     default -> typed.addInt32Data((int) (long) values[i]);
                 }
             }
             Tensor fromTyped = TensorProtos.fromProto(typed.build(), "typed " + type);
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < values.length; i++) {
                 double want = type.isInteger() && !type.isUnsigned() ? Math.floor(Math.abs(values[i])) * Math.signum(values[i]) : values[i];
                 assertEquals(want, fromRaw.getDouble(i), 0, "raw " + type);
                 assertEquals(want, fromTyped.getDouble(i), 0, "typed " + type);
             }
         }
+    }
+
+    /** Values a type holds (an integer type after truncation), five of them so that packed bytes are partly filled. */
+    private static double[] valuesHeldExactly(ElementType type) {
+        if (type == ElementType.BOOL) return new double[] {1, 0, 1, 1, 0};
+        if (type == ElementType.FLOAT8E8M0) return new double[] {1, 0.5, 4, 0x1p-127, 0x1p127};
+        if (type == ElementType.UINT2) return new double[] {1, 0, 3, 2, 3};
+        if (type == ElementType.INT2) return new double[] {1, 0, -2, -1, 1};
+        if (type == ElementType.UINT4) return new double[] {1, 0, 15, 7, 8};
+        if (type == ElementType.INT4) return new double[] {1, 0, -3.5, -8, 7};
+        if (type == ElementType.FLOAT4E2M1) return new double[] {1, 0, -3, 6, -0.5};
+        return new double[] {1, 0, type.isUnsigned() ? 200 : -3.5, 2, -0.0};
+    }
+
+    @Test
+    void packedTypesLayTheFirstElementInTheLowBits() {
+        Tensor int4 = Tensor.zeros(ElementType.INT4, new long[] {3});
+        int4.setLong(0, -1);
+        int4.setLong(1, 2);
+        int4.setLong(2, -8);
+        assertEquals("2f08", HexFormat.of().formatHex(TensorProtos.toProto("t", int4).getRawData().toByteArray()));
+        Tensor uint2 = Tensor.zeros(ElementType.UINT2, new long[] {5});
+        for (int i = 0; i < 5; i++) uint2.setLong(i, i);
+        // 0, 1, 2, 3 in the first byte from its low bits up, then 4 wrapped to 0.
+        assertEquals("e400", HexFormat.of().formatHex(TensorProtos.toProto("t", uint2).getRawData().toByteArray()));
+    }
+
+    @Test
+    void packedDataOfTheWrongSizeIsRefusedNamingTheTensor() {
+        TensorProto proto = TensorProto.newBuilder().setName("w").setDataType(ElementType.INT4.onnxCode()).addDims(5)
+            .setRawData(ByteString.copyFrom(new byte[2])).build();
+        ByodtException e = assertThrows(ByodtException.class,
+            () -> TensorProtos.fromProto(proto, "initializer 'w'"));
+        assertEquals("initializer 'w' has 2 bytes of raw data, but shape 5 of int4 needs 3", e.getMessage());
+        TensorProto typed = TensorProto.newBuilder().setName("w").setDataType(ElementType.UINT2.onnxCode()).addDims(5)
+            .addInt32Data(0).build();
+        ByodtException t = assertThrows(ByodtException.class, () -> TensorProtos.fromProto(typed, "initializer 'w'"));
+        assertEquals("initializer 'w' has 1 values in int32_data, but 5 uint2 elements pack into 2 bytes, one a value", t.getMessage());
     }
 }

@@ -18,6 +18,16 @@ class TensorDiffTest {
         assertEquals(0, off.worstIndex());
     }
 
+    /** A finite value where infinity is expected is the worst element, and the report points at it. */
+    @Test
+    void aFiniteValueWhereInfinityIsExpectedIsTheWorst() {
+        Tensor expected = Tensor.ofFloats(PAIR, new float[] {0.5f, Float.POSITIVE_INFINITY});
+        TensorDiff saturated = TensorDiff.of(expected, Tensor.ofFloats(PAIR, new float[] {0.5f, 57344}), 1e-4, 1e-5);
+        assertFalse(saturated.withinTolerance());
+        assertEquals(1, saturated.worstIndex());
+        assertTrue(TensorDiff.of(expected, expected, 0, 0).withinTolerance());
+    }
+
     /** Equal numbers in another element type or layout are still a wrong result. */
     @Test
     void elementTypeAndShapeMustAgree() {

@@ -34,20 +34,23 @@ import static org.bytedeco.llvm.global.LLVM.*;
 /**
  * A datatype library's {@code T f(double)} conversion, compiled for this machine and called at compile time,
  * so constants and weights get exactly the library's rounding, once, whatever the target. The library is
- * JIT-compiled together with a small loop that converts a whole float32 array per call. Conversions are
- * kept for the life of the process (one per library build and function).
+ * JIT-compiled together with a small loop that converts a whole float32 array per call. A {@code T f(void)}
+ * (the library's lowest value) is run the same way, for the value it returns. Conversions are kept for the
+ * life of the process (one per library build and function).
  */
 public final class HostConversion implements CompileTimeConversion {
     private static final Map<String, HostConversion> CACHE = new ConcurrentHashMap<>();
 
     private final String function;
     private final ScalarType storage;
+    private final boolean constant;
     private final MethodHandle convertArray;
     private final MethodHandle convertOne;
 
-    private HostConversion(String function, ScalarType storage, MethodHandle convertArray, MethodHandle convertOne) {
+    private HostConversion(String function, ScalarType storage, boolean constant, MethodHandle convertArray, MethodHandle convertOne) {
         this.function = function;
         this.storage = storage;
+        this.constant = constant;
         this.convertArray = convertArray;
         this.convertOne = convertOne;
     }
@@ -56,6 +59,9 @@ public final class HostConversion implements CompileTimeConversion {
     public static HostConversion of(NativeLibrary library, String function, ScalarType storage) {
         return CACHE.computeIfAbsent(library + "\0" + function + "\0" + storage, key -> compile(library, function, storage));
     }
+
+    @Override
+    public boolean isConstant() { return constant; }
 
     @Override
     public long convert(double value) {
@@ -87,26 +93,26 @@ public final class HostConversion implements CompileTimeConversion {
         Target host = Target.host();
         LLVMOrcThreadSafeContextRef threadSafeContext = LLVMOrcCreateNewThreadSafeContext();
         LLVMContextRef context = LLVMOrcThreadSafeContextGetContext(threadSafeContext);
-        LLVMModuleRef driver = parse(driverIr(function, storage), context);
+        LLVMModuleRef libraryModule = LibraryLinker.load(library, host, context);
+        String type = LibraryLinker.definedFunctions(libraryModule).get(function);
+        String converts = llvmType(storage) + " (double)", constant = llvmType(storage) + " ()";
+        if (type == null) {
+            LLVMDisposeModule(libraryModule);
+            throw new ByodtException("the datatype library " + library + " defines no function " + function
+                + " (from_f64 or lowest: constants and weights)");
+        }
+        if (!type.equals(converts) && !type.equals(constant)) {
+            LLVMDisposeModule(libraryModule);
+            throw new ByodtException(function + " in " + library + " has type " + type + ", but from_f64 needs " + converts
+                + " and lowest " + constant);
+        }
+        LLVMModuleRef driver = parse(driverIr(function, storage, type.equals(constant)), context);
         LLVMSetTarget(driver, host.triple());
         LLVMTargetMachineRef machine = host.createTargetMachine();
         LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
         LLVMSetModuleDataLayout(driver, layout);
         LLVMDisposeTargetData(layout);
         LLVMDisposeTargetMachine(machine);
-
-        LLVMModuleRef libraryModule = LibraryLinker.load(library, host, context);
-        String type = LibraryLinker.definedFunctions(libraryModule).get(function);
-        String expected = llvmType(storage) + " (double)";
-        if (type == null) {
-            LLVMDisposeModule(libraryModule);
-            throw new ByodtException("the datatype library " + library + " defines no function " + function
-                + " (from_f64: constants and weights)");
-        }
-        if (!type.equals(expected)) {
-            LLVMDisposeModule(libraryModule);
-            throw new ByodtException(function + " in " + library + " has type " + type + ", but from_f64 needs " + expected);
-        }
         LibraryLinker.link(driver, libraryModule, true);
         Optimizer.verify(driver);
 
@@ -127,7 +133,7 @@ public final class HostConversion implements CompileTimeConversion {
             FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
         MethodHandle one = linker.downcallHandle(lookup(jit, "byodt_convert_one"),
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE));
-        return new HostConversion(function, storage, array, one);
+        return new HostConversion(function, storage, type.equals(constant), array, one);
     }
 
     private static MemorySegment lookup(LLVMOrcLLJITRef jit, String symbol) {
@@ -136,12 +142,15 @@ public final class HostConversion implements CompileTimeConversion {
         return MemorySegment.ofAddress(address[0]);
     }
 
-    /** for (i < n) out[i] = f((double) in[i]); and the zero-extended bits of f(x) for one x. */
-    private static String driverIr(String function, ScalarType storage) {
+    /**
+     * for (i < n) out[i] = f((double) in[i]); and the zero-extended bits of f(x) for one x. A function of no
+     * argument ({@code constant}: a value the library defines, such as its lowest) gives that value for every x.
+     */
+    private static String driverIr(String function, ScalarType storage, boolean constant) {
         String t = llvmType(storage);
         String f = "@\"" + function + "\"";
         return """
-            declare %1$s %2$s(double)
+            declare %1$s %2$s(%3$s)
 
             define void @byodt_convert_array(ptr noalias %%in, ptr noalias %%out, i64 %%n) {
             entry:
@@ -152,7 +161,7 @@ public final class HostConversion implements CompileTimeConversion {
               %%src = getelementptr inbounds float, ptr %%in, i64 %%i
               %%x = load float, ptr %%src
               %%wide = fpext float %%x to double
-              %%v = call %1$s %2$s(double %%wide)
+              %%v = call %1$s %2$s(%4$s)
               %%dst = getelementptr inbounds %1$s, ptr %%out, i64 %%i
               store %1$s %%v, ptr %%dst
               %%next = add nsw i64 %%i, 1
@@ -163,11 +172,11 @@ public final class HostConversion implements CompileTimeConversion {
             }
 
             define i64 @byodt_convert_one(double %%x) {
-              %%v = call %1$s %2$s(double %%x)
+              %%v = call %1$s %2$s(%5$s)
               %%bits = zext %1$s %%v to i64
               ret i64 %%bits
             }
-            """.formatted(t, f);
+            """.formatted(t, f, constant ? "" : "double", constant ? "" : "double %wide", constant ? "" : "double %x");
     }
 
     private static LLVMModuleRef parse(String ir, LLVMContextRef context) {

@@ -3,12 +3,15 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ByodtException;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.BiFunction;
 
 /**
@@ -30,6 +33,7 @@ public final class RegisteredDatatype implements Datatype {
     private final BiFunction<DatatypeInstance, String, CompileTimeConversion> conversions;
     private CompileTimeConversion conversion;
     private boolean conversionMissing;
+    private OptionalLong lowest;
 
     /**
      * @param fallback the datatype (float32, with --fallback float32) computing the operations this one has no
@@ -85,12 +89,51 @@ public final class RegisteredDatatype implements Datatype {
         return value == 0 ? accumulator.zero() : accumulator.holding(constant(value));
     }
 
+    /**
+     * Weights and constant tensors, converted by from_f64; a -inf among them (an attention mask's, which a
+     * Where selects or an Add adds) becomes the datatype's lowest value, as -inf in a kernel does, rather than
+     * what from_f64 makes of it (a posit's NaR, which would spread through the Softmax of every masked row).
+     */
     @Override
     public MemorySegment convertWeights(MemorySegment float32Values) {
         if (valuesAreFloat32) return float32Values;
         CompileTimeConversion c = conversion();
         long count = float32Values.byteSize() / Float.BYTES;
-        return c == null ? MemorySegment.ofArray(new byte[(int) (count * storageBytes())]) : c.convertAll(float32Values);
+        if (c == null) return MemorySegment.ofArray(new byte[(int) (count * storageBytes())]);
+        MemorySegment converted = c.convertAll(float32Values);
+        for (long i = 0; i < count; i++) {
+            if (float32Values.getAtIndex(ValueLayout.JAVA_FLOAT, i) == Float.NEGATIVE_INFINITY) {
+                OptionalLong lowest = lowestBits();
+                if (lowest.isEmpty()) break;
+                storeBits(converted, i, lowest.getAsLong());
+            }
+        }
+        return converted;
+    }
+
+    /** The storage bits of the registered lowest value, when it is a constant or a library function of no argument. */
+    private OptionalLong lowestBits() {
+        if (lowest == null) {
+            Expr lowered = instance.lowering(DatatypeOp.LOWEST, target).isPresent() ? lowering(DatatypeOp.LOWEST, List.of()) : null;
+            lowest = switch (lowered) {
+                case Expr.IntConst bits -> OptionalLong.of(bits.value());
+                case Expr.Call call when call.args().isEmpty() -> constantBits(conversions.apply(instance, call.function()));
+                case null, default -> OptionalLong.empty();
+            };
+        }
+        return lowest;
+    }
+
+    private static OptionalLong constantBits(CompileTimeConversion function) {
+        return function.isConstant() ? OptionalLong.of(function.convert(0)) : OptionalLong.empty();
+    }
+
+    private void storeBits(MemorySegment storage, long index, long bits) {
+        switch (storageBytes()) {
+            case 1 -> storage.set(ValueLayout.JAVA_BYTE, index, (byte) bits);
+            case 2 -> storage.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, index, (short) bits);
+            default -> storage.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, index, (int) bits);
+        }
     }
 
     private CompileTimeConversion conversion() {
@@ -99,6 +142,9 @@ public final class RegisteredDatatype implements Datatype {
             if (lowered instanceof Expr.Call call && call.args().size() == 1) {
                 log.lowered(name(), DatatypeOp.FROM_F64.functionSuffix(), lowered);
                 conversion = conversions.apply(instance, call.function());
+                if (conversion.isConstant()) {
+                    throw new ByodtException(call.function() + " takes no argument, but from_f64 needs one (T f(double))");
+                }
             } else {
                 conversionMissing = true;
                 log.missing(name(), lowered == null ? "from_f64 (constants and weights)"

@@ -6,25 +6,35 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Shapes;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
+import static dev.byodt.compiler.kernel.Exprs.accumulate;
 import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.cast;
+import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
 import static dev.byodt.compiler.kernel.Exprs.sqrt;
 import static dev.byodt.compiler.kernel.Exprs.sub;
 
 /**
- * ONNX BatchNormalization in inference mode: Y = (X - mean) / sqrt(var + epsilon) * scale + B with the
- * stored statistics. The parameters are per channel (C), or, for spatial=0 in opsets up to 8, per element
- * of a sample (C x D1..Dn). Training (training_mode=1, or asking for the running and saved statistics) is
- * an error. Opsets up to 6 also have is_test, which, like ONNX Runtime, this ignores: with Y as the only
- * output there are no batch statistics to produce, and models exported that way expect inference.
+ * ONNX BatchNormalization: Y = (X - mean) / sqrt(var + epsilon) * scale + B. In inference mode the mean and
+ * variance are the stored statistics, per channel (C), or, for spatial=0 in opsets up to 8, per element of a
+ * sample (C x D1..Dn). With training_mode=1 (opsets 14 on) they are the batch's, per channel over the batch
+ * and spatial axes (the variance divided by the count, as ONNX's reference does), and the optional outputs
+ * running_mean and running_var are input * momentum + batch statistic * (1 - momentum). Asking for the
+ * statistics outputs of older opsets, whose training mode was chosen by them, is an error. Opsets up to 6 also
+ * have is_test, which, like ONNX Runtime, this ignores: with Y as the only output there are no batch
+ * statistics to produce, and models exported that way expect inference.
  */
 final class BatchNormalization implements Operator {
     private static final String[] PARAMETERS = {"scale", "B", "input_mean", "input_var"};
@@ -36,18 +46,25 @@ final class BatchNormalization implements Operator {
     @Override
     public List<TensorType> inferTypes(Node node) {
         TensorType x = Operands.requireRank(node, Operands.floatInput(node, 0, "X"), "X", 2);
-        parameterShape(node, x.shape());
-        return List.of(x);
+        TensorType statistics = Operands.floatTensor(parameterShape(node, x.shape()));
+        List<TensorType> types = new ArrayList<>(List.of(x));
+        for (int i = 1; i < node.outputs().size(); i++) types.add(statistics);
+        return types;
+    }
+
+    private static boolean training(Node node) {
+        long mode = node.intAttr("training_mode", 0);
+        if (mode != 0 && mode != 1) throw node.badAttribute("training_mode", mode, "0 or 1");
+        return mode == 1;
     }
 
     /** The shape all four parameters share: a prefix of a sample's shape (C x D1..Dn). */
     private static long[] parameterShape(Node node, long[] x) {
-        if (node.intAttr("training_mode", 0) != 0) {
-            throw node.badAttribute("training_mode", 1, "inference only");
-        }
-        for (int i = 1; i < node.outputs().size(); i++) {
+        int statisticsOutputs = training(node) ? 3 : 1;
+        for (int i = statisticsOutputs; i < node.outputs().size(); i++) {
             if (Operands.hasOutput(node, i)) {
-                throw node.error("training outputs (running and saved statistics) are not supported");
+                throw node.error("training outputs (running and saved statistics) are not supported"
+                    + (node.opsetVersion() >= 14 ? " without training_mode=1" : " before opset 14"));
             }
         }
         boolean spatial = node.opsetVersion() > 8 || node.intAttr("spatial", 1) != 0;
@@ -64,6 +81,10 @@ final class BatchNormalization implements Operator {
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
+        if (training(node)) {
+            lowerTraining(node, kb);
+            return;
+        }
         Buffer x = kb.input(0);
         Buffer scale = kb.input(1);
         Buffer bias = kb.input(2);
@@ -87,5 +108,44 @@ final class BatchNormalization implements Operator {
                 kb.store(y, at, add(normalized, kb.load(bias, param)));
             });
         }));
+    }
+
+    /** Training mode: the batch's statistics per channel, two passes (mean, then squared deviations), then Y. */
+    private static void lowerTraining(Node node, KernelBuilder kb) {
+        Buffer x = kb.input(0);
+        long[] shape = x.shape();
+        long[] channels = parameterShape(node, shape);
+        double epsilon = node.floatAttr("epsilon", 1e-5f);
+        double momentum = node.floatAttr("momentum", 0.9f);
+        long plane = Operands.product(shape, 2, shape.length);
+        double count = (double) shape[0] * plane;
+        kb.loop(channels[0], c -> {
+            Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
+            forEachElement(kb, shape, c, at -> kb.assign(sum, accumulate(kb.get(sum), kb.load(x, at))));
+            Local mean = kb.local("mean", div(cast(ScalarType.REAL, kb.get(sum)), real(count)));
+            Local squares = kb.local("squares", constant(ScalarType.ACC, 0));
+            forEachElement(kb, shape, c, at -> {
+                Expr deviation = sub(kb.load(x, at), kb.get(mean));
+                kb.assign(squares, mac(kb.get(squares), deviation, deviation));
+            });
+            Local variance = kb.local("variance", div(cast(ScalarType.REAL, kb.get(squares)), real(count)));
+            storeRunning(node, kb, 1, kb.input(3), c, kb.get(mean), momentum);
+            storeRunning(node, kb, 2, kb.input(4), c, kb.get(variance), momentum);
+            Local factor = kb.local("factor", div(kb.load(kb.input(1), c), sqrt(add(kb.get(variance), real(epsilon)))));
+            forEachElement(kb, shape, c, at -> kb.store(kb.output(0), at,
+                add(mul(sub(kb.load(x, at), kb.get(mean)), kb.get(factor)), kb.load(kb.input(2), c))));
+        });
+    }
+
+    /** running = input * momentum + batch * (1 - momentum), when the node asks for that output. */
+    private static void storeRunning(Node node, KernelBuilder kb, int output, Buffer input, Expr c, Expr batch, double momentum) {
+        if (!Operands.hasOutput(node, output)) return;
+        kb.store(kb.output(output), c, add(mul(kb.load(input, c), real(momentum)), mul(batch, real(1 - momentum))));
+    }
+
+    /** Every flat index of channel c in X (N x C x D1..Dn). */
+    private static void forEachElement(KernelBuilder kb, long[] shape, Expr c, Consumer<Expr> body) {
+        long plane = Operands.product(shape, 2, shape.length);
+        kb.loop(shape[0], n -> kb.loop(plane, i -> body.accept(add(add(mul(n, shape[1] * plane), mul(c, plane)), i))));
     }
 }

@@ -2,14 +2,15 @@ package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.runtime.ElementType;
 
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
- * CastLike: Cast to the element type of a second input, whose values are not read; the conversions are
- * Cast's. The target is the second input's declared type where the model declares one (a graph input),
+ * CastLike: Cast to the element type of a second input, whose values are not read; the conversions, and the
+ * saturate and round_mode attributes, are Cast's. The target is the second input's declared type where the model declares one (a graph input),
  * else the type it is computed in.
  */
 final class CastLike implements Operator {
@@ -25,7 +26,7 @@ final class CastLike implements Operator {
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
-        ElementType target = node.input(1).declaredType();
-        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> Cast.to(target, x.getFirst()));
+        UnaryOperator<Expr> convert = Cast.converter(node, node.input(1).declaredType(), kb);
+        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> convert.apply(x.getFirst()));
     }
 }

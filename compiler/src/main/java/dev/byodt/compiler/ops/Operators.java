@@ -36,6 +36,7 @@ public final class Operators {
         ConvTranspose.registerAll();
         Resize.registerAll();
         Pooling.registerAll();
+        MaxUnpool.registerAll();
         GlobalPooling.registerAll();
         LocalResponseNormalization.registerAll();
         BatchNormalization.registerAll();

@@ -2,30 +2,40 @@ package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Shapes;
 
 import java.util.Arrays;
 import java.util.List;
 
 import static dev.byodt.compiler.kernel.Exprs.accumulate;
+import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
-import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.gt;
+import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.or;
 import static dev.byodt.compiler.kernel.Exprs.real;
 import static dev.byodt.compiler.kernel.Exprs.rem;
+import static dev.byodt.compiler.kernel.Exprs.select;
 
 /**
  * ONNX MaxPool and AveragePool: the maximum or mean of each window of X (N x C x D1..Dn), per batch item
- * and channel. Padding is excluded from the maximum, and from the mean unless count_include_pad says so;
- * MaxPool's optional Indices output is not supported.
+ * and channel. Padding is excluded from the maximum, and from the mean unless count_include_pad says so.
+ * MaxPool also takes integer tensors (int8 and uint8 in ONNX), and gives on request its Indices output: where
+ * in X (flattened, batch and channel included) each maximum is, the first of equal ones, the spatial position
+ * row-major or, with storage_order=1, column-major.
  */
 final class Pooling implements Operator {
     private final boolean average;
@@ -42,16 +52,22 @@ final class Pooling implements Operator {
     @Override
     public List<TensorType> inferTypes(Node node) {
         TensorType x = input(node);
-        if (!average && Operands.hasOutput(node, 1)) throw node.error("the Indices output of MaxPool is not supported");
+        long storageOrder = node.intAttr("storage_order", 0);
+        if (storageOrder != 0 && storageOrder != 1) throw node.error("attribute storage_order=" + storageOrder + " must be 0 or 1");
         long[] spatial = window(node, x).outputShape();
         long[] shape = new long[x.rank()];
         shape[0] = x.dim(0);
         shape[1] = x.dim(1);
         System.arraycopy(spatial, 0, shape, 2, spatial.length);
-        return List.of(Operands.floatTensor(shape));
+        TensorType y = new TensorType(x.elementType(), shape);
+        return indicesWanted(node) ? List.of(y, new TensorType(ElementType.INT64, shape)) : List.of(y);
     }
 
-    private static TensorType input(Node node) {
+    private boolean indicesWanted(Node node) { return !average && Operands.hasOutput(node, 1); }
+
+    private TensorType input(Node node) {
+        Value v = node.input(0);
+        if (!average && v != null && v.type().elementType().isInteger()) return Operands.requireRank(node, v.type(), "X", 3);
         return Operands.requireRank(node, Operands.floatInput(node, 0, "X"), "X", 3);
     }
 
@@ -69,13 +85,19 @@ final class Pooling implements Operator {
         Buffer y = kb.output(0);
         // One flat loop over the outputs: it vectorizes over a long run, loading each window's taps by gathers,
         // where the loop over a short output row (14 for LeNet-5) vectorized badly, across rows by scatters.
+        Buffer indices = indicesWanted(node) ? kb.output(1) : null;
+        boolean columnMajor = node.intAttr("storage_order", 0) == 1;
         long[] shape = y.shape();
         kb.loop(Shapes.elementCount(shape, y.name()), i -> {
             Expr[] at = unflatten(shape, i);
             Expr[] out = Arrays.copyOfRange(at, 2, at.length);
-            Expr result = average ? mean(kb, window, x, at[0], at[1], out, countPadding)
-                : maximum(kb, window, x, at[0], at[1], out);
-            kb.store(y, i, result);
+            if (average) {
+                kb.store(y, i, mean(kb, window, x, at[0], at[1], out, countPadding));
+            } else {
+                Local where = indices != null ? kb.local("argmax", idx(-1)) : null;
+                kb.store(y, i, maximum(kb, window, x, at[0], at[1], out, where, columnMajor));
+                if (indices != null) kb.store(indices, i, kb.get(where));
+            }
         });
     }
 
@@ -91,13 +113,38 @@ final class Pooling implements Operator {
         return at;
     }
 
-    private static Expr maximum(KernelBuilder kb, WindowGeometry window, Buffer x, Expr batch, Expr channel, Expr[] out) {
+    /**
+     * The maximum of a window; {@code where}, unless null, gets the index of its first occurrence (-1 when the
+     * window is empty).
+     */
+    private static Expr maximum(KernelBuilder kb, WindowGeometry window, Buffer x, Expr batch, Expr channel, Expr[] out,
+                                Local where, boolean columnMajor) {
         // Padding never wins: only taps inside the input take part, and the maximum of none (a window wholly
-        // in padding, which needs pads as large as the kernel) is -inf.
-        Local best = kb.local("max", real(Double.NEGATIVE_INFINITY));
-        window.forEachTap(kb, out, (position, tap) ->
-            kb.assign(best, max(kb.get(best), element(kb, x, batch, channel, position))));
+        // in padding, which needs pads as large as the kernel) is -inf, or the least integer.
+        Expr lowest = x.elementType() == ScalarType.REAL ? real(Double.NEGATIVE_INFINITY) : constant(x.elementType(), Integer.MIN_VALUE);
+        Local best = kb.local("max", lowest);
+        window.forEachTap(kb, out, (position, tap) -> {
+            Expr value = element(kb, x, batch, channel, position);
+            if (where != null) {
+                kb.assign(where, select(or(gt(value, kb.get(best)), lt(kb.get(where), 0)),
+                    flatIndex(x.shape(), batch, channel, position, columnMajor), kb.get(where)));
+            }
+            kb.assign(best, max(kb.get(best), value));
+        });
         return kb.get(best);
+    }
+
+    /** Where an element is in X flattened: batch and channel row-major, the spatial position as storage_order says. */
+    private static Expr flatIndex(long[] shape, Expr batch, Expr channel, Expr[] position, boolean columnMajor) {
+        if (!columnMajor) return Exprs.flatIndex(shape, WindowGeometry.indices(batch, channel, position));
+        long plane = Operands.product(shape, 2, shape.length);
+        Expr index = add(mul(batch, shape[1] * plane), mul(channel, plane));
+        long stride = 1;
+        for (int d = 0; d < position.length; d++) {
+            index = add(index, mul(position[d], stride));
+            stride *= shape[2 + d];
+        }
+        return index;
     }
 
     private static Expr mean(KernelBuilder kb, WindowGeometry window, Buffer x, Expr batch, Expr channel, Expr[] out,
@@ -112,6 +159,6 @@ final class Pooling implements Operator {
     }
 
     private static Expr element(KernelBuilder kb, Buffer x, Expr batch, Expr channel, Expr[] position) {
-        return kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)));
+        return kb.load(x, Exprs.flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)));
     }
 }

@@ -15,18 +15,23 @@ import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.exp;
 import static dev.byodt.compiler.kernel.Exprs.log;
 import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
+import static dev.byodt.compiler.kernel.Exprs.select;
 import static dev.byodt.compiler.kernel.Exprs.sub;
 
 /**
  * ONNX Softmax and LogSoftmax. From opset 13 they normalise along one axis (default -1); before, the input
  * is seen as a 2-D matrix split at the axis (default 1) and each row of that matrix is normalised. Both
  * forms are an (outer x extent x inner) view of the tensor with the normalisation along the middle.
- * The row maximum is subtracted first, so large inputs do not overflow exp.
+ * The row maximum is subtracted first, so large inputs do not overflow exp. An attention mask's -inf is the
+ * datatype's lowest value in a datatype without infinities (a posit's -maxpos, fixed point's most negative
+ * value), whose exp after the subtraction need not be 0 (posits round nothing to zero; fixed point saturates
+ * the difference): Softmax gives such an element weight 0, as float32 gives -inf.
  */
 final class Softmax implements Operator {
     private final boolean logarithm;
@@ -73,14 +78,20 @@ final class Softmax implements Operator {
             kb.loop(extent, k -> kb.assign(largest, max(kb.get(largest), kb.load(x, add(rowStart, mul(k, inner))))));
             Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
             kb.loop(extent, k -> kb.assign(sum,
-                accumulate(kb.get(sum), exp(sub(kb.load(x, add(rowStart, mul(k, inner))), kb.get(largest))))));
+                accumulate(kb.get(sum), weight(kb.load(x, add(rowStart, mul(k, inner))), kb.get(largest)))));
             Expr total = cast(ScalarType.REAL, kb.get(sum));
             Local denominator = kb.local("denominator", logarithm ? log(total) : total);
             kb.loop(extent, k -> {
                 Expr at = add(rowStart, mul(k, inner));
                 Expr shifted = sub(kb.load(x, at), kb.get(largest));
-                kb.store(y, at, logarithm ? sub(shifted, kb.get(denominator)) : div(exp(shifted), kb.get(denominator)));
+                kb.store(y, at, logarithm ? sub(shifted, kb.get(denominator))
+                    : div(weight(kb.load(x, at), kb.get(largest)), kb.get(denominator)));
             });
         }));
+    }
+
+    /** exp(x - largest), and 0 for the lowest value (-inf in float32, where exp gives 0 anyway). */
+    private static Expr weight(Expr x, Expr largest) {
+        return select(eq(x, real(Double.NEGATIVE_INFINITY)), real(0), exp(sub(x, largest)));
     }
 }

@@ -1,11 +1,13 @@
 package dev.byodt.compiler.onnx;
 
+import com.google.protobuf.ByteString;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.conformance.DataSetRun;
 import dev.byodt.compiler.conformance.GraphExecutor;
 import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.conformance.TestCase;
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.onnx.Onnx.TensorProto;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.NamedTensor;
 import dev.byodt.runtime.Tensor;
@@ -94,6 +96,41 @@ class BoundaryTypesTest {
             CompileOptions.host().withDatatype(datatype), TestCase.readDataSet(set), 0, 0);
         assertEquals(3, checks.size());
         for (DataSetRun.OutputCheck check : checks) assertTrue(check.diff().withinTolerance(), check.name() + ": " + check.diff().describe());
+    }
+
+    /**
+     * y = float8e5m2(float(x) * float(w)) without saturation, z = int4(int64(w) * 3), x float8e4m3fn, w an int4
+     * weight packed in raw_data: [1, -8] is 0x81, [7, -1] is 0xF7.
+     */
+    private Path smallTypesModel() {
+        int float8e4m3fn = ElementType.FLOAT8E4M3FN.onnxCode(), float8e5m2 = ElementType.FLOAT8E5M2.onnxCode();
+        int int4 = ElementType.INT4.onnxCode();
+        return write(dir, "small.onnx", model(graph()
+            .addInput(tensor("x", float8e4m3fn, 4L)).addOutput(tensor("y", float8e5m2, 4L)).addOutput(tensor("z", int4, 4L))
+            .addInitializer(TensorProto.newBuilder().setName("w").setDataType(int4).addDims(4)
+                .setRawData(ByteString.copyFrom(new byte[] {(byte) 0x81, (byte) 0xF7})))
+            .addInitializer(TensorProto.newBuilder().setName("three").setDataType(INT64).addDims(1).addInt64Data(3))
+            .addNode(node("Cast", "xf", List.of("x"), List.of("xf"), intAttr("to", FLOAT)))
+            .addNode(node("Cast", "wf", List.of("w"), List.of("wf"), intAttr("to", FLOAT)))
+            .addNode(node("Mul", "p", List.of("xf", "wf"), List.of("p")))
+            .addNode(node("Cast", "y", List.of("p"), List.of("y"), intAttr("to", float8e5m2), intAttr("saturate", 0)))
+            .addNode(node("Cast", "wl", List.of("w"), List.of("wl"), intAttr("to", INT64)))
+            .addNode(node("Mul", "t", List.of("wl", "three"), List.of("t")))
+            .addNode(node("Cast", "z", List.of("t"), List.of("z"), intAttr("to", int4))), 21));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"float32", "custom[posit]16"})
+    void eightFourAndTwoBitTypesCrossTheBoundaryAndCastsRoundInside(String datatype) {
+        Graph graph = OnnxLoader.load(smallTypesModel());
+        List<Tensor> inputs = List.of(declared(ElementType.FLOAT8E4M3FN, 0.5, -2, 448, 3).convertedTo(ElementType.FLOAT32));
+        for (GraphExecutor executor : List.of(GraphInterpreter::run, GraphExecutor.compiled(CompileOptions.host().withDatatype(datatype)))) {
+            List<Tensor> outputs = graph.declaredOutputs(executor.run(graph, inputs));
+            assertEquals(List.of(ElementType.FLOAT8E5M2, ElementType.INT4), outputs.stream().map(Tensor::type).toList());
+            // 448 * 7 = 3136 rounds to 3072 = 1.5 * 2^11 in e5m2's two fraction bits.
+            assertArrayEquals(new double[] {0.5, 16, 3072, -3}, doubles(outputs.get(0)));
+            assertArrayEquals(new double[] {3, -8, 5, -3}, doubles(outputs.get(1)), "int4 wraps");
+        }
     }
 
     private static Tensor declared(ElementType type, double... values) {

@@ -239,7 +239,8 @@ class OnnxLoaderTest {
 
     @Test
     void unsupportedElementTypesNameTheTensor() {
-        String supported = "(float32, int32, int64, bool, int8, uint8, int16, uint16, uint32, uint64, float16, bfloat16, double)";
+        String supported = "(float32, int32, int64, bool, int8, uint8, int16, uint16, uint32, uint64, float16, bfloat16, double, "
+            + "float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float4e2m1, float8e8m0, uint4, int4, uint2, int2)";
         Path input = write(dir, "complex-input.onnx", model(graph()
             .addInput(tensor("x", COMPLEX64, 2L)).addOutput(tensor("y", COMPLEX64, 2L))
             .addNode(node("TestAdd", "add", List.of("x", "x"), List.of("y")))));

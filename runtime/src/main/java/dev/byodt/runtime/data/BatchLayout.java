@@ -32,7 +32,7 @@ public record BatchLayout(int itemsPerCall) {
         if (!batched) {
             throw new ByodtException("input '" + input.name() + "' has shape " + Shapes.format(model) + " but each item of "
                 + data.description() + " is " + Shapes.format(item) + " (expected " + Shapes.format(model) + " or Bx"
-                + Shapes.format(item) + ")");
+                + Shapes.format(item) + "; a symbolic dimension is 1 unless --shape " + input.name() + "=DIMS gives it)");
         }
         if (model[0] > Integer.MAX_VALUE) throw new ByodtException("input '" + input.name() + "' has a batch of " + model[0]);
         return new BatchLayout((int) model[0]);

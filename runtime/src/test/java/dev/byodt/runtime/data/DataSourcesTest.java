@@ -47,6 +47,7 @@ class DataSourcesTest {
             () -> BatchLayout.of(source, new TensorSpec("x", ElementType.FLOAT32, new long[] {1, 3, 32, 32}))).getMessage();
         assertTrue(message.startsWith("input 'x' has shape 1x3x32x32 but each item of IDX"), message);
         assertTrue(message.contains("is 1x28x28"), message);
+        assertTrue(message.endsWith("a symbolic dimension is 1 unless --shape x=DIMS gives it)"), message);
         assertThrows(ByodtException.class, () -> BatchLayout.of(source, new TensorSpec("x", ElementType.INT64, new long[] {1, 1, 28, 28})));
     }
 

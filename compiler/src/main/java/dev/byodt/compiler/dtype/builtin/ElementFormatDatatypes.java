@@ -2,11 +2,12 @@ package dev.byodt.compiler.dtype.builtin;
 
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
+import dev.byodt.runtime.MinifloatFormat;
 
-import static dev.byodt.compiler.dtype.builtin.MinifloatFormat.Specials.FN;
-import static dev.byodt.compiler.dtype.builtin.MinifloatFormat.Specials.FNUZ;
-import static dev.byodt.compiler.dtype.builtin.MinifloatFormat.Specials.IEEE;
-import static dev.byodt.compiler.dtype.builtin.MinifloatFormat.Specials.NONE;
+import static dev.byodt.runtime.MinifloatFormat.Specials.FN;
+import static dev.byodt.runtime.MinifloatFormat.Specials.FNUZ;
+import static dev.byodt.runtime.MinifloatFormat.Specials.IEEE;
+import static dev.byodt.runtime.MinifloatFormat.Specials.NONE;
 
 /**
  * The small floats of block-scaled and 8-bit formats as scalar datatypes, each minifloat.c in one format: the

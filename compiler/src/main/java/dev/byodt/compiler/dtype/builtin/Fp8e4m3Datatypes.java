@@ -2,6 +2,7 @@ package dev.byodt.compiler.dtype.builtin;
 
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
+import dev.byodt.runtime.MinifloatFormat;
 
 /**
  * OCP FP8 E4M3: no infinity, one NaN pattern per sign, saturating at +-448. It is minifloat.c's e4m3 in the FN

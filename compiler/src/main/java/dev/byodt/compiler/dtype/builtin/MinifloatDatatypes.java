@@ -7,6 +7,7 @@ import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.runtime.MinifloatFormat;
 
 import java.util.List;
 import java.util.function.Function;
@@ -43,15 +44,15 @@ public final class MinifloatDatatypes implements DatatypePlugin {
     static DatatypeDefinition.Builder minifloat(String name, int code, Function<DatatypeInstance, MinifloatFormat> format,
                                                 Function<DatatypeInstance, String> prefix) {
         return DatatypeDefinition.register(name, code)
-            .library(LIBRARY, i -> format.apply(i).defines())
+            .library(LIBRARY, i -> MinifloatLibrary.defines(format.apply(i)))
             .prefix(prefix)
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.COMPARISONS)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
-            .exactAccumulator(i -> format.apply(i).exactAccumulatorBits())
+            .exactAccumulator(i -> MinifloatLibrary.exactAccumulatorBits(format.apply(i)))
             .fusedAccumulation(i -> format.apply(i).exactInFloat32())
-            .valueGrid(i -> format.apply(i).valueGrid());
+            .valueGrid(i -> MinifloatLibrary.valueGrid(format.apply(i)));
     }
 }

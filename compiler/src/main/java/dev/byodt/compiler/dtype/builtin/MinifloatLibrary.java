@@ -1,0 +1,49 @@
+package dev.byodt.compiler.dtype.builtin;
+
+import dev.byodt.compiler.dtype.ValueGrid;
+import dev.byodt.runtime.MinifloatFormat;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the datatypes built on minifloat.c need of a {@link MinifloatFormat}: the library's -D parameters, the
+ * width of its exact accumulator, which the registry gives code generation, and the grid of values block
+ * quantization rounds to.
+ */
+final class MinifloatLibrary {
+    private MinifloatLibrary() {}
+
+    static List<String> defines(MinifloatFormat format) {
+        List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + format.exponentBits(), "MF_FRAC_BITS=" + format.fractionBits()));
+        if (format.specials() != MinifloatFormat.Specials.IEEE) defines.add("MF_SPECIALS=MF_SPECIALS_" + format.specials());
+        if (format.unsigned()) defines.add("MF_UNSIGNED=1");
+        return defines;
+    }
+
+    /**
+     * The width of minifloat.c's exact accumulator (its MF_ACC_BITS): a fixed-point integer whose unit is the
+     * square of the smallest nonzero value, with room for the largest product, 2^24 of them, a sign and three
+     * flag bits, rounded up to 64, 128, ..., 1024 bits. A test checks it against the library's own macro.
+     */
+    static int exactAccumulatorBits(MinifloatFormat format) {
+        int needed = -2 * format.smallestExponent() + 2 * format.largestBinade() + 2 + 1 + 3 + 24;
+        int bits = 64;
+        while (bits < needed) bits *= 2;
+        return bits;
+    }
+
+    /**
+     * The finite values: M fraction bits from the smallest normal binade 1 - bias up (with M = 0, E8M0, the
+     * smallest pattern is 2^-bias and there is no zero); the largest is the top binade full, or one step short
+     * of it where the all-ones pattern is the NaN (FN with fraction bits: fp8e4m3's 448, not 480).
+     */
+    static ValueGrid valueGrid(MinifloatFormat format) {
+        int fractionBits = format.fractionBits();
+        boolean topPatternNaN = format.specials() == MinifloatFormat.Specials.FN && fractionBits > 0;
+        double topSignificand = 2 - Math.scalb(1.0, (topPatternNaN ? 1 : 0) - fractionBits);
+        boolean hasZero = fractionBits > 0;
+        return new ValueGrid(fractionBits, hasZero ? 1 - format.bias() : -format.bias(),
+            Math.scalb(topSignificand, format.largestBinade()), hasZero, !format.unsigned());
+    }
+}
