@@ -31,18 +31,16 @@ public final class Optimizer {
      * first with those calls out of line, so that their loops vectorize with calls to the variants, then with
      * everything inlined. Without, the variants go unused (a scalar baseline's library).
      *
-     * <p>With {@code emulated} (some kernel computes in a datatype other than float32) loops are neither
-     * unrolled nor interleaved: each emulated operation is tens of instructions already, so the copies multiply
-     * the code and LLVM's time without making it faster (mobilenet_v2 in posit8: 2 MB of machine code and 40 s
-     * of CPU to compile with them, about 5 s without; bench-dtypes' ratios no worse). float32's loops keep both.
+     * <p>Without {@code unroll} loops are neither unrolled nor interleaved (see {@link dev.byodt.compiler.Compiler}
+     * for when).
      */
-    public static void optimize(LLVMModuleRef module, LLVMTargetMachineRef targetMachine, boolean vectorVariants, boolean emulated) {
+    public static void optimize(LLVMModuleRef module, LLVMTargetMachineRef targetMachine, boolean vectorVariants, boolean unroll) {
         LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
         try {
             LLVMPassBuilderOptionsSetLoopVectorization(options, 1);
             LLVMPassBuilderOptionsSetSLPVectorization(options, 1);
-            LLVMPassBuilderOptionsSetLoopInterleaving(options, emulated ? 0 : 1);
-            LLVMPassBuilderOptionsSetLoopUnrolling(options, emulated ? 0 : 1);
+            LLVMPassBuilderOptionsSetLoopInterleaving(options, unroll ? 1 : 0);
+            LLVMPassBuilderOptionsSetLoopUnrolling(options, unroll ? 1 : 0);
             List<String> variants = vectorVariants ? VectorVariants.offer(module) : List.of();
             VectorVariants.forgetTripCounts(module);
             Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
