@@ -30,14 +30,17 @@ public final class Optimizer {
      * With {@code vectorVariants} and calls that vector variants can serve (see {@link VectorVariants}), twice:
      * first with those calls out of line, so that their loops vectorize with calls to the variants, then with
      * everything inlined. Without, the variants go unused (a scalar baseline's library).
+     *
+     * <p>Without {@code unroll} loops are neither unrolled nor interleaved (see {@link dev.byodt.compiler.Compiler}
+     * for when).
      */
-    public static void optimize(LLVMModuleRef module, LLVMTargetMachineRef targetMachine, boolean vectorVariants) {
+    public static void optimize(LLVMModuleRef module, LLVMTargetMachineRef targetMachine, boolean vectorVariants, boolean unroll) {
         LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
         try {
             LLVMPassBuilderOptionsSetLoopVectorization(options, 1);
             LLVMPassBuilderOptionsSetSLPVectorization(options, 1);
-            LLVMPassBuilderOptionsSetLoopInterleaving(options, 1);
-            LLVMPassBuilderOptionsSetLoopUnrolling(options, 1);
+            LLVMPassBuilderOptionsSetLoopInterleaving(options, unroll ? 1 : 0);
+            LLVMPassBuilderOptionsSetLoopUnrolling(options, unroll ? 1 : 0);
             List<String> variants = vectorVariants ? VectorVariants.offer(module) : List.of();
             VectorVariants.forgetTripCounts(module);
             Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");

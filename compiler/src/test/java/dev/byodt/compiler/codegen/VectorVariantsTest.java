@@ -55,7 +55,7 @@ class VectorVariantsTest {
             LLVMTargetMachineRef machine = AVX512.createTargetMachine();
             try {
                 VectorWidth.widen(m.module, AVX512);
-                Optimizer.optimize(m.module, machine, vectorVariants);
+                Optimizer.optimize(m.module, machine, vectorVariants, false);
                 return Llvm.take(LLVMPrintModuleToString(m.module));
             } finally {
                 LLVMDisposeTargetMachine(machine);
