@@ -13,19 +13,18 @@ import java.util.Map;
  * How a datatype divides a mean by its element count ({@link ScalarOp#DIVIDE_BY_COUNT}), decided when it is
  * lowered, from the datatype alone:
  * <ul>
- * <li>A datatype that lowers div_i32 (fixed point) divides by the count as an integer: for fixed point the
- *     quotient of the stored integer by the count, rounded once, is the correctly rounded mean, whether or not
- *     the format holds the count (fxp16_13, whose range ends below 4, holds none from 4 on).</li>
- * <li>Otherwise, a count the datatype holds exactly (its constant n, read back at compile time, is n) divides
- *     as every mean always has, div(sum, n): float32, the posits and bfloat16 hold the counts of real models,
- *     and their results keep their bits.</li>
- * <li>A count it does not hold (posit8 holds 24 and 28 but not 25, fp8e4m3 nothing odd above 15) multiplies by
- *     the datatype's nearest value of 1/n instead of dividing by another number than n: one more rounding, no
+ * <li>A count the datatype holds exactly (its constant n, read back at compile time, is n) divides as every mean
+ *     always has, div(sum, n): float32, the posits, float16 and bfloat16 hold the counts of real models, and
+ *     fixed point those below its range; their code and results stay as they were.</li>
+ * <li>A count it does not hold, where it lowers div_i32 (fixed point: fxp16_13, whose range ends below 4, holds
+ *     none from 4 on), divides by the count as an integer: the quotient of the stored integer by n, rounded
+ *     once, is the correctly rounded mean, and the same as div(sum, n) would be if the format held n.</li>
+ * <li>Any other count (posit8 holds 24 and 28 but not 25, fp8e4m3 no odd number above 15) multiplies by the
+ *     datatype's nearest value of 1/n instead of dividing by another number than n: one more rounding, no
  *     systematic error.</li>
  * </ul>
- * A count known only at run time (AveragePool without its padding) divides by the count converted at run time
- * when the datatype holds every count up to the largest, as before; otherwise the counts it does not hold
- * select their 1/n.
+ * A count known only at run time (AveragePool without its padding) is converted at run time when the datatype
+ * holds every count up to the largest, as before; otherwise it goes to div_i32, or selects its 1/n.
  */
 final class CountDivision {
     private final RegisteredDatatype datatype;
@@ -37,14 +36,11 @@ final class CountDivision {
 
     /** {@code value} (storage) divided by {@code count} (an I64, at most {@code largestCount}). */
     Expr lower(Expr value, Expr count, long largestCount) {
-        if (datatype.lowers(DatatypeOp.DIV_I32)) {
-            return datatype.apply(DatatypeOp.DIV_I32, List.of(value, new Expr.Op(ScalarOp.CAST, ScalarType.I32, List.of(count))));
-        }
         if (count instanceof Expr.IntConst n) return byConstant(value, n.value());
         List<Long> unheld = new ArrayList<>();
         for (long n = 1; n <= largestCount; n++) if (!holds(n)) unheld.add(n);
-        Expr byCount = datatype.valueOp(ScalarOp.DIV, List.of(value, datatype.cast(ScalarType.I64, ScalarType.REAL, count)));
-        if (unheld.isEmpty()) return byCount;
+        if (unheld.isEmpty()) return byConvertedCount(value, count);
+        if (datatype.lowers(DatatypeOp.DIV_I32)) return byInteger(value, count);
         Expr reciprocal = reciprocal(unheld.getLast());
         Expr isUnheld = equals(count, unheld.getLast());
         for (long n : unheld.reversed().subList(1, unheld.size())) {
@@ -52,12 +48,22 @@ final class CountDivision {
             isUnheld = new Expr.Op(ScalarOp.OR, ScalarType.BOOL, List.of(equals(count, n), isUnheld));
         }
         Expr byReciprocal = datatype.valueOp(ScalarOp.MUL, List.of(value, reciprocal));
+        Expr byCount = byConvertedCount(value, count);
         return new Expr.Op(ScalarOp.SELECT, byCount.type(), List.of(isUnheld, byReciprocal, byCount));
     }
 
     private Expr byConstant(Expr value, long n) {
-        return holds(n) ? datatype.valueOp(ScalarOp.DIV, List.of(value, datatype.constant(n)))
-            : datatype.valueOp(ScalarOp.MUL, List.of(value, reciprocal(n)));
+        if (holds(n)) return datatype.valueOp(ScalarOp.DIV, List.of(value, datatype.constant(n)));
+        if (datatype.lowers(DatatypeOp.DIV_I32)) return byInteger(value, new Expr.IntConst(ScalarType.I64, n));
+        return datatype.valueOp(ScalarOp.MUL, List.of(value, reciprocal(n)));
+    }
+
+    private Expr byConvertedCount(Expr value, Expr count) {
+        return datatype.valueOp(ScalarOp.DIV, List.of(value, datatype.cast(ScalarType.I64, ScalarType.REAL, count)));
+    }
+
+    private Expr byInteger(Expr value, Expr count) {
+        return datatype.apply(DatatypeOp.DIV_I32, List.of(value, new Expr.Op(ScalarOp.CAST, ScalarType.I32, List.of(count))));
     }
 
     private boolean holds(long n) { return held.computeIfAbsent(n, datatype::holdsExactly); }

@@ -42,9 +42,8 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
     public static final DatatypeOp TO_I32 = named("to_i32", Kind.INT32, Kind.VALUE);
     /**
      * Optional: a value divided by a positive integer, the count a mean divides its sum by, rounded once. A
-     * datatype that lowers it divides every mean with it (fixed point, which holds few integers: fxp16_13 none
-     * from 4 on); the others divide by the count converted, or multiply by 1/count where they cannot hold it
-     * ({@link CountDivision}).
+     * datatype that lowers it divides with it the means of the counts it does not hold (fixed point: fxp16_13
+     * holds none from 4 on); the others multiply by 1/count there ({@link CountDivision}).
      */
     public static final DatatypeOp DIV_I32 = named("div_i32", Kind.VALUE, Kind.VALUE, Kind.INT32);
     /**

@@ -59,8 +59,8 @@ public enum ScalarOp {
     /**
      * divideByCount(value, count, largestCount): a mean, a REAL divided by an I64 element count from 1 to the
      * constant largestCount. The interpreter divides by the count in float32; each datatype divides as its
-     * lowering decides (CountDivision: by the count where it holds it, else by its own means), since a format of
-     * small range cannot hold the count itself.
+     * lowering decides (CountDivision: by the count where it holds it, else by an integer division or 1/n),
+     * since a format of small range cannot hold the count itself.
      */
     DIVIDE_BY_COUNT(Category.STRUCTURE, 3);
 

@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * How each datatype lowers a mean's division by its count: the datatypes that hold their counts lower it to
  * exactly the code every mean compiled to before (a division by the count's constant, or by the count
- * converted at run time), so their results keep their bits; fixed point divides by the integer; a count a
- * datatype does not hold becomes a product with 1/n. MeanInFixedPointTest checks fixed point's results bit for
+ * converted at run time), so their results keep their bits; fixed point divides the counts it does not hold as
+ * an integer; any other count a datatype does not hold becomes a product with 1/n. MeanInFixedPointTest checks fixed point's results bit for
  * bit against exact arithmetic.
  */
 class CountDivisionTest {
@@ -73,15 +73,26 @@ class CountDivisionTest {
             lowered(bfloat16, op(Exprs.divideByCount(sum, 257)), value));
     }
 
-    /** fxp16_13 holds no integer from 4 on; every count, held or not, divides the stored integer. */
+    /**
+     * fxp16_13 holds 1 to 3, which divide as before, and no integer from 4 on: those divide the stored integer
+     * (div_i32), and so does a count known at run time that may be 4 or more.
+     */
     @Test
-    void fixedPointDividesByTheIntegerCount() {
+    void fixedPointDividesByTheIntegerCountItDoesNotHold() {
         RegisteredDatatype fxp = datatype("fxp16_13");
-        assertTrue(fxp.holdsExactly(3));
-        assertFalse(fxp.holdsExactly(4));
-        for (long n : new long[] {1, 3, 4, 9}) {
-            Expr mean = lowered(fxp, op(Exprs.divideByCount(new Expr.LocalRef(VALUE), n)), new Expr.LocalRef(new Local("sum", ScalarType.I16)));
-            assertTrue(mean instanceof Expr.Call call && call.function().equals("fxp16_13_div_i32"), mean.toString());
+        Expr sum = new Expr.LocalRef(VALUE), value = new Expr.LocalRef(new Local("sum", fxp.storageType()));
+        for (long n = 1; n <= 3; n++) {
+            assertTrue(fxp.holdsExactly(n));
+            assertEquals(lowered(fxp, op(Exprs.div(sum, Exprs.real(n))), value), lowered(fxp, op(Exprs.divideByCount(sum, n)), value));
         }
+        for (long n : new long[] {4, 9, 1000}) {
+            assertFalse(fxp.holdsExactly(n));
+            assertCallsDivI32(lowered(fxp, op(Exprs.divideByCount(sum, n)), value));
+        }
+        assertCallsDivI32(lowered(fxp, op(Exprs.divideByCount(sum, new Expr.LocalRef(COUNT), 4)), value));
+    }
+
+    private static void assertCallsDivI32(Expr mean) {
+        assertTrue(mean instanceof Expr.Call call && call.function().equals("fxp16_13_div_i32"), mean.toString());
     }
 }
