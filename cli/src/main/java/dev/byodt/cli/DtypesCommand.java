@@ -60,7 +60,8 @@ final class DtypesCommand implements Callable<Integer> {
             List<String> lowered = new ArrayList<>(), missing = new ArrayList<>();
             for (DatatypeOp op : DatatypeOp.values()) {
                 if (op.isAccumulatorOp() && !d.accumulationModes().contains(AccumulationMode.EXACT)) continue;
-                (d.loweredOps().contains(op) ? lowered : missing).add(op.functionSuffix());
+                if (d.loweredOps().contains(op)) lowered.add(op.functionSuffix());
+                else if (!op.isOptional()) missing.add(op.functionSuffix());
             }
             System.out.println("    lowers  " + String.join(" ", lowered));
             System.out.println("    missing " + (missing.isEmpty() ? "none" : String.join(" ", missing)));

@@ -167,8 +167,8 @@ public final class Compiler {
     private static Datatype datatype(DatatypeInstance instance, DatatypeChoice choice, Target target,
                                      Optional<DatatypeInstance> fallback, LoweringLog log) {
         return new RegisteredDatatype(instance, choice.accumulationOf(instance), target.loweringTarget(), fallback, log,
-            (i, function) -> HostConversion.of(i.library().orElseThrow(() -> new dev.byodt.runtime.ByodtException(
-                "datatype " + i + " has no library to convert constants with")), function, i.storage()));
+            (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(() -> new dev.byodt.runtime.ByodtException(
+                "datatype " + i + " has no library to convert constants with")), fromF64, toF32, i.storage()));
     }
 
     /**

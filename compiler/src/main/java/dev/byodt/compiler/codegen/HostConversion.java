@@ -27,16 +27,18 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
  * A datatype library's {@code T f(double)} conversion, compiled for this machine and called at compile time,
- * so constants and weights get exactly the library's rounding, once, whatever the target. The library is
- * JIT-compiled together with a small loop that converts a whole float32 array per call. A {@code T f(void)}
- * (the library's lowest value) is run the same way, for the value it returns. Conversions are kept for the
- * life of the process (one per library build and function).
+ * so constants and weights get exactly the library's rounding, once, whatever the target; and its
+ * {@code float f(T)}, when it has one, to read a constant's value back. The library is JIT-compiled together
+ * with a small loop that converts a whole float32 array per call. A {@code T f(void)} (the library's lowest
+ * value) is run the same way, for the value it returns. Conversions are kept for the life of the process (one
+ * per library build and pair of functions).
  */
 public final class HostConversion implements CompileTimeConversion {
     private static final Map<String, HostConversion> CACHE = new ConcurrentHashMap<>();
@@ -46,18 +48,25 @@ public final class HostConversion implements CompileTimeConversion {
     private final boolean constant;
     private final MethodHandle convertArray;
     private final MethodHandle convertOne;
+    private final Optional<MethodHandle> valueOf;
 
-    private HostConversion(String function, ScalarType storage, boolean constant, MethodHandle convertArray, MethodHandle convertOne) {
+    private HostConversion(String function, ScalarType storage, boolean constant, MethodHandle convertArray,
+                           MethodHandle convertOne, Optional<MethodHandle> valueOf) {
         this.function = function;
         this.storage = storage;
         this.constant = constant;
         this.convertArray = convertArray;
         this.convertOne = convertOne;
+        this.valueOf = valueOf;
     }
 
-    /** The conversion {@code function} of {@code library}, whose values are stored as {@code storage}. */
-    public static HostConversion of(NativeLibrary library, String function, ScalarType storage) {
-        return CACHE.computeIfAbsent(library + "\0" + function + "\0" + storage, key -> compile(library, function, storage));
+    /**
+     * The conversion {@code function} of {@code library}, whose values are stored as {@code storage}, and its
+     * conversion back {@code toF32} when there is one.
+     */
+    public static HostConversion of(NativeLibrary library, String function, Optional<String> toF32, ScalarType storage) {
+        return CACHE.computeIfAbsent(library + "\0" + function + "\0" + toF32.orElse("") + "\0" + storage,
+            key -> compile(library, function, toF32, storage));
     }
 
     @Override
@@ -67,6 +76,16 @@ public final class HostConversion implements CompileTimeConversion {
     public long convert(double value) {
         try (Activity.Step step = Activity.userCode("converting a constant with " + function)) {
             return (long) convertOne.invokeExact(value);
+        } catch (Throwable e) {
+            throw new IllegalStateException("calling the compile-time conversion failed", e);
+        }
+    }
+
+    @Override
+    public Optional<Double> valueOf(long bits) {
+        if (valueOf.isEmpty()) return Optional.empty();
+        try (Activity.Step step = Activity.userCode("reading a constant back")) {
+            return Optional.of((double) valueOf.get().invokeExact(bits));
         } catch (Throwable e) {
             throw new IllegalStateException("calling the compile-time conversion failed", e);
         }
@@ -88,25 +107,23 @@ public final class HostConversion implements CompileTimeConversion {
         return out;
     }
 
-    private static HostConversion compile(NativeLibrary library, String function, ScalarType storage) {
+    private static HostConversion compile(NativeLibrary library, String function, Optional<String> toF32, ScalarType storage) {
         Llvm.initializeNative();
         Target host = Target.host();
         LLVMOrcThreadSafeContextRef threadSafeContext = LLVMOrcCreateNewThreadSafeContext();
         LLVMContextRef context = LLVMOrcThreadSafeContextGetContext(threadSafeContext);
         LLVMModuleRef libraryModule = LibraryLinker.load(library, host, context);
-        String type = LibraryLinker.definedFunctions(libraryModule).get(function);
-        String converts = llvmType(storage) + " (double)", constant = llvmType(storage) + " ()";
-        if (type == null) {
+        Map<String, String> defined = LibraryLinker.definedFunctions(libraryModule);
+        boolean constant = (llvmType(storage) + " ()").equals(defined.get(function));
+        try {
+            if (constant) requireFunction(library, defined, function, llvmType(storage) + " ()", "lowest", "constants and weights");
+            else requireFunction(library, defined, function, llvmType(storage) + " (double)", "from_f64", "constants and weights");
+            toF32.ifPresent(f -> requireFunction(library, defined, f, "float (" + llvmType(storage) + ")", "to_f32", "reading constants back"));
+        } catch (ByodtException e) {
             LLVMDisposeModule(libraryModule);
-            throw new ByodtException("the datatype library " + library + " defines no function " + function
-                + " (from_f64 or lowest: constants and weights)");
+            throw e;
         }
-        if (!type.equals(converts) && !type.equals(constant)) {
-            LLVMDisposeModule(libraryModule);
-            throw new ByodtException(function + " in " + library + " has type " + type + ", but from_f64 needs " + converts
-                + " and lowest " + constant);
-        }
-        LLVMModuleRef driver = parse(driverIr(function, storage, type.equals(constant)), context);
+        LLVMModuleRef driver = parse(driverIr(function, storage, constant) + toF32.map(f -> readBackIr(f, storage)).orElse(""), context);
         LLVMSetTarget(driver, host.triple());
         LLVMTargetMachineRef machine = host.createTargetMachine();
         LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
@@ -133,7 +150,19 @@ public final class HostConversion implements CompileTimeConversion {
             FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
         MethodHandle one = linker.downcallHandle(lookup(jit, "byodt_convert_one"),
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE));
-        return new HostConversion(function, storage, type.equals(constant), array, one);
+        Optional<MethodHandle> back = toF32.map(f -> linker.downcallHandle(lookup(jit, "byodt_value_of"),
+            FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ValueLayout.JAVA_LONG)));
+        return new HostConversion(function, storage, constant, array, one, back);
+    }
+
+    /** Fails with one line unless the library defines {@code function}, datatype operation {@code op}, of {@code type}. */
+    private static void requireFunction(NativeLibrary library, Map<String, String> defined, String function, String type,
+                                        String op, String purpose) {
+        String actual = defined.get(function);
+        if (actual == null) {
+            throw new ByodtException("the datatype library " + library + " defines no function " + function + " (" + op + ": " + purpose + ")");
+        }
+        if (!actual.equals(type)) throw new ByodtException(function + " in " + library + " has type " + actual + ", but " + op + " needs " + type);
     }
 
     private static MemorySegment lookup(LLVMOrcLLJITRef jit, String symbol) {
@@ -177,6 +206,21 @@ public final class HostConversion implements CompileTimeConversion {
               ret i64 %%bits
             }
             """.formatted(t, f, constant ? "" : "double", constant ? "" : "double %wide", constant ? "" : "double %x");
+    }
+
+    /** The value of storage bits (the low bits of an i64) by {@code toF32}, widened to double. */
+    private static String readBackIr(String toF32, ScalarType storage) {
+        return """
+
+            declare float @"%2$s"(%1$s)
+
+            define double @byodt_value_of(i64 %%bits) {
+              %%v = trunc i64 %%bits to %1$s
+              %%f = call float @"%2$s"(%1$s %%v)
+              %%d = fpext float %%f to double
+              ret double %%d
+            }
+            """.formatted(llvmType(storage), toF32);
     }
 
     private static LLVMModuleRef parse(String ir, LLVMContextRef context) {

@@ -41,6 +41,12 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
     public static final DatatypeOp FROM_I32 = named("from_i32", Kind.VALUE, Kind.INT32);
     public static final DatatypeOp TO_I32 = named("to_i32", Kind.INT32, Kind.VALUE);
     /**
+     * Optional: a value divided by a positive integer, the count a mean divides its sum by, rounded once. A
+     * datatype that lowers it divides with it the means of the counts it does not hold (fixed point: fxp16_13
+     * holds none from 4 on); the others multiply by 1/count there ({@link CountDivision}).
+     */
+    public static final DatatypeOp DIV_I32 = named("div_i32", Kind.VALUE, Kind.VALUE, Kind.INT32);
+    /**
      * Constants (TVM's FloatImm) and weights: evaluated at compile time, by calling the library on the host,
      * never in the generated code. Its lowering must be a call of {@code T f(double)}.
      */
@@ -95,6 +101,9 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
     public boolean isComparison() { return scalarOp != null && scalarOp.isComparison(); }
 
     public boolean isAccumulatorOp() { return params.contains(Kind.ACCUMULATOR); }
+
+    /** Whether a datatype may leave it out with nothing missing: byodt computes it otherwise (div_i32). */
+    public boolean isOptional() { return this == DIV_I32; }
 
     /** The operation a datatype computes for {@code op} on its values, or null when datatypes do not compute it. */
     public static DatatypeOp of(ScalarOp op) { return OF_SCALAR.get(op); }

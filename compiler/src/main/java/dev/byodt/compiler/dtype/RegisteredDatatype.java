@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.BiFunction;
 
 /**
  * A registered datatype instance as code generation needs it, float32 included: each scalar operation on
@@ -30,7 +29,8 @@ public final class RegisteredDatatype implements Datatype {
     private final LoweringTarget target;
     private final Optional<DatatypeInstance> fallback;
     private final LoweringLog log;
-    private final BiFunction<DatatypeInstance, String, CompileTimeConversion> conversions;
+    private final CompileTimeConversion.Factory conversions;
+    private final CountDivision countDivision = new CountDivision(this);
     private CompileTimeConversion conversion;
     private boolean conversionMissing;
     private OptionalLong lowest;
@@ -38,11 +38,10 @@ public final class RegisteredDatatype implements Datatype {
     /**
      * @param fallback the datatype (float32, with --fallback float32) computing the operations this one has no
      *                 lowering for, between to_f32 and from_f32
-     * @param conversions gives the compile-time conversion running library function {@code name} of an instance
+     * @param conversions gives the compile-time conversions running library functions of an instance
      */
     public RegisteredDatatype(DatatypeInstance instance, AccumulationMode accumulation, LoweringTarget target,
-                              Optional<DatatypeInstance> fallback, LoweringLog log,
-                              BiFunction<DatatypeInstance, String, CompileTimeConversion> conversions) {
+                              Optional<DatatypeInstance> fallback, LoweringLog log, CompileTimeConversion.Factory conversions) {
         instance.requireAccumulation(accumulation);
         this.instance = instance;
         this.valuesAreFloat32 = instance.definition().isReference();
@@ -117,7 +116,7 @@ public final class RegisteredDatatype implements Datatype {
             Expr lowered = instance.lowering(DatatypeOp.LOWEST, target).isPresent() ? lowering(DatatypeOp.LOWEST, List.of()) : null;
             lowest = switch (lowered) {
                 case Expr.IntConst bits -> OptionalLong.of(bits.value());
-                case Expr.Call call when call.args().isEmpty() -> constantBits(conversions.apply(instance, call.function()));
+                case Expr.Call call when call.args().isEmpty() -> constantBits(conversions.of(instance, call.function(), Optional.empty()));
                 case null, default -> OptionalLong.empty();
             };
         }
@@ -141,7 +140,11 @@ public final class RegisteredDatatype implements Datatype {
             Expr lowered = lowering(DatatypeOp.FROM_F64, List.of(new Expr.RealConst(ScalarType.F64, 0)));
             if (lowered instanceof Expr.Call call && call.args().size() == 1) {
                 log.lowered(name(), DatatypeOp.FROM_F64.functionSuffix(), lowered);
-                conversion = conversions.apply(instance, call.function());
+                // to_f32 reads constants back (CountDivision) where it is a call of float f(T), as libraries have it.
+                Expr back = lowering(DatatypeOp.TO_F32, List.of(new Expr.IntConst(storageType(), 0)));
+                Optional<String> toF32 = back instanceof Expr.Call c && c.args().size() == 1 && c.type() == ScalarType.F32
+                    ? Optional.of(c.function()) : Optional.empty();
+                conversion = conversions.of(instance, call.function(), toF32);
                 if (conversion.isConstant()) {
                     throw new ByodtException(call.function() + " takes no argument, but from_f64 needs one (T f(double))");
                 }
@@ -154,6 +157,18 @@ public final class RegisteredDatatype implements Datatype {
         return conversion;
     }
 
+    /**
+     * Whether the datatype holds the integer {@code n} exactly: its constant n read back at compile time is n.
+     * A datatype whose constants cannot be read back (no to_f32 function) is taken to hold it, as every mean
+     * took it to before {@link CountDivision}.
+     */
+    boolean holdsExactly(long n) {
+        if (valuesAreFloat32) return (float) n == n;
+        CompileTimeConversion c = conversion();
+        if (c == null) return true;
+        return c.valueOf(c.convert(n)).map(value -> value == n).orElse(true);
+    }
+
     // ---- operations
 
     @Override
@@ -162,6 +177,7 @@ public final class RegisteredDatatype implements Datatype {
             case SELECT -> new Expr.Op(ScalarOp.SELECT, args.get(1).type(), args);
             case CAST -> cast(op.arg(0).type(), op.type(), args.getFirst());
             case MAC -> accumulator.multiplyAdd(args.get(0), args.get(1), args.get(2));
+            case DIVIDE_BY_COUNT -> countDivision.lower(args.get(0), args.get(1), ((Expr.IntConst) args.get(2)).value());
             default -> {
                 boolean onAccumulator = op.type() == ScalarType.ACC || op.args().stream().anyMatch(a -> a.type() == ScalarType.ACC);
                 if (!onAccumulator) yield valueOp(op.op(), args);
@@ -175,7 +191,7 @@ public final class RegisteredDatatype implements Datatype {
         };
     }
 
-    private Expr valueOp(ScalarOp op, List<Expr> args) {
+    Expr valueOp(ScalarOp op, List<Expr> args) {
         DatatypeOp d = DatatypeOp.of(op);
         if (d == null) {
             log.missing(name(), op.name().toLowerCase(Locale.ROOT));
@@ -187,7 +203,7 @@ public final class RegisteredDatatype implements Datatype {
     private Expr toF32(Expr value) { return apply(DatatypeOp.TO_F32, List.of(value)); }
 
     /** A conversion; {@code from} and {@code to} are the abstract or machine types of the kernel IR. */
-    private Expr cast(ScalarType from, ScalarType to, Expr value) {
+    Expr cast(ScalarType from, ScalarType to, Expr value) {
         if (from == to) return value;
         if (from == ScalarType.ACC) {
             Expr real = accumulator.round(value);
@@ -235,6 +251,9 @@ public final class RegisteredDatatype implements Datatype {
         log.missing(name(), op.functionSuffix());
         return placeholder(resultType(op, args));
     }
+
+    /** Whether the datatype has its own lowering of {@code op} on the target compiled for. */
+    boolean lowers(DatatypeOp op) { return instance.lowering(op, target).isPresent(); }
 
     private Expr lowering(DatatypeOp op, List<Expr> args) { return lowering(instance, op, args); }
 

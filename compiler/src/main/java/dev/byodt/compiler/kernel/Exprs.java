@@ -163,6 +163,23 @@ public final class Exprs {
         return new Op(ScalarOp.ADD, ScalarType.ACC, List.of(acc, a));
     }
 
+    /**
+     * A mean: {@code value} (REAL) divided by {@code count} (I64), an element count from 1 to {@code largestCount}
+     * known at compile time. Not div(value, cast(REAL, count)): a datatype of small range cannot hold the count
+     * (fxp16_13 none from 4 on), so each datatype divides by a count as its lowering says (see ScalarOp).
+     */
+    public static Expr divideByCount(Expr value, Expr count, long largestCount) {
+        requireType(value, ScalarType.REAL, "divided value");
+        requireType(count, ScalarType.I64, "count");
+        if (largestCount < 1 || count instanceof IntConst c && (c.value() < 1 || c.value() > largestCount)) {
+            throw new IllegalArgumentException("a count from 1 to " + largestCount + ", not " + count);
+        }
+        return new Op(ScalarOp.DIVIDE_BY_COUNT, ScalarType.REAL, List.of(value, count, idx(largestCount)));
+    }
+
+    /** {@link #divideByCount(Expr, Expr, long)} by a count known at compile time. */
+    public static Expr divideByCount(Expr value, long count) { return divideByCount(value, idx(count), count); }
+
     /** Row-major flat offset of the given indices in a tensor of this shape. */
     public static Expr flatIndex(long[] shape, Expr... indices) {
         if (indices.length != shape.length) {

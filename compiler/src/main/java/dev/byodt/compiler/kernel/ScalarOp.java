@@ -55,7 +55,14 @@ public enum ScalarOp {
      * mac(acc, a, b) = acc + a * b in the accumulator: how reductions accumulate products. float32 computes a
      * multiply then an add, two roundings and no fused multiply-add, which is what ONNX's reference computes.
      */
-    MAC(Category.STRUCTURE, 3, Float32Lowering.MULTIPLY_THEN_ADD, null, null, null);
+    MAC(Category.STRUCTURE, 3, Float32Lowering.MULTIPLY_THEN_ADD, null, null, null),
+    /**
+     * divideByCount(value, count, largestCount): a mean, a REAL divided by an I64 element count from 1 to the
+     * constant largestCount. The interpreter divides by the count in float32; each datatype divides as its
+     * lowering decides (CountDivision: by the count where it holds it, else by an integer division or 1/n),
+     * since a format of small range cannot hold the count itself.
+     */
+    DIVIDE_BY_COUNT(Category.STRUCTURE, 3);
 
     /** What an operation is, which says whether and how a datatype computes it. */
     public enum Category {

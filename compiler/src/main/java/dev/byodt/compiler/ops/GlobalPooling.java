@@ -15,7 +15,7 @@ import static dev.byodt.compiler.kernel.Exprs.accumulate;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.divideByCount;
 import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
@@ -55,7 +55,7 @@ final class GlobalPooling implements Operator {
             if (average) {
                 Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
                 kb.loop(size, i -> kb.assign(sum, accumulate(kb.get(sum), kb.load(x, add(start, i)))));
-                result = div(cast(ScalarType.REAL, kb.get(sum)), real(size));
+                result = divideByCount(cast(ScalarType.REAL, kb.get(sum)), size);
             } else {
                 Local largest = kb.local("max", real(Double.NEGATIVE_INFINITY));
                 kb.loop(size, i -> kb.assign(largest, max(kb.get(largest), kb.load(x, add(start, i)))));

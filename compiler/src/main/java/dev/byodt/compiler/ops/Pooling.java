@@ -152,10 +152,7 @@ final class Pooling implements Operator {
         Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
         window.forEachTap(kb, out, (position, tap) ->
             kb.assign(sum, accumulate(kb.get(sum), element(kb, x, batch, channel, position))));
-        Expr count = window.tapCount(0, out[0], countPadding);
-        for (int axis = 1; axis < window.rank(); axis++) count = mul(count, window.tapCount(axis, out[axis], countPadding));
-        Expr divisor = count instanceof Expr.IntConst c ? real(c.value()) : cast(ScalarType.REAL, count);
-        return div(cast(ScalarType.REAL, kb.get(sum)), divisor);
+        return window.mean(cast(ScalarType.REAL, kb.get(sum)), out, countPadding);
     }
 
     private static Expr element(KernelBuilder kb, Buffer x, Expr batch, Expr channel, Expr[] position) {

@@ -20,7 +20,7 @@ import static dev.byodt.compiler.kernel.Exprs.accumulate;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.divideByCount;
 import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.exp;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
@@ -162,7 +162,7 @@ final class Reductions implements Operator {
                 yield kb.get(product);
             }
             case SUM -> sum(kb, folded, (acc, x) -> accumulate(acc, x), element);
-            case MEAN -> div(sum(kb, folded, (acc, x) -> accumulate(acc, x), element), real(elements));
+            case MEAN -> divideByCount(sum(kb, folded, (acc, x) -> accumulate(acc, x), element), elements);
             case L1 -> sum(kb, folded, (acc, x) -> accumulate(acc, abs(x)), element);
             case L2 -> sqrt(sum(kb, folded, (acc, x) -> mac(acc, x, x), element));
             case SUM_SQUARE -> sum(kb, folded, (acc, x) -> mac(acc, x, x), element);

@@ -12,9 +12,8 @@ import static dev.byodt.compiler.kernel.Exprs.accumulate;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.divideByCount;
 import static dev.byodt.compiler.kernel.Exprs.mac;
-import static dev.byodt.compiler.kernel.Exprs.real;
 import static dev.byodt.compiler.kernel.Exprs.sub;
 
 /**
@@ -31,12 +30,12 @@ record RunStatistics(Local mean, Expr variance) {
     static RunStatistics of(KernelBuilder kb, Buffer x, Expr start, long size) {
         Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
         kb.loop(size, i -> kb.assign(sum, accumulate(kb.get(sum), kb.load(x, add(start, i)))));
-        Local mean = kb.local("mean", div(cast(ScalarType.REAL, kb.get(sum)), real(size)));
+        Local mean = kb.local("mean", divideByCount(cast(ScalarType.REAL, kb.get(sum)), size));
         Local squares = kb.local("squares", constant(ScalarType.ACC, 0));
         kb.loop(size, i -> {
             Expr deviation = sub(kb.load(x, add(start, i)), kb.get(mean));
             kb.assign(squares, mac(kb.get(squares), deviation, deviation));
         });
-        return new RunStatistics(mean, div(cast(ScalarType.REAL, kb.get(squares)), real(size)));
+        return new RunStatistics(mean, divideByCount(cast(ScalarType.REAL, kb.get(squares)), size));
     }
 }

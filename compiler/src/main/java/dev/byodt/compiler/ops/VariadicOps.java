@@ -14,8 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.BinaryOperator;
 
-import static dev.byodt.compiler.kernel.Exprs.div;
-import static dev.byodt.compiler.kernel.Exprs.real;
+import static dev.byodt.compiler.kernel.Exprs.divideByCount;
 
 /**
  * Max, Min, Sum and Mean: element-wise over any number of broadcast inputs, folded left to right. Min and
@@ -42,7 +41,7 @@ final class VariadicOps implements Operator {
         Operators.register("Max", new VariadicOps(true, Exprs::max, (v, n) -> v));
         Operators.register("Min", new VariadicOps(true, Exprs::min, (v, n) -> v));
         Operators.register("Sum", new VariadicOps(false, Exprs::add, (v, n) -> v));
-        Operators.register("Mean", new VariadicOps(false, Exprs::add, (v, n) -> div(v, real(n))));
+        Operators.register("Mean", new VariadicOps(false, Exprs::add, (v, n) -> divideByCount(v, n)));
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.and;
 import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.divideByCount;
 import static dev.byodt.compiler.kernel.Exprs.ge;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.lt;
@@ -211,11 +212,21 @@ public final class WindowGeometry {
     }
 
     /**
+     * AveragePool's mean of the window at output position {@code out}, {@code sum} (REAL) divided by the taps
+     * counted on every axis ({@link #tapCount}), at most the kernel's size.
+     */
+    public Expr mean(Expr sum, Expr[] out, boolean countPadding) {
+        Expr count = tapCount(0, out[0], countPadding);
+        for (int axis = 1; axis < rank(); axis++) count = mul(count, tapCount(axis, out[axis], countPadding));
+        return divideByCount(sum, count, Arrays.stream(kernel).reduce(1, Math::multiplyExact));
+    }
+
+    /**
      * How many taps of the window at output index {@code out} on this axis AveragePool divides by: those
      * inside the input, or with {@code countPadding} those inside the input and its explicit padding
      * (never the overhang ceil_mode adds). An I64 expression, a constant where every window is whole.
      */
-    public Expr tapCount(int axis, Expr out, boolean countPadding) {
+    private Expr tapCount(int axis, Expr out, boolean countPadding) {
         long k = kernel[axis];
         long d = dilations[axis];
         long pb = padBegin[axis];

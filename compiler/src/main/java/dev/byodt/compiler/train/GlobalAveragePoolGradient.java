@@ -5,9 +5,8 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.KernelBuilder;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.divideByCount;
 import static dev.byodt.compiler.kernel.Exprs.mul;
-import static dev.byodt.compiler.kernel.Exprs.real;
 
 /** GlobalAveragePool: every element of a map gets its map's output gradient divided by the map's size. */
 final class GlobalAveragePoolGradient implements GradientRule {
@@ -25,6 +24,6 @@ final class GlobalAveragePoolGradient implements GradientRule {
         long maps = dx.dim(0) * dx.dim(1);
         long size = dx.size() / maps;
         kb.loop(maps, map -> kb.loop(size, i ->
-            kb.store(dx, add(mul(map, size), i), div(kb.load(g.outputGradient(), map), real(size)))));
+            kb.store(dx, add(mul(map, size), i), divideByCount(kb.load(g.outputGradient(), map), size))));
     }
 }

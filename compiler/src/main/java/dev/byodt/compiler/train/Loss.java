@@ -14,6 +14,7 @@ import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.divideByCount;
 import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.exp;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
@@ -71,7 +72,7 @@ public enum Loss {
             }
         });
         long count = this == CROSS_ENTROPY ? batch : batch * classes;
-        kb.store(loss, idx(0), div(cast(ScalarType.REAL, kb.get(total)), real(count)));
+        kb.store(loss, idx(0), divideByCount(cast(ScalarType.REAL, kb.get(total)), count));
         return kb.build();
     }
 
@@ -87,13 +88,13 @@ public enum Loss {
                 kb.loop(classes, k -> {
                     Expr at = flatIndex(scores.shape(), b, k);
                     Expr probability = div(exp(sub(kb.load(scores, at), softmax.largest())), softmax.sum());
-                    kb.store(gradient, at, div(sub(probability, oneHot(label, k)), real(batch)));
+                    kb.store(gradient, at, divideByCount(sub(probability, oneHot(label, k)), batch));
                 });
             } else {
                 kb.loop(classes, k -> {
                     Expr at = flatIndex(scores.shape(), b, k);
                     Expr error = sub(kb.load(scores, at), oneHot(label, k));
-                    kb.store(gradient, at, div(mul(real(2), error), real(batch * classes)));
+                    kb.store(gradient, at, divideByCount(mul(real(2), error), batch * classes));
                 });
             }
         });

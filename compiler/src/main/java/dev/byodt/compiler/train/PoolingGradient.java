@@ -5,19 +5,15 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
-import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.ops.WindowGeometry;
 
 import java.util.Arrays;
 import java.util.Optional;
 
-import static dev.byodt.compiler.kernel.Exprs.cast;
-import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.ge;
 import static dev.byodt.compiler.kernel.Exprs.gt;
 import static dev.byodt.compiler.kernel.Exprs.idx;
-import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
 
 /**
@@ -61,9 +57,7 @@ final class PoolingGradient implements GradientRule {
             Expr[] out = Arrays.copyOfRange(at, 2, at.length);
             Expr dyAt = kb.load(dy, flatIndex(dy.shape(), at));
             if (average) {
-                Expr count = window.tapCount(0, out[0], countPadding);
-                for (int axis = 1; axis < window.rank(); axis++) count = mul(count, window.tapCount(axis, out[axis], countPadding));
-                Expr share = div(dyAt, count instanceof Expr.IntConst c ? real(c.value()) : cast(ScalarType.REAL, count));
+                Expr share = window.mean(dyAt, out, countPadding);
                 window.forEachTap(kb, out, (position, tap) -> Accumulators.add(kb, acc,
                     flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)), share));
             } else {

@@ -2,7 +2,7 @@
  * Fixed point fxpN_P: an N-bit two's-complement integer s standing for s / 2^P (N in 8, 16, 32; 0 <= P < N).
  *
  * Overflow saturates to the largest or smallest value, or with -DFXP_WRAP=1 wraps around modulo 2^N (add, sub,
- * mul, div, neg, abs, from_i32, acc_round). Conversions from float always saturate (an out-of-range float has no
+ * mul, div, div_i32, neg, abs, from_i32, acc_round). Conversions from float always saturate (an out-of-range float has no
  * meaningful wrapped value); NaN converts to 0.
  * Rounding: to nearest with ties to even, or with -DFXP_TRUNCATE=1 the fixed-point TVM fork's behaviour:
  * conversions from float keep the integer part of x * 2^P (toward zero, as C's cast does), a product's
@@ -137,9 +137,9 @@ EXPORT T FN(sub)(T a, T b) {
 #endif
 EXPORT T FN(mul)(T a, T b) { return fit(rescale((W)(S)a * (S)b)); }
 
-EXPORT T FN(div)(T a, T b) {
-    int64_t numerator = value_of(a) * ((int64_t)1 << P);   /* |numerator| < 2^62 */
-    int64_t divisor = value_of(b);
+/* numerator / divisor, exact, then rounded to an integer (nearest-even, or toward zero) and brought into range;
+   division by zero gives the largest value for a > 0, the smallest for a < 0, and 0 for 0. */
+static T quotient_of(T a, int64_t numerator, int64_t divisor) {
     int64_t safe = divisor == 0 ? 1 : divisor;
     int64_t quotient = numerator / safe;
 #if !FXP_TRUNCATE
@@ -153,6 +153,16 @@ EXPORT T FN(div)(T a, T b) {
     int64_t by_zero = value_of(a) > 0 ? MAX_VALUE : value_of(a) < 0 ? MIN_VALUE : 0;
     return divisor == 0 ? (T)(uint64_t)by_zero : fit(quotient);
 }
+
+EXPORT T FN(div)(T a, T b) {
+    return quotient_of(a, value_of(a) * ((int64_t)1 << P), value_of(b));   /* |numerator| < 2^62 */
+}
+
+/* a / n for an integer n, the count a mean divides by: (s / 2^P) / n = (s / n) / 2^P, so the quotient of the
+   integers s / n rounded as div rounds is the correctly rounded mean, also where the format cannot hold n
+   (fxp16_13 holds no integer from 4 on, and div(a, from_i32(n)) would divide by 3.9999). Where it holds n the
+   result is div's: (s * 2^P) / (n * 2^P) is the same rational. */
+EXPORT T FN(div_i32)(T a, int32_t n) { return quotient_of(a, value_of(a), n); }
 
 EXPORT T FN(min)(T a, T b) { return value_of(b) < value_of(a) ? b : a; }
 EXPORT T FN(max)(T a, T b) { return value_of(b) > value_of(a) ? b : a; }

@@ -88,7 +88,7 @@ class ScratchBufferTest {
     /** float32, which converts nothing at compile time. */
     private static RegisteredDatatype float32() {
         return new RegisteredDatatype(DatatypeChoice.builtInRegistry().reference(), AccumulationMode.DTYPE, LoweringTarget.ANY,
-            Optional.empty(), new LoweringLog(), (instance, function) -> { throw new AssertionError("float32 converts nothing"); });
+            Optional.empty(), new LoweringLog(), (instance, fromF64, toF32) -> { throw new AssertionError("float32 converts nothing"); });
     }
 
     /** Copies src to dst through a scratch row of the given length. */

@@ -1,7 +1,9 @@
 package dev.byodt.compiler.dtype.fixed;
 
 import dev.byodt.compiler.dtype.builtin.FixedPointDatatypes;
+import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import dev.byodt.compiler.dtype.harness.StandardFunctions;
 import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.FixedReference;
 import dev.byodt.compiler.dtype.reference.Rounding;
@@ -12,7 +14,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.function.DoubleUnaryOperator;
 import java.util.function.IntBinaryOperator;
@@ -26,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.*;
  * fixed.c against {@link FixedReference}: every pair of operands for fxp8_P at every P (and the wrap and
  * truncate modes at several P), every value for unary operations and conversions, 300,000 seeded pairs
  * plus edge cases for fxp16_P (P = 0, 8, 13, 15; {@link Fxp16_13AllPairsTest}, -Pexhaustive, checks every pair of
- * fxp16_13), 10^5 pairs for fxp32_P, and exact accumulation.
+ * fxp16_13), 10^5 pairs for fxp32_P, and exact accumulation; div_i32, every fxp8 value by each of 312 integers
+ * (counts 1 to 300 and edge cases), and the seeded values of the wider formats by one of them each.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class FixedLibraryTest {
@@ -38,7 +43,9 @@ class FixedLibraryTest {
         FixedReference reference() { return new FixedReference(n, p, wrap, truncate); }
 
         NativeLibrary compile() {
-            return NativeLibrary.builder(FixedPointDatatypes.LIBRARY, prefix(), n)
+            Map<String, FunctionShape> functions = new LinkedHashMap<>(StandardFunctions.all());
+            functions.put("div_i32", FunctionShape.VALUE_AND_INT32);
+            return NativeLibrary.builder(FixedPointDatatypes.LIBRARY, prefix(), n).operations(functions)
                 .define("FXP_N", "" + n).define("FXP_P", "" + p)
                 .define("FXP_WRAP", wrap ? "1" : "0").define("FXP_TRUNCATE", truncate ? "1" : "0")
                 .accumulatorBits(n <= 16 ? 64 : 128).build();
@@ -86,6 +93,7 @@ class FixedLibraryTest {
         int[][] pairs = randomPairs(f, 100_000);
         try (NativeLibrary lib = f.compile()) {
             checkBinary(lib, f.reference(), pairs[0], pairs[1]);
+            checkDivisionByIntegers(lib, f.reference(), pairs[0], false);
             checkUnaryOps(lib, f.reference(), pairs[0]);
             checkAccumulation(lib, f, pairs[0], pairs[1]);
         }
@@ -124,6 +132,7 @@ class FixedLibraryTest {
         for (int i = 0; i < every.length; i++) every[i] = i;
         try (NativeLibrary lib = f.compile()) {
             checkBinary(lib, ref, a, b);
+            checkDivisionByIntegers(lib, ref, f.n == 8 ? every : a, f.n == 8);
             checkUnaryOps(lib, ref, every);
             checkConversions(lib, f, ref, every);
             checkAccumulation(lib, f, a, b);
@@ -155,6 +164,24 @@ class FixedLibraryTest {
     /** P recovered from the reference (value = signed / 2^P): value(1) = 2^-P. */
     private static int ref_p(FixedReference ref, int unused) {
         return -ref.value(1).floorLog2();
+    }
+
+    /**
+     * div_i32, a mean's sum divided by its count, by the counts 1 to 300 (fxp16_13 holds none from 4 on), by 0,
+     * by negative integers and by the extremes of int32_t, whose quotients round to 0 or saturate: every value
+     * of 8 bits by each of them, the seeded values of wider formats by one each in turn.
+     */
+    private void checkDivisionByIntegers(NativeLibrary lib, FixedReference ref, int[] values, boolean everyPair) {
+        List<Integer> divisors = new ArrayList<>(List.of(0, -1, -2, -3, -7, -300, Integer.MAX_VALUE, Integer.MIN_VALUE,
+            Integer.MAX_VALUE - 1, 1 << 20, 65_536, 65_537));
+        for (int n = 1; n <= 300; n++) divisors.add(n);
+        int count = everyPair ? values.length * divisors.size() : values.length;
+        int[] a = new int[count], b = new int[count];
+        for (int i = 0; i < count; i++) {
+            a[i] = values[everyPair ? i / divisors.size() : i];
+            b[i] = divisors.get(i % divisors.size());
+        }
+        check("div_i32", lib.withInt32("div_i32", a, b), a, b, ref::divByInteger);
     }
 
     private void checkUnaryOps(NativeLibrary lib, FixedReference ref, int[] x) {

@@ -14,6 +14,8 @@ public enum FunctionShape {
     VECTOR_BINARY,
     /** {@code T f(T)}: neg, abs, sqrt, exp, log, tanh, sigmoid, erf. */
     UNARY,
+    /** {@code T f(T, int32_t)}: div_i32. */
+    VALUE_AND_INT32,
     /** {@code int32_t f(T, T)}: lt, le, gt, ge, eq, ne. */
     COMPARE,
     /** {@code T f(float)}. */

@@ -26,6 +26,8 @@ final class LoopDrivers {
             case BINARY -> "void drive_" + f + "(const " + t + " *a, const " + t + " *b, " + t + " *out, int64_t n) { "
                 + loop + "out[i] = " + f + "(a[i], b[i]); }\n";
             case VECTOR_BINARY -> vectorBinary(f, t);
+            case VALUE_AND_INT32 -> "void drive_" + f + "(const " + t + " *a, const int32_t *b, " + t + " *out, int64_t n) { "
+                + loop + "out[i] = " + f + "(a[i], b[i]); }\n";
             case COMPARE -> "void drive_" + f + "(const " + t + " *a, const " + t + " *b, int32_t *out, int64_t n) { "
                 + loop + "out[i] = " + f + "(a[i], b[i]); }\n";
             case UNARY -> unary(f, t, t);

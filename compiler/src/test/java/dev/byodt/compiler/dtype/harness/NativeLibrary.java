@@ -172,6 +172,11 @@ public final class NativeLibrary implements AutoCloseable {
         return callPairs(function, variant ? FunctionShape.VECTOR_BINARY : FunctionShape.BINARY, a, b, storage());
     }
 
+    /** The results of a function of a value and an int32_t (div_i32). */
+    public int[] withInt32(String function, int[] a, int[] b) {
+        return callPairs(function, FunctionShape.VALUE_AND_INT32, a, b, storage());
+    }
+
     /** A comparison's results, 0 or 1. */
     public int[] compare(String function, int[] a, int[] b) {
         return callPairs(function, FunctionShape.COMPARE, a, b, ValueLayout.JAVA_INT);
@@ -270,7 +275,8 @@ public final class NativeLibrary implements AutoCloseable {
             FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
         try (Arena call = Arena.ofConfined()) {
             MemorySegment out = call.allocate(outLayout, Math.max(1, a.length));
-            invoke(driver, storageSegment(call, a), storageSegment(call, b), out, (long) a.length);
+            MemorySegment second = shape == FunctionShape.VALUE_AND_INT32 ? call.allocateFrom(ValueLayout.JAVA_INT, b) : storageSegment(call, b);
+            invoke(driver, storageSegment(call, a), second, out, (long) a.length);
             return toInts(out.asSlice(0, outLayout.byteSize() * a.length), outLayout);
         }
     }

@@ -65,6 +65,13 @@ public final class FixedReference {
         return fit(truncate ? Rounding.towardZero(x) : Rounding.nearestEven(x));
     }
 
+    /** a divided by the integer n (a mean's count), exact, rounded as a quotient rounds, then brought into range. */
+    public int divByInteger(int a, int n) {
+        if (n == 0) return div(a, 0);
+        Rational x = scaledUp(value(a).divide(Rational.of(n)));
+        return fit(truncate ? Rounding.towardZero(x) : Rounding.nearestEven(x));
+    }
+
     public int min(int a, int b) { return signed(b) < signed(a) ? b : a; }
 
     public int max(int a, int b) { return signed(b) > signed(a) ? b : a; }
