@@ -9,6 +9,7 @@ import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.ValueLayout;
+import java.util.Map;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,38 +18,46 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 /**
  * A Cast to an 8- or 4-bit float inside a model rounds the value as byodt's own conversion
  * ({@link MinifloatCast}, tested against exact references in the runtime's MinifloatElementTypesTest) does, with
- * each saturate and round_mode, in the interpreter and in compiled code: on every float16 value, a seeded sample
- * of float32 values and the edges. QuantizeLinear to these types rounds the same way, and DequantizeLinear reads
+ * each saturate and round_mode, in compiled code on every float16 value, a seeded sample of float32 values and
+ * the edges, and in the interpreter on every 16th of them. QuantizeLinear to these types rounds the same way, and DequantizeLinear reads
  * their values.
  */
 class CastToMinifloatTest {
     private static final ElementType[] TYPES = {ElementType.FLOAT8E4M3FN, ElementType.FLOAT8E4M3FNUZ, ElementType.FLOAT8E5M2,
         ElementType.FLOAT8E5M2FNUZ, ElementType.FLOAT4E2M1, ElementType.FLOAT8E8M0};
 
-    private static Tensor samples() {
+    /**
+     * Every {@code stride}-th float16 value, seeded random float32 bit patterns and the edge cases. The compiled
+     * model takes every float16 value (stride 1); the interpreter, which is slow, every 16th.
+     */
+    private static Tensor samples(int stride) {
         Random random = new Random(25);
         float[] edges = {0, -0f, Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.MAX_VALUE, Float.MIN_VALUE,
             Float.MIN_NORMAL, 0x1p-127f, 1.5f * 0x1p127f, 448, 464, 465, 480, 240, 248, 57344, 61440, 0.25f, 5, 7, 1e6f, -1e-7f};
-        float[] values = new float[65536 + 20_000 + edges.length];
-        for (int h = 0; h < 65536; h++) values[h] = Float.float16ToFloat((short) h);
-        for (int i = 0; i < 20_000; i++) values[65536 + i] = Float.intBitsToFloat(random.nextInt());
-        System.arraycopy(edges, 0, values, 65536 + 20_000, edges.length);
+        int halves = 65536 / stride, randoms = 20_000 / stride;
+        float[] values = new float[halves + randoms + edges.length];
+        for (int h = 0; h < halves; h++) values[h] = Float.float16ToFloat((short) (h * stride));
+        for (int i = 0; i < randoms; i++) values[halves + i] = Float.intBitsToFloat(random.nextInt());
+        System.arraycopy(edges, 0, values, halves + randoms, edges.length);
         return Tensor.ofFloats(new long[] {values.length}, values);
     }
 
+    /** The compiled model on every sample, the interpreter on every 16th. */
+    private static final Map<GraphExecutor, Tensor> EXECUTORS_AND_INPUTS = Map.of(
+        GraphExecutor.compiled(CompileOptions.host()), samples(1), GraphInterpreter::run, samples(16));
+
     @Test
     void everySaturateAndRoundModeRoundsAsTheBoundaryConversionDefinesIt() {
-        Tensor x = samples();
-        GraphExecutor[] executors = {GraphInterpreter::run, GraphExecutor.compiled(CompileOptions.host())};
         for (ElementType type : TYPES) {
             for (long saturate : new long[] {1, 0}) {
                 for (MinifloatCast.E8m0Rounding mode : type == ElementType.FLOAT8E8M0 ? MinifloatCast.E8m0Rounding.values()
                         : new MinifloatCast.E8m0Rounding[] {MinifloatCast.E8m0Rounding.UP}) {
                     MinifloatCast cast = new MinifloatCast(type.minifloat(), saturate == 1, mode);
-                    NodeCase node = new NodeCase("Cast", 25).attr("to", (long) type.onnxCode()).attr("saturate", saturate)
-                        .attr("round_mode", mode.name().toLowerCase()).input(x);
-                    for (GraphExecutor executor : executors) {
-                        Tensor y = node.run(executor).getFirst();
+                    for (Map.Entry<GraphExecutor, Tensor> run : EXECUTORS_AND_INPUTS.entrySet()) {
+                        Tensor x = run.getValue();
+                        NodeCase node = new NodeCase("Cast", 25).attr("to", (long) type.onnxCode()).attr("saturate", saturate)
+                            .attr("round_mode", mode.name().toLowerCase()).input(x);
+                        Tensor y = node.run(run.getKey()).getFirst();
                         for (int i = 0; i < x.elementCount(); i++) {
                             double want = type.minifloat().value(cast.encode(x.getFloat(i)));
                             assertEquals(Double.doubleToLongBits(want), Double.doubleToLongBits(y.getFloat(i)),
@@ -62,15 +71,14 @@ class CastToMinifloatTest {
 
     @Test
     void quantizeLinearToAFloat8RoundsTheQuotientAsCastDoes() {
-        Tensor x = samples();
-        GraphExecutor[] executors = {GraphInterpreter::run, GraphExecutor.compiled(CompileOptions.host())};
         for (ElementType type : new ElementType[] {ElementType.FLOAT8E4M3FN, ElementType.FLOAT8E5M2, ElementType.FLOAT4E2M1}) {
             for (long saturate : new long[] {1, 0}) {
                 MinifloatCast cast = new MinifloatCast(type.minifloat(), saturate == 1, MinifloatCast.E8m0Rounding.UP);
-                NodeCase node = new NodeCase("QuantizeLinear", 21).attr("output_dtype", (long) type.onnxCode())
-                    .attr("saturate", saturate).input(x).constant(Tensor.ofFloats(new long[0], new float[] {0.375f}));
-                for (GraphExecutor executor : executors) {
-                    Tensor y = node.run(executor).getFirst();
+                for (Map.Entry<GraphExecutor, Tensor> run : EXECUTORS_AND_INPUTS.entrySet()) {
+                    Tensor x = run.getValue();
+                    NodeCase node = new NodeCase("QuantizeLinear", 21).attr("output_dtype", (long) type.onnxCode())
+                        .attr("saturate", saturate).input(x).constant(Tensor.ofFloats(new long[0], new float[] {0.375f}));
+                    Tensor y = node.run(run.getKey()).getFirst();
                     for (int i = 0; i < x.elementCount(); i++) {
                         double want = type.minifloat().value(cast.encode(x.getFloat(i) / 0.375f));
                         assertEquals(Double.doubleToLongBits(want), Double.doubleToLongBits(y.getFloat(i)),
