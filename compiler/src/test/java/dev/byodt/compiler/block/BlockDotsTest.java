@@ -1,0 +1,320 @@
+package dev.byodt.compiler.block;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeName;
+import dev.byodt.compiler.dtype.reference.BlockReference;
+import dev.byodt.compiler.dtype.reference.MinifloatReference;
+import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
+import dev.byodt.compiler.dtype.reference.Rational;
+import dev.byodt.compiler.dtype.reference.Rounding;
+import dev.byodt.compiler.graph.Attribute;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.ops.Operators;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.TensorSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.math.BigInteger;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+import static dev.byodt.compiler.kernel.Exprs.cast;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Dot products in the MX block datatypes, compiled and run, bit for bit against {@link BlockReference} (exact
+ * rationals over the element and scale values listed one by one) and an exact sum of each block's products:
+ * the run-time quantization of activations on edge-case rows and seeded ones, then MatMul, Gemm and Conv nodes
+ * (vector datatype float32, so that the bias adds are float32's) whose every output is the float32 sum, from +0
+ * in block order, of each block's exact sum rounded once to float32.
+ */
+class BlockDotsTest {
+    private static final Map<String, List<Rational>> VALUES = Map.of(
+        "custom[fp8e4m3]8", BlockReference.minifloat(new MinifloatReference(4, 3, Specials.FN, false)),
+        "custom[fp8e5m2]8", BlockReference.minifloat(MinifloatReference.ieee(5, 2)),
+        "custom[fp6e3m2]6", BlockReference.minifloat(new MinifloatReference(3, 2, Specials.NONE, false)),
+        "custom[fp6e2m3]6", BlockReference.minifloat(new MinifloatReference(2, 3, Specials.NONE, false)),
+        "custom[fp4e2m1]4", BlockReference.minifloat(new MinifloatReference(2, 1, Specials.NONE, false)),
+        "fxp8_6", BlockReference.fixedPoint(8, 6),
+        "custom[e8m0]8", BlockReference.minifloat(new MinifloatReference(8, 0, Specials.FN, true)));
+
+    /** A row length that leaves a partial last block of 6. */
+    private static final int K = 70;
+
+    private static BlockDatatypeName named(String name) { return DatatypeName.parseBlock(name).orElseThrow(); }
+
+    private static BlockFormat format(String name) { return BlockFormat.resolve(named(name), DatatypeChoice.builtInRegistry()); }
+
+    private static BlockReference reference(String name) {
+        BlockDatatypeName n = named(name);
+        return new BlockReference(VALUES.get(n.element().toString()), VALUES.get(n.scale().toString()), n.rule().optionName());
+    }
+
+    private static CompileOptions options(String name) {
+        return CompileOptions.host().withBlock(Optional.of(named(name)));
+    }
+
+    // ---- run-time quantization
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    void activationsQuantizeAsTheExactReference(String name) {
+        float[][] rows = rows(name);
+        float[] flat = new float[rows.length * K];
+        for (int r = 0; r < rows.length; r++) System.arraycopy(rows[r], 0, flat, r * K, K);
+        float[] quantized = quantizeAtRunTime(format(name), rows.length, flat);
+        BlockReference reference = reference(name);
+        int size = named(name).blockSize();
+        for (int r = 0; r < rows.length; r++) {
+            for (int from = 0; from < K; from += size) {
+                float[] block = Arrays.copyOfRange(rows[r], from, Math.min(K, from + size));
+                BlockReference.Block expected = reference.quantize(block, Rational.of(1));
+                for (int j = 0; j < block.length; j++) {
+                    float actual = quantized[r * K + from + j];
+                    float wanted = value(expected, j);
+                    if (Float.floatToRawIntBits(actual) != Float.floatToRawIntBits(wanted)
+                        && !(Float.isNaN(actual) && Float.isNaN(wanted))) {
+                        fail(name + " row " + r + " value " + (from + j) + " (" + block[j] + "): " + actual + ", expected " + wanted);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Edge rows (zeros of both signs, NaN, infinities, the spec's clipping example, extremes, ties) and 60 seeded ones. */
+    private static float[][] rows(String name) {
+        BlockFormat format = format(name);
+        float largest = (float) format.element().largest();
+        float midpointAbove = (float) format.element().midpointAboveLargest();
+        float[][] edges = {
+            {0f, -0f, 0f, -0f},
+            {1f, Float.NaN, 2f},
+            {1f, Float.POSITIVE_INFINITY},
+            {-3f, Float.NEGATIVE_INFINITY, 0f},
+            {960f, 957f, -960f, 1f, 0.001f},
+            {Float.MAX_VALUE, -Float.MAX_VALUE, 1e30f, 1f},
+            {Float.MIN_VALUE, -Float.MIN_VALUE, 2 * Float.MIN_VALUE, 0f, -0f},
+            {1f, Math.nextDown(1f), 0.5f, -0.25f},
+            {Math.nextDown(2f), 1.5f, 1.25f, 1.125f, 1.0625f},
+            {largest, midpointAbove, -midpointAbove, Math.nextUp(midpointAbove), Math.nextDown(midpointAbove)},
+            {64f, 0.5f, 0.25f + 0.125f / 2, 1.5f / 64, 3f / 256, -5f / 512},
+        };
+        SplittableRandom random = new SplittableRandom(name.hashCode());
+        float[][] rows = new float[edges.length + 60][K];
+        for (int r = 0; r < edges.length; r++) {
+            for (int i = 0; i < K; i++) rows[r][i] = edges[r][i % edges[r].length];
+        }
+        for (int r = edges.length; r < rows.length; r++) {
+            int range = r % 3 == 0 ? 40 : 6;
+            for (int i = 0; i < K; i++) {
+                float v = (float) Math.scalb(random.nextDouble(-1, 1), random.nextInt(-range, range + 1));
+                // Some exact ties: a multiple of a small power of two that halves the element grid's step.
+                rows[r][i] = r % 4 == 1 ? (float) Math.scalb((double) random.nextInt(-200, 201), -random.nextInt(0, 8)) : v;
+            }
+        }
+        return rows;
+    }
+
+    /** The exact reference's value of element j of a block, as a float32 (each is one, exactly), NaN for a NaN scale. */
+    private static float value(BlockReference.Block block, int j) {
+        if (block.scale() == null) return Float.NaN;
+        float magnitude = toFloat(block.elements()[j].multiply(block.scale()));
+        return block.negative()[j] ? -magnitude : magnitude;
+    }
+
+    private static float[] quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
+        long[] shape = {rows, K};
+        Buffer in = new Buffer("x", ScalarType.REAL, shape);
+        Buffer out = new Buffer("q", ScalarType.REAL, shape);
+        KernelBuilder kb = new KernelBuilder("quantize", "BlockQuantize", List.of(in), List.of(out));
+        Buffer scratch = kb.scratch("blocks", ScalarType.F32, shape);
+        new ActivationQuantizer(format).emit(kb, in, scratch, rows, K, 1);
+        kb.loop(rows * (long) K, i -> kb.store(out, i, cast(ScalarType.REAL, kb.load(scratch, i))));
+        TensorSpec spec = new TensorSpec("x", ElementType.FLOAT32, shape);
+        Program program = new Program("quantize", List.of(kb.build()), List.of(in), List.of(spec), List.of(out),
+            List.of(new TensorSpec("q", ElementType.FLOAT32, shape)), new LinkedHashMap<>(), List.of());
+        try (CompiledModule module = Compiler.compile(program, CompileOptions.host()); HostModel model = Compiler.jit(module)) {
+            return model.run(List.of(Tensor.ofFloats(shape, values))).getFirst().toFloatArray();
+        }
+    }
+
+    // ---- dot products
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    void matMulSumsExactBlocksInFloat32(String name) {
+        int m = 7, n = 5;
+        float[] a = seeded(name.hashCode() + 1, 2 * m * K, 4), b = seeded(name.hashCode() + 2, K * n, 1);
+        a[3] = -0f;
+        Graph graph = node("MatMul", new long[] {2, m, K}, new long[] {2, m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
+        float[] actual = run(graph, name, new long[] {2, m, K}, a);
+        BlockReference reference = reference(name);
+        float[] expected = new float[2 * m * n];
+        for (int row = 0; row < 2 * m; row++) {
+            for (int col = 0; col < n; col++) {
+                float[] x = Arrays.copyOfRange(a, row * K, row * K + K);
+                float[] w = new float[K];
+                for (int k = 0; k < K; k++) w[k] = b[k * n + col];
+                expected[row * n + col] = blockDot(reference, named(name).blockSize(), x, w);
+            }
+        }
+        assertBits(name, expected, actual);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    void gemmWithTransposedWeightsAndBias(String name) {
+        int m = 3, n = 6;
+        float[] a = seeded(name.hashCode() + 3, m * K, 100), b = seeded(name.hashCode() + 4, n * K, 0.01), c = seeded(5, n, 1);
+        Graph graph = node("Gemm", new long[] {m, K}, new long[] {m, n}, Map.of("transB", new Attribute.IntAttr(1)),
+            Tensor.ofFloats(new long[] {n, K}, b), Tensor.ofFloats(new long[] {n}, c));
+        float[] actual = run(graph, name, new long[] {m, K}, a);
+        BlockReference reference = reference(name);
+        float[] expected = new float[m * n];
+        for (int row = 0; row < m; row++) {
+            for (int col = 0; col < n; col++) {
+                float dot = blockDot(reference, named(name).blockSize(), Arrays.copyOfRange(a, row * K, row * K + K),
+                    Arrays.copyOfRange(b, col * K, col * K + K));
+                expected[row * n + col] = dot + c[col];
+            }
+        }
+        assertBits(name, expected, actual);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    void convBlocksRunAlongInputChannels(String name) {
+        int batch = 2, channels = 40, maps = 3, h = 5, w = 4, kh = 3, kw = 2;
+        int oh = h, ow = w - 1;   // pads 1 top and bottom, none at the sides, stride 1
+        float[] x = seeded(name.hashCode() + 6, batch * channels * h * w, 2), weights = seeded(name.hashCode() + 7, maps * channels * kh * kw, 0.5),
+            bias = seeded(8, maps, 1);
+        Map<String, Attribute> attributes = Map.of("pads", new Attribute.IntsAttr(new long[] {1, 0, 1, 0}));
+        Graph graph = node("Conv", new long[] {batch, channels, h, w}, new long[] {batch, maps, oh, ow}, attributes,
+            Tensor.ofFloats(new long[] {maps, channels, kh, kw}, weights), Tensor.ofFloats(new long[] {maps}, bias));
+        float[] actual = run(graph, name, new long[] {batch, channels, h, w}, x);
+        BlockReference reference = reference(name);
+        int size = named(name).blockSize();
+        float[] expected = new float[batch * maps * oh * ow];
+        for (int nb = 0; nb < batch; nb++)
+            for (int m = 0; m < maps; m++)
+                for (int y = 0; y < oh; y++)
+                    for (int xo = 0; xo < ow; xo++) {
+                        float acc = 0;
+                        for (int ky = 0; ky < kh; ky++) {
+                            int iy = y + ky - 1;
+                            if (iy < 0 || iy >= h) continue;
+                            for (int kx = 0; kx < kw; kx++) {
+                                int ix = xo + kx;
+                                float[] in = new float[channels], ws = new float[channels];
+                                for (int c = 0; c < channels; c++) {
+                                    in[c] = x[((nb * channels + c) * h + iy) * w + ix];
+                                    ws[c] = weights[((m * channels + c) * kh + ky) * kw + kx];
+                                }
+                                acc = addBlocks(acc, reference, size, in, ws);
+                            }
+                        }
+                        expected[((nb * maps + m) * oh + y) * ow + xo] = acc + bias[m];
+                    }
+        assertBits(name, expected, actual);
+    }
+
+    @Test
+    void e5m2sBlockSumsAreRefusedUntilTheyHaveAnExactPath() {
+        Graph graph = node("MatMul", new long[] {1, K}, new long[] {1, 2}, Map.of(), Tensor.ofFloats(new long[] {K, 2}, new float[2 * K]), null);
+        ByodtException e = assertThrows(ByodtException.class, () -> run(graph, "mxfp8e5m2", new long[] {1, K}, new float[K]));
+        assertTrue(e.getMessage().contains("53 bits"), e.getMessage());
+    }
+
+    /** x . w in blocks: the exact block sums of the reference's values, each rounded to float32, added in float32 from +0. */
+    private static float blockDot(BlockReference reference, int size, float[] x, float[] w) {
+        return addBlocks(0f, reference, size, x, w);
+    }
+
+    private static float addBlocks(float acc, BlockReference reference, int size, float[] x, float[] w) {
+        for (int from = 0; from < x.length; from += size) {
+            int to = Math.min(x.length, from + size);
+            BlockReference.Block qx = reference.quantize(Arrays.copyOfRange(x, from, to), Rational.of(1));
+            BlockReference.Block qw = reference.quantize(Arrays.copyOfRange(w, from, to), Rational.of(1));
+            Rational sum = Rational.ZERO;
+            for (int j = 0; j < to - from; j++) sum = sum.add(signed(qx, j).multiply(signed(qw, j)));
+            acc += toFloat(sum.multiply(qx.scale()).multiply(qw.scale()));
+        }
+        return acc;
+    }
+
+    private static Rational signed(BlockReference.Block block, int j) {
+        return block.negative()[j] ? block.elements()[j].negate() : block.elements()[j];
+    }
+
+    /** The nearest float32 to a rational, ties to even (normal and subnormal; no test value overflows). */
+    private static float toFloat(Rational q) {
+        if (q.signum() == 0) return 0f;
+        Rational magnitude = q.abs();
+        int exponent = Math.max(magnitude.floorLog2(), -126);
+        BigInteger significand = Rounding.nearestEven(magnitude.multiply(Rational.scaled(BigInteger.ONE, 23 - exponent)));
+        float f = Math.scalb(significand.floatValue(), exponent - 23);
+        return q.signum() < 0 ? -f : f;
+    }
+
+    private static Graph node(String op, long[] inputShape, long[] outputShape, Map<String, Attribute> attributes, Tensor weights, Tensor bias) {
+        Value x = new Value("X"), w = new Value("W"), y = new Value("Y");
+        x.setType(new TensorType(ElementType.FLOAT32, inputShape));
+        w.setConstant(weights);
+        List<Value> inputs = new java.util.ArrayList<>(List.of(x, w));
+        if (bias != null) {
+            Value b = new Value("B");
+            b.setConstant(bias);
+            inputs.add(b);
+        }
+        Node node = new Node("dot", op, "", 13, inputs, List.of(y), attributes);
+        y.setType(Operators.lookup(op).inferTypes(node).getFirst());
+        assertEquals(Arrays.toString(outputShape), Arrays.toString(y.type().shape()));
+        return new Graph("dot", List.of(x), List.of(y), List.of(node));
+    }
+
+    private static float[] run(Graph graph, String name, long[] shape, float[] input) {
+        try (CompiledModule module = Compiler.compile(graph, options(name)); HostModel model = Compiler.jit(module)) {
+            return model.run(List.of(Tensor.ofFloats(shape, input))).getFirst().toFloatArray();
+        }
+    }
+
+    private static float[] seeded(long seed, int count, double scale) {
+        SplittableRandom random = new SplittableRandom(seed);
+        float[] values = new float[count];
+        for (int i = 0; i < count; i++) values[i] = (float) (random.nextDouble(-1, 1) * scale * Math.scalb(1.0, random.nextInt(-3, 4)));
+        return values;
+    }
+
+    private static void assertBits(String name, float[] expected, float[] actual) {
+        assertEquals(expected.length, actual.length);
+        for (int i = 0; i < expected.length; i++) {
+            if (Float.floatToRawIntBits(expected[i]) != Float.floatToRawIntBits(actual[i])) {
+                fail(name + " output " + i + ": " + actual[i] + ", expected " + expected[i]);
+            }
+        }
+    }
+}
