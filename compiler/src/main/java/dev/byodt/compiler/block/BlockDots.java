@@ -50,11 +50,8 @@ public final class BlockDots {
         };
         return switch (node.opType()) {
             case "MatMul", "Gemm", "Conv" -> {
-                if (!exactInDouble(format)) {
-                    throw node.error("block datatype " + format.name() + ": its block sums need more than a double's 53 bits,"
-                        + " and the exact path for them is not built yet");
-                }
-                new ActivationQuantizer(format);
+                Optional<String> unsupported = unsupported(format);
+                if (unsupported.isPresent()) throw node.error(unsupported.get());
                 KernelBuilder kb = builder.get();
                 if (node.opType().equals("Conv")) conv(node, kb, format);
                 else matMul(node, kb, format);
@@ -62,6 +59,17 @@ public final class BlockDots {
             }
             default -> Optional.empty();
         };
+    }
+
+    /** Why models cannot compute in {@code format} yet, or empty when they can. */
+    public static Optional<String> unsupported(BlockFormat format) {
+        String activations = ActivationQuantizer.unsupported(format);
+        if (activations != null) return Optional.of("block datatype " + format.name() + ": " + activations);
+        if (!exactInDouble(format)) {
+            return Optional.of("block datatype " + format.name() + ": its block sums need more than a double's 53 bits,"
+                + " and the exact path for them is not built yet");
+        }
+        return Optional.empty();
     }
 
     /** Whether a block's sum of products is exact in double (see the class comment). */
