@@ -13,9 +13,9 @@ import dev.byodt.runtime.ByodtException;
 import static dev.byodt.compiler.kernel.Exprs.*;
 
 /**
- * The loop nest that quantizes an activation tensor in blocks at run time, giving the same values as
- * {@link BlockFormat#quantize} (exact rational arithmetic) bit for bit, each stored dequantized
- * (element * scale) as a float32. It is written in double arithmetic that never rounds:
+ * The loop nest that quantizes an activation tensor in blocks at run time, giving the same elements and scales
+ * as {@link BlockFormat#quantize} (exact rational arithmetic) bit for bit, stored as float32s. It is written in
+ * double arithmetic that never rounds:
  * <ul>
  * <li>2^floor(log2 a) of a positive double a is Veltkamp's split of a at one bit: hi = g - (g - a) with
  *     g = a * (2^52 + 1) is a one-bit value nearest a (Dekker 1971; Boldo 2006), so 2^floor(log2 a) is hi, or
@@ -25,9 +25,8 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * <li>Rounding q = |v| / X to the element grid: its step is s = max(2^floor(log2 q), 2^minExponent) *
  *     2^-fractionBits (a power of two, so q / s is exact), and q / s < 2^(fractionBits + 2) is rounded to an
  *     integer, ties to even, by adding and subtracting 2^52 (the doubles from 2^52 to 2^53 are the integers).</li>
- * <li>The rounded magnitude, clamped to the largest element, times X is exact in double, and {@link #unsupported}
- *     admits only formats where every such product is a float32 (its bits and exponents fit), so the stored
- *     float32 is the block's value exactly.</li>
+ * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
+ *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
  * Special blocks as the exact quantizer: a NaN or infinity anywhere makes every value of the block NaN; zeros keep
  * their signs (1 / -0 is -infinity tells -0 apart).
@@ -51,18 +50,20 @@ final class ActivationQuantizer {
         }
         ValueGrid element = format.element(), scale = format.scale();
         if (scale.fractionBits() != 0) return "the scale " + format.name().scale() + " is not a power of two";
-        // Above, the floor rule keeps a block's values below 2^(floor(log2 amax) + 1) <= 2^128 with at most 24
-        // bits, so no more than float32's largest; below, the smallest element under the smallest scale is the limit.
-        boolean fitsFloat32 = element.fractionBits() <= 23 && element.smallestExponent() + scale.smallestExponent() >= -149;
-        return fitsFloat32 ? null : "its values are not all float32s (element " + format.name().element() + " under scale " + format.name().scale() + ")";
+        boolean fitsFloat32 = element.fractionBits() <= 23 && element.smallestExponent() >= -149 && scale.smallestExponent() >= -149
+            && scale.maxExponent() <= 127;
+        return fitsFloat32 ? null : "its elements or scales are not all float32s (element " + format.name().element() + ", scale "
+            + format.name().scale() + ")";
     }
 
     /**
-     * Quantizes {@code source} (REAL, the vector datatype's values, read as float32) into {@code target} (F32,
-     * the same shape) in blocks along one axis: the tensor seen as [outer, length, inner], blocks of the block
-     * size (the last one shorter when it does not divide length) along the middle axis.
+     * Quantizes {@code source} (REAL, the vector datatype's values, read as float32) in blocks along one axis,
+     * the tensor seen as [outer, length, inner] and blocks of the block size (the last one shorter when it does
+     * not divide length) along the middle axis: each value's element into {@code elements} (F32, the same shape)
+     * and each block's scale into {@code scales} (F32, [outer, blocks, inner]). A block holding a NaN or an
+     * infinity gets NaN elements and a NaN scale.
      */
-    void emit(KernelBuilder kb, Buffer source, Buffer target, long outer, long length, long inner) {
+    void emit(KernelBuilder kb, Buffer source, Buffer elements, Buffer scales, long outer, long length, long inner) {
         long size = format.blockSize();
         long blocks = (length + size - 1) / size;
         kb.loops(new long[] {outer, inner, blocks}, at -> {
@@ -70,13 +71,13 @@ final class ActivationQuantizer {
             Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
             Local amax = kb.local("amax", f64(0));
             kb.loop(count, j -> kb.assign(amax, max(kb.get(amax), abs(value(kb, source, first, j, inner)))));
-            Local scale = kb.local("scale", scale(kb.get(amax)));
             Expr special = not(le(kb.get(amax), f64(FLOAT32_LARGEST)));
+            Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb.get(amax))));
+            kb.store(scales, add(mul(add(mul(at[0], blocks), at[2]), inner), at[1]), cast(ScalarType.F32, kb.get(scale)));
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
-                Expr quantized = mul(signed(element(div(abs(v), kb.get(scale))), v), kb.get(scale));
-                Expr result = select(special, f64(Double.NaN), quantized);
-                kb.store(target, add(first, mul(j, inner)), cast(ScalarType.F32, result));
+                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(scale))), v));
+                kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
     }

@@ -23,7 +23,6 @@ import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.ops.Operators;
-import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
@@ -39,9 +38,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
+import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
+import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.mul;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -151,9 +152,14 @@ class BlockDotsTest {
         Buffer in = new Buffer("x", ScalarType.REAL, shape);
         Buffer out = new Buffer("q", ScalarType.REAL, shape);
         KernelBuilder kb = new KernelBuilder("quantize", "BlockQuantize", List.of(in), List.of(out));
-        Buffer scratch = kb.scratch("blocks", ScalarType.F32, shape);
-        new ActivationQuantizer(format).emit(kb, in, scratch, rows, K, 1);
-        kb.loop(rows * (long) K, i -> kb.store(out, i, cast(ScalarType.REAL, kb.load(scratch, i))));
+        Buffer elements = kb.scratch("elements", ScalarType.F32, shape);
+        long blocks = (K + format.blockSize() - 1) / format.blockSize();
+        Buffer scales = kb.scratch("scales", ScalarType.F32, new long[] {rows, blocks});
+        new ActivationQuantizer(format).emit(kb, in, elements, scales, rows, K, 1);
+        // element * scale, exact in double and a float32 (the reference's values are float32s)
+        kb.loops(new long[] {rows, K}, at -> kb.store(out, add(mul(at[0], K), at[1]), cast(ScalarType.REAL, cast(ScalarType.F32, mul(
+            cast(ScalarType.F64, kb.load(elements, add(mul(at[0], K), at[1]))),
+            cast(ScalarType.F64, kb.load(scales, add(mul(at[0], blocks), div(at[1], format.blockSize())))))))));
         TensorSpec spec = new TensorSpec("x", ElementType.FLOAT32, shape);
         Program program = new Program("quantize", List.of(kb.build()), List.of(in), List.of(spec), List.of(out),
             List.of(new TensorSpec("q", ElementType.FLOAT32, shape)), new LinkedHashMap<>(), List.of());
@@ -165,7 +171,7 @@ class BlockDotsTest {
     // ---- dot products
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
     void matMulSumsExactBlocksInFloat32(String name) {
         int m = 7, n = 5;
         float[] a = seeded(name.hashCode() + 1, 2 * m * K, 4), b = seeded(name.hashCode() + 2, K * n, 1);
@@ -186,7 +192,7 @@ class BlockDotsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
     void gemmWithTransposedWeightsAndBias(String name) {
         int m = 3, n = 6;
         float[] a = seeded(name.hashCode() + 3, m * K, 100), b = seeded(name.hashCode() + 4, n * K, 0.01), c = seeded(5, n, 1);
@@ -206,7 +212,7 @@ class BlockDotsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
     void convBlocksRunAlongInputChannels(String name) {
         int batch = 2, channels = 40, maps = 3, h = 5, w = 4, kh = 3, kw = 2;
         int oh = h, ow = w - 1;   // pads 1 top and bottom, none at the sides, stride 1
@@ -242,11 +248,46 @@ class BlockDotsTest {
         assertBits(name, expected, actual);
     }
 
+    /**
+     * FP8 E5M2's block sums need up to 69 bits: rows whose values spread over 2^-24 .. 1 give sums that a double
+     * rounds, where only the two exact parts and the rounding to odd give the exact sum's float32.
+     */
     @Test
-    void e5m2sBlockSumsAreRefusedUntilTheyHaveAnExactPath() {
-        Graph graph = node("MatMul", new long[] {1, K}, new long[] {1, 2}, Map.of(), Tensor.ofFloats(new long[] {K, 2}, new float[2 * K]), null);
-        ByodtException e = assertThrows(ByodtException.class, () -> run(graph, "mxfp8e5m2", new long[] {1, K}, new float[K]));
-        assertTrue(e.getMessage().contains("53 bits"), e.getMessage());
+    void e5m2sWideBlockSumsRoundOnceFromTheExactSum() {
+        int m = 40, n = 8;
+        SplittableRandom random = new SplittableRandom(15);
+        float[] a = new float[m * K], b = new float[K * n];
+        for (int i = 0; i < a.length; i++) a[i] = (float) Math.scalb(random.nextDouble(-1, 1), -random.nextInt(0, 25));
+        for (int i = 0; i < b.length; i++) b[i] = (float) Math.scalb(random.nextDouble(-1, 1), -random.nextInt(0, 25));
+        // Column 0 against rows 0 to 3: sums a double rounds onto a float32 midpoint, whose ties would go the
+        // wrong way (1 + 2^-24 + 2^-60 is 1 + 2^-23; 1 + 3 2^-24 - 2^-60 is 1 + 2^-23 too), and one just below 1.
+        float[] column = {1, 1, 1, 0x1p-30f};
+        float[][] rows = {{1, 0x1p-24f, 0, 0x1p-30f}, {1, 0x1p-23f, 0x1p-24f, -0x1p-30f}, {-1, -0x1p-24f, 0, -0x1p-30f}, {1, 0, 0, -0x1p-30f}};
+        for (int k = 0; k < K; k++) b[k * n] = k < column.length ? column[k] : 0;
+        for (int r = 0; r < rows.length; r++) {
+            for (int k = 0; k < K; k++) a[r * K + k] = k < rows[r].length ? rows[r][k] : 0;
+        }
+        Graph graph = node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
+        float[] actual = run(graph, "mxfp8e5m2", new long[] {m, K}, a);
+        BlockReference reference = reference("mxfp8e5m2");
+        float[] expected = new float[m * n];
+        for (int row = 0; row < m; row++) {
+            for (int col = 0; col < n; col++) {
+                float[] w = new float[K];
+                for (int k = 0; k < K; k++) w[k] = b[k * n + col];
+                expected[row * n + col] = blockDot(reference, 32, Arrays.copyOfRange(a, row * K, row * K + K), w);
+            }
+        }
+        assertEquals(1 + 0x1p-23f, expected[0]);
+        assertEquals(1 + 0x1p-23f, expected[n]);
+        assertBits("mxfp8e5m2", expected, actual);
+    }
+
+    @Test
+    void formatsWhoseBlockSumsOutgrowTwoDoublesAreRefused() {
+        BlockFormat wide = BlockFormat.resolve(named("block[bfloat16,32,e8m0,floor]"), DatatypeChoice.builtInRegistry());
+        assertEquals(Optional.of("block datatype block[bfloat16,32,custom[e8m0]8,floor]: its block sums need more than two doubles' 53 bits"),
+            BlockDots.unsupported(wide));
     }
 
     /** x . w in blocks: the exact block sums of the reference's values, each rounded to float32, added in float32 from +0. */
