@@ -9,8 +9,6 @@ import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.dtype.reference.BlockReference;
-import dev.byodt.compiler.dtype.reference.MinifloatReference;
-import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
 import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.compiler.dtype.reference.Rounding;
 import dev.byodt.compiler.graph.Attribute;
@@ -54,15 +52,6 @@ import static org.junit.jupiter.api.Assertions.fail;
  * in block order, of each block's exact sum rounded once to float32.
  */
 class BlockDotsTest {
-    private static final Map<String, List<Rational>> VALUES = Map.of(
-        "custom[fp8e4m3]8", BlockReference.minifloat(new MinifloatReference(4, 3, Specials.FN, false)),
-        "custom[fp8e5m2]8", BlockReference.minifloat(MinifloatReference.ieee(5, 2)),
-        "custom[fp6e3m2]6", BlockReference.minifloat(new MinifloatReference(3, 2, Specials.NONE, false)),
-        "custom[fp6e2m3]6", BlockReference.minifloat(new MinifloatReference(2, 3, Specials.NONE, false)),
-        "custom[fp4e2m1]4", BlockReference.minifloat(new MinifloatReference(2, 1, Specials.NONE, false)),
-        "fxp8_6", BlockReference.fixedPoint(8, 6),
-        "custom[e8m0]8", BlockReference.minifloat(new MinifloatReference(8, 0, Specials.FN, true)));
-
     /** A row length that leaves a partial last block of 6. */
     private static final int K = 70;
 
@@ -72,7 +61,8 @@ class BlockDotsTest {
 
     private static BlockReference reference(String name) {
         BlockDatatypeName n = named(name);
-        return new BlockReference(VALUES.get(n.element().toString()), VALUES.get(n.scale().toString()), n.rule().optionName());
+        return new BlockReference(BlockReference.BUILT_IN_VALUES.get(n.element().toString()), BlockReference.BUILT_IN_VALUES.get(n.scale().toString()),
+            n.rule().optionName());
     }
 
     private static CompileOptions options(String name) {
@@ -248,6 +238,39 @@ class BlockDotsTest {
         assertBits(name, expected, actual);
     }
 
+    /** The same Conv with bfloat16 as the vector datatype: inputs that are bfloat16s, each output the float32 one rounded to bfloat16. */
+    @Test
+    void theVectorDatatypeRoundsTheDotProductsFloat32Result() {
+        int batch = 1, channels = 40, maps = 3, h = 5, w = 4;
+        float[] x = seeded(31, batch * channels * h * w, 2), weights = seeded(32, maps * channels * 6, 0.5);
+        for (int i = 0; i < x.length; i++) x[i] = Float.intBitsToFloat(Float.floatToRawIntBits(x[i]) & 0xFFFF0000);
+        Graph graph = node("Conv", new long[] {batch, channels, h, w}, new long[] {batch, maps, h - 2, w - 1}, Map.of(),
+            Tensor.ofFloats(new long[] {maps, channels, 3, 2}, weights), null);
+        float[] inFloat32 = run(graph, "mxfp8e4m3", new long[] {batch, channels, h, w}, x);
+        float[] expected = new float[inFloat32.length];
+        for (int i = 0; i < expected.length; i++) {
+            int bits = Float.floatToRawIntBits(inFloat32[i]);
+            expected[i] = Float.intBitsToFloat((bits + 0x7FFF + ((bits >>> 16) & 1)) & 0xFFFF0000);
+        }
+        float[] inBfloat16;
+        try (CompiledModule module = Compiler.compile(graph, options("mxfp8e4m3").withDatatype("bfloat16")); HostModel model = Compiler.jit(module)) {
+            inBfloat16 = model.run(List.of(Tensor.ofFloats(new long[] {batch, channels, h, w}, x))).getFirst().toFloatArray();
+        }
+        assertBits("mxfp8e4m3 in bfloat16", expected, inBfloat16);
+    }
+
+    @Test
+    void aConvReadingAnotherKernelsOutputGivesTheSameBits() {
+        int batch = 2, channels = 6, maps = 16, h = 14, w = 14;
+        float[] x = seeded(21, batch * channels * h * w, 1), weights = seeded(22, maps * channels * 25, 0.3);
+        Graph graph = node("Conv", new long[] {batch, channels, h, w}, new long[] {batch, maps, h - 4, w - 4}, Map.of(),
+            Tensor.ofFloats(new long[] {maps, channels, 5, 5}, weights), null);
+        float[] direct = run(graph, "mxfp8e4m3", new long[] {batch, channels, h, w}, x);
+        float[] negatedInput = x.clone();
+        for (int i = 0; i < x.length; i++) negatedInput[i] = -x[i];
+        assertBits("mxfp8e4m3", direct, run(negatedFirst(graph), "mxfp8e4m3", new long[] {batch, channels, h, w}, negatedInput));
+    }
+
     /**
      * FP8 E5M2's block sums need up to 69 bits: rows whose values spread over 2^-24 .. 1 give sums that a double
      * rounds, where only the two exact parts and the rounding to odd give the exact sum's float32.
@@ -335,6 +358,18 @@ class BlockDotsTest {
         y.setType(Operators.lookup(op).inferTypes(node).getFirst());
         assertEquals(Arrays.toString(outputShape), Arrays.toString(y.type().shape()));
         return new Graph("dot", List.of(x), List.of(y), List.of(node));
+    }
+
+    /** The graph with a Neg node before its dot product, so that the dot product reads a tensor of the workspace. */
+    private static Graph negatedFirst(Graph graph) {
+        Node dot = graph.nodes().getFirst();
+        Value x = graph.inputs().getFirst(), negated = new Value("negated");
+        negated.setType(x.type());
+        Node neg = new Node("neg", "Neg", "", 13, List.of(x), List.of(negated), Map.of());
+        List<Value> inputs = new java.util.ArrayList<>(dot.inputs());
+        inputs.set(0, negated);
+        Node reading = new Node(dot.name(), dot.opType(), dot.domain(), dot.opsetVersion(), inputs, dot.outputs(), dot.attributes());
+        return new Graph(graph.name(), List.of(x), graph.outputs(), List.of(neg, reading));
     }
 
     private static float[] run(Graph graph, String name, long[] shape, float[] input) {
