@@ -271,6 +271,30 @@ class BlockDotsTest {
         assertBits("mxfp8e4m3", direct, run(negatedFirst(graph), "mxfp8e4m3", new long[] {batch, channels, h, w}, negatedInput));
     }
 
+    /** Two Convs with a Neg between them give what each gives alone: their tensors and scratch buffers in the workspace stay apart. */
+    @Test
+    void chainedDotProductsGiveWhatEachGivesAlone() {
+        long[] xShape = {2, 1, 28, 28}, hShape = {2, 6, 24, 24}, yShape = {2, 16, 20, 20};
+        float[] x = seeded(41, 2 * 28 * 28, 1), w1 = seeded(42, 6 * 25, 0.5), w2 = seeded(43, 16 * 6 * 25, 0.2);
+        Graph first = node("Conv", xShape, hShape, Map.of(), Tensor.ofFloats(new long[] {6, 1, 5, 5}, w1), null);
+        Graph second = node("Conv", hShape, yShape, Map.of(), Tensor.ofFloats(new long[] {16, 6, 5, 5}, w2), null);
+        float[] hidden = run(first, "mxfp8e4m3", xShape, x);
+        for (int i = 0; i < hidden.length; i++) hidden[i] = -hidden[i];
+        float[] alone = run(second, "mxfp8e4m3", hShape, hidden);
+
+        Node conv1 = first.nodes().getFirst(), conv2 = second.nodes().getFirst();
+        Value h = new Value("h"), negated = new Value("negated");
+        h.setType(new TensorType(ElementType.FLOAT32, hShape));
+        negated.setType(new TensorType(ElementType.FLOAT32, hShape));
+        Node a = new Node("conv1", "Conv", "", 13, conv1.inputs(), List.of(h), Map.of());
+        Node neg = new Node("neg", "Neg", "", 13, List.of(h), List.of(negated), Map.of());
+        List<Value> inputs = new java.util.ArrayList<>(conv2.inputs());
+        inputs.set(0, negated);
+        Node b = new Node("conv2", "Conv", "", 13, inputs, conv2.outputs(), Map.of());
+        Graph chain = new Graph("chain", first.inputs(), conv2.outputs(), List.of(a, neg, b));
+        assertBits("mxfp8e4m3 chain", alone, run(chain, "mxfp8e4m3", xShape, x));
+    }
+
     /**
      * FP8 E5M2's block sums need up to 69 bits: rows whose values spread over 2^-24 .. 1 give sums that a double
      * rounds, where only the two exact parts and the rounding to odd give the exact sum's float32.
