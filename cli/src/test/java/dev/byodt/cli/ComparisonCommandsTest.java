@@ -145,6 +145,17 @@ class ComparisonCommandsTest {
     }
 
     @Test
+    void sweepTakesTheBlockDatatypesModelsComputeIn() throws IOException {
+        CommandLineRun run = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxint8,mxfp4", "--vector-dtype", "float32",
+            "--limit", "12", "--out", tmp.resolve("blocks").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertEquals(3, Files.readAllLines(tmp.resolve("blocks").resolve("results.csv")).size(), "header and 2 configurations");
+        CommandLineRun unsupported = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxfp4,nvfp4", "--out", tmp.resolve("nv").toString());
+        assertEquals(Main.USAGE_ERROR, unsupported.exitCode());
+        assertTrue(unsupported.err().contains("block datatype nvfp4: activations are quantized at run time under the floor rule"), unsupported.err());
+    }
+
+    @Test
     void sweepGateAppliesOnlyToTheGatedDatatypes() throws IOException {
         CommandLineRun run = CommandLineRun.of(concat(new String[] {"sweep", LENET.toString(), "--dtypes", "fxp16_10,fxp8_2",
             "--out", tmp.resolve("gated").toString(), "--gate", "fxp16_10", "--min-accuracy", "50"}, threeIdenticalImages()));
