@@ -44,9 +44,9 @@ class DatatypeOptionsTest {
     @Test
     void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
         String[][] cases = {
-            {"--dtype", "nvfp4"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
+            {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,rceil]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
             {"--dtype", "mxfp4", "--dtype-map", "conv*=bfloat16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"}};
-        String[] expected = {"floor rule without a tensor scale only", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
+        String[] expected = {"under the floor rule with a power-of-two scale and no tensor scale", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
             "without --dtype-map", "'mxint8' is a block datatype, which only run's and compile's --dtype take"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 2];

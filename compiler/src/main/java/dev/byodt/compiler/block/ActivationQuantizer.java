@@ -45,13 +45,17 @@ final class ActivationQuantizer {
 
     /** Why activations cannot be quantized at run time in {@code format}, or null when they can. */
     static String unsupported(BlockFormat format) {
-        if (format.name().rule() != ScaleRule.FLOOR || format.name().tensorScale()) {
-            return "activations are quantized at run time under the floor rule without a tensor scale only (the OCP MX formats) for now";
-        }
+        ScaleRule rule = format.name().rule();
         ValueGrid element = format.element(), scale = format.scale();
-        if (scale.fractionBits() != 0) return "the scale " + format.name().scale() + " is not a power of two";
-        boolean fitsFloat32 = element.fractionBits() <= 23 && element.smallestExponent() >= -149 && scale.smallestExponent() >= -149
-            && scale.maxExponent() <= 127;
+        if (rule == ScaleRule.FLOOR ? format.name().tensorScale() || scale.fractionBits() != 0 : rule != ScaleRule.NEAREST) {
+            return "activations are quantized at run time under the floor rule with a power-of-two scale and no tensor scale (the"
+                + " OCP MX formats), or under the nearest rule (NVFP4), only for now";
+        }
+        if (rule == ScaleRule.NEAREST && element.fractionBits() + scale.fractionBits() > 22) {
+            return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
+        }
+        boolean fitsFloat32 = element.fractionBits() <= 23 && scale.fractionBits() <= 23 && element.smallestExponent() >= -149
+            && scale.smallestExponent() >= -149 && scale.maxExponent() <= 127;
         return fitsFloat32 ? null : "its elements or scales are not all float32s (element " + format.name().element() + ", scale "
             + format.name().scale() + ")";
     }
@@ -60,42 +64,81 @@ final class ActivationQuantizer {
      * Quantizes {@code source} (REAL, the vector datatype's values, read as float32) in blocks along one axis,
      * the tensor seen as [outer, length, inner] and blocks of the block size (the last one shorter when it does
      * not divide length) along the middle axis: each value's element into {@code elements} (F32, the same shape)
-     * and each block's scale into {@code scales} (F32, [outer, blocks, inner]). A block holding a NaN or an
-     * infinity gets NaN elements and a NaN scale.
+     * and each block's scale into {@code scales} (F32, [outer, blocks, inner]); for a format with a tensor
+     * scale, that into {@code tensorScale} (F32, one value), else null. A block holding a NaN or an infinity gets
+     * NaN elements and a NaN scale.
      */
-    void emit(KernelBuilder kb, Buffer source, Buffer elements, Buffer scales, long outer, long length, long inner) {
+    void emit(KernelBuilder kb, Buffer source, Buffer elements, Buffer scales, Buffer tensorScale, long outer, long length, long inner) {
         long size = format.blockSize();
         long blocks = (length + size - 1) / size;
+        Expr t = f64(1);
+        if (tensorScale != null) {
+            kb.store(tensorScale, idx(0), cast(ScalarType.F32, tensorScale(kb, source, outer * length * inner)));
+            t = cast(ScalarType.F64, kb.load(tensorScale, idx(0)));
+        }
+        Expr tensor = t;
         kb.loops(new long[] {outer, inner, blocks}, at -> {
             Expr first = add(add(mul(at[0], length * inner), at[1]), mul(mul(at[2], size), inner));
             Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
             Local amax = kb.local("amax", f64(0));
             kb.loop(count, j -> kb.assign(amax, max(kb.get(amax), abs(value(kb, source, first, j, inner)))));
             Expr special = not(le(kb.get(amax), f64(FLOAT32_LARGEST)));
-            Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb.get(amax))));
+            Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb.get(amax), tensor)));
             kb.store(scales, add(mul(add(mul(at[0], blocks), at[2]), inner), at[1]), cast(ScalarType.F32, kb.get(scale)));
+            // X * T is exact: at most 24 + 24 bits.
+            Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
-                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(scale))), v));
+                Expr element = select(special, f64(Double.NaN), signed(nearest(div(abs(v), kb.get(divisor)), format.element()), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
+    }
+
+    /**
+     * The tensor scale (as a double holding a float32): the largest finite magnitude over (largest element *
+     * largest scale), a product exact in double, rounded to float32 (the double quotient of two float32-sized
+     * values rounded to float32 is the exact quotient rounded once); 1 when that is 0.
+     */
+    private Expr tensorScale(KernelBuilder kb, Buffer source, long size) {
+        Local amax = kb.local("tensor.amax", f64(0));
+        kb.loop(size, i -> {
+            Expr magnitude = abs(cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, i))));
+            kb.assign(amax, max(kb.get(amax), select(le(magnitude, f64(FLOAT32_LARGEST)), magnitude, f64(0))));
+        });
+        Expr quotient = cast(ScalarType.F64, cast(ScalarType.F32, div(kb.get(amax), f64(format.element().largest() * format.scale().largest()))));
+        return select(gt(quotient, f64(0)), quotient, f64(1));
     }
 
     private static Expr value(KernelBuilder kb, Buffer source, Expr first, Expr j, long inner) {
         return cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, add(first, mul(j, inner)))));
     }
 
-    /** The floor rule's power of two for the block maximum (any value for an all-zero block, whose elements are zeros). */
-    private Expr scale(Expr amax) {
+    /**
+     * The block's scale for its largest magnitude under tensor scale t (the smallest scale for an all-zero
+     * block, as the exact quantizer gives): the floor rule's power of two, or (nearest) amax / (t * largest element) rounded to
+     * the nearest scale value, never below the smallest. That quotient is one double division of a float32 by a
+     * value of 24 + (element fraction bits + 1) bits, and the scale grid's midpoints have scale fraction bits + 2:
+     * a float32 differs from t * largest * midpoint, when it does, by more than 2^-(28 + both fraction bits) of
+     * itself (NVFP4: 2^-32), so while that is coarser than 2^-50 ({@link #unsupported} checks) the double rounding
+     * cannot carry the quotient across a midpoint, and the quotient is exact when it lands on one.
+     */
+    private Expr scale(Expr amax, Expr t) {
+        ValueGrid scale = format.scale();
+        if (format.name().rule() == ScaleRule.NEAREST) {
+            return max(nearest(div(amax, mul(t, f64(format.element().largest()))), scale), f64(scale.smallest()));
+        }
         Expr positive = select(gt(amax, f64(0)), amax, f64(1));
         Expr power = mul(powerOfTwoBelow(positive), f64(Math.scalb(1.0, -format.element().maxExponent())));
-        return min(max(power, f64(format.scale().smallest())), f64(format.scale().largest()));
+        return select(gt(amax, f64(0)), min(max(power, f64(scale.smallest())), f64(scale.largest())), f64(scale.smallest()));
     }
 
-    /** The nearest element magnitude to q >= 0, ties to the even multiple of the step, clamped to the largest. */
-    private Expr element(Expr q) {
-        ValueGrid grid = format.element();
+    /**
+     * The nearest grid magnitude to q >= 0, ties to the even multiple of the step, clamped to the largest. q is
+     * |v| / (X t), exact for a power-of-two X and t = 1; else rounded once in double, which, as for the scale,
+     * cannot carry it across an element midpoint (X t times a midpoint has the same number of bits as there).
+     */
+    private static Expr nearest(Expr q, ValueGrid grid) {
         Expr binade = powerOfTwoBelow(select(gt(q, f64(0)), q, f64(1)));
         Expr step = mul(max(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
         Expr multiple = sub(add(div(q, step), f64(TWO_52)), f64(TWO_52));

@@ -84,14 +84,15 @@ public final class BlockDots {
         long rowsOfA = a.size() / k;
         Buffer aElements = kb.scratch("A.elements", ScalarType.F32, a.shape());
         Buffer aScales = kb.scratch("A.scales", ScalarType.F32, new long[] {rowsOfA, blocks});
-        new ActivationQuantizer(format).emit(kb, a, aElements, aScales, rowsOfA, k, 1);
+        Buffer aTensorScale = tensorScaleBuffer(kb, format, "A");
+        new ActivationQuantizer(format).emit(kb, a, aElements, aScales, aTensorScale, rowsOfA, k, 1);
         Buffer c = gemm ? kb.input(2) : null;
         kb.loops(new long[] {rowsOfA, n}, at -> {
             Local acc = kb.local("acc", constant(ScalarType.F32, 0));
             addBlockSums(kb, format, exact, k, acc, (block, j) -> product(
                 kb.load(aElements, add(mul(at[0], k), j)), kb.load(wElements, add(mul(at[1], k), j))),
                 block -> scales(kb.load(aScales, add(mul(at[0], blocks), block)), kb.load(wScales, add(mul(at[1], blocks), block))));
-            Expr result = cast(ScalarType.REAL, kb.get(acc));
+            Expr result = cast(ScalarType.REAL, tensorScaled(kb, kb.get(acc), aTensorScale, w.tensorScale()));
             if (c != null) result = add(result, kb.load(c, flatIndex(c.shape(), broadcastIndices(c.shape(), at))));
             kb.store(y, add(mul(at[0], n), at[1]), result);
         });
@@ -119,7 +120,8 @@ public final class BlockDots {
         Buffer wScales = kb.constant("W.scales", ScalarType.F32, Tensor.ofFloats(new long[] {maps, blocks, taps}, w.scales()));
         Buffer xElements = kb.scratch("X.elements", ScalarType.F32, x.shape());
         Buffer xScales = kb.scratch("X.scales", ScalarType.F32, new long[] {x.dim(0), blocks, plane});
-        new ActivationQuantizer(format).emit(kb, x, xElements, xScales, x.dim(0), channels, plane);
+        Buffer xTensorScale = tensorScaleBuffer(kb, format, "X");
+        new ActivationQuantizer(format).emit(kb, x, xElements, xScales, xTensorScale, x.dim(0), channels, plane);
         kb.loop(x.dim(0), batch -> kb.loop(maps, map -> kb.loops(window.outputShape(), at -> {
             Local acc = kb.local("acc", constant(ScalarType.F32, 0));
             window.forEachTap(kb, at, (position, tap) -> {
@@ -132,7 +134,7 @@ public final class BlockDots {
                     block -> scales(kb.load(xScales, add(mul(add(mul(batch, blocks), block), plane), positionInPlane)),
                         kb.load(wScales, add(mul(add(mul(map, blocks), block), taps), tapIndex))));
             });
-            Expr result = cast(ScalarType.REAL, kb.get(acc));
+            Expr result = cast(ScalarType.REAL, tensorScaled(kb, kb.get(acc), xTensorScale, w.tensorScale()));
             if (bias != null) result = add(result, kb.load(bias, map));
             kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
         })));
@@ -169,9 +171,25 @@ public final class BlockDots {
         });
     }
 
+    /** The activation's tensor scale, for a format with one; else null. */
+    private static Buffer tensorScaleBuffer(KernelBuilder kb, BlockFormat format, String operand) {
+        return format.name().tensorScale() ? kb.scratch(operand + ".tensor.scale", ScalarType.F32, new long[] {1}) : null;
+    }
+
+    /**
+     * The float32 sum of blocks times both tensor scales, as a GEMM's alpha: their product rounded to float32
+     * (exact in double first: 24 + 24 bits), then the product with the sum rounded to float32. Without tensor
+     * scales, the sum.
+     */
+    private static Expr tensorScaled(KernelBuilder kb, Expr sum, Buffer activationScale, double weightScale) {
+        if (activationScale == null) return sum;
+        Expr alpha = cast(ScalarType.F32, mul(cast(ScalarType.F64, kb.load(activationScale, idx(0))), constant(ScalarType.F64, weightScale)));
+        return mul(sum, alpha);
+    }
+
     private static Expr product(Expr a, Expr b) { return mul(cast(ScalarType.F64, a), cast(ScalarType.F64, b)); }
 
-    /** Two blocks' scales multiplied: powers of two (or NaN), so exactly. */
+    /** Two blocks' scales multiplied, exactly: each has at most 24 bits (MX's powers of two, NVFP4's UE4M3 4). */
     private static Expr scales(Expr a, Expr b) { return product(a, b); }
 
     /** C's indices for output [m, n] under broadcasting (C of rank 0, 1 or 2). */
@@ -184,8 +202,8 @@ public final class BlockDots {
         return indices;
     }
 
-    /** A tensor's elements (its layout) and its blocks' scales ([outer, blocks, inner]). */
-    record Quantized(float[] elements, float[] scales) {}
+    /** A tensor's elements (its layout), its blocks' scales ([outer, blocks, inner]) and its tensor scale (1 without one). */
+    record Quantized(float[] elements, float[] scales, double tensorScale) {}
 
     /**
      * {@code values} seen as [outer, length, inner], quantized in blocks along the middle axis: every element and
@@ -209,7 +227,7 @@ public final class BlockDots {
                 }
             }
         }
-        return new Quantized(elements, scales);
+        return new Quantized(elements, scales, tensorScale);
     }
 
     private static float[] transpose(float[] values, int rows, int columns) {

@@ -15,7 +15,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
 /**
  * The sum of a block's products of elements, as a double D whose rounding to float32, after scaling by any power
  * of two, is the rounding of the exact sum so scaled: the exact sum itself where it fits a double, else (FP8
- * E5M2) the exact sum rounded to a double to odd.
+ * E5M2) the exact sum rounded to a double to odd. Scaled by the two blocks' scales in double, it stays exact: powers
+ * of two only move the exponent, and other scales (NVFP4's UE4M3, 4 bits each) are admitted only where the exact
+ * sum and their product fit 53 bits together (FP4 under UE4M3: 13 + 8).
  * <p>
  * Bits: a product of elements with exponents E1, E2 (values below 2^(E+1), multiples of 2^(E - M)) is below
  * 2^(E1 + E2 + 2) and a multiple of 2^(E1 + E2 - 2M); all elements are multiples of the smallest, 2^s. So n
@@ -45,7 +47,10 @@ final class ExactBlockSum {
         ValueGrid element = format.element();
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
         int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
-        if (countBits + 2 * emax + 2 - 2 * s <= DOUBLE_BITS) return Optional.of(new ExactBlockSum(Optional.empty()));
+        // Scales that are not powers of two (NVFP4's UE4M3) add their bits to the scaled sum, which must stay exact.
+        int scaleBits = format.scale().fractionBits() == 0 ? 0 : 2 * (format.scale().fractionBits() + 1);
+        if (countBits + 2 * emax + 2 - 2 * s + scaleBits <= DOUBLE_BITS) return Optional.of(new ExactBlockSum(Optional.empty()));
+        if (scaleBits > 0) return Optional.empty();
         int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
         int t = Math.floorDiv(large - small, 2);
         if (large - t > DOUBLE_BITS || small + t > DOUBLE_BITS) return Optional.empty();

@@ -36,10 +36,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
-import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
-import static dev.byodt.compiler.kernel.Exprs.div;
-import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.idx;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -52,6 +51,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * in block order, of each block's exact sum rounded once to float32.
  */
 class BlockDotsTest {
+    /** The number of edge rows {@link #rows} starts with. */
+    private static final int EDGE_ROWS = 11;
+
     /** A row length that leaves a partial last block of 6. */
     private static final int K = 70;
 
@@ -72,24 +74,39 @@ class BlockDotsTest {
     // ---- run-time quantization
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
     void activationsQuantizeAsTheExactReference(String name) {
         float[][] rows = rows(name);
+        checkQuantization(name, rows);
+        // Without the edge rows, whose extremes set NVFP4's tensor scale.
+        checkQuantization(name, Arrays.copyOfRange(rows, EDGE_ROWS, rows.length));
+    }
+
+    private static void checkQuantization(String name, float[][] rows) {
         float[] flat = new float[rows.length * K];
         for (int r = 0; r < rows.length; r++) System.arraycopy(rows[r], 0, flat, r * K, K);
-        float[] quantized = quantizeAtRunTime(format(name), rows.length, flat);
+        BlockFormat format = format(name);
+        int size = format.blockSize(), blocks = (K + size - 1) / size;
+        List<float[]> quantized = quantizeAtRunTime(format, rows.length, flat);
         BlockReference reference = reference(name);
-        int size = named(name).blockSize();
+        Rational tensorScale = named(name).tensorScale() ? reference.tensorScale(flat) : Rational.of(1);
+        if (named(name).tensorScale()) assertEquals(toFloat(tensorScale), quantized.get(2)[0], name + ": tensor scale");
         for (int r = 0; r < rows.length; r++) {
-            for (int from = 0; from < K; from += size) {
+            for (int b = 0; b < blocks; b++) {
+                int from = b * size;
                 float[] block = Arrays.copyOfRange(rows[r], from, Math.min(K, from + size));
-                BlockReference.Block expected = reference.quantize(block, Rational.of(1));
-                for (int j = 0; j < block.length; j++) {
-                    float actual = quantized[r * K + from + j];
-                    float wanted = value(expected, j);
-                    if (Float.floatToRawIntBits(actual) != Float.floatToRawIntBits(wanted)
-                        && !(Float.isNaN(actual) && Float.isNaN(wanted))) {
-                        fail(name + " row " + r + " value " + (from + j) + " (" + block[j] + "): " + actual + ", expected " + wanted);
+                BlockReference.Block expected = reference.quantize(block, tensorScale);
+                float scale = quantized.get(1)[r * blocks + b];
+                float wantedScale = expected.scale() == null ? Float.NaN : toFloat(expected.scale());
+                if (!(Float.isNaN(scale) && Float.isNaN(wantedScale)) && scale != wantedScale) {
+                    fail(name + " row " + r + " block " + b + ": scale " + scale + ", expected " + wantedScale);
+                }
+                for (int j = 0; j < block.length && expected.scale() != null; j++) {
+                    float actual = quantized.get(0)[r * K + from + j];
+                    float wanted = toFloat(signed(expected, j));
+                    if (expected.negative()[j]) wanted = -Math.abs(wanted);
+                    if (Float.floatToRawIntBits(actual) != Float.floatToRawIntBits(wanted)) {
+                        fail(name + " row " + r + " value " + (from + j) + " (" + block[j] + "): element " + actual + ", expected " + wanted);
                     }
                 }
             }
@@ -115,7 +132,8 @@ class BlockDotsTest {
             {64f, 0.5f, 0.25f + 0.125f / 2, 1.5f / 64, 3f / 256, -5f / 512},
         };
         SplittableRandom random = new SplittableRandom(name.hashCode());
-        float[][] rows = new float[edges.length + 60][K];
+        assertEquals(EDGE_ROWS, edges.length);
+        float[][] rows = new float[EDGE_ROWS + 60][K];
         for (int r = 0; r < edges.length; r++) {
             for (int i = 0; i < K; i++) rows[r][i] = edges[r][i % edges[r].length];
         }
@@ -130,38 +148,35 @@ class BlockDotsTest {
         return rows;
     }
 
-    /** The exact reference's value of element j of a block, as a float32 (each is one, exactly), NaN for a NaN scale. */
-    private static float value(BlockReference.Block block, int j) {
-        if (block.scale() == null) return Float.NaN;
-        float magnitude = toFloat(block.elements()[j].multiply(block.scale()));
-        return block.negative()[j] ? -magnitude : magnitude;
-    }
-
-    private static float[] quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
+    /** The run-time quantizer's elements, block scales and tensor scale (1 without one) of a [rows, K] tensor. */
+    private static List<float[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
         long[] shape = {rows, K};
-        Buffer in = new Buffer("x", ScalarType.REAL, shape);
-        Buffer out = new Buffer("q", ScalarType.REAL, shape);
-        KernelBuilder kb = new KernelBuilder("quantize", "BlockQuantize", List.of(in), List.of(out));
-        Buffer elements = kb.scratch("elements", ScalarType.F32, shape);
         long blocks = (K + format.blockSize() - 1) / format.blockSize();
+        Buffer in = new Buffer("x", ScalarType.REAL, shape);
+        Buffer elementsOut = new Buffer("elements", ScalarType.REAL, shape);
+        Buffer scalesOut = new Buffer("scales", ScalarType.REAL, new long[] {rows, blocks});
+        Buffer tensorOut = new Buffer("tensor", ScalarType.REAL, new long[] {1});
+        KernelBuilder kb = new KernelBuilder("quantize", "BlockQuantize", List.of(in), List.of(elementsOut, scalesOut, tensorOut));
+        Buffer elements = kb.scratch("elements", ScalarType.F32, shape);
         Buffer scales = kb.scratch("scales", ScalarType.F32, new long[] {rows, blocks});
-        new ActivationQuantizer(format).emit(kb, in, elements, scales, rows, K, 1);
-        // element * scale, exact in double and a float32 (the reference's values are float32s)
-        kb.loops(new long[] {rows, K}, at -> kb.store(out, add(mul(at[0], K), at[1]), cast(ScalarType.REAL, cast(ScalarType.F32, mul(
-            cast(ScalarType.F64, kb.load(elements, add(mul(at[0], K), at[1]))),
-            cast(ScalarType.F64, kb.load(scales, add(mul(at[0], blocks), div(at[1], format.blockSize())))))))));
-        TensorSpec spec = new TensorSpec("x", ElementType.FLOAT32, shape);
-        Program program = new Program("quantize", List.of(kb.build()), List.of(in), List.of(spec), List.of(out),
-            List.of(new TensorSpec("q", ElementType.FLOAT32, shape)), new LinkedHashMap<>(), List.of());
+        Buffer tensor = kb.scratch("tensor", ScalarType.F32, new long[] {1});
+        new ActivationQuantizer(format).emit(kb, in, elements, scales, format.name().tensorScale() ? tensor : null, rows, K, 1);
+        if (!format.name().tensorScale()) kb.store(tensor, idx(0), constant(ScalarType.F32, 1));
+        for (Buffer[] copy : new Buffer[][] {{elements, elementsOut}, {scales, scalesOut}, {tensor, tensorOut}}) {
+            kb.loop(copy[0].size(), i -> kb.store(copy[1], i, cast(ScalarType.REAL, kb.load(copy[0], i))));
+        }
+        List<Buffer> outputs = List.of(elementsOut, scalesOut, tensorOut);
+        Program program = new Program("quantize", List.of(kb.build()), List.of(in), List.of(new TensorSpec("x", ElementType.FLOAT32, shape)),
+            outputs, outputs.stream().map(b -> new TensorSpec(b.name(), ElementType.FLOAT32, b.shape())).toList(), new LinkedHashMap<>(), List.of());
         try (CompiledModule module = Compiler.compile(program, CompileOptions.host()); HostModel model = Compiler.jit(module)) {
-            return model.run(List.of(Tensor.ofFloats(shape, values))).getFirst().toFloatArray();
+            return model.run(List.of(Tensor.ofFloats(shape, values))).stream().map(Tensor::toFloatArray).toList();
         }
     }
 
     // ---- dot products
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
     void matMulSumsExactBlocksInFloat32(String name) {
         int m = 7, n = 5;
         float[] a = seeded(name.hashCode() + 1, 2 * m * K, 4), b = seeded(name.hashCode() + 2, K * n, 1);
@@ -175,14 +190,14 @@ class BlockDotsTest {
                 float[] x = Arrays.copyOfRange(a, row * K, row * K + K);
                 float[] w = new float[K];
                 for (int k = 0; k < K; k++) w[k] = b[k * n + col];
-                expected[row * n + col] = blockDot(reference, named(name).blockSize(), x, w);
+                expected[row * n + col] = blockDot(reference, named(name).blockSize(), x, w, tensorScale(name, a), tensorScale(name, b));
             }
         }
         assertBits(name, expected, actual);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
     void gemmWithTransposedWeightsAndBias(String name) {
         int m = 3, n = 6;
         float[] a = seeded(name.hashCode() + 3, m * K, 100), b = seeded(name.hashCode() + 4, n * K, 0.01), c = seeded(5, n, 1);
@@ -194,7 +209,7 @@ class BlockDotsTest {
         for (int row = 0; row < m; row++) {
             for (int col = 0; col < n; col++) {
                 float dot = blockDot(reference, named(name).blockSize(), Arrays.copyOfRange(a, row * K, row * K + K),
-                    Arrays.copyOfRange(b, col * K, col * K + K));
+                    Arrays.copyOfRange(b, col * K, col * K + K), tensorScale(name, a), tensorScale(name, b));
                 expected[row * n + col] = dot + c[col];
             }
         }
@@ -202,7 +217,7 @@ class BlockDotsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
     void convBlocksRunAlongInputChannels(String name) {
         int batch = 2, channels = 40, maps = 3, h = 5, w = 4, kh = 3, kw = 2;
         int oh = h, ow = w - 1;   // pads 1 top and bottom, none at the sides, stride 1
@@ -230,10 +245,10 @@ class BlockDotsTest {
                                     in[c] = x[((nb * channels + c) * h + iy) * w + ix];
                                     ws[c] = weights[((m * channels + c) * kh + ky) * kw + kx];
                                 }
-                                acc = addBlocks(acc, reference, size, in, ws);
+                                acc = addBlocks(acc, reference, size, in, ws, tensorScale(name, x), tensorScale(name, weights));
                             }
                         }
-                        expected[((nb * maps + m) * oh + y) * ow + xo] = acc + bias[m];
+                        expected[((nb * maps + m) * oh + y) * ow + xo] = scaled(acc, tensorScale(name, x), tensorScale(name, weights)) + bias[m];
                     }
         assertBits(name, expected, actual);
     }
@@ -322,7 +337,7 @@ class BlockDotsTest {
             for (int col = 0; col < n; col++) {
                 float[] w = new float[K];
                 for (int k = 0; k < K; k++) w[k] = b[k * n + col];
-                expected[row * n + col] = blockDot(reference, 32, Arrays.copyOfRange(a, row * K, row * K + K), w);
+                expected[row * n + col] = blockDot(reference, 32, Arrays.copyOfRange(a, row * K, row * K + K), w, Rational.of(1), Rational.of(1));
             }
         }
         assertEquals(1 + 0x1p-23f, expected[0]);
@@ -337,21 +352,32 @@ class BlockDotsTest {
             BlockDots.unsupported(wide));
     }
 
-    /** x . w in blocks: the exact block sums of the reference's values, each rounded to float32, added in float32 from +0. */
-    private static float blockDot(BlockReference reference, int size, float[] x, float[] w) {
-        return addBlocks(0f, reference, size, x, w);
+    /**
+     * x . w in blocks: the exact block sums of the reference's elements times both blocks' scales, each rounded to
+     * float32, added in float32 from +0, then times both tensor scales as a float32 alpha.
+     */
+    private static float blockDot(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
+        return scaled(addBlocks(0f, reference, size, x, w, tx, tw), tx, tw);
     }
 
-    private static float addBlocks(float acc, BlockReference reference, int size, float[] x, float[] w) {
+    private static float addBlocks(float acc, BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
         for (int from = 0; from < x.length; from += size) {
             int to = Math.min(x.length, from + size);
-            BlockReference.Block qx = reference.quantize(Arrays.copyOfRange(x, from, to), Rational.of(1));
-            BlockReference.Block qw = reference.quantize(Arrays.copyOfRange(w, from, to), Rational.of(1));
+            BlockReference.Block qx = reference.quantize(Arrays.copyOfRange(x, from, to), tx);
+            BlockReference.Block qw = reference.quantize(Arrays.copyOfRange(w, from, to), tw);
             Rational sum = Rational.ZERO;
             for (int j = 0; j < to - from; j++) sum = sum.add(signed(qx, j).multiply(signed(qw, j)));
             acc += toFloat(sum.multiply(qx.scale()).multiply(qw.scale()));
         }
         return acc;
+    }
+
+    /** The sum times the float32 product of the tensor scales (1 without them). */
+    private static float scaled(float acc, Rational tx, Rational tw) { return acc * toFloat(tx.multiply(tw)); }
+
+    /** The reference's tensor scale of a whole tensor for the format, 1 without one. */
+    private static Rational tensorScale(String name, float[] tensor) {
+        return named(name).tensorScale() ? reference(name).tensorScale(tensor) : Rational.of(1);
     }
 
     private static Rational signed(BlockReference.Block block, int j) {
