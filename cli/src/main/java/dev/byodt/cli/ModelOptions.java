@@ -53,13 +53,13 @@ final class ModelOptions {
 
     @Option(names = "--dtype", defaultValue = "float32", paramLabel = "DTYPE",
         description = "Datatype of every float tensor: float32, float16, bfloat16, fxpN_P or custom[NAME]BITS "
-            + "(see 'byodt dtypes'), or an OCP MX block datatype (mxfp8e4m3, mxfp8e5m2, mxfp6e3m2, mxfp6e2m3, mxfp4, mxint8) for the dot products "
+            + "(see 'byodt dtypes'), or a block datatype (mxfp8e4m3, mxfp8e5m2, mxfp6e3m2, mxfp6e2m3, mxfp4, mxint8, nvfp4) for the dot products "
             + "of MatMul, Gemm and Conv, the rest in --vector-dtype. Inputs and outputs stay float32. On a P target fxp16_P packs 2 (riscv32p) or 4 "
             + "(riscv64p) values per register by default; fxp16_PxLANES (x2, x4) chooses the lanes. Default: ${DEFAULT-VALUE}.")
     String dtype;
 
     @Option(names = "--vector-dtype", paramLabel = "DTYPE",
-        description = "With a block datatype as --dtype (mxfp8e4m3, ..., see 'byodt dtypes'): the scalar datatype of "
+        description = "With a block datatype as --dtype (mxfp8e4m3, ..., nvfp4, see 'byodt dtypes'): the scalar datatype of "
             + "everything but the dot products of MatMul, Gemm and Conv (activations, pooling, normalization, residual adds, "
             + "biases), as the OCP MX spec's vector operations. Default: bfloat16.")
     String vectorDtype;

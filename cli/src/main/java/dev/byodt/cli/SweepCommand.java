@@ -76,11 +76,11 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--dtypes", paramLabel = "SPEC",
         description = "Datatypes as --dtype takes them, comma-separated, with ranges and brace groups: 'fxp16_8..15', "
             + "'custom[posit]6..16', 'custom[minifloat_e{2..5}]8', 'custom[posit_es{0,1,3}]8', 'bfloat16,float16,custom[fp8e4m3]8', "
-            + "and the OCP MX block datatypes 'mxint8,mxfp{8e4m3,8e5m2,6e3m2,6e2m3,4}' (their other operations in --vector-dtype).")
+            + "and the block datatypes 'mxint8,mxfp{8e4m3,8e5m2,6e3m2,6e2m3,4},nvfp4' (their other operations in --vector-dtype).")
     String dtypes;
 
     @Option(names = "--vector-dtype", defaultValue = "bfloat16", paramLabel = "DTYPE",
-        description = "For the block datatypes among --dtypes (mxfp8e4m3, ..., mxint8): the scalar datatype of everything "
+        description = "For the block datatypes among --dtypes (mxfp8e4m3, ..., nvfp4): the scalar datatype of everything "
             + "but their dot products, as run's --vector-dtype. Default: ${DEFAULT-VALUE}.")
     String vectorDtype;
 

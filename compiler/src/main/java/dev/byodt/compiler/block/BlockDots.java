@@ -26,8 +26,8 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * constant weights at compile time by {@link BlockFormat#quantize}, the activation when the node runs by
  * {@link ActivationQuantizer}, the same elements and scales), and each output the sum, in float32 from +0 in
  * the order of the blocks, of each block's exact sum of products of elements times both blocks' scales, rounded
- * once to float32 ({@link ExactBlockSum} says why that rounding is exact; the power-of-two scales' product is
- * exact in double and only moves the exponent). For Conv the blocks run along the input channels at each tap
+ * once to float32 ({@link ExactBlockSum} says why that rounding is exact, scales included), and for formats with
+ * tensor scales (NVFP4) that float32 sum times the float32 product of both tensor scales. For Conv the blocks run along the input channels at each tap
  * of the window, taps in the window's order (those in the padding left out, as in Conv's reference nest). A bias
  * (Gemm's C, Conv's B) is added to the result in the vector datatype, outside the dot product.
  */
