@@ -78,7 +78,8 @@ final class ComparisonRun {
     static void warnFallback(String line) { System.err.println("byodt: computed in float32 for want of a lowering: " + line); }
 
     int call() {
-        CompileOptions float32 = test.withDatatypes(DatatypeChoice.float32().withRegistry(test.datatypes().registry()));
+        CompileOptions float32 = test.withDatatypes(DatatypeChoice.float32().withRegistry(test.datatypes().registry()))
+            .withBlock(Optional.empty());
         DataOptions.Loaded loaded = dataOptions.load(dataSpec, modelOptions.model, modelOptions.shapeOverrides(),
             modelOptions.boundInputs(), executor);
         Graph graph = loaded.graph();
@@ -100,7 +101,8 @@ final class ComparisonRun {
             figures = DatatypeRun.measure(graph, test, baseline, modelOptions.dtype, executor, ComparisonRun::warnFallback);
             referenceDescription = baseline.description();
         }
-        String datatype = modelOptions.dtype + (modelOptions.dtypeMap == null ? "" : " with --dtype-map " + modelOptions.dtypeMap);
+        String datatype = modelOptions.dtype + (modelOptions.dtypeMap == null ? "" : " with --dtype-map " + modelOptions.dtypeMap)
+            + (test.block().isPresent() ? " with --vector-dtype " + test.datatypes().datatype() : "");
         Map<String, String> chosen = test.datatypes().instances().get(0).options();
         ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulate, chosen.getOrDefault("rounding", "-"),
             chosen.getOrDefault("overflow", "-"), figures);

@@ -3,9 +3,13 @@ package dev.byodt.cli;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Targets;
 import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
+import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.target.Target;
@@ -20,6 +24,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** The model and the options that decide how it is compiled, shared by compile and run. */
 final class ModelOptions {
@@ -48,9 +53,16 @@ final class ModelOptions {
 
     @Option(names = "--dtype", defaultValue = "float32", paramLabel = "DTYPE",
         description = "Datatype of every float tensor: float32, float16, bfloat16, fxpN_P or custom[NAME]BITS "
-            + "(see 'byodt dtypes'). Inputs and outputs stay float32. On a P target fxp16_P packs 2 (riscv32p) or 4 "
+            + "(see 'byodt dtypes'), or a block datatype (mxfp8e4m3, mxfp8e5m2, mxfp6e3m2, mxfp6e2m3, mxfp4, mxint8, nvfp4) for the dot products "
+            + "of MatMul, Gemm and Conv, the rest in --vector-dtype. Inputs and outputs stay float32. On a P target fxp16_P packs 2 (riscv32p) or 4 "
             + "(riscv64p) values per register by default; fxp16_PxLANES (x2, x4) chooses the lanes. Default: ${DEFAULT-VALUE}.")
     String dtype;
+
+    @Option(names = "--vector-dtype", paramLabel = "DTYPE",
+        description = "With a block datatype as --dtype (mxfp8e4m3, ..., nvfp4, see 'byodt dtypes'): the scalar datatype of "
+            + "everything but the dot products of MatMul, Gemm and Conv (activations, pooling, normalization, residual adds, "
+            + "biases), as the OCP MX spec's vector operations. Default: bfloat16.")
+    String vectorDtype;
 
     @Option(names = "--dtype-map", paramLabel = "PATTERN=DTYPE,...",
         description = "Per-node datatypes: node or output tensor names (globs with * and ?) mapped to datatypes, "
@@ -109,7 +121,43 @@ final class ModelOptions {
         }
         chosen.extension().flatMap(extension -> extension.coverageNote(chosen, datatypes))
             .ifPresent(note -> System.err.println("byodt: " + note));
-        return CompileOptions.host().withTarget(chosen).withDatatypes(datatypes).withInlineLibraries(!noInlineLibraries);
+        return CompileOptions.host().withTarget(chosen).withDatatypes(datatypes).withInlineLibraries(!noInlineLibraries)
+            .withBlock(block());
+    }
+
+    private static final String DEFAULT_VECTOR_DTYPE = "bfloat16";
+
+    /**
+     * The block datatype --dtype names, or empty for a scalar one. A block datatype models cannot compute in yet,
+     * or one combined with options it does not take yet, is a usage error.
+     */
+    Optional<BlockDatatypeName> block() {
+        Optional<BlockDatatypeName> block;
+        try {
+            block = DatatypeName.parseBlock(dtype);
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (block.isEmpty()) {
+            if (vectorDtype != null) throw new UsageException("--vector-dtype " + vectorDtype + " goes with a block datatype as --dtype, not " + dtype);
+            return block;
+        }
+        if (dtypeMap != null || !accumulate.equals("dtype") || fallback != null || !target.equals("host")) {
+            throw new UsageException("--dtype " + dtype + ": a block datatype runs on the host without --dtype-map, --accumulate"
+                + " and --fallback for now");
+        }
+        try {
+            BlockFormat format = BlockFormat.resolve(block.get(), plugins.registry());
+            BlockDots.unsupported(format).ifPresent(problem -> { throw new UsageException(problem); });
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
+        return block;
+    }
+
+    /** The scalar datatype of every tensor: --dtype, or --vector-dtype under a block datatype. */
+    private String scalarDtype() {
+        return block().isPresent() ? (vectorDtype == null ? DEFAULT_VECTOR_DTYPE : vectorDtype) : dtype;
     }
 
     /** --target with --mattr and --p-opcode; an unknown target is a usage error listing the known ones. */
@@ -141,7 +189,7 @@ final class ModelOptions {
         // Loading the user's datatypes is not part of the try: a broken plug-in is an error in a file, not in usage.
         DatatypeChoice registered = DatatypeChoice.float32().withRegistry(plugins.registry());
         try {
-            DatatypeChoice choice = registered.withDatatype(dtype)
+            DatatypeChoice choice = registered.withDatatype(scalarDtype())
                 .withOverrides(DatatypeChoice.parseOverrides(dtypeMap))
                 .withAccumulation(AccumulationMode.parse(accumulate))
                 .withFallbackToFloat32(fallback != null)
@@ -156,6 +204,7 @@ final class ModelOptions {
     /** ", dtype-map conv1=fxp16_13, accumulate exact": the datatype options beyond --dtype that were given. */
     String describeDatatypeOptions() {
         StringBuilder text = new StringBuilder();
+        if (block().isPresent()) text.append(", vector-dtype ").append(scalarDtype());
         if (dtypeMap != null) text.append(", dtype-map ").append(dtypeMap);
         if (!accumulate.equals("dtype")) text.append(", accumulate ").append(accumulate);
         if (fallback != null) text.append(", fallback ").append(fallback);

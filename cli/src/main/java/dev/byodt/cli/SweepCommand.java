@@ -16,9 +16,13 @@ import dev.byodt.cli.sweep.SweepOutputs;
 import dev.byodt.cli.sweep.SweepPlan;
 import dev.byodt.cli.sweep.SweepPoint;
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
+import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.data.DataSource;
@@ -72,8 +76,14 @@ final class SweepCommand implements Callable<Integer> {
 
     @Option(names = "--dtypes", paramLabel = "SPEC",
         description = "Datatypes as --dtype takes them, comma-separated, with ranges and brace groups: 'fxp16_8..15', "
-            + "'custom[posit]6..16', 'custom[minifloat_e{2..5}]8', 'custom[posit_es{0,1,3}]8', 'bfloat16,float16,custom[fp8e4m3]8'.")
+            + "'custom[posit]6..16', 'custom[minifloat_e{2..5}]8', 'custom[posit_es{0,1,3}]8', 'bfloat16,float16,custom[fp8e4m3]8', "
+            + "and the block datatypes 'mxint8,mxfp{8e4m3,8e5m2,6e3m2,6e2m3,4},nvfp4' (their other operations in --vector-dtype).")
     String dtypes;
+
+    @Option(names = "--vector-dtype", defaultValue = "bfloat16", paramLabel = "DTYPE",
+        description = "For the block datatypes among --dtypes (mxfp8e4m3, ..., nvfp4): the scalar datatype of everything "
+            + "but their dot products, as run's --vector-dtype. Default: ${DEFAULT-VALUE}.")
+    String vectorDtype;
 
     @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE[,MODE...]",
         description = "Accumulation modes to cross with, as --accumulate takes them: dtype, float32, exact, int:W[:wrap|:saturate], "
@@ -176,7 +186,7 @@ final class SweepCommand implements Callable<Integer> {
         List<SweepPoint> points = new ArrayList<>();
         List<String> leftOut = new ArrayList<>();
         for (String name : names) {
-            DatatypeInstance instance = plugins.registry().instance(name, options("nearest"));
+            DatatypeInstance instance = plugins.registry().instance(scalar(name), options("nearest"));
             for (String acc : accumulations) {
                 try {
                     instance.requireAccumulation(AccumulationMode.parse(acc));
@@ -193,10 +203,25 @@ final class SweepCommand implements Callable<Integer> {
         return points;
     }
 
+    /**
+     * The block datatype {@code name} names, or empty for a scalar one; one models cannot compute in yet is an
+     * error (a usage error while planning).
+     */
+    private Optional<BlockDatatypeName> block(String name) {
+        Optional<BlockDatatypeName> block = DatatypeName.parseBlock(name);
+        block.ifPresent(b -> BlockDots.unsupported(BlockFormat.resolve(b, plugins.registry())).ifPresent(problem -> {
+            throw new ByodtException(problem);
+        }));
+        return block;
+    }
+
+    /** The scalar datatype of a configuration: the name, or --vector-dtype for a block datatype. */
+    private String scalar(String name) { return block(name).isPresent() ? vectorDtype : name; }
+
     /** The datatypes --dtypes names, or none when it is malformed: the plan then reports that as a usage error. */
     private List<DatatypeInstance> namedDatatypes() {
         try {
-            return DatatypeSpec.expand(dtypes).stream().map(name -> plugins.registry().instance(name, options("nearest"))).toList();
+            return DatatypeSpec.expand(dtypes).stream().map(name -> plugins.registry().instance(scalar(name), options("nearest"))).toList();
         } catch (ByodtException e) {
             return List.of();
         }
@@ -213,12 +238,13 @@ final class SweepCommand implements Callable<Integer> {
         Map<String, String> options = options(point.rounding());
         String overflowShown = NOT_APPLICABLE;
         try {
-            DatatypeChoice choice = DatatypeChoice.float32().withRegistry(plugins.registry()).withDatatype(point.dtype())
+            DatatypeChoice choice = DatatypeChoice.float32().withRegistry(plugins.registry()).withDatatype(scalar(point.dtype()))
                 .withAccumulation(AccumulationMode.parse(point.accumulate()))
                 .withFallbackToFloat32(fallback != null).withOptions(options);
             overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);
             String label = point.dtype() + " " + point.accumulate() + (point.rounding().equals(NOT_APPLICABLE) ? "" : " " + point.rounding());
-            List<OutputFigures> figures = DatatypeRun.measure(graph, CompileOptions.host().withDatatypes(choice), baseline, label,
+            CompileOptions compileOptions = CompileOptions.host().withDatatypes(choice).withBlock(block(point.dtype()));
+            List<OutputFigures> figures = DatatypeRun.measure(graph, compileOptions, baseline, label,
                 executor, ComparisonRun::warnFallback);
             return new ReportEntry(point.index(), point.dtype(), point.accumulate(), point.rounding(), overflowShown, figures);
         } catch (ByodtException e) {

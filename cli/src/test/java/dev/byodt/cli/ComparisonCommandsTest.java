@@ -145,6 +145,18 @@ class ComparisonCommandsTest {
     }
 
     @Test
+    void sweepTakesTheBlockDatatypesModelsComputeIn() throws IOException {
+        CommandLineRun run = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxint8,nvfp4", "--vector-dtype", "float32",
+            "--limit", "12", "--out", tmp.resolve("blocks").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertEquals(3, Files.readAllLines(tmp.resolve("blocks").resolve("results.csv")).size(), "header and 2 configurations");
+        CommandLineRun unsupported = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxfp4,block[custom[fp4e2m1]4,16,ue4m3,rceil]",
+            "--out", tmp.resolve("rceil").toString());
+        assertEquals(Main.USAGE_ERROR, unsupported.exitCode());
+        assertTrue(unsupported.err().contains("activations are quantized at run time under the floor rule"), unsupported.err());
+    }
+
+    @Test
     void sweepGateAppliesOnlyToTheGatedDatatypes() throws IOException {
         CommandLineRun run = CommandLineRun.of(concat(new String[] {"sweep", LENET.toString(), "--dtypes", "fxp16_10,fxp8_2",
             "--out", tmp.resolve("gated").toString(), "--gate", "fxp16_10", "--min-accuracy", "50"}, threeIdenticalImages()));

@@ -47,11 +47,29 @@ class DatatypeOptionsTest {
     }
 
     @Test
-    void aBlockDatatypeForAModelIsAOneLineUsageError() {
-        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4");
-        assertEquals(Main.USAGE_ERROR, run.exitCode());
-        assertTrue(run.oneLineError(), run.err());
-        assertTrue(run.err().contains("'mxfp4' is a block datatype"), run.err());
+    void aBlockDatatypeRunsTheModelsDotProductsWithTheRestInTheVectorDatatype() {
+        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--vector-dtype", "float32");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("\nmxfp4 with --vector-dtype float32 "), run.out());
+    }
+
+    @Test
+    void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
+        String[][] cases = {
+            {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,rceil]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
+            {"--dtype", "mxfp4", "--dtype-map", "conv*=bfloat16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"}};
+        String[] expected = {"under the floor rule with a power-of-two scale and no tensor scale", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
+            "without --dtype-map", "'mxint8' is a block datatype, which only run's and compile's --dtype take"};
+        for (int i = 0; i < cases.length; i++) {
+            String[] args = new String[cases[i].length + 2];
+            args[0] = "run";
+            args[1] = LENET.toString();
+            System.arraycopy(cases[i], 0, args, 2, cases[i].length);
+            CommandLineRun run = CommandLineRun.of(args);
+            assertEquals(Main.USAGE_ERROR, run.exitCode(), String.join(" ", cases[i]) + ": " + run.err());
+            assertTrue(run.oneLineError(), run.err());
+            assertTrue(run.err().contains(expected[i]), run.err());
+        }
     }
 
     @Test

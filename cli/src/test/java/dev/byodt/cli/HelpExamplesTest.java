@@ -1,7 +1,11 @@
 package dev.byodt.cli;
 
 import dev.byodt.cli.sweep.DatatypeSpec;
+import dev.byodt.compiler.block.BlockDots;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.runtime.ByodtException;
 import org.junit.jupiter.api.Test;
@@ -13,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -24,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Every datatype the help texts show (the example command lines of every command's footer, the quoted
  * examples of --dtypes, --gate and --dtype-map, and the defaults of --dtype and --dtypes) is one the command
- * accepts: parsed by the registry's grammar and registered. A help example that the command rejects fails here.
+ * accepts: parsed by the registry's grammar and registered, or a block datatype models compute in. A help example that the command rejects fails here.
  */
 class HelpExamplesTest {
     private static final Pattern QUOTED = Pattern.compile("'([^']+)'");
@@ -73,6 +78,18 @@ class HelpExamplesTest {
         }
     }
 
+    /** A block datatype models compute in, or a registered scalar one; else a ByodtException. */
+    private void accept(String name) {
+        Optional<BlockDatatypeName> block = DatatypeName.parseBlock(name);
+        if (block.isEmpty()) {
+            registry.instance(name, Map.of());
+            return;
+        }
+        BlockDots.unsupported(BlockFormat.resolve(block.get(), registry)).ifPresent(problem -> {
+            throw new ByodtException(problem);
+        });
+    }
+
     private void check(String where, String option, String value) {
         commandsWithExamples.add(where.substring(0, where.indexOf(' ')));
         checked.add(where + ": " + option + " " + value);
@@ -82,7 +99,7 @@ class HelpExamplesTest {
                 case "--dtype-map" -> DatatypeChoice.parseOverrides(value).stream().map(DatatypeChoice.Override::datatype).toList();
                 default -> DatatypeSpec.expand(value);
             };
-            names.forEach(n -> registry.instance(n, Map.of()));
+            names.forEach(this::accept);
         } catch (ByodtException e) {
             rejected.add(where + ": " + option + " " + value + ": " + e.getMessage());
         }

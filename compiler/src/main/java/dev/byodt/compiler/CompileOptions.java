@@ -1,6 +1,9 @@
 package dev.byodt.compiler;
 
+import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.DatatypeChoice;
+
+import java.util.Optional;
 import dev.byodt.compiler.target.Target;
 
 /**
@@ -12,26 +15,33 @@ import dev.byodt.compiler.target.Target;
  * @param optimize        run LLVM's O3 pipeline; without it the module is left as generated, for reading
  * @param inlineLibraries let datatype library functions inline into the kernels (off: every call stays a call,
  *                        to read what a datatype was lowered to, or to measure calls as TVM makes them)
+ * @param block           the block datatype of MatMul, Gemm and Conv, whose other operations compute in
+ *                        {@code datatypes} (the vector datatype), or empty
  */
 public record CompileOptions(Target target, String entrySymbol, DatatypeChoice datatypes, boolean optimize,
-                             boolean inlineLibraries) {
+                             boolean inlineLibraries, Optional<BlockDatatypeName> block) {
     public static final String DEFAULT_ENTRY = "byodt_model";
 
     /** float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}. */
     public static CompileOptions host() {
-        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true);
+        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, Optional.empty());
     }
 
-    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries); }
+    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, block); }
 
-    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries); }
+    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, block); }
 
-    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries); }
+    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, block); }
 
     /** Every float tensor in {@code datatype} (a --dtype name), the rest of the choice unchanged. */
     public CompileOptions withDatatype(String datatype) { return withDatatypes(datatypes.withDatatype(datatype)); }
 
-    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries); }
+    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, block); }
 
-    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i); }
+    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, block); }
+
+    /** MatMul, Gemm and Conv in the block datatype {@code b}, everything else in the datatypes chosen. */
+    public CompileOptions withBlock(Optional<BlockDatatypeName> b) {
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b);
+    }
 }

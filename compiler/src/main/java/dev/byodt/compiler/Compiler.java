@@ -1,5 +1,6 @@
 package dev.byodt.compiler;
 
+import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostConversion;
 import dev.byodt.compiler.codegen.HostModel;
@@ -9,6 +10,7 @@ import dev.byodt.compiler.codegen.Optimizer;
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.compiler.codegen.VectorVariants;
 import dev.byodt.compiler.codegen.VectorWidth;
+import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
@@ -60,7 +62,9 @@ public final class Compiler {
 
     /** Compiles a graph, each operator in its schedule tuned for the target and the datatype of its node. */
     public static CompiledModule compile(Graph graph, CompileOptions options) {
-        return compile(GraphLowering.lowerScheduled(graph, node -> lanes(node, options)), options);
+        Optional<BlockFormat> block = options.block().map(name -> BlockFormat.resolve(name, options.datatypes().registry()));
+        return compile(GraphLowering.lowerScheduled(graph, node -> lanes(node, options),
+            (node, bufferOf) -> block.flatMap(format -> BlockDots.lower(node, bufferOf, format))), options);
     }
 
     /** The elements of the node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds. */

@@ -1,5 +1,6 @@
 package dev.byodt.cli.sweep;
 
+import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.runtime.ByodtException;
 
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,7 +38,7 @@ public final class DatatypeSpec {
     private DatatypeSpec() {}
 
     public static List<String> expand(String spec) {
-        Map<DatatypeName, String> names = new LinkedHashMap<>();
+        Map<Object, String> names = new LinkedHashMap<>();
         for (String entry : entries(spec)) {
             for (String name : expandBraces(entry, entry)) {
                 names.putIfAbsent(parsed(name, entry), name);
@@ -120,10 +122,14 @@ public final class DatatypeSpec {
         return numbers;
     }
 
-    /** The name as --dtype reads it; a malformed one is the parser's own error, with the entry it came from. */
-    private static DatatypeName parsed(String name, String entry) {
+    /**
+     * The name as --dtype reads it (a block datatype's, or a scalar one's); a malformed one is the parser's own
+     * error, with the entry it came from.
+     */
+    private static Object parsed(String name, String entry) {
         try {
-            return DatatypeName.parse(name);
+            Optional<BlockDatatypeName> block = DatatypeName.parseBlock(name);
+            return block.isPresent() ? block.get() : DatatypeName.parse(name);
         } catch (ByodtException e) {
             throw new ByodtException("--dtypes: " + (name.equals(entry) ? "" : "in '" + entry + "', ") + e.getMessage(), e);
         }

@@ -36,6 +36,12 @@ class SweepSpecTest {
     }
 
     @Test
+    void blockDatatypesExpandAndDropRepeatsInAnySpelling() {
+        assertEquals(List.of("mxint8", "mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "bfloat16"),
+            DatatypeSpec.expand("mxint8,mxfp{8e4m3,8e5m2,6e3m2,6e2m3,4},block[custom[fp4e2m1]4,32,e8m0,floor],bfloat16"));
+    }
+
+    @Test
     void mixedListsKeepOrderAndDropRepeats() {
         assertEquals(List.of("bfloat16", "float16", "custom[fp8e4m3]8", "fxp8_6", "fxp8_7", "custom[posit]8", "custom[posit_es1]16"),
             DatatypeSpec.expand(" bfloat16,float16, custom[fp8e4m3]8,fxp8_6..7,custom[posit]8,bfloat16,custom[posit_es{1}]16"));

@@ -56,8 +56,8 @@ public record DatatypeName(String name, int bits, int lanes) {
             return new DatatypeName(custom.group(1), positive(custom.group(2), text), lanes(custom.group(3), text));
         }
         if (parseBlock(t).isPresent()) {
-            throw new ByodtException("'" + text + "' is a block datatype: byodt quantizes blocks (docs/datatypes.md, \"Block formats\")"
-                + " but computes models and block elements in scalar datatypes only (" + GRAMMAR + ")");
+            throw new ByodtException("'" + text + "' is a block datatype, which only run's and compile's --dtype take (for MatMul, Gemm"
+                + " and Conv, docs/datatypes.md, \"Block formats\"); here a scalar datatype is expected (" + GRAMMAR + ")");
         }
         throw new ByodtException("malformed datatype '" + text + "': expected " + GRAMMAR + ", or a block datatype: " + blockGrammar());
     }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
@@ -44,15 +45,29 @@ public final class GraphLowering {
 
     /** The program of the operators' tuned schedules, each for vectors of {@code lanesOf} its node elements. */
     public static Program lowerScheduled(Graph graph, ToIntFunction<Node> lanesOf) {
-        return new GraphLowering().run(graph, Optional.of(lanesOf));
+        return lowerScheduled(graph, lanesOf, (node, bufferOf) -> Optional.empty());
+    }
+
+    /** A node's own kernel in place of its operator's (a dot product in a block datatype), or empty. */
+    public interface SpecialKernels {
+        Optional<Kernel> lower(Node node, Function<Value, Buffer> bufferOf);
+    }
+
+    /** As {@link #lowerScheduled(Graph, ToIntFunction)}, with the kernels {@code special} gives for the nodes it takes. */
+    public static Program lowerScheduled(Graph graph, ToIntFunction<Node> lanesOf, SpecialKernels special) {
+        return new GraphLowering().run(graph, Optional.of(lanesOf), special);
     }
 
     private Program run(Graph graph, Optional<ToIntFunction<Node>> lanesOf) {
+        return run(graph, lanesOf, (node, bufferOf) -> Optional.empty());
+    }
+
+    private Program run(Graph graph, Optional<ToIntFunction<Node>> lanesOf, SpecialKernels special) {
         List<Buffer> inputs = graph.inputs().stream().map(this::bufferOf).toList();
         List<Kernel> kernels = new ArrayList<>();
         for (Node node : graph.nodes()) {
             if (node.outputs().stream().allMatch(Value::isConstant)) continue;
-            kernels.add(NodeLowering.lower(node, this::bufferOf, lanesOf));
+            kernels.add(special.lower(node, this::bufferOf).orElseGet(() -> NodeLowering.lower(node, this::bufferOf, lanesOf)));
         }
         Set<Buffer> written = new HashSet<>();
         kernels.forEach(k -> written.addAll(k.outputs()));

@@ -24,16 +24,7 @@ class BlockQuantizationTest {
     private static final DatatypeRegistry REGISTRY = DatatypeChoice.builtInRegistry();
     private static final int RANDOM_TENSORS = 40, BLOCKS_PER_TENSOR = 16;
 
-    /** The reference's list of values for each element and scale datatype of the built-ins, by spelling. */
-    private static final Map<String, List<Rational>> VALUES = Map.of(
-        "custom[fp8e4m3]8", BlockReference.minifloat(new MinifloatReference(4, 3, Specials.FN, false)),
-        "custom[fp8e5m2]8", BlockReference.minifloat(MinifloatReference.ieee(5, 2)),
-        "custom[fp6e3m2]6", BlockReference.minifloat(new MinifloatReference(3, 2, Specials.NONE, false)),
-        "custom[fp6e2m3]6", BlockReference.minifloat(new MinifloatReference(2, 3, Specials.NONE, false)),
-        "custom[fp4e2m1]4", BlockReference.minifloat(new MinifloatReference(2, 1, Specials.NONE, false)),
-        "fxp8_6", BlockReference.fixedPoint(8, 6),
-        "custom[e8m0]8", BlockReference.minifloat(new MinifloatReference(8, 0, Specials.FN, true)),
-        "custom[ue4m3]8", BlockReference.minifloat(new MinifloatReference(4, 3, Specials.FN, true)));
+    private static final Map<String, List<Rational>> VALUES = BlockReference.BUILT_IN_VALUES;
 
     @Test
     void everyBuiltInFormatUnderEveryRuleMatchesTheReference() {

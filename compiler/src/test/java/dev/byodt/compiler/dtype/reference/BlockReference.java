@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Block quantization written from the definitions in docs/datatypes.md ("Block formats"), in exact rationals
@@ -15,6 +16,17 @@ import java.util.List;
 public final class BlockReference {
     /** A block's scale (null for NaN) and its elements, each with the sign of its input. */
     public record Block(Rational scale, Rational[] elements, boolean[] negative) {}
+
+    /** The listed values of each element and scale datatype of the built-in block datatypes, by spelling. */
+    public static final Map<String, List<Rational>> BUILT_IN_VALUES = Map.of(
+        "custom[fp8e4m3]8", minifloat(new MinifloatReference(4, 3, MinifloatReference.Specials.FN, false)),
+        "custom[fp8e5m2]8", minifloat(MinifloatReference.ieee(5, 2)),
+        "custom[fp6e3m2]6", minifloat(new MinifloatReference(3, 2, MinifloatReference.Specials.NONE, false)),
+        "custom[fp6e2m3]6", minifloat(new MinifloatReference(2, 3, MinifloatReference.Specials.NONE, false)),
+        "custom[fp4e2m1]4", minifloat(new MinifloatReference(2, 1, MinifloatReference.Specials.NONE, false)),
+        "fxp8_6", fixedPoint(8, 6),
+        "custom[e8m0]8", minifloat(new MinifloatReference(8, 0, MinifloatReference.Specials.FN, true)),
+        "custom[ue4m3]8", minifloat(new MinifloatReference(4, 3, MinifloatReference.Specials.FN, true)));
 
     private final List<Rational> elements;
     private final List<Rational> scales;

@@ -1,0 +1,162 @@
+package dev.byodt.compiler.block;
+
+import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.ScaleRule;
+import dev.byodt.compiler.dtype.ValueGrid;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.ByodtException;
+
+import static dev.byodt.compiler.kernel.Exprs.*;
+
+/**
+ * The loop nest that quantizes an activation tensor in blocks at run time, giving the same elements and scales
+ * as {@link BlockFormat#quantize} (exact rational arithmetic) bit for bit, stored as float32s. It is written in
+ * double arithmetic that never rounds:
+ * <ul>
+ * <li>2^floor(log2 a) of a positive double a is Veltkamp's split of a at one bit: hi = g - (g - a) with
+ *     g = a * (2^52 + 1) is a one-bit value nearest a (Dekker 1971; Boldo 2006), so 2^floor(log2 a) is hi, or
+ *     hi / 2 when hi went above a. No operation overflows: a stays far inside double's range.</li>
+ * <li>The floor rule's scale X = 2^(floor(log2 amax) - emax), clamped to the scale datatype's powers of two,
+ *     is a power of two, so |v| / X is exact.</li>
+ * <li>Rounding q = |v| / X to the element grid: its step is s = max(2^floor(log2 q), 2^minExponent) *
+ *     2^-fractionBits (a power of two, so q / s is exact), and q / s < 2^(fractionBits + 2) is rounded to an
+ *     integer, ties to even, by adding and subtracting 2^52 (the doubles from 2^52 to 2^53 are the integers).</li>
+ * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
+ *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
+ * </ul>
+ * Special blocks as the exact quantizer: a NaN or infinity anywhere makes every value of the block NaN; zeros keep
+ * their signs (1 / -0 is -infinity tells -0 apart).
+ */
+final class ActivationQuantizer {
+    private static final double TWO_52 = 0x1p52;
+    private static final double FLOAT32_LARGEST = Float.MAX_VALUE;
+
+    private final BlockFormat format;
+
+    ActivationQuantizer(BlockFormat format) {
+        this.format = format;
+        String unsupported = unsupported(format);
+        if (unsupported != null) throw new ByodtException("block datatype " + format.name() + ": " + unsupported);
+    }
+
+    /** Why activations cannot be quantized at run time in {@code format}, or null when they can. */
+    static String unsupported(BlockFormat format) {
+        ScaleRule rule = format.name().rule();
+        ValueGrid element = format.element(), scale = format.scale();
+        if (rule == ScaleRule.FLOOR ? format.name().tensorScale() || scale.fractionBits() != 0 : rule != ScaleRule.NEAREST) {
+            return "activations are quantized at run time under the floor rule with a power-of-two scale and no tensor scale (the"
+                + " OCP MX formats), or under the nearest rule (NVFP4), only for now";
+        }
+        if (rule == ScaleRule.NEAREST && element.fractionBits() + scale.fractionBits() > 22) {
+            return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
+        }
+        boolean fitsFloat32 = element.fractionBits() <= 23 && scale.fractionBits() <= 23 && element.smallestExponent() >= -149
+            && scale.smallestExponent() >= -149 && scale.maxExponent() <= 127;
+        return fitsFloat32 ? null : "its elements or scales are not all float32s (element " + format.name().element() + ", scale "
+            + format.name().scale() + ")";
+    }
+
+    /**
+     * Quantizes {@code source} (REAL, the vector datatype's values, read as float32) in blocks along one axis,
+     * the tensor seen as [outer, length, inner] and blocks of the block size (the last one shorter when it does
+     * not divide length) along the middle axis: each value's element into {@code elements} (F32, the same shape)
+     * and each block's scale into {@code scales} (F32, [outer, blocks, inner]); for a format with a tensor
+     * scale, that into {@code tensorScale} (F32, one value), else null. A block holding a NaN or an infinity gets
+     * NaN elements and a NaN scale.
+     */
+    void emit(KernelBuilder kb, Buffer source, Buffer elements, Buffer scales, Buffer tensorScale, long outer, long length, long inner) {
+        long size = format.blockSize();
+        long blocks = (length + size - 1) / size;
+        Expr t = f64(1);
+        if (tensorScale != null) {
+            kb.store(tensorScale, idx(0), cast(ScalarType.F32, tensorScale(kb, source, outer * length * inner)));
+            t = cast(ScalarType.F64, kb.load(tensorScale, idx(0)));
+        }
+        Expr tensor = t;
+        kb.loops(new long[] {outer, inner, blocks}, at -> {
+            Expr first = add(add(mul(at[0], length * inner), at[1]), mul(mul(at[2], size), inner));
+            Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
+            Local amax = kb.local("amax", f64(0));
+            kb.loop(count, j -> kb.assign(amax, max(kb.get(amax), abs(value(kb, source, first, j, inner)))));
+            Expr special = not(le(kb.get(amax), f64(FLOAT32_LARGEST)));
+            Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb.get(amax), tensor)));
+            kb.store(scales, add(mul(add(mul(at[0], blocks), at[2]), inner), at[1]), cast(ScalarType.F32, kb.get(scale)));
+            // X * T is exact: at most 24 + 24 bits.
+            Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
+            kb.loop(count, j -> {
+                Expr v = value(kb, source, first, j, inner);
+                Expr element = select(special, f64(Double.NaN), signed(nearest(div(abs(v), kb.get(divisor)), format.element()), v));
+                kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
+            });
+        });
+    }
+
+    /**
+     * The tensor scale (as a double holding a float32): the largest finite magnitude over (largest element *
+     * largest scale), a product exact in double, rounded to float32 (the double quotient of two float32-sized
+     * values rounded to float32 is the exact quotient rounded once); 1 when that is 0.
+     */
+    private Expr tensorScale(KernelBuilder kb, Buffer source, long size) {
+        Local amax = kb.local("tensor.amax", f64(0));
+        kb.loop(size, i -> {
+            Expr magnitude = abs(cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, i))));
+            kb.assign(amax, max(kb.get(amax), select(le(magnitude, f64(FLOAT32_LARGEST)), magnitude, f64(0))));
+        });
+        Expr quotient = cast(ScalarType.F64, cast(ScalarType.F32, div(kb.get(amax), f64(format.element().largest() * format.scale().largest()))));
+        return select(gt(quotient, f64(0)), quotient, f64(1));
+    }
+
+    private static Expr value(KernelBuilder kb, Buffer source, Expr first, Expr j, long inner) {
+        return cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, add(first, mul(j, inner)))));
+    }
+
+    /**
+     * The block's scale for its largest magnitude under tensor scale t (the smallest scale for an all-zero
+     * block, as the exact quantizer gives): the floor rule's power of two, or (nearest) amax / (t * largest element) rounded to
+     * the nearest scale value, never below the smallest. That quotient is one double division of a float32 by a
+     * value of 24 + (element fraction bits + 1) bits, and the scale grid's midpoints have scale fraction bits + 2:
+     * a float32 differs from t * largest * midpoint, when it does, by more than 2^-(28 + both fraction bits) of
+     * itself (NVFP4: 2^-32), so while that is coarser than 2^-50 ({@link #unsupported} checks) the double rounding
+     * cannot carry the quotient across a midpoint, and the quotient is exact when it lands on one.
+     */
+    private Expr scale(Expr amax, Expr t) {
+        ValueGrid scale = format.scale();
+        if (format.name().rule() == ScaleRule.NEAREST) {
+            return max(nearest(div(amax, mul(t, f64(format.element().largest()))), scale), f64(scale.smallest()));
+        }
+        Expr positive = select(gt(amax, f64(0)), amax, f64(1));
+        Expr power = mul(powerOfTwoBelow(positive), f64(Math.scalb(1.0, -format.element().maxExponent())));
+        return select(gt(amax, f64(0)), min(max(power, f64(scale.smallest())), f64(scale.largest())), f64(scale.smallest()));
+    }
+
+    /**
+     * The nearest grid magnitude to q >= 0, ties to the even multiple of the step, clamped to the largest. q is
+     * |v| / (X t), exact for a power-of-two X and t = 1; else rounded once in double, which, as for the scale,
+     * cannot carry it across an element midpoint (X t times a midpoint has the same number of bits as there).
+     */
+    private static Expr nearest(Expr q, ValueGrid grid) {
+        Expr binade = powerOfTwoBelow(select(gt(q, f64(0)), q, f64(1)));
+        Expr step = mul(max(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
+        Expr multiple = sub(add(div(q, step), f64(TWO_52)), f64(TWO_52));
+        return min(mul(multiple, step), f64(grid.largest()));
+    }
+
+    /** magnitude with the sign of v, -0 included. */
+    private static Expr signed(Expr magnitude, Expr v) {
+        Expr negative = or(lt(v, f64(0)), lt(div(f64(1), v), f64(0)));
+        return select(negative, neg(magnitude), magnitude);
+    }
+
+    /** 2^floor(log2 a) of a positive double, by Veltkamp's split (see the class comment). */
+    static Expr powerOfTwoBelow(Expr a) {
+        Expr g = mul(a, f64(TWO_52 + 1));
+        Expr hi = sub(g, sub(g, a));
+        return select(gt(hi, a), mul(hi, f64(0.5)), hi);
+    }
+
+    private static Expr f64(double value) { return constant(ScalarType.F64, value); }
+}

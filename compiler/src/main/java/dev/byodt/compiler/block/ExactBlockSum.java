@@ -1,0 +1,97 @@
+package dev.byodt.compiler.block;
+
+import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.ValueGrid;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.ScalarType;
+
+import java.util.Optional;
+import java.util.function.Function;
+
+import static dev.byodt.compiler.kernel.Exprs.*;
+
+/**
+ * The sum of a block's products of elements, as a double D whose rounding to float32, after scaling by any power
+ * of two, is the rounding of the exact sum so scaled: the exact sum itself where it fits a double, else (FP8
+ * E5M2) the exact sum rounded to a double to odd. Scaled by the two blocks' scales in double, it stays exact: powers
+ * of two only move the exponent, and other scales (NVFP4's UE4M3, 4 bits each) are admitted only where the exact
+ * sum and their product fit 53 bits together (FP4 under UE4M3: 13 + 8).
+ * <p>
+ * Bits: a product of elements with exponents E1, E2 (values below 2^(E+1), multiples of 2^(E - M)) is below
+ * 2^(E1 + E2 + 2) and a multiple of 2^(E1 + E2 - 2M); all elements are multiples of the smallest, 2^s. So n
+ * products sum exactly in log2(n) + 2 emax + 2 - 2s bits: 41 for FP8 E4M3, 23 FP6 E3M2, 17 FP6 E2M3, 13 FP4,
+ * 19 INT8 (fxp8_6), with blocks of 32. FP8 E5M2 needs 69. There the products at or above 2^t and those below
+ * are summed apart: those at or above are multiples of 2^(t - 1 - 2M) below n 2^(2 emax + 2), those below
+ * multiples of 2^(2s) below n 2^t, so each part is exact when log2(n) + 2 emax + 3 + 2M - t and
+ * log2(n) + t - 2s are at most 53 (E5M2: t = 2, 40 and 39 bits). The two exact parts' sum is rounded to a
+ * double with Knuth's TwoSum (the rounded sum and its exact error), then made odd: when the error is not 0
+ * and the last bit of the rounded sum is even, the neighbour on the error's side is taken (the last bit read
+ * off |s| / ulp(s), ulp from {@link ActivationQuantizer#powerOfTwoBelow}). A double rounded to odd from the
+ * exact value rounds to float32 as the exact value does (53 >= 24 + 2; Boldo and Melquiond 2008).
+ */
+final class ExactBlockSum {
+    private static final double TWO_52 = 0x1p52;
+    private static final int DOUBLE_BITS = 53;
+
+    /** Where the products split into two exact sums, or empty where one double sum is exact. */
+    private final Optional<Double> split;
+
+    private ExactBlockSum(Optional<Double> split) {
+        this.split = split;
+    }
+
+    /** How {@code format}'s block sums are computed exactly, or empty when neither a double nor two of them suffice. */
+    static Optional<ExactBlockSum> of(BlockFormat format) {
+        ValueGrid element = format.element();
+        int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
+        int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
+        // Scales that are not powers of two (NVFP4's UE4M3) add their bits to the scaled sum, which must stay exact.
+        int scaleBits = format.scale().fractionBits() == 0 ? 0 : 2 * (format.scale().fractionBits() + 1);
+        if (countBits + 2 * emax + 2 - 2 * s + scaleBits <= DOUBLE_BITS) return Optional.of(new ExactBlockSum(Optional.empty()));
+        if (scaleBits > 0) return Optional.empty();
+        int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
+        int t = Math.floorDiv(large - small, 2);
+        if (large - t > DOUBLE_BITS || small + t > DOUBLE_BITS) return Optional.empty();
+        return Optional.of(new ExactBlockSum(Optional.of(Math.scalb(1.0, t))));
+    }
+
+    /** The block's sum (see the class comment) of {@code product} over j < count, products F64. */
+    Expr emit(KernelBuilder kb, Expr count, Function<Expr, Expr> product) {
+        if (split.isEmpty()) {
+            Local sum = kb.local("block", f64(0));
+            kb.loop(count, j -> kb.assign(sum, add(kb.get(sum), product.apply(j))));
+            return kb.get(sum);
+        }
+        Expr threshold = f64(split.get());
+        Local large = kb.local("large", f64(0)), small = kb.local("small", f64(0));
+        kb.loop(count, j -> {
+            Local p = kb.local("product", product.apply(j));
+            Expr isLarge = ge(abs(kb.get(p)), threshold);
+            kb.assign(large, add(kb.get(large), select(isLarge, kb.get(p), f64(0))));
+            kb.assign(small, add(kb.get(small), select(isLarge, f64(0), kb.get(p))));
+        });
+        return roundedToOdd(kb, kb.get(large), kb.get(small));
+    }
+
+    /** a + b rounded to a double to odd (see the class comment). */
+    private static Expr roundedToOdd(KernelBuilder kb, Expr a, Expr b) {
+        Local s = kb.local("sum", add(a, b));
+        Local bPart = kb.local("b.part", sub(kb.get(s), a));
+        Local error = kb.local("error", add(sub(a, sub(kb.get(s), kb.get(bPart))), sub(b, kb.get(bPart))));
+        Expr magnitude = abs(kb.get(s));
+        Local ulp = kb.local("ulp", mul(ActivationQuantizer.powerOfTwoBelow(select(gt(magnitude, f64(0)), magnitude, f64(1))),
+            f64(Math.scalb(1.0, -52))));
+        Local units = kb.local("units", div(magnitude, kb.get(ulp)));
+        Expr half = mul(kb.get(units), f64(0.5));
+        Expr even = eq(sub(add(half, f64(TWO_52)), f64(TWO_52)), half);
+        Expr towardZero = or(and(lt(kb.get(error), f64(0)), gt(kb.get(s), f64(0))), and(gt(kb.get(error), f64(0)), lt(kb.get(s), f64(0))));
+        // Below a power of two the doubles are twice as dense.
+        Expr step = select(and(towardZero, eq(kb.get(units), f64(TWO_52))), mul(kb.get(ulp), f64(0.5)), kb.get(ulp));
+        Expr odd = select(and(ne(kb.get(error), f64(0)), even), select(towardZero, sub(magnitude, step), add(magnitude, step)), magnitude);
+        return select(lt(kb.get(s), f64(0)), neg(odd), odd);
+    }
+
+    private static Expr f64(double value) { return constant(ScalarType.F64, value); }
+}
