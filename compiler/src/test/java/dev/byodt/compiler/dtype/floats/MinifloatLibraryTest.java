@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * minifloat.c (float16, bfloat16, fp8e5m2, fp8e3m4 (minifloat_e3 at 8 bits), and through MF_SPECIALS and
  * MF_UNSIGNED OCP fp8e4m3, the ONNX FNUZ float8s, the OCP MX elements fp6e3m2, fp6e2m3, fp4e2m1 and scale e8m0,
  * and NVFP4's ue4m3 scale) bit for bit against {@link MinifloatReference}: every pair of operands of at most 8
- * bits, every 16-bit value for unary operations and conversions, and 100,000 seeded pairs plus edge cases for
+ * bits, every 16-bit value for unary operations and conversions, and 300,000 seeded pairs plus edge cases for
  * 16-bit binary operations ({@link Float16AllPairsTest}, -Pexhaustive, checks every float16 pair).
  * float16 is tested twice: as the host's models get it (on x86-64 with F16C, hardware conversions) and with the
  * integer code of every other target. Formats at the edges of the float32 path (exponent bits 7 and 8) and

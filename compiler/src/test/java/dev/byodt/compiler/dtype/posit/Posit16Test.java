@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * posit16 with every es (2 is the standard's; custom[posit_es0]16, _es1, _es3): every value for the unary
  * operations and conversions,
- * float32 at every tie and its neighbours plus 100,000 seeded random floats, 100,000 seeded random pairs plus
+ * float32 at every tie and its neighbours plus 300,000 seeded random floats, 300,000 seeded random pairs plus
  * edge cases for the binary operations (the integer arithmetic gets the pairs too), and the known answers.
  * {@link PositAllPairsTest} (-Pexhaustive) checks every pair.
  */
