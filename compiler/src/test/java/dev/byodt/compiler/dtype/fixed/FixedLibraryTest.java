@@ -28,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * fixed.c against {@link FixedReference}: every pair of operands for fxp8_P at every P (and the wrap and
- * truncate modes at several P), every value for unary operations and conversions, 100,000 seeded pairs
- * plus every pair of edge cases for fxp16_P (P = 0, 8, 13, 15; {@link Fxp16_13AllPairsTest}, -Pexhaustive, checks every pair of
+ * truncate modes at several P), every value for unary operations and conversions, 300,000 seeded pairs
+ * plus edge cases for fxp16_P (P = 0, 8, 13, 15; {@link Fxp16_13AllPairsTest}, -Pexhaustive, checks every pair of
  * fxp16_13), 10^5 pairs for fxp32_P, and exact accumulation; div_i32, every fxp8 value by each of 312 integers
  * (counts 1 to 300 and edge cases), and the seeded values of the wider formats by one of them each.
  */
@@ -83,7 +83,7 @@ class FixedLibraryTest {
     @ParameterizedTest
     @MethodSource("sixteenBit")
     void randomPairsAndEveryValueOfFxp16(Format f) {
-        int[][] pairs = randomPairs(f, 100_000);
+        int[][] pairs = randomPairs(f, 300_000);
         checkAll(f, pairs[0], pairs[1]);
     }
 

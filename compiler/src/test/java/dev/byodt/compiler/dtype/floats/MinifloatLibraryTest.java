@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.*;
 @Execution(ExecutionMode.CONCURRENT)
 class MinifloatLibraryTest {
     static final String SOURCE = "dev/byodt/datatypes/minifloat/minifloat.c";
-    static final int RANDOM_PAIRS = 100_000;
+    static final int RANDOM_PAIRS = 300_000;
     /** A transcendental may differ from the reference only where the exact value is this close to a rounding boundary. */
     static final double BOUNDARY_TOLERANCE = 0x1p-40;
 

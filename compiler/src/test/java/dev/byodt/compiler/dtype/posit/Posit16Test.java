@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.*;
  */
 @Execution(ExecutionMode.CONCURRENT)
 class Posit16Test {
-    static final int PAIRS = 100_000;
+    static final int PAIRS = 300_000;
 
     @ParameterizedTest
     @ValueSource(ints = {2, 1, 0, 3})
