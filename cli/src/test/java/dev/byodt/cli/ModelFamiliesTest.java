@@ -32,7 +32,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,6 +51,8 @@ class ModelFamiliesTest {
     private static final Path SCRIPT = Path.of("..", "scripts", "export_model_families.py");
     private static final int ITEMS = 4;
     private static final Pattern MISSING_MODULE = Pattern.compile("No module named '([A-Za-z0-9_]+)'");
+    /** The 16-bit datatypes every family runs in, beside the fixed point that suits it. */
+    private static final List<String> FLOATING_DATATYPES = List.of("custom[posit]16", "bfloat16");
 
     @TempDir
     static Path exports;
@@ -78,11 +79,10 @@ class ModelFamiliesTest {
         return families().map(family -> (String) family.get()[0]);
     }
 
-    private static final List<String> FLOATING_DATATYPES = List.of("custom[posit]16", "bfloat16");
-
     /**
-     * Each family in one of its three 16-bit datatypes, taken in turn (posit16, bfloat16, its fixed point, posit16,
-     * ...), so that every family and every datatype is run by default; {@link #everyOtherPairing} (-Pexhaustive) runs the rest.
+     * Each family in one of its three 16-bit datatypes, taken in turn (posit16, bfloat16, its fixed point,
+     * posit16, ...), so that every family and every datatype is run by default; {@link #everyOtherPairing}
+     * (-Pexhaustive) runs the rest.
      */
     static Stream<Arguments> oneDatatypeEach() {
         return pairings(true);
@@ -92,15 +92,20 @@ class ModelFamiliesTest {
         return pairings(false);
     }
 
+    /** The family and datatype pairs taken in turn ({@code taken}), or the others. */
     private static Stream<Arguments> pairings(boolean taken) {
+        List<Arguments> pairs = new ArrayList<>();
         List<Arguments> all = families().toList();
-        return IntStream.range(0, all.size()).boxed().flatMap(f -> {
+        for (int f = 0; f < all.size(); f++) {
             Object[] family = all.get(f).get();
             List<String> datatypes = new ArrayList<>(FLOATING_DATATYPES);
             datatypes.add((String) family[1]);
-            return IntStream.range(0, datatypes.size()).filter(d -> (d == f % datatypes.size()) == taken)
-                .mapToObj(d -> Arguments.of(family[0], datatypes.get(d), family[2]));
-        });
+            for (int d = 0; d < datatypes.size(); d++) {
+                boolean inTurn = d == f % datatypes.size();
+                if (inTurn == taken) pairs.add(Arguments.of(family[0], datatypes.get(d), family[2]));
+            }
+        }
+        return pairs.stream();
     }
 
     @BeforeAll
