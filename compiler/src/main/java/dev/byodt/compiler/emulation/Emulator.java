@@ -1,12 +1,12 @@
 package dev.byodt.compiler.emulation;
 
 import dev.byodt.compiler.target.Target;
+import dev.byodt.compiler.toolchain.OutputReaders;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Signals;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,8 +77,8 @@ public final class Emulator {
         }
         try {
             process.getOutputStream().close();
-            CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()));
-            CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> readAll(process.getErrorStream()));
+            CompletableFuture<String> stdout = OutputReaders.readAll(process.getInputStream());
+            CompletableFuture<String> stderr = OutputReaders.readAll(process.getErrorStream());
             if (!process.waitFor(timeLimit.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
                 process.waitFor();
@@ -110,13 +110,5 @@ public final class Emulator {
             if (Files.isExecutable(candidate)) return Optional.of(candidate);
         }
         return Optional.empty();
-    }
-
-    private static String readAll(java.io.InputStream stream) {
-        try (stream) {
-            return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
     }
 }

@@ -7,8 +7,6 @@ import org.bytedeco.javacpp.Loader;
 import org.bytedeco.llvm.global.LLVM;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -193,8 +191,8 @@ public final class BundledTools {
         try {
             Process process = builder.start();
             process.getOutputStream().close();
-            CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()));
-            String stderr = readAll(process.getErrorStream());
+            CompletableFuture<String> stdout = OutputReaders.readAll(process.getInputStream());
+            String stderr = OutputReaders.readAll(process.getErrorStream()).join();
             int exitCode = process.waitFor();
             return new ProcessResult(command, exitCode, stdout.join(), stderr);
         } catch (IOException e) {
@@ -202,14 +200,6 @@ public final class BundledTools {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ByodtException("interrupted while running " + command.getFirst(), e);
-        }
-    }
-
-    private static String readAll(InputStream stream) {
-        try (stream) {
-            return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 
