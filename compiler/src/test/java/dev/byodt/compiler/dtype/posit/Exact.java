@@ -59,6 +59,12 @@ record Exact(BigInteger num, BigInteger den) implements Comparable<Exact> {
 
     @Override
     public int compareTo(Exact o) {
+        int sign = signum();
+        if (sign != o.signum()) return Integer.compare(sign, o.signum());
+        // |num/den| lies in (2^(order-1), 2^(order+1)) for order = bitLength |num| - bitLength den, so values whose
+        // orders differ by 2 or more compare by them alone: most of the comparisons a bisection over patterns makes.
+        int order = num.abs().bitLength() - den.bitLength(), otherOrder = o.num.abs().bitLength() - o.den.bitLength();
+        if (Math.abs(order - otherOrder) >= 2) return sign * Integer.compare(order, otherOrder);
         return num.multiply(o.den).compareTo(o.num.multiply(den));
     }
 

@@ -1,13 +1,12 @@
 package dev.byodt.compiler.dtype.posit;
 
-import java.math.BigDecimal;
-import java.math.MathContext;
+import dev.byodt.compiler.dtype.reference.Erf;
 
 /**
- * References for the elementary functions: Java's Math.* (StrictMath for sin and cos) in double (erf: a 60-digit BigDecimal series, Java has
- * no erf), then the exact posit rounding of that number. A double result is within an ulp or two of the true
- * value, so it decides the rounding except when the true value lies within about 2^-50 (relative) of a
- * rounding midpoint: {@link #tolerated} names those cases.
+ * References for the elementary functions: Java's Math.* (StrictMath for sin and cos) in double ({@link Erf}
+ * for erf, which Java lacks), then the exact posit rounding of that number. A double result is within an ulp or
+ * two of the true value, so it decides the rounding except when the true value lies within about 2^-50
+ * (relative) of a rounding midpoint: {@link #tolerated} names those cases.
  *
  * <p>Semantics: NaR in gives NaR out; results that are nonzero reals are never 0 and finite ones never NaR, so
  * a double overflow means maxPos and an underflow minPos. log x is NaR for x <= 0; pow follows C99 on the
@@ -46,10 +45,7 @@ final class PositMathReference {
 
     Result erf(long p) {
         if (r.isNar(p)) return nar();
-        double x = r.toDouble(p);
-        if (Math.abs(x) >= 6) return of(Math.signum(x)); // 1 - erf(6) < 2^-55: 1 in every posit
-        Exact e = Exact.of(erfSeries(new BigDecimal(x)));
-        return new Result(r.round(e), e);
+        return of(Erf.erf(r.toDouble(p)));
     }
 
     /** StrictMath's sin and cos: fdlibm's, within an ulp, with an exact reduction of large arguments. */
@@ -74,28 +70,6 @@ final class PositMathReference {
         double finite = magnitude == Double.POSITIVE_INFINITY ? Double.MAX_VALUE : magnitude == 0 ? Double.MIN_VALUE : magnitude;
         return of(Math.copySign(finite, z));
     }
-
-    /** erf x = 2/sqrt(pi) sum (-1)^k x^(2k+1) / (k! (2k+1)), to 60 significant digits (|x| < 6: terms below 10^15). */
-    static BigDecimal erfSeries(BigDecimal x) {
-        MathContext mc = new MathContext(80);
-        BigDecimal x2 = x.multiply(x, mc);
-        BigDecimal power = x, sum = BigDecimal.ZERO, factorial = BigDecimal.ONE;
-        BigDecimal limit = new BigDecimal("1e-70");
-        for (int k = 0; ; k++) {
-            if (k > 0) {
-                factorial = factorial.multiply(BigDecimal.valueOf(k));
-                power = power.multiply(x2, mc).negate();
-            }
-            BigDecimal term = power.divide(factorial.multiply(BigDecimal.valueOf(2L * k + 1)), mc);
-            sum = sum.add(term, mc);
-            if (term.abs().compareTo(limit) < 0 && k > 2) break;
-        }
-        return sum.multiply(TWO_OVER_SQRT_PI, mc);
-    }
-
-    /** 2/sqrt(pi) to 70 digits. */
-    static final BigDecimal TWO_OVER_SQRT_PI =
-        new BigDecimal("1.1283791670955125738961589031215451716881012586579977136881714434212849");
 
     /**
      * Whether a C result that differs from the reference is acceptable: both neighbours of a midpoint that the

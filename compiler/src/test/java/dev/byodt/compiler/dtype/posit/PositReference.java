@@ -75,14 +75,13 @@ public final class PositReference {
             exponent = 2 * exponent + (position < bits.length ? bits[position] : 0);
             position++;
         }
-        BigInteger fraction = BigInteger.ZERO;
+        long significand = 1; // the hidden bit, then the fraction bits (at most 31 of them)
         int fractionBits = 0;
         for (; position < bits.length; position++) {
-            fraction = fraction.shiftLeft(1).add(BigInteger.valueOf(bits[position]));
+            significand = 2 * significand + bits[position];
             fractionBits++;
         }
-        BigInteger significand = BigInteger.ONE.shiftLeft(fractionBits).add(fraction);
-        return Exact.dyadic(significand, k * (1 << es) + exponent - fractionBits);
+        return Exact.dyadic(BigInteger.valueOf(significand), k * (1 << es) + exponent - fractionBits);
     }
 
     /** The posit of an exact real, rounded per section 4.1. */

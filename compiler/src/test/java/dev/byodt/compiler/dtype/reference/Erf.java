@@ -1,32 +1,56 @@
 package dev.byodt.compiler.dtype.reference;
 
 import java.math.BigDecimal;
-import java.math.MathContext;
+import java.math.BigInteger;
 
 /** The error function for references (Java has no Math.erf). */
 public final class Erf {
     private Erf() {}
 
+    /** Bits after the binary point of the fixed-point series, beyond those x itself needs below 1. */
+    private static final int SCALE = 256;
+    /** The series stops once a numerator falls below 2^-TAIL relative to x's leading bit (past its largest term). */
+    private static final int TAIL = 180;
+    /** 2/sqrt(pi) to 50 digits (166 bits; the result keeps 53). */
+    private static final BigDecimal TWO_OVER_SQRT_PI = new BigDecimal("1.1283791670955125738961589031215451716881012586580");
+
     /**
-     * erf by its Maclaurin series in 60-digit decimal arithmetic (cancellation is absorbed by the precision); +-1
-     * beyond 6. The series' numerators q_n = x^(2n+1)/n! are carried from one term to the next (two 60-digit
-     * roundings each) rather than from an exact n!, which grows to hundreds of digits: after at most 400 terms q_n
-     * is off by less than 10^-56 relative, and as no term exceeds 10^15 for |x| < 6, the sum is off by less than
-     * 10^-38, far below the 10^-16 a double resolves.
+     * erf by its Maclaurin series, 2/sqrt(pi) sum (-1)^n x^(2n+1) / (n! (2n+1)), in integers counting units of
+     * 2^-(256 + max(0, -log2 |x|)); +-1 beyond 6, 0 at 0. A double is m 2^e exactly, so the numerator
+     * q_(n+1) = q_n x^2 / (n+1) is a multiplication by m^2, a shift and a division by a small integer, each
+     * truncating less than one unit. An error made at term j grows by at most e^(x^2) < 2^52 in the terms after it
+     * (the terms reach 2^50 before they shrink, for |x| < 6), so the at most 200 terms are off by less than 2^-194
+     * relative to |x| together. Once the terms shrink (n > x^2) the series alternates, so stopping at a numerator
+     * below 2^-180 relative to |x| leaves out less than that: both far below the 2^-53 a double resolves. The sum
+     * is then rounded to the nearest double once, exactly.
      */
     public static double erf(double x) {
-        if (Double.isNaN(x)) return x;
-        if (Math.abs(x) >= 6) return Math.signum(x);
-        MathContext mc = new MathContext(60);
-        BigDecimal a = new BigDecimal(x), a2 = a.multiply(a, mc), q = a, sum = BigDecimal.ZERO;
-        for (int n = 0; n < 400; n++) {
-            BigDecimal term = q.divide(BigDecimal.valueOf(2L * n + 1), mc);
-            sum = n % 2 == 0 ? sum.add(term, mc) : sum.subtract(term, mc);
-            q = q.multiply(a2, mc).divide(BigDecimal.valueOf(n + 1), mc);
-            if (term.abs().compareTo(BigDecimal.ONE.movePointLeft(70)) < 0 && n > 4) break;
+        if (Double.isNaN(x) || x == 0) return x;
+        double magnitude = Math.abs(x);
+        if (magnitude >= 6) return Math.signum(x);
+        int exponent = Math.max(Math.getExponent(magnitude), Double.MIN_EXPONENT);
+        int scale = SCALE + Math.max(0, -exponent), e = exponent - 52;
+        BigInteger m = BigInteger.valueOf((long) Math.scalb(magnitude, -e));
+        BigInteger mSquared = m.multiply(m);
+        BigInteger q = m.shiftLeft(scale + e), sum = BigInteger.ZERO;
+        for (int n = 0; n <= magnitude * magnitude || q.bitLength() > SCALE - TAIL; n++) {
+            BigInteger term = q.divide(BigInteger.valueOf(2L * n + 1));
+            sum = n % 2 == 0 ? sum.add(term) : sum.subtract(term);
+            q = q.multiply(mSquared).shiftRight(-2 * e).divide(BigInteger.valueOf(n + 1));
         }
-        BigDecimal twoOverSqrtPi = new BigDecimal("1.1283791670955125738961589031215451716881012586580");
-        double y = sum.multiply(twoOverSqrtPi, mc).doubleValue();
-        return x == 0 ? x : y;
+        BigInteger constant = TWO_OVER_SQRT_PI.multiply(new BigDecimal(BigInteger.ONE.shiftLeft(scale))).toBigInteger();
+        return Math.copySign(nearestDouble(sum.multiply(constant), 2 * scale), x);
+    }
+
+    /** y 2^-fractionBits (y > 0, below 2^1024 in value) rounded to the nearest double, ties to even. */
+    private static double nearestDouble(BigInteger y, int fractionBits) {
+        // The last place kept: 53 significant bits, or 2^-1074 among the subnormals.
+        int lastPlace = Math.max(y.bitLength() - 1 - fractionBits - 52, -1074);
+        int dropped = fractionBits + lastPlace;
+        BigInteger[] kept = y.divideAndRemainder(BigInteger.ONE.shiftLeft(dropped));
+        long k = kept[0].longValueExact();
+        int fromHalf = kept[1].shiftLeft(1).compareTo(BigInteger.ONE.shiftLeft(dropped));
+        if (fromHalf > 0 || (fromHalf == 0 && (k & 1) == 1)) k++;
+        return Math.scalb((double) k, lastPlace);
     }
 }

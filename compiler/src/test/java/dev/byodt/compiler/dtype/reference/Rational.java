@@ -16,8 +16,14 @@ public record Rational(BigInteger num, BigInteger den) implements Comparable<Rat
 
     public static Rational of(long n) { return of(BigInteger.valueOf(n)); }
 
-    /** The exact value of a finite double or BigDecimal. */
-    public static Rational of(double d) { return of(new BigDecimal(d)); }
+    /** The exact value of a finite double: its 53-bit integer significand times a power of two. */
+    public static Rational of(double d) {
+        if (!Double.isFinite(d)) throw new IllegalArgumentException("not finite: " + d);
+        int lastPlace = Math.max(Math.getExponent(d), Double.MIN_EXPONENT) - 52;
+        return scaled(BigInteger.valueOf((long) Math.scalb(d, -lastPlace)), lastPlace);
+    }
+
+    /** The exact value of a BigDecimal. */
 
     public static Rational of(BigDecimal d) {
         return d.scale() >= 0 ? new Rational(d.unscaledValue(), BigInteger.TEN.pow(d.scale()))
