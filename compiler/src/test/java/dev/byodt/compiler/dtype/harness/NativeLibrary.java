@@ -51,18 +51,16 @@ public final class NativeLibrary implements AutoCloseable {
     private final Map<String, FunctionShape> functions;
     private final Arena arena;
     private final SymbolLookup symbols;
-    private final Path directory;
     private final Map<String, MethodHandle> drivers = new ConcurrentHashMap<>();
 
     private NativeLibrary(String prefix, int storageBits, int accumulatorWords, Map<String, FunctionShape> functions,
-                          Arena arena, SymbolLookup symbols, Path directory) {
+                          Arena arena, SymbolLookup symbols) {
         this.prefix = prefix;
         this.storageBits = storageBits;
         this.accumulatorWords = accumulatorWords;
         this.functions = functions;
         this.arena = arena;
         this.symbols = symbols;
-        this.directory = directory;
     }
 
     /**
@@ -139,22 +137,37 @@ public final class NativeLibrary implements AutoCloseable {
             BundledTools tools = BundledTools.get();
             String name = source.displayName();
             Path bitcode = tools.compileToBitcode(unit, name.substring(name.lastIndexOf('/') + 1), hostTriple(), clangFlags);
-            Path directory;
-            try {
-                directory = Files.createTempDirectory("byodt-native-library-");
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            Path sharedObject = directory.resolve(prefix + ".so");
-            ProcessResult linked = tools.run(List.of(tools.lld().toString(), "-shared", "--lto-O2",
-                bitcode.toString(), "-o", sharedObject.toString()));
-            if (!linked.succeeded()) {
-                throw new IllegalStateException("cannot link " + source.displayName() + " for " + prefix + ": " + linked.firstErrorLine());
-            }
+            Path sharedObject = LINKED.computeIfAbsent(bitcode, b -> link(tools, b, prefix, name));
             Arena arena = Arena.ofShared();
             SymbolLookup symbols = SymbolLookup.libraryLookup(sharedObject, arena);
-            return new NativeLibrary(prefix, storageBits, accumulatorBits / 64, functions, arena, symbols, directory);
+            return new NativeLibrary(prefix, storageBits, accumulatorBits / 64, functions, arena, symbols);
         }
+    }
+
+    /**
+     * Shared objects linked in this JVM, by their bitcode (whose file is named by its content): test classes
+     * load the same library in several test methods, and linking (LTO at -O2) is most of a library's build time.
+     * The libraries hold no mutable state, so the copies loaded at once may share one file.
+     */
+    private static final Map<Path, Path> LINKED = new ConcurrentHashMap<>();
+
+    /** The shared object of a library's bitcode, in a directory removed when the JVM exits. */
+    private static Path link(BundledTools tools, Path bitcode, String prefix, String sourceName) {
+        Path sharedObject;
+        try {
+            Path directory = Files.createTempDirectory("byodt-native-library-");
+            directory.toFile().deleteOnExit();
+            sharedObject = directory.resolve(prefix + ".so");
+            sharedObject.toFile().deleteOnExit();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ProcessResult linked = tools.run(List.of(tools.lld().toString(), "-shared", "--lto-O2",
+            bitcode.toString(), "-o", sharedObject.toString()));
+        if (!linked.succeeded()) {
+            throw new IllegalStateException("cannot link " + sourceName + " for " + prefix + ": " + linked.firstErrorLine());
+        }
+        return sharedObject;
     }
 
     /** The triple of the machine running the tests (LLVM's default triple, as the JIT uses). */
@@ -360,11 +373,5 @@ public final class NativeLibrary implements AutoCloseable {
     @Override
     public void close() {
         arena.close();
-        try (var files = Files.list(directory)) {
-            for (Path file : files.toList()) Files.deleteIfExists(file);
-            Files.deleteIfExists(directory);
-        } catch (IOException e) {
-            // A leftover temporary shared object wastes a little space; it must not fail a test that passed.
-        }
     }
 }
