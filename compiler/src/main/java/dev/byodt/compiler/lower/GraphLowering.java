@@ -2,24 +2,15 @@ package dev.byodt.compiler.lower;
 
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
-import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.compiler.kernel.ScalarType;
-import dev.byodt.runtime.ByodtException;
-import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
 
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -33,8 +24,7 @@ import java.util.function.ToIntFunction;
  * memory must hold the result whatever the graph's shape.
  */
 public final class GraphLowering {
-    private final Map<Value, Buffer> bufferOfValue = new HashMap<>();
-    private final Map<Buffer, Value> valueOfBuffer = new HashMap<>();
+    private final ValueBuffers buffers = new ValueBuffers();
 
     private GraphLowering() {}
 
@@ -63,18 +53,18 @@ public final class GraphLowering {
     }
 
     private Program run(Graph graph, Optional<ToIntFunction<Node>> lanesOf, SpecialKernels special) {
-        List<Buffer> inputs = graph.inputs().stream().map(this::bufferOf).toList();
+        List<Buffer> inputs = graph.inputs().stream().map(buffers::bufferOf).toList();
         List<Kernel> kernels = new ArrayList<>();
         for (Node node : graph.nodes()) {
             if (node.outputs().stream().allMatch(Value::isConstant)) continue;
-            kernels.add(special.lower(node, this::bufferOf).orElseGet(() -> NodeLowering.lower(node, this::bufferOf, lanesOf)));
+            kernels.add(special.lower(node, buffers::bufferOf).orElseGet(() -> NodeLowering.lower(node, buffers::bufferOf, lanesOf)));
         }
         Set<Buffer> written = new HashSet<>();
         kernels.forEach(k -> written.addAll(k.outputs()));
 
         List<Buffer> outputs = new ArrayList<>();
         for (Value v : graph.outputs()) {
-            Buffer source = bufferOf(v);
+            Buffer source = buffers.bufferOf(v);
             boolean needsCopy = !written.contains(source) || outputs.contains(source);
             if (needsCopy) {
                 Buffer own = new Buffer(v.name(), source.elementType(), source.shape());
@@ -85,35 +75,7 @@ public final class GraphLowering {
             }
         }
 
-        Map<Buffer, MemorySegment> constants = new LinkedHashMap<>();
-        Set<Buffer> temporaries = new LinkedHashSet<>();
-        Set<Buffer> callerMemory = new HashSet<>(inputs);
-        callerMemory.addAll(outputs);
-        for (Kernel k : kernels) {
-            k.constants().forEach((b, t) -> constants.put(b, t.data()));
-            for (Buffer b : k.loadedBuffers()) {
-                // The kernel's own constants are collected above; its scratch buffers are planned per kernel.
-                if (k.constants().containsKey(b) || k.scratch().contains(b)) continue;
-                Value v = valueOfBuffer.get(b);
-                if (v != null && v.isConstant() && !written.contains(b)) constants.put(b, v.constant().data());
-                else if (!callerMemory.contains(b)) temporaries.add(b);
-            }
-            for (Buffer b : k.outputs()) {
-                if (!callerMemory.contains(b)) temporaries.add(b);
-            }
-        }
-        return new Program(graph.name(), kernels, inputs, specs(graph.inputs()), outputs, specs(graph.outputs()),
-            constants, new ArrayList<>(temporaries));
-    }
-
-    private Buffer bufferOf(Value v) {
-        return bufferOfValue.computeIfAbsent(v, value -> {
-            TensorType type = value.type();
-            if (type == null) throw new ByodtException("tensor '" + value.name() + "' has no known type or shape");
-            Buffer b = new Buffer(value.name(), ScalarType.of(type.elementType()), type.shape());
-            valueOfBuffer.put(b, value);
-            return b;
-        });
+        return buffers.program(graph.name(), kernels, inputs, specs(graph.inputs()), outputs, specs(graph.outputs()));
     }
 
     private static List<TensorSpec> specs(List<Value> values) {
