@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@link BlockReference}: edge-case blocks (zeros, NaN, infinities, the spec's clipping example, float32's
  * extremes, ties) and seeded random blocks of narrow and wide dynamic range.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class BlockQuantizationTest {
     private static final DatatypeRegistry REGISTRY = DatatypeChoice.builtInRegistry();
     private static final int RANDOM_TENSORS = 40, BLOCKS_PER_TENSOR = 16;

@@ -16,6 +16,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with 8 significant bits keeps the classifier's accuracy within a few points, Q8.8 fixed point too. Neither
  * test library has tanh, so it falls back to float32.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class LeNetInCustomDatatypesTest {
     private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));
     private static final int IMAGES = 200;

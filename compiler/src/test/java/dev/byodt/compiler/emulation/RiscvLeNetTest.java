@@ -14,6 +14,8 @@ import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.IdxReader;
 import dev.byodt.runtime.LabeledImages;
 import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -33,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * executables run their P instructions through the SIGILL emulation (qemu has no P) and are compared with the
  * host's code without P; their code must have P instructions, or the comparison would check nothing of P.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class RiscvLeNetTest {
     private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));
     private static final int IMAGES = 4;

@@ -6,6 +6,8 @@ import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.ops.MathReference.Reduction;
 import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -29,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * InstanceNormalization, which shares GroupNormalization's nest, is here for the channel whose scale over its
  * deviation fxp16_13 could not hold when the nest multiplied by it.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class MathOperatorsInDatatypesTest {
     /**
      * The reductions' sums follow --accumulate, as ReduceSum's and CumSum's do: in posit16 (9 fraction bits

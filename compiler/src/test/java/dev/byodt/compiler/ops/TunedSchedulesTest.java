@@ -15,6 +15,8 @@ import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * for several lane counts, so that each lane count the targets get (1 on RISC-V without P, 2 and 4 with it,
  * 16 on x86-64 with AVX-512) sizes the blocks once.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class TunedSchedulesTest {
     private static final int[] LANES = {1, 2, 4, 16};
     private static final String[] DATATYPES = {"float32", "custom[posit]8", "custom[posit]16", "fxp16_13", "custom[posit]32"};
