@@ -5,6 +5,7 @@ import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMPassBuilderOptionsRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
 import java.util.List;
 
@@ -29,7 +30,7 @@ public final class Optimizer {
     /**
      * With {@code vectorVariants} and calls that vector variants can serve (see {@link VectorVariants}), twice:
      * first with those calls out of line, so that their loops vectorize with calls to the variants, then with
-     * everything inlined. Without, the variants go unused (a scalar baseline's library).
+     * everything inlined, for the kernels that took a variant or kept a call. Without, the variants go unused (a scalar baseline's library).
      *
      * <p>Without {@code unroll} loops are neither unrolled nor interleaved (see {@link dev.byodt.compiler.Compiler}
      * for when).
@@ -45,8 +46,9 @@ public final class Optimizer {
             VectorVariants.forgetTripCounts(module);
             Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
             if (!variants.isEmpty()) {
-                VectorVariants.settle(module, variants);
+                List<LLVMValueRef> finished = VectorVariants.settle(module, variants);
                 Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
+                VectorVariants.release(finished);
             }
         } finally {
             LLVMDisposePassBuilderOptions(options);

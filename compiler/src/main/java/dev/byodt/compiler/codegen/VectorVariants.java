@@ -29,7 +29,7 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * at least as many iterations as a variant has lanes (the code generator marks each library call in a loop with
  * the loop's trip count) to stay calls and to name the variants, for the first run, which vectorizes those loops
  * with calls to the variants. {@link #settle} lets every call inline again for the second run, which inlines the
- * variants. Calls in shorter loops are left alone, to inline and vectorize with the scalar code as always: there
+ * variants into the kernels that call them and passes the other kernels by. Calls in shorter loops are left alone, to inline and vectorize with the scalar code as always: there
  * the vectorizer, finding no variant of the width it can use, would split its vector into one call per lane.
  */
 public final class VectorVariants {
@@ -94,8 +94,18 @@ public final class VectorVariants {
         forEachCall(module, call -> LLVMRemoveCallSiteStringAttribute(call, LLVMAttributeFunctionIndex, TRIP_COUNT, TRIP_COUNT.length()));
     }
 
-    /** Undoes {@link #offer} once the loops are vectorized: every call may inline, the variants are internal again. */
-    public static void settle(LLVMModuleRef module, List<String> variants) {
+    /**
+     * Undoes {@link #offer} once the loops are vectorized: every call may inline, the variants are internal again.
+     * The functions kept out of line (the kernels) that call no variant and held no offered call are finished
+     * already: they are marked optnone, so that the second run passes them by (it re-optimized every kernel of a
+     * model for the few that took a variant), and returned for {@link #release}.
+     */
+    public static List<LLVMValueRef> settle(LLVMModuleRef module, List<String> variants) {
+        List<LLVMValueRef> finished = new ArrayList<>();
+        forEachFunction(module, fn -> {
+            if (LLVMIsDeclaration(fn) == 0 && hasAttribute(fn, "noinline") && !hasAttribute(fn, "optnone")
+                && !callsVariantOrOffered(fn, variants)) finished.add(fn);
+        });
         forEachCall(module, call -> {
             if (callSiteString(call, MAPPING) == null) return;
             LLVMRemoveCallSiteStringAttribute(call, LLVMAttributeFunctionIndex, MAPPING, MAPPING.length());
@@ -105,6 +115,26 @@ public final class VectorVariants {
             LLVMValueRef fn = LLVMGetNamedFunction(module, name);
             if (fn != null && !fn.isNull()) LLVMSetLinkage(fn, LLVMInternalLinkage);
         }
+        LLVMContextRef context = LLVMGetModuleContext(module);
+        finished.forEach(fn -> LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(context, kind("optnone"), 0)));
+        return finished;
+    }
+
+    /** Lets the functions {@link #settle} set aside be compiled as usual again: optnone also holds back the backend. */
+    public static void release(List<LLVMValueRef> finished) {
+        finished.forEach(fn -> LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind("optnone")));
+    }
+
+    private static boolean callsVariantOrOffered(LLVMValueRef fn, List<String> variants) {
+        boolean[] found = {false};
+        forEachCallIn(fn, call -> found[0] |= callSiteString(call, MAPPING) != null
+            || variants.contains(LLVMGetValueName(LLVMGetCalledValue(call)).getString()));
+        return found[0];
+    }
+
+    private static boolean hasAttribute(LLVMValueRef fn, String attribute) {
+        LLVMAttributeRef found = LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind(attribute));
+        return found != null && !found.isNull();
     }
 
     /** Whether {@code variant}'s type is {@code scalar}'s with each type a vector of {@code lanes} of it. */
@@ -136,15 +166,17 @@ public final class VectorVariants {
 
     /** Every direct call in the module's function bodies. */
     private static void forEachCall(LLVMModuleRef module, Consumer<LLVMValueRef> action) {
-        forEachFunction(module, fn -> {
-            for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(fn); block != null && !block.isNull(); block = LLVMGetNextBasicBlock(block)) {
-                for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst != null && !inst.isNull(); inst = LLVMGetNextInstruction(inst)) {
-                    if (LLVMIsACallInst(inst) == null || LLVMIsACallInst(inst).isNull()) continue;
-                    LLVMValueRef callee = LLVMGetCalledValue(inst);
-                    if (LLVMIsAFunction(callee) != null && !LLVMIsAFunction(callee).isNull()) action.accept(inst);
-                }
+        forEachFunction(module, fn -> forEachCallIn(fn, action));
+    }
+
+    private static void forEachCallIn(LLVMValueRef fn, Consumer<LLVMValueRef> action) {
+        for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(fn); block != null && !block.isNull(); block = LLVMGetNextBasicBlock(block)) {
+            for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst != null && !inst.isNull(); inst = LLVMGetNextInstruction(inst)) {
+                if (LLVMIsACallInst(inst) == null || LLVMIsACallInst(inst).isNull()) continue;
+                LLVMValueRef callee = LLVMGetCalledValue(inst);
+                if (LLVMIsAFunction(callee) != null && !LLVMIsAFunction(callee).isNull()) action.accept(inst);
             }
-        });
+        }
     }
 
     private static String callSiteString(LLVMValueRef call, String key) {

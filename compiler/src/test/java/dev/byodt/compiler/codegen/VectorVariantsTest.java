@@ -4,10 +4,15 @@ import dev.byodt.compiler.aot.HandWrittenModule;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.bytedeco.llvm.global.LLVM.LLVMDisposeTargetMachine;
+import static org.bytedeco.llvm.global.LLVM.LLVMGetValueName;
 import static org.bytedeco.llvm.global.LLVM.LLVMPrintModuleToString;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -90,6 +95,41 @@ class VectorVariantsTest {
     @Test
     void aFunctionOfAnotherTypeIsNoVariant() {
         assertScalarOnly(optimized("<32 x i8>", "?", true));
+    }
+
+    /** A module as the first run leaves it: one kernel calls a variant, the other does not. */
+    private static final String AFTER_THE_FIRST_RUN = """
+        define internal <64 x i8> @lib_f_x64(<64 x i8> %x) {
+          %y = add <64 x i8> %x, splat (i8 2)
+          ret <64 x i8> %y
+        }
+        define internal void @k0.Add.took_a_variant(ptr noalias %p) noinline {
+          %v = load <64 x i8>, ptr %p
+          %r = call <64 x i8> @lib_f_x64(<64 x i8> %v)
+          store <64 x i8> %r, ptr %p
+          ret void
+        }
+        define internal void @k1.Relu.took_none(ptr noalias %p) noinline {
+          store i8 0, ptr %p
+          ret void
+        }
+        define void @byodt_model(ptr %p) {
+          call void @k0.Add.took_a_variant(ptr %p)
+          call void @k1.Relu.took_none(ptr %p)
+          ret void
+        }
+        """;
+
+    @Test
+    void theSecondRunPassesByTheKernelsThatTookNoVariant() {
+        try (HandWrittenModule m = new HandWrittenModule(AFTER_THE_FIRST_RUN)) {
+            List<LLVMValueRef> finished = VectorVariants.settle(m.module, List.of("lib_f_x64"));
+            assertEquals(List.of("k1.Relu.took_none"), finished.stream().map(fn -> LLVMGetValueName(fn).getString()).toList());
+            String ir = Llvm.take(LLVMPrintModuleToString(m.module));
+            assertTrue(ir.matches("(?s).*define internal void @k1\\.Relu\\.took_none\\(ptr noalias %p\\) #([0-9]+).*attributes #\\1 = \\{[^}]*optnone.*"), ir);
+            VectorVariants.release(finished);
+            assertFalse(Llvm.take(LLVMPrintModuleToString(m.module)).contains("optnone"));
+        }
     }
 
     private static void assertScalarOnly(String ir) {
