@@ -4,6 +4,7 @@ import dev.byodt.cli.microbench.ChainTimer;
 import dev.byodt.cli.microbench.MicroGraphs;
 import dev.byodt.cli.microbench.PerformanceTargets;
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
@@ -49,6 +50,12 @@ final class BenchDtypesCommand implements Callable<Integer> {
         description = "Size of the square matrices multiplied (default: ${DEFAULT-VALUE}).")
     long matrix;
 
+    @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE",
+        description = "How the datatypes' matrix products accumulate, as run takes it: dtype, float32, exact, "
+            + "int:W[:wrap|:saturate], fused:F=N,G=N[,...] or a fused preset; float32 itself always rounds as it goes "
+            + "(default: ${DEFAULT-VALUE}).")
+    String accumulate;
+
     @Option(names = "--seconds", defaultValue = "0.5",
         description = "Measuring time per compiled graph; the best of its runs counts (default: ${DEFAULT-VALUE}).")
     double seconds;
@@ -70,7 +77,7 @@ final class BenchDtypesCommand implements Callable<Integer> {
         if (seconds < 0) throw new UsageException("--seconds must not be negative");
         List<String> measured = new ArrayList<>(List.of("float32"));
         for (String d : datatypes) if (!measured.contains(d)) measured.add(d);
-        measured.forEach(BenchDtypesCommand::choice);
+        measured.forEach(this::choice);
 
         List<Benchmark> benchmarks = benchmarks();
         printHeader();
@@ -116,9 +123,10 @@ final class BenchDtypesCommand implements Callable<Integer> {
         return new Cost(inlined, scalar);
     }
 
-    private static DatatypeChoice choice(String datatype) {
+    private DatatypeChoice choice(String datatype) {
         try {
             DatatypeChoice choice = DatatypeChoice.float32().withDatatype(datatype);
+            if (!datatype.equals("float32")) choice = choice.withAccumulation(AccumulationMode.parse(accumulate));
             choice.instances();
             return choice;
         } catch (ByodtException e) {
@@ -129,8 +137,8 @@ final class BenchDtypesCommand implements Callable<Integer> {
     private void printHeader() {
         System.out.printf("Datatype microbenchmark: host, one thread, %d cores, load average (1 min) at the start: %.2f%n",
             Runtime.getRuntime().availableProcessors(), loadAverage());
-        System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, ns per multiply-add (accumulate dtype).%n",
-            elements, matrix, matrix, matrix);
+        System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, ns per multiply-add (accumulate %s).%n",
+            elements, matrix, matrix, matrix, accumulate);
         System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
         System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul) timed against depth 1, the%n",
             ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);

@@ -37,6 +37,24 @@ class BenchDtypesCommandTest {
     }
 
     @Test
+    void theMatrixProductAccumulatesAsAsked() {
+        CommandLineRun run = CommandLineRun.of("bench-dtypes", "--dtypes", "custom[posit]16", "--accumulate", "exact",
+            "--elements", "1024", "--matrix", "16", "--seconds", "0");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("ns per multiply-add (accumulate exact)"), run.out());
+        assertTrue(run.out().lines().anyMatch(l -> l.startsWith("custom[posit]16 ") && !l.contains("n/a")), run.out());
+    }
+
+    @Test
+    void anAccumulationTheDatatypeLacksIsAUsageError() {
+        CommandLineRun run = CommandLineRun.of("bench-dtypes", "--dtypes", "custom[posit]16", "--accumulate", "int:24",
+            "--seconds", "0");
+        assertEquals(Main.USAGE_ERROR, run.exitCode(), run.out());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("int:24"), run.err());
+    }
+
+    @Test
     void unknownDatatypeIsAUsageError() {
         CommandLineRun run = CommandLineRun.of("bench-dtypes", "--dtypes", "custom[nonesuch]16", "--seconds", "0");
         assertEquals(Main.USAGE_ERROR, run.exitCode());
