@@ -8,6 +8,7 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.train.Loss;
+import dev.byodt.compiler.train.LossScaling;
 import dev.byodt.compiler.train.OnnxWeights;
 import dev.byodt.compiler.train.Optimizer;
 import dev.byodt.compiler.train.TrainableGraph;
@@ -97,6 +98,14 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--loss-scale", paramLabel = "N|dynamic",
+        description = "Multiply the loss's gradient by N before the backward pass and each weight's gradient by 1/N before "
+            + "its update, both in the datatype, so that small gradients survive a narrow format (N and 1/N must be "
+            + "values of it: a power of two). dynamic starts at 65536, skips a step whose scaled gradients overflow "
+            + "(reach the datatype's largest magnitude or are not a number) and halves, and doubles after 2000 steps "
+            + "without overflow, as PyTorch's GradScaler. Default: no scaling.")
+    String lossScale;
+
     @Option(names = "--limit", paramLabel = "N", description = "Train on the first N training items only.")
     Integer limit;
 
@@ -114,6 +123,7 @@ final class TrainCommand implements Callable<Integer> {
         Loss chosenLoss = Loss.named(loss);
         Optimizer.Kind kind = Optimizer.Kind.named(optimizer);
         checkUsage(chosenLoss, kind);
+        LossScaling scaling = lossScaling();
         Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
         if (apart.isPresent()) return apart.get();
         CompileOptions options = modelOptions.compileOptions();
@@ -129,16 +139,18 @@ final class TrainCommand implements Callable<Integer> {
 
         TrainableGraph graph = TrainableGraph.of(batchedModel(), OnnxWeights.floatInitializers(modelOptions.model));
         Map<String, String> configuration = configuration(training, test, chosenOptimizer, chosenLoss);
+        if (lossScale != null) configuration.put("loss scale", lossScale.equals("dynamic") ? "dynamic, from 65536" : lossScale);
         configuration.forEach((key, value) -> System.out.printf("%-10s %s%n", key, value));
         Files.createDirectories(out);
         TrainingHistory history = new TrainingHistory(configuration);
         long compileStart = System.nanoTime();
-        try (Trainer trainer = Trainer.compile(graph, chosenLoss, chosenOptimizer, options)) {
+        try (Trainer trainer = Trainer.compile(graph, chosenLoss, chosenOptimizer, scaling, options)) {
             System.out.printf("%-10s %.2f s%n", "compile", (System.nanoTime() - compileStart) / 1e9);
             Random random = new Random(seed);
             int[] order = IntStream.range(0, training.size()).toArray();
             for (int epoch = 1; epoch <= epochs; epoch++) {
                 long start = System.nanoTime();
+                long skippedBefore = trainer.skippedSteps();
                 if (shuffle) shuffle(order, random);
                 double lossSum = 0;
                 long correct = 0;
@@ -156,6 +168,10 @@ final class TrainCommand implements Callable<Integer> {
                     (System.nanoTime() - start) / 1e9);
                 System.out.printf(Locale.ROOT, "epoch %d/%d  loss %.4f  train top-1 %.2f%%  test top-1 %.2f%%  time %.1f s%n",
                     epoch, epochs, record.loss(), record.trainTop1(), record.testTop1(), record.seconds());
+                if (scaling.dynamic()) {
+                    System.out.printf(Locale.ROOT, "           loss scale %s, %d of %d steps skipped (overflow)%n",
+                        lossScaleText(trainer.lossScale()), trainer.skippedSteps() - skippedBefore, steps);
+                }
                 history.add(record);
                 OnnxWeights.write(modelOptions.model, trainer.weights(), out.resolve("model.onnx"));
                 history.write(out);
@@ -174,6 +190,21 @@ final class TrainCommand implements Callable<Integer> {
         if (testLimit != null && testLimit <= 0) throw new UsageException("--test-limit must be positive");
         if (modelOptions.target().isRiscv()) throw new UsageException("train runs on the host only; --target " + modelOptions.target + " does not apply");
         if (modelOptions.dtypeMap != null) throw new UsageException("--dtype-map does not apply to train: every kernel trains in --dtype");
+    }
+
+    private LossScaling lossScaling() {
+        if (lossScale == null) return LossScaling.NONE;
+        try {
+            return LossScaling.parse(lossScale);
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /** A power of two as 2^k, anything else as a number. */
+    private static String lossScaleText(double scale) {
+        int exponent = Math.getExponent(scale);
+        return scale == Math.scalb(1.0, exponent) ? "2^" + exponent : Double.toString(scale);
     }
 
     /** The model with its input's first dimension set to --batch. */

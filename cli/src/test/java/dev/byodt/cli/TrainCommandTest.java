@@ -63,6 +63,23 @@ class TrainCommandTest {
     }
 
     @Test
+    void aDynamicLossScaleReportsItsScaleAndSkippedStepsEachEpoch() {
+        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--dtype", "float16", "--loss-scale", "dynamic",
+            "--limit", "128", "--test-limit", "32", "--batch", "32", "--out", temp.resolve("scaled").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("loss scale dynamic, from 65536"), run.out());
+        assertTrue(run.out().matches("(?s).*epoch 1/1 .*\\n +loss scale 2\\^[0-9]+, [0-4] of 4 steps skipped \\(overflow\\).*"), run.out());
+    }
+
+    @Test
+    void aLossScaleIsANumberOrDynamic() {
+        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--loss-scale", "huge", "--out", temp.resolve("x").toString());
+        assertEquals(Main.USAGE_ERROR, run.exitCode(), run.out());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("--loss-scale huge: give a number (such as 1024) or dynamic"), run.err());
+    }
+
+    @Test
     void operatorsWithoutGradientsAreListedInOneLine() throws IOException {
         Path model = OnnxModels.graph().input("x", FLOAT, 32, 1, 28, 28).floats("w", 0.01f, 784, 10)
             .longs("shape", -1, 784)

@@ -34,12 +34,18 @@ public final class Trainer implements AutoCloseable {
     private final List<Tensor> stepOutputs;
     private final List<Tensor> forwardInputs;
     private final Arena arena = Arena.ofShared();
+    private final LossScaling scaling;
+    private double lossScale;
     private long steps;
+    private long stepsSinceOverflow;
+    private long skippedSteps;
 
-    private Trainer(TrainableGraph graph, Loss loss, Optimizer optimizer, CompileOptions options) {
+    private Trainer(TrainableGraph graph, Loss loss, Optimizer optimizer, LossScaling scaling, CompileOptions options) {
         this.optimizer = optimizer;
+        this.scaling = scaling;
+        this.lossScale = scaling.initialScale();
         this.weights = new ArrayList<>(graph.weights().keySet());
-        Program program = TrainingStep.of(graph, loss, optimizer);
+        Program program = TrainingStep.of(graph, loss, optimizer, scaling);
         this.stateCount = weights.size() * optimizer.stateTensors();
         try (CompiledModule code = Compiler.compile(program, options)) {
             this.step = Compiler.jit(code);
@@ -59,7 +65,12 @@ public final class Trainer implements AutoCloseable {
 
     /** Compiles the training step and the forward pass of {@code graph} for {@code options}' datatypes and target. */
     public static Trainer compile(TrainableGraph graph, Loss loss, Optimizer optimizer, CompileOptions options) {
-        return new Trainer(graph, loss, optimizer, options);
+        return compile(graph, loss, optimizer, LossScaling.NONE, options);
+    }
+
+    /** As {@link #compile(TrainableGraph, Loss, Optimizer, CompileOptions)}, scaling the loss as {@code scaling} says. */
+    public static Trainer compile(TrainableGraph graph, Loss loss, Optimizer optimizer, LossScaling scaling, CompileOptions options) {
+        return new Trainer(graph, loss, optimizer, scaling, options);
     }
 
     /** The batch of model inputs the next step trains on; fill it before {@link #step()}. */
@@ -68,15 +79,34 @@ public final class Trainer implements AutoCloseable {
     /** The batch's labels (int64), filled like {@link #images()}. */
     public Tensor labels() { return stepInputs.get(1); }
 
-    /** Trains on the batch in {@link #images()} and {@link #labels()}; returns the batch's loss before the update. */
+    /**
+     * Trains on the batch in {@link #images()} and {@link #labels()}; returns the batch's loss before the update.
+     * With dynamic loss scaling a step whose scaled gradients overflowed updates nothing (Adam's step count
+     * included) and halves the scale.
+     */
     public float step() {
         steps++;
         float[] scalars = optimizer.stepScalars(steps);
         if (scalars.length > 0) {
-            Tensor t = stepInputs.getLast();
+            Tensor t = stepInputs.get(stepInputs.size() - (scaling.enabled() ? 2 : 1));
             for (int i = 0; i < scalars.length; i++) t.setFloat(i, scalars[i]);
         }
+        if (scaling.enabled()) {
+            stepInputs.getLast().setFloat(0, (float) lossScale);
+            stepInputs.getLast().setFloat(1, (float) (1 / lossScale));
+        }
         step.run(stepInputs, stepOutputs);
+        if (scaling.dynamic() && stepOutputs.getLast().getLong(0) != 0) {
+            steps--;
+            skippedSteps++;
+            stepsSinceOverflow = 0;
+            lossScale /= 2;
+            return stepOutputs.get(0).getFloat(0);
+        }
+        if (scaling.dynamic() && ++stepsSinceOverflow == scaling.growthInterval()) {
+            stepsSinceOverflow = 0;
+            lossScale *= 2;
+        }
         // The updated weights and state become the next step's inputs; the old ones take their place as outputs.
         int updated = weights.size() + stateCount;
         for (int i = 0; i < updated; i++) {
@@ -86,6 +116,12 @@ public final class Trainer implements AutoCloseable {
         }
         return stepOutputs.get(0).getFloat(0);
     }
+
+    /** The loss scale the next step uses (1 without loss scaling). */
+    public double lossScale() { return lossScale; }
+
+    /** How many steps dynamic loss scaling skipped because their scaled gradients overflowed. */
+    public long skippedSteps() { return skippedSteps; }
 
     /** The model's output for the batch of the last step, computed with the weights before that step's update. */
     public Tensor stepOutput() { return stepOutputs.get(1); }

@@ -21,8 +21,9 @@ import java.util.Map;
  * state come in as inputs and go out, updated, as outputs, so the caller swaps them from step to step.
  *
  * <p>Inputs: the model's input (a batch), the labels (int64, one per item), each weight, each weight's
- * optimizer state ({@link Optimizer#stateNames}), and for Adam the step's two scalars. Outputs: the loss
- * (one element), the model's output (for the batch's accuracy), each updated weight, each updated state.
+ * optimizer state ({@link Optimizer#stateNames}), for Adam the step's two scalars, and with loss scaling the
+ * scale and its inverse. Outputs: the loss (one element), the model's output (for the batch's accuracy), each
+ * updated weight, each updated state, and with loss scaling whether a scaled gradient overflowed.
  */
 public final class TrainingStep {
     private final ProgramAssembly assembly = new ProgramAssembly();
@@ -33,10 +34,15 @@ public final class TrainingStep {
     public static final String STEP_SCALARS = "optimizer.step";
 
     public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer) {
-        return new TrainingStep().build(trainable, loss, optimizer);
+        return of(trainable, loss, optimizer, LossScaling.NONE);
     }
 
-    private Program build(TrainableGraph trainable, Loss loss, Optimizer optimizer) {
+    /** With loss scaling: the input {@link LossScaling#SCALE} last, the output {@link LossScaling#OVERFLOW} last. */
+    public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling) {
+        return new TrainingStep().build(trainable, loss, optimizer, scaling);
+    }
+
+    private Program build(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling) {
         Graph graph = trainable.graph();
         List<Value> weights = new ArrayList<>(trainable.weights().keySet());
         int dataInputs = graph.inputs().size() - weights.size();
@@ -58,8 +64,19 @@ public final class TrainingStep {
         Buffer scoresGradient = new Buffer("d" + scores.name(), ScalarType.REAL, outType.shape());
         kernels.add(loss.value(assembly.bufferOf(scores), labels, lossValue));
         kernels.add(loss.gradient(assembly.bufferOf(scores), labels, scoresGradient));
-        Backpropagation.Result backward = Backpropagation.of(graph.nodes(), Map.of(scores, scoresGradient), weights, assembly::bufferOf);
+        Buffer scale = scaling.enabled() ? new Buffer(LossScaling.SCALE, ScalarType.REAL, new long[]{2}) : null;
+        Buffer backpropagated = scoresGradient;
+        if (scale != null) {
+            backpropagated = new Buffer(scoresGradient.name() + ".scaled", ScalarType.REAL, outType.shape());
+            kernels.add(scaling.scale(scoresGradient, scale, backpropagated));
+        }
+        Backpropagation.Result backward = Backpropagation.of(graph.nodes(), Map.of(scores, backpropagated), weights, assembly::bufferOf);
         kernels.addAll(backward.kernels());
+        Buffer overflow = null;
+        if (scale != null) {
+            overflow = new Buffer(LossScaling.OVERFLOW, ScalarType.I64, new long[]{1});
+            kernels.add(scaling.overflow(weights.stream().map(w -> backward.gradients().get(w)).toList(), overflow));
+        }
 
         Buffer scalars = optimizer.kind() == Optimizer.Kind.ADAM
             ? new Buffer(STEP_SCALARS, ScalarType.REAL, new long[]{2}) : null;
@@ -74,7 +91,13 @@ public final class TrainingStep {
                 .map(n -> new Buffer(n, ScalarType.REAL, weight.shape())).toList();
             List<Buffer> newState = state.stream()
                 .map(s -> new Buffer(s.name() + ".updated", ScalarType.REAL, weight.shape())).toList();
-            kernels.add(optimizer.update(weight, backward.gradients().get(w), state, scalars, newWeight, newState));
+            Buffer gradient = backward.gradients().get(w);
+            if (scale != null) {
+                Buffer unscaled = new Buffer(gradient.name() + ".unscaled", ScalarType.REAL, gradient.shape());
+                kernels.add(scaling.unscale(gradient, scale, unscaled));
+                gradient = unscaled;
+            }
+            kernels.add(optimizer.update(weight, gradient, state, scalars, newWeight, newState));
             inputs.add(weight);
             outputs.add(newWeight);
             states.addAll(state);
@@ -83,6 +106,10 @@ public final class TrainingStep {
         inputs.addAll(states);
         outputs.addAll(newStates);
         if (scalars != null) inputs.add(scalars);
+        if (scale != null) {
+            inputs.add(scale);
+            outputs.add(overflow);
+        }
         return assembly.program(graph.name() + " training step", kernels, inputs, outputs);
     }
 
