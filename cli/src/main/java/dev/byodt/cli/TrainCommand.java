@@ -9,6 +9,7 @@ import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.train.Loss;
 import dev.byodt.compiler.train.LossScaling;
+import dev.byodt.compiler.train.MasterWeights;
 import dev.byodt.compiler.train.OnnxWeights;
 import dev.byodt.compiler.train.Optimizer;
 import dev.byodt.compiler.train.TrainableGraph;
@@ -106,6 +107,12 @@ final class TrainCommand implements Callable<Integer> {
             + "without overflow, as PyTorch's GradScaler. Default: no scaling.")
     String lossScale;
 
+    @Option(names = "--master-weights", paramLabel = "float32",
+        description = "Keep the weights and the optimizer state in float32 and update them there, as mixed-precision "
+            + "training does; the forward and backward passes round the weights into --dtype as they load them. "
+            + "Default: the updates compute in --dtype.")
+    String masterWeights;
+
     @Option(names = "--limit", paramLabel = "N", description = "Train on the first N training items only.")
     Integer limit;
 
@@ -126,7 +133,7 @@ final class TrainCommand implements Callable<Integer> {
         LossScaling scaling = lossScaling();
         Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
         if (apart.isPresent()) return apart.get();
-        CompileOptions options = modelOptions.compileOptions();
+        CompileOptions options = masterWeights != null ? MasterWeights.inFloat32(modelOptions.compileOptions()) : modelOptions.compileOptions();
         double lr = learningRate != null ? learningRate : kind == Optimizer.Kind.ADAM ? 0.001 : 0.01;
         Optimizer chosenOptimizer = new Optimizer(kind, lr, momentum, weightDecay, beta1, beta2, epsilon);
 
@@ -139,6 +146,7 @@ final class TrainCommand implements Callable<Integer> {
 
         TrainableGraph graph = TrainableGraph.of(batchedModel(), OnnxWeights.floatInitializers(modelOptions.model));
         Map<String, String> configuration = configuration(training, test, chosenOptimizer, chosenLoss);
+        if (masterWeights != null) configuration.put("master", "float32 weights and optimizer state");
         if (lossScale != null) configuration.put("loss scale", lossScale.equals("dynamic") ? "dynamic, from 65536" : lossScale);
         configuration.forEach((key, value) -> System.out.printf("%-10s %s%n", key, value));
         Files.createDirectories(out);
@@ -188,6 +196,9 @@ final class TrainCommand implements Callable<Integer> {
         if (batch <= 0) throw new UsageException("--batch must be positive");
         if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
         if (testLimit != null && testLimit <= 0) throw new UsageException("--test-limit must be positive");
+        if (masterWeights != null && !masterWeights.equals("float32")) {
+            throw new UsageException("--master-weights " + masterWeights + ": only float32 is available");
+        }
         if (modelOptions.target().isRiscv()) throw new UsageException("train runs on the host only; --target " + modelOptions.target + " does not apply");
         if (modelOptions.dtypeMap != null) throw new UsageException("--dtype-map does not apply to train: every kernel trains in --dtype");
     }

@@ -72,6 +72,17 @@ class TrainCommandTest {
     }
 
     @Test
+    void masterWeightsAreFloat32() {
+        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--dtype", "bfloat16", "--master-weights", "float32",
+            "--limit", "64", "--test-limit", "32", "--out", temp.resolve("master").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("master     float32 weights and optimizer state"), run.out());
+        CommandLineRun other = CommandLineRun.of("train", UNTRAINED, "--master-weights", "float16", "--out", temp.resolve("y").toString());
+        assertEquals(Main.USAGE_ERROR, other.exitCode(), other.out());
+        assertTrue(other.err().contains("--master-weights float16: only float32 is available"), other.err());
+    }
+
+    @Test
     void aLossScaleIsANumberOrDynamic() {
         CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--loss-scale", "huge", "--out", temp.resolve("x").toString());
         assertEquals(Main.USAGE_ERROR, run.exitCode(), run.out());

@@ -35,6 +35,8 @@ public record LossScaling(double initialScale, boolean dynamic, int growthInterv
     public static final String SCALE = "loss.scale";
     /** The step program's output saying (1) that a scaled gradient overflowed. */
     public static final String OVERFLOW = "loss.overflow";
+    /** The name of each kernel unscaling a weight's gradient begins so. */
+    static final String UNSCALE_KERNEL = "loss unscale of ";
 
     public LossScaling {
         if (!(initialScale > 0) || Double.isInfinite(initialScale)) throw new ByodtException("a loss scale must be positive and finite, not " + initialScale);
@@ -66,7 +68,7 @@ public record LossScaling(double initialScale, boolean dynamic, int growthInterv
 
     /** unscaled = gradient * (1/S). */
     Kernel unscale(Buffer gradient, Buffer scale, Buffer unscaled) {
-        KernelBuilder kb = new KernelBuilder("loss unscale of " + gradient.name(), "LossScale", List.of(gradient, scale), List.of(unscaled));
+        KernelBuilder kb = new KernelBuilder(UNSCALE_KERNEL + gradient.name(), "LossScale", List.of(gradient, scale), List.of(unscaled));
         kb.loop(gradient.size(), i -> kb.store(unscaled, i, mul(kb.load(gradient, i), kb.load(scale, idx(1)))));
         return kb.build();
     }

@@ -42,6 +42,9 @@ public record Optimizer(Kind kind, double learningRate, double momentum, double 
         }
     }
 
+    /** The name of each weight's update kernel begins so. */
+    static final String UPDATE_KERNEL = "update of ";
+
     /** How many tensors of state the optimizer keeps per weight, each of the weight's shape. */
     public int stateTensors() { return kind.stateTensors; }
 
@@ -73,7 +76,7 @@ public record Optimizer(Kind kind, double learningRate, double momentum, double 
         if (scalars != null) inputs.add(scalars);
         List<Buffer> outputs = new ArrayList<>(List.of(newWeight));
         outputs.addAll(newState);
-        KernelBuilder kb = new KernelBuilder("update of " + weight.name(), kind.optionName, inputs, outputs);
+        KernelBuilder kb = new KernelBuilder(UPDATE_KERNEL + weight.name(), kind.optionName, inputs, outputs);
         kb.loop(weight.size(), i -> {
             Expr p = kb.load(weight, i);
             Expr g = kb.load(gradient, i);

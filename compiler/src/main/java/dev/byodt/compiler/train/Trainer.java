@@ -22,7 +22,8 @@ import java.util.Map;
  * weights through the model's own compiled forward pass (its tuned schedules, weights as inputs). Between
  * steps the weights and the optimizer state live in the caller's float32 tensors: each step's outputs
  * become the next step's inputs. The datatype converts them on entry and back on exit, which leaves every
- * value of a datatype float32 holds (all the 8- and 16-bit formats) unchanged.
+ * value of a datatype float32 holds (all the 8- and 16-bit formats) unchanged; with {@link MasterWeights} the
+ * updates compute in float32 and these tensors are the master copies.
  */
 public final class Trainer implements AutoCloseable {
     private final Optimizer optimizer;
