@@ -10,6 +10,7 @@ import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.train.Loss;
 import dev.byodt.compiler.train.LossScaling;
 import dev.byodt.compiler.train.MasterWeights;
+import dev.byodt.compiler.train.NodeDatatypes;
 import dev.byodt.compiler.train.OnnxWeights;
 import dev.byodt.compiler.train.Optimizer;
 import dev.byodt.compiler.train.TrainableGraph;
@@ -133,7 +134,8 @@ final class TrainCommand implements Callable<Integer> {
         LossScaling scaling = lossScaling();
         Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
         if (apart.isPresent()) return apart.get();
-        CompileOptions options = masterWeights != null ? MasterWeights.inFloat32(modelOptions.compileOptions()) : modelOptions.compileOptions();
+        CompileOptions perNode = NodeDatatypes.withGradients(modelOptions.compileOptions());
+        CompileOptions options = masterWeights != null ? MasterWeights.inFloat32(perNode) : perNode;
         double lr = learningRate != null ? learningRate : kind == Optimizer.Kind.ADAM ? 0.001 : 0.01;
         Optimizer chosenOptimizer = new Optimizer(kind, lr, momentum, weightDecay, beta1, beta2, epsilon);
 
@@ -200,7 +202,6 @@ final class TrainCommand implements Callable<Integer> {
             throw new UsageException("--master-weights " + masterWeights + ": only float32 is available");
         }
         if (modelOptions.target().isRiscv()) throw new UsageException("train runs on the host only; --target " + modelOptions.target + " does not apply");
-        if (modelOptions.dtypeMap != null) throw new UsageException("--dtype-map does not apply to train: every kernel trains in --dtype");
     }
 
     private LossScaling lossScaling() {

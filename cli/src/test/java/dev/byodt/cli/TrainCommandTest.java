@@ -83,6 +83,15 @@ class TrainCommandTest {
     }
 
     @Test
+    void aDtypeMapTrainsTheMappedNodesInTheirDatatype() {
+        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--dtype-map", "/conv1/*=custom[posit]16",
+            "--limit", "64", "--test-limit", "32", "--out", temp.resolve("mapped").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("dtype-map /conv1/*=custom[posit]16"), run.out());
+        assertTrue(run.out().contains("epoch 1/1  loss "), run.out());
+    }
+
+    @Test
     void aLossScaleIsANumberOrDynamic() {
         CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--loss-scale", "huge", "--out", temp.resolve("x").toString());
         assertEquals(Main.USAGE_ERROR, run.exitCode(), run.out());

@@ -28,6 +28,9 @@ import static dev.byodt.compiler.kernel.Exprs.add;
  * are listed together, before any kernel is built.
  */
 public final class Backpropagation {
+    /** The kernel of node N's gradient with respect to its input X is named "N gradient of X". */
+    static final String GRADIENT_KERNEL = " gradient of ";
+
     /** The backward kernels in execution order, and the gradient of each value differentiated with respect to. */
     public record Result(List<Kernel> kernels, Map<Value, Buffer> gradients) {}
 
@@ -121,7 +124,7 @@ public final class Backpropagation {
             List<Buffer> read = new ArrayList<>(inputs);
             read.add(y);
             read.add(dy);
-            KernelBuilder kb = new KernelBuilder(node.name() + " gradient of " + v.name(), node.opType() + "Grad",
+            KernelBuilder kb = new KernelBuilder(node.name() + GRADIENT_KERNEL + v.name(), node.opType() + "Grad",
                 read, List.of(grad));
             rule.lower(node, i, new GradientKernel(kb, inputs, y, dy, grad));
             kernels.add(kb.build());
