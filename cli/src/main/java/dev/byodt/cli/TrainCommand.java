@@ -11,6 +11,7 @@ import dev.byodt.compiler.train.Loss;
 import dev.byodt.compiler.train.LossScaling;
 import dev.byodt.compiler.train.MasterWeights;
 import dev.byodt.compiler.train.NodeDatatypes;
+import dev.byodt.compiler.train.StepStatistics;
 import dev.byodt.compiler.train.OnnxWeights;
 import dev.byodt.compiler.train.Optimizer;
 import dev.byodt.compiler.train.TrainableGraph;
@@ -161,6 +162,7 @@ final class TrainCommand implements Callable<Integer> {
             for (int epoch = 1; epoch <= epochs; epoch++) {
                 long start = System.nanoTime();
                 long skippedBefore = trainer.skippedSteps();
+                StepStatistics.Counts countsBefore = trainer.counts();
                 if (shuffle) shuffle(order, random);
                 double lossSum = 0;
                 long correct = 0;
@@ -175,9 +177,13 @@ final class TrainCommand implements Callable<Integer> {
                 }
                 double testTop1 = testTop1(trainer, test);
                 EpochRecord record = new EpochRecord(epoch, lossSum / steps, 100.0 * correct / ((long) steps * batch), testTop1,
-                    (System.nanoTime() - start) / 1e9);
+                    (System.nanoTime() - start) / 1e9, trainer.counts().minus(countsBefore));
                 System.out.printf(Locale.ROOT, "epoch %d/%d  loss %.4f  train top-1 %.2f%%  test top-1 %.2f%%  time %.1f s%n",
                     epoch, epochs, record.loss(), record.trainTop1(), record.testTop1(), record.seconds());
+                StepStatistics.Counts c = record.counts();
+                System.out.printf(Locale.ROOT, "           gradients %d zero, %d saturated; updates %d vanished, %d saturated"
+                    + " (%d weights x %d steps)%n", c.zeroGradients(), c.saturatedGradients(), c.vanishedUpdates(),
+                    c.saturatedUpdates(), trainer.weightElements(), steps);
                 if (scaling.dynamic()) {
                     System.out.printf(Locale.ROOT, "           loss scale %s, %d of %d steps skipped (overflow)%n",
                         lossScaleText(trainer.lossScale()), trainer.skippedSteps() - skippedBefore, steps);

@@ -44,6 +44,8 @@ class TrainCommandTest {
         List<String> rows = Files.readAllLines(out.resolve("history.csv"));
         assertEquals(3, rows.size(), rows.toString());
         assertTrue(run.out().contains("epoch 2/2  loss "), run.out());
+        assertTrue(run.out().matches("(?s).*epoch 2/2 .*\\n +gradients [0-9]+ zero, 0 saturated; updates [0-9]+ vanished, 0 saturated \\(61706 weights x 3 steps\\)\\n.*"), run.out());
+        assertTrue(rows.get(0).endsWith(",zero_gradients,saturated_gradients,vanished_updates,saturated_updates"), rows.get(0));
         double recorded = Double.parseDouble(rows.get(2).split(",")[3]);
 
         CommandLineRun scored = CommandLineRun.of("run", out.resolve("model.onnx").toString(), "--data", "fashion-mnist", "--limit", "50");

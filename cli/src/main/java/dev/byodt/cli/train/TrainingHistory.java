@@ -4,6 +4,7 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.byodt.cli.chart.ChartFiles;
+import dev.byodt.compiler.train.StepStatistics;
 import dev.byodt.runtime.AtomicFiles;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
@@ -47,10 +48,12 @@ public final class TrainingHistory {
     }
 
     String csv() {
-        StringBuilder text = new StringBuilder("epoch,loss,train_top1,test_top1,seconds\n");
+        StringBuilder text = new StringBuilder("epoch,loss,train_top1,test_top1,seconds,"
+            + "zero_gradients,saturated_gradients,vanished_updates,saturated_updates\n");
         for (EpochRecord e : epochs) {
-            text.append(String.format(Locale.ROOT, "%d,%.6f,%.4f,%.4f,%.3f%n", e.epoch(), e.loss(), e.trainTop1(),
-                e.testTop1(), e.seconds()));
+            StepStatistics.Counts c = e.counts();
+            text.append(String.format(Locale.ROOT, "%d,%.6f,%.4f,%.4f,%.3f,%d,%d,%d,%d%n", e.epoch(), e.loss(), e.trainTop1(),
+                e.testTop1(), e.seconds(), c.zeroGradients(), c.saturatedGradients(), c.vanishedUpdates(), c.saturatedUpdates()));
         }
         return text.toString();
     }
@@ -68,6 +71,10 @@ public final class TrainingHistory {
             o.addProperty("train_top1", e.trainTop1());
             o.addProperty("test_top1", e.testTop1());
             o.addProperty("seconds", e.seconds());
+            o.addProperty("zero_gradients", e.counts().zeroGradients());
+            o.addProperty("saturated_gradients", e.counts().saturatedGradients());
+            o.addProperty("vanished_updates", e.counts().vanishedUpdates());
+            o.addProperty("saturated_updates", e.counts().saturatedUpdates());
             list.add(o);
         }
         root.add("epochs", list);

@@ -40,6 +40,12 @@ public final class Trainer implements AutoCloseable {
     private long steps;
     private long stepsSinceOverflow;
     private long skippedSteps;
+    private StepStatistics.Counts counts = StepStatistics.Counts.NONE;
+    private final int stepScalarsInput;
+    private final int lossScaleInput;
+    private final int gradientCountsOutput;
+    private final int updateCountsOutput;
+    private final long weightElements;
 
     private Trainer(TrainableGraph graph, Loss loss, Optimizer optimizer, LossScaling scaling, CompileOptions options) {
         this.optimizer = optimizer;
@@ -56,6 +62,11 @@ public final class Trainer implements AutoCloseable {
         }
         this.stepInputs = allocate(step.inputs());
         this.stepOutputs = allocate(step.outputs());
+        this.stepScalarsInput = indexOf(step.inputs(), TrainingStep.STEP_SCALARS);
+        this.lossScaleInput = indexOf(step.inputs(), LossScaling.SCALE);
+        this.gradientCountsOutput = indexOf(step.outputs(), StepStatistics.GRADIENT_COUNTS);
+        this.updateCountsOutput = indexOf(step.outputs(), StepStatistics.UPDATE_COUNTS);
+        this.weightElements = graph.weights().values().stream().mapToLong(Tensor::elementCount).sum();
         for (int i = 0; i < weights.size(); i++) {
             stepInputs.get(2 + i).data().copyFrom(graph.weights().get(weights.get(i)).data());
         }
@@ -88,22 +99,23 @@ public final class Trainer implements AutoCloseable {
     public float step() {
         steps++;
         float[] scalars = optimizer.stepScalars(steps);
-        if (scalars.length > 0) {
-            Tensor t = stepInputs.get(stepInputs.size() - (scaling.enabled() ? 2 : 1));
-            for (int i = 0; i < scalars.length; i++) t.setFloat(i, scalars[i]);
-        }
-        if (scaling.enabled()) {
-            stepInputs.getLast().setFloat(0, (float) lossScale);
-            stepInputs.getLast().setFloat(1, (float) (1 / lossScale));
+        for (int i = 0; i < scalars.length; i++) stepInputs.get(stepScalarsInput).setFloat(i, scalars[i]);
+        if (lossScaleInput >= 0) {
+            stepInputs.get(lossScaleInput).setFloat(0, (float) lossScale);
+            stepInputs.get(lossScaleInput).setFloat(1, (float) (1 / lossScale));
         }
         step.run(stepInputs, stepOutputs);
-        if (scaling.dynamic() && stepOutputs.getLast().getLong(0) != 0) {
+        Tensor gradientCounts = stepOutputs.get(gradientCountsOutput), updateCounts = stepOutputs.get(updateCountsOutput);
+        boolean overflowed = gradientCounts.getLong(1) != 0;
+        if (scaling.dynamic() && overflowed) {
+            counts = counts.plus(gradientCounts.getLong(0), gradientCounts.getLong(1), 0, 0);
             steps--;
             skippedSteps++;
             stepsSinceOverflow = 0;
             lossScale /= 2;
             return stepOutputs.get(0).getFloat(0);
         }
+        counts = counts.plus(gradientCounts.getLong(0), gradientCounts.getLong(1), updateCounts.getLong(0), updateCounts.getLong(1));
         if (scaling.dynamic() && ++stepsSinceOverflow == scaling.growthInterval()) {
             stepsSinceOverflow = 0;
             lossScale *= 2;
@@ -120,6 +132,12 @@ public final class Trainer implements AutoCloseable {
 
     /** The loss scale the next step uses (1 without loss scaling). */
     public double lossScale() { return lossScale; }
+
+    /** The gradients and updates counted so far ({@link StepStatistics}); a skipped step's updates are not counted. */
+    public StepStatistics.Counts counts() { return counts; }
+
+    /** The weights' elements: how many gradients and updates each step counts. */
+    public long weightElements() { return weightElements; }
 
     /** How many steps dynamic loss scaling skipped because their scaled gradients overflowed. */
     public long skippedSteps() { return skippedSteps; }
@@ -146,6 +164,12 @@ public final class Trainer implements AutoCloseable {
             current.put(weights.get(i).name(), copy);
         }
         return current;
+    }
+
+    /** The position of the tensor named {@code name} among {@code specs}, or -1. */
+    private static int indexOf(List<TensorSpec> specs, String name) {
+        for (int i = 0; i < specs.size(); i++) if (specs.get(i).name().equals(name)) return i;
+        return -1;
     }
 
     private List<Tensor> allocate(List<TensorSpec> specs) {

@@ -23,7 +23,7 @@ import java.util.Map;
  * <p>Inputs: the model's input (a batch), the labels (int64, one per item), each weight, each weight's
  * optimizer state ({@link Optimizer#stateNames}), for Adam the step's two scalars, and with loss scaling the
  * scale and its inverse. Outputs: the loss (one element), the model's output (for the batch's accuracy), each
- * updated weight, each updated state, and with loss scaling whether a scaled gradient overflowed.
+ * updated weight, each updated state, and the {@link StepStatistics} counts of the gradients and the updates.
  */
 public final class TrainingStep {
     private final ProgramAssembly assembly = new ProgramAssembly();
@@ -37,7 +37,7 @@ public final class TrainingStep {
         return of(trainable, loss, optimizer, LossScaling.NONE);
     }
 
-    /** With loss scaling: the input {@link LossScaling#SCALE} last, the output {@link LossScaling#OVERFLOW} last. */
+    /** With loss scaling: the input {@link LossScaling#SCALE} last. */
     public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling) {
         return new TrainingStep().build(trainable, loss, optimizer, scaling);
     }
@@ -72,11 +72,8 @@ public final class TrainingStep {
         }
         Backpropagation.Result backward = Backpropagation.of(graph.nodes(), Map.of(scores, backpropagated), weights, assembly::bufferOf);
         kernels.addAll(backward.kernels());
-        Buffer overflow = null;
-        if (scale != null) {
-            overflow = new Buffer(LossScaling.OVERFLOW, ScalarType.I64, new long[]{1});
-            kernels.add(scaling.overflow(weights.stream().map(w -> backward.gradients().get(w)).toList(), overflow));
-        }
+        Buffer gradientCounts = new Buffer(StepStatistics.GRADIENT_COUNTS, ScalarType.I64, new long[]{2});
+        kernels.add(StepStatistics.gradients(weights.stream().map(w -> backward.gradients().get(w)).toList(), gradientCounts));
 
         Buffer scalars = optimizer.kind() == Optimizer.Kind.ADAM
             ? new Buffer(STEP_SCALARS, ScalarType.REAL, new long[]{2}) : null;
@@ -84,6 +81,7 @@ public final class TrainingStep {
         List<Buffer> outputs = new ArrayList<>(List.of(lossValue, assembly.bufferOf(output)));
         List<Buffer> states = new ArrayList<>();
         List<Buffer> newStates = new ArrayList<>();
+        List<Buffer> appliedGradients = new ArrayList<>(), weightBuffers = new ArrayList<>(), newWeights = new ArrayList<>();
         for (Value w : weights) {
             Buffer weight = assembly.bufferOf(w);
             Buffer newWeight = new Buffer(w.name() + ".updated", ScalarType.REAL, weight.shape());
@@ -98,6 +96,9 @@ public final class TrainingStep {
                 gradient = unscaled;
             }
             kernels.add(optimizer.update(weight, gradient, state, scalars, newWeight, newState));
+            appliedGradients.add(gradient);
+            weightBuffers.add(weight);
+            newWeights.add(newWeight);
             inputs.add(weight);
             outputs.add(newWeight);
             states.addAll(state);
@@ -105,11 +106,12 @@ public final class TrainingStep {
         }
         inputs.addAll(states);
         outputs.addAll(newStates);
+        Buffer updateCounts = new Buffer(StepStatistics.UPDATE_COUNTS, ScalarType.I64, new long[]{2});
+        kernels.add(StepStatistics.updates(appliedGradients, weightBuffers, newWeights, updateCounts));
         if (scalars != null) inputs.add(scalars);
-        if (scale != null) {
-            inputs.add(scale);
-            outputs.add(overflow);
-        }
+        if (scale != null) inputs.add(scale);
+        outputs.add(gradientCounts);
+        outputs.add(updateCounts);
         return assembly.program(graph.name() + " training step", kernels, inputs, outputs);
     }
 

@@ -38,6 +38,8 @@ class LossScalingTest {
         double tooLarge = 0x1p30;
         Run first = train(LossScaling.dynamic(tooLarge, 1000), 1, "float16");
         assertEquals(1, first.skippedSteps(), "2^30 times the loss's gradient overflows float16");
+        assertTrue(first.counts().saturatedGradients() > 0, first.counts().toString());
+        assertEquals(0, first.counts().vanishedUpdates() + first.counts().saturatedUpdates(), "a skipped step's updates are not counted");
         assertEquals(tooLarge / 2, first.lossScale());
         initial.forEach((name, w) -> assertArrayEquals(w.toFloatArray(), first.weights().get(name).toFloatArray(), name + " unchanged"));
 
@@ -62,7 +64,7 @@ class LossScalingTest {
         assertThrows(RuntimeException.class, () -> LossScaling.parse("0"));
     }
 
-    private record Run(List<Float> losses, Map<String, Tensor> weights, long skippedSteps, double lossScale) {}
+    private record Run(List<Float> losses, Map<String, Tensor> weights, long skippedSteps, double lossScale, StepStatistics.Counts counts) {}
 
     /** {@code steps} steps on the sample batches; the batch of a skipped step is trained on again. */
     private static Run train(LossScaling scaling, int steps, String datatype) {
@@ -74,7 +76,7 @@ class LossScalingTest {
                 SampleBatches.fill(trainer, data, (int) (step - trainer.skippedSteps()));
                 losses.add(trainer.step());
             }
-            return new Run(losses, trainer.weights(), trainer.skippedSteps(), trainer.lossScale());
+            return new Run(losses, trainer.weights(), trainer.skippedSteps(), trainer.lossScale(), trainer.counts());
         }
     }
 }
