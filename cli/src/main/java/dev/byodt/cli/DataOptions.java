@@ -2,7 +2,6 @@ package dev.byodt.cli;
 
 import dev.byodt.compiler.conformance.TestDataSource;
 import dev.byodt.runtime.ByodtException;
-import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.data.DataSource;
 import dev.byodt.runtime.data.DebianFashionMnist;
 import dev.byodt.runtime.data.IdxSource;
@@ -146,7 +145,7 @@ final class DataOptions {
             rejectLabels("ONNX test data");
             return TestDataSource.open(path);
         }
-        return ImageFolderSource.open(path, labels, imagePreprocessing(inputShape));
+        return ImageFolderSource.open(path, labels, ImagePreprocessing.forInput(inputShape));
     }
 
     private void rejectLabels(String what) {
@@ -162,15 +161,6 @@ final class DataOptions {
     private static boolean isTestData(Path folder) {
         if (Files.isRegularFile(folder.resolve("input_0.pb"))) return true;
         return Files.isDirectory(folder.resolve("test_data_set_0"));
-    }
-
-    /** Images are resized to the input's last three dimensions, C x H x W. */
-    private static ImagePreprocessing imagePreprocessing(long[] inputShape) {
-        if (inputShape.length < 3) {
-            throw new ByodtException("images need a model input of shape [N,] C x H x W; this one is " + Shapes.format(inputShape));
-        }
-        int n = inputShape.length;
-        return new ImagePreprocessing((int) inputShape[n - 3], (int) inputShape[n - 2], (int) inputShape[n - 1]);
     }
 
     /** The sample beside the model if there is one, else the one in byodt's own models/ folder. */

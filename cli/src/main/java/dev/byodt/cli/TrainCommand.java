@@ -3,6 +3,7 @@ package dev.byodt.cli;
 import dev.byodt.cli.compare.Baseline;
 import dev.byodt.cli.progress.Progress;
 import dev.byodt.cli.train.EpochRecord;
+import dev.byodt.cli.train.TrainingData;
 import dev.byodt.cli.train.TrainingHistory;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.graph.Graph;
@@ -11,16 +12,15 @@ import dev.byodt.compiler.train.Loss;
 import dev.byodt.compiler.train.LossScaling;
 import dev.byodt.compiler.train.MasterWeights;
 import dev.byodt.compiler.train.NodeDatatypes;
-import dev.byodt.compiler.train.StepStatistics;
 import dev.byodt.compiler.train.OnnxWeights;
 import dev.byodt.compiler.train.Optimizer;
+import dev.byodt.compiler.train.StepStatistics;
 import dev.byodt.compiler.train.TrainableGraph;
 import dev.byodt.compiler.train.Trainer;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
-import dev.byodt.runtime.data.DebianFashionMnist;
-import dev.byodt.runtime.data.IdxSource;
+import dev.byodt.runtime.data.DataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,9 +54,23 @@ final class TrainCommand implements Callable<Integer> {
     ModelOptions modelOptions;
 
     @Option(names = "--data", defaultValue = "fashion-mnist", paramLabel = "SOURCE",
-        description = "'fashion-mnist' (Debian's dataset-fashion-mnist, the default) or a folder of IDX files: training "
-            + "from train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz], testing on t10k-*; pixels become pixel/255.")
+        description = "Items to train on: 'fashion-mnist' (Debian's dataset-fashion-mnist, the default) or a folder of IDX "
+            + "files (train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz]; its t10k-* files are the default "
+            + "test items; pixels become pixel/255), a .npy file of shape [N, item...] with --labels L.npy, or a PNG/JPEG "
+            + "folder (class subfolders, or --labels).")
     String data;
+
+    @Option(names = "--labels", paramLabel = "FILE",
+        description = "Labels of --data: for .npy data a .npy of N integers; for an image folder a text file of 'PATH LABEL' lines.")
+    Path labels;
+
+    @Option(names = "--test-data", paramLabel = "SOURCE",
+        description = "Items to test on after each epoch, named as --data names them (an IDX folder gives its t10k-* files). "
+            + "Default: the t10k-* files of --data's folder.")
+    String testData;
+
+    @Option(names = "--test-labels", paramLabel = "FILE", description = "Labels of --test-data, as --labels.")
+    Path testLabels;
 
     @Option(names = "--out", required = true, paramLabel = "DIR",
         description = "Folder for model.onnx, history.csv, history.json, loss.png/.svg and accuracy.png/.svg (created if missing).")
@@ -140,14 +154,20 @@ final class TrainCommand implements Callable<Integer> {
         double lr = learningRate != null ? learningRate : kind == Optimizer.Kind.ADAM ? 0.001 : 0.01;
         Optimizer chosenOptimizer = new Optimizer(kind, lr, momentum, weightDecay, beta1, beta2, epsilon);
 
-        Path folder = "fashion-mnist".equals(data) ? DebianFashionMnist.folder() : Path.of(data);
-        if (!Files.isDirectory(folder)) throw new ByodtException("--data " + data + ": no such folder");
-        IdxSource training = IdxSource.split(folder, "train", limit == null ? Integer.MAX_VALUE : limit);
-        IdxSource test = IdxSource.testSet(folder, testLimit == null ? Integer.MAX_VALUE : testLimit);
+        Graph model = batchedModel();
+        TrainingData sets = TrainingData.open(data, labels, testData, testLabels, Baseline.singleInput(model).shape(), limit, testLimit);
+        DataSource training = sets.training(), test = sets.test();
+        // A label past the model's classes would index past its scores in the loss kernel (an output of another
+        // rank is refused with the training step's own message).
+        if (model.outputs().getFirst().type().rank() == 2) {
+            int classes = (int) model.outputs().getFirst().type().dim(1);
+            training.requireLabelsBelow(classes);
+            test.requireLabelsBelow(classes);
+        }
         int steps = training.size() / batch;
         if (steps == 0) throw new ByodtException("--batch " + batch + " is more than the " + training.size() + " training items");
 
-        TrainableGraph graph = TrainableGraph.of(batchedModel(), OnnxWeights.floatInitializers(modelOptions.model));
+        TrainableGraph graph = TrainableGraph.of(model, OnnxWeights.floatInitializers(modelOptions.model));
         Map<String, String> configuration = configuration(training, test, chosenOptimizer, chosenLoss);
         if (masterWeights != null) configuration.put("master", "float32 weights and optimizer state");
         if (lossScale != null) configuration.put("loss scale", lossScale.equals("dynamic") ? "dynamic, from 65536" : lossScale);
@@ -237,7 +257,7 @@ final class TrainCommand implements Callable<Integer> {
         return OnnxLoader.load(modelOptions.model, shapes, modelOptions.boundInputs());
     }
 
-    private Map<String, String> configuration(IdxSource training, IdxSource test, Optimizer o, Loss l) {
+    private Map<String, String> configuration(DataSource training, DataSource test, Optimizer o, Loss l) {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("model", modelOptions.model.toString());
         c.put("data", training.description());
@@ -267,7 +287,7 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     /** Copies the items into the batch tensors; an item the model's input cannot hold is an error. */
-    private static void fill(IdxSource source, int[] items, Tensor images, Tensor labels) {
+    private static void fill(DataSource source, int[] items, Tensor images, Tensor labels) {
         long itemBytes = images.data().byteSize() / items.length;
         long sourceBytes = Arrays.stream(source.itemShape()).reduce(1, (a, b) -> a * b) * Float.BYTES;
         if (sourceBytes != itemBytes) {
@@ -280,7 +300,7 @@ final class TrainCommand implements Callable<Integer> {
         }
     }
 
-    private static long correctCount(Tensor scores, IdxSource source, int[] items) {
+    private static long correctCount(Tensor scores, DataSource source, int[] items) {
         long correct = 0;
         long classes = scores.shape()[1];
         for (int i = 0; i < items.length; i++) {
@@ -296,7 +316,7 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     /** Top-1 in percent on the test split, in batches of --batch; the last batch's padding is not counted. */
-    private double testTop1(Trainer trainer, IdxSource test) {
+    private double testTop1(Trainer trainer, DataSource test) {
         Tensor input = trainer.predictionInput();
         long itemBytes = input.data().byteSize() / batch;
         long correct = 0;

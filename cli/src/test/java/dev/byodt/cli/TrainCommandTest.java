@@ -94,6 +94,36 @@ class TrainCommandTest {
     }
 
     @Test
+    void trainsOnNpyItemsAndTestsOnTheTestData() throws IOException {
+        int n = 64;
+        float[] pixels = new float[n * 28 * 28];
+        long[] labels = new long[n];
+        java.util.Random random = new java.util.Random(3);
+        for (int i = 0; i < pixels.length; i++) pixels[i] = random.nextFloat();
+        for (int i = 0; i < n; i++) labels[i] = i % 10;
+        Path images = NpyFiles.floats(temp.resolve("x.npy"), new long[]{n, 1, 28, 28}, pixels);
+        Path labelFile = NpyFiles.longs(temp.resolve("y.npy"), labels);
+        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--data", images.toString(), "--labels", labelFile.toString(),
+            "--test-data", images.toString(), "--test-labels", labelFile.toString(), "--out", temp.resolve("npy").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("epoch 1/1  loss "), run.out());
+        assertTrue(run.out().contains("data       .npy"), run.out());
+
+        CommandLineRun untested = CommandLineRun.of("train", UNTRAINED, "--data", images.toString(), "--labels", labelFile.toString(),
+            "--out", temp.resolve("untested").toString());
+        assertEquals(1, untested.exitCode(), untested.out());
+        assertTrue(untested.oneLineError(), untested.err());
+        assertTrue(untested.err().contains("give the items to test on with --test-data"), untested.err());
+
+        labels[5] = 10;
+        NpyFiles.longs(labelFile, labels);
+        CommandLineRun outside = CommandLineRun.of("train", UNTRAINED, "--data", images.toString(), "--labels", labelFile.toString(),
+            "--test-data", images.toString(), "--test-labels", labelFile.toString(), "--out", temp.resolve("outside").toString());
+        assertEquals(1, outside.exitCode(), outside.out());
+        assertTrue(outside.err().contains("item 5 has label 10, outside the model's 10 classes"), outside.err());
+    }
+
+    @Test
     void aLossScaleIsANumberOrDynamic() {
         CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--loss-scale", "huge", "--out", temp.resolve("x").toString());
         assertEquals(Main.USAGE_ERROR, run.exitCode(), run.out());

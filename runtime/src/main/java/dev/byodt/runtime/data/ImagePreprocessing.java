@@ -3,6 +3,7 @@ package dev.byodt.runtime.data;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.InputFiles;
 import dev.byodt.runtime.MemoryLimit;
+import dev.byodt.runtime.Shapes;
 
 import javax.imageio.ImageIO;
 import javax.imageio.ImageReader;
@@ -37,6 +38,15 @@ public record ImagePreprocessing(int channels, int height, int width) {
             throw new ByodtException("images can feed an input with 1 (grayscale) or 3 (RGB) channels, not " + channels);
         }
         if (height <= 0 || width <= 0) throw new ByodtException("images cannot be resized to " + height + "x" + width);
+    }
+
+    /** The preprocessing for a model input of shape [N,] C x H x W. */
+    public static ImagePreprocessing forInput(long[] inputShape) {
+        if (inputShape.length < 3) {
+            throw new ByodtException("images need a model input of shape [N,] C x H x W; this one is " + Shapes.format(inputShape));
+        }
+        int n = inputShape.length;
+        return new ImagePreprocessing((int) inputShape[n - 3], (int) inputShape[n - 2], (int) inputShape[n - 1]);
     }
 
     /** "1x28x28 (bilinear resize, BT.601 gray, pixel/255)", as reports record it. */
