@@ -28,7 +28,10 @@ public record LossScaling(double initialScale, boolean dynamic, int growthInterv
     static final String UNSCALE_KERNEL = "loss unscale of ";
 
     public LossScaling {
-        if (!(initialScale > 0) || Double.isInfinite(initialScale)) throw new ByodtException("a loss scale must be positive and finite, not " + initialScale);
+        // The step reads S and 1/S as float32: both must be normal there.
+        if (!(initialScale >= 0x1p-126 && initialScale <= 0x1p126)) {
+            throw new ByodtException("a loss scale must lie between 2^-126 and 2^126, not " + initialScale);
+        }
         if (dynamic && growthInterval < 1) throw new ByodtException("a dynamic loss scale needs a growth interval of at least 1 step");
     }
 

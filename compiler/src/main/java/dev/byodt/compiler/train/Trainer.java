@@ -36,16 +36,16 @@ public final class Trainer implements AutoCloseable {
     private final List<Tensor> forwardInputs;
     private final Arena arena = Arena.ofShared();
     private final LossScaling scaling;
-    private double lossScale;
-    private long steps;
-    private long stepsSinceOverflow;
-    private long skippedSteps;
-    private StepStatistics.Counts counts = StepStatistics.Counts.NONE;
     private final int stepScalarsInput;
     private final int lossScaleInput;
     private final int gradientCountsOutput;
     private final int updateCountsOutput;
     private final long weightElements;
+    private double lossScale;
+    private long steps;
+    private long stepsSinceOverflow;
+    private long skippedSteps;
+    private StepStatistics.Counts counts = StepStatistics.Counts.NONE;
 
     private Trainer(TrainableGraph graph, Loss loss, Optimizer optimizer, LossScaling scaling, CompileOptions options) {
         this.optimizer = optimizer;

@@ -62,6 +62,7 @@ class LossScalingTest {
         assertEquals(LossScaling.dynamic(65536, 2000), LossScaling.parse("dynamic"));
         assertThrows(RuntimeException.class, () -> LossScaling.parse("big"));
         assertThrows(RuntimeException.class, () -> LossScaling.parse("0"));
+        assertThrows(RuntimeException.class, () -> LossScaling.parse("1e40"), "beyond float32");
     }
 
     private record Run(List<Float> losses, Map<String, Tensor> weights, long skippedSteps, double lossScale, StepStatistics.Counts counts) {}
