@@ -27,25 +27,25 @@ public record TrainingData(DataSource training, DataSource test) {
      */
     public static TrainingData open(String data, Path labels, String testData, Path testLabels, long[] inputShape,
                                     Integer limit, Integer testLimit) {
-        DataSource training = source(data, "--data", labels, "train", inputShape);
+        DataSource training = source(data, "--data", labels, "train", inputShape, limit);
         DataSource test;
         if (testData != null) {
-            test = source(testData, "--test-data", testLabels, "t10k", inputShape);
+            test = source(testData, "--test-data", testLabels, "t10k", inputShape, testLimit);
         } else {
             Path folder = idxFolder(data, "train");
             if (folder == null) throw new ByodtException("--data " + data + ": give the items to test on with --test-data");
-            test = IdxSource.testSet(folder, Integer.MAX_VALUE);
+            test = IdxSource.testSet(folder, testLimit == null ? Integer.MAX_VALUE : testLimit);
         }
-        return new TrainingData(limit == null ? training : training.firstItems(limit),
-            testLimit == null ? test : test.firstItems(testLimit));
+        return new TrainingData(training, test);
     }
 
-    /** An IDX folder's {@code split} ("train" or "t10k"), a .npy file, or an image folder. */
-    private static DataSource source(String spec, String option, Path labels, String split, long[] inputShape) {
+    /** An IDX folder's {@code split} ("train" or "t10k"), a .npy file, or an image folder; its first {@code limit} items. */
+    private static DataSource source(String spec, String option, Path labels, String split, long[] inputShape, Integer limit) {
         Path folder = idxFolder(spec, split);
         if (folder != null) {
             if (labels != null) throw new ByodtException(option + " " + spec + ": an IDX folder has its own labels");
-            return IdxSource.split(folder, split, Integer.MAX_VALUE);
+            // Read only the images used: the training split holds 60,000.
+            return IdxSource.split(folder, split, limit == null ? Integer.MAX_VALUE : limit);
         }
         Path path = Path.of(spec);
         if (!Files.exists(path)) throw new ByodtException(option + " " + spec + ": no such file or folder");
@@ -55,7 +55,7 @@ public record TrainingData(DataSource training, DataSource test) {
         DataSource source = Files.isRegularFile(path) && path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".npy")
             ? NpySource.open(path, labels) : ImageFolderSource.open(path, labels, ImagePreprocessing.forInput(inputShape));
         if (!source.hasLabels()) throw new ByodtException(option + " " + spec + ": training and testing need labels");
-        return source;
+        return limit == null ? source : source.firstItems(limit);
     }
 
     /** The folder of 'fashion-mnist', or {@code spec} when it is a folder holding IDX files of {@code split}; else null. */
