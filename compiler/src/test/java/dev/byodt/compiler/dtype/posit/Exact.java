@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.posit;
 
+import dev.byodt.compiler.dtype.reference.Rational;
+
 import java.math.BigDecimal;
 import java.math.BigInteger;
 
@@ -21,14 +23,8 @@ record Exact(BigInteger num, BigInteger den) implements Comparable<Exact> {
 
     /** The exact value of a finite double. */
     static Exact of(double d) {
-        if (Double.isNaN(d) || Double.isInfinite(d)) throw new IllegalArgumentException("not finite: " + d);
-        long bits = Double.doubleToRawLongBits(d);
-        int biased = (int) ((bits >>> 52) & 0x7ff);
-        long mantissa = bits & ((1L << 52) - 1);
-        long significand = biased == 0 ? mantissa : mantissa | (1L << 52);
-        int exponent = (biased == 0 ? 1 : biased) - 1075;
-        BigInteger m = BigInteger.valueOf(significand);
-        return dyadic(bits < 0 ? m.negate() : m, exponent);
+        Rational r = Rational.of(d);
+        return new Exact(r.num(), r.den());
     }
 
     static Exact of(BigDecimal d) {

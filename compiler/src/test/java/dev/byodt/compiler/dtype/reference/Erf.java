@@ -11,8 +11,14 @@ public final class Erf {
     private static final int SCALE = 256;
     /** The series stops once a numerator falls below 2^-TAIL relative to x's leading bit (past its largest term). */
     private static final int TAIL = 180;
-    /** 2/sqrt(pi) to 50 digits (166 bits; the result keeps 53). */
-    private static final BigDecimal TWO_OVER_SQRT_PI = new BigDecimal("1.1283791670955125738961589031215451716881012586580");
+    /** The most fraction bits a series takes: SCALE more than the smallest double's leading bit needs. */
+    private static final int MOST_BITS = SCALE - Double.MIN_EXPONENT;
+    /**
+     * 2/sqrt(pi) to 50 digits (166 bits; the result keeps 53), truncated to MOST_BITS fraction bits: shifted right,
+     * it is the constant truncated to any fewer.
+     */
+    private static final BigInteger TWO_OVER_SQRT_PI = new BigDecimal("1.1283791670955125738961589031215451716881012586580")
+        .multiply(new BigDecimal(BigInteger.ONE.shiftLeft(MOST_BITS))).toBigInteger();
 
     /**
      * erf by its Maclaurin series, 2/sqrt(pi) sum (-1)^n x^(2n+1) / (n! (2n+1)), in integers counting units of
@@ -38,7 +44,7 @@ public final class Erf {
             sum = n % 2 == 0 ? sum.add(term) : sum.subtract(term);
             q = q.multiply(mSquared).shiftRight(-2 * e).divide(BigInteger.valueOf(n + 1));
         }
-        BigInteger constant = TWO_OVER_SQRT_PI.multiply(new BigDecimal(BigInteger.ONE.shiftLeft(scale))).toBigInteger();
+        BigInteger constant = TWO_OVER_SQRT_PI.shiftRight(MOST_BITS - scale);
         return Math.copySign(nearestDouble(sum.multiply(constant), 2 * scale), x);
     }
 
