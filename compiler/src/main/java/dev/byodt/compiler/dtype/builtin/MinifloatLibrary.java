@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.builtin;
 
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.runtime.MinifloatFormat;
 
@@ -7,18 +8,31 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the datatypes built on minifloat.c need of a {@link MinifloatFormat}: the library's -D parameters, the
+ * What the datatypes built on minifloat.c need of a {@link MinifloatFormat}: the library's -D parameters, its
+ * rounding modes, the
  * width of its exact accumulator, which the registry gives code generation, and the grid of values block
  * quantization rounds to.
  */
 final class MinifloatLibrary {
     private MinifloatLibrary() {}
 
-    static List<String> defines(MinifloatFormat format) {
-        List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + format.exponentBits(), "MF_FRAC_BITS=" + format.fractionBits()));
+    static List<String> defines(MinifloatFormat format, RoundingMode rounding) {
+        List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + format.exponentBits(), "MF_FRAC_BITS=" + format.fractionBits(),
+            rounding.define()));
         if (format.specials() != MinifloatFormat.Specials.IEEE) defines.add("MF_SPECIALS=MF_SPECIALS_" + format.specials());
         if (format.unsigned()) defines.add("MF_UNSIGNED=1");
         return defines;
+    }
+
+    /**
+     * The --rounding modes of a format, nearest even first: every mode, but to odd where there are no fraction
+     * bits (E8M0, whose every value has the odd significand 1, so to odd would be toward zero by another name).
+     * Every format registered has E <= 8, whose products double holds exactly, as minifloat.c's other modes need.
+     */
+    static List<RoundingMode> roundingModes(MinifloatFormat format) {
+        List<RoundingMode> modes = new ArrayList<>(List.of(RoundingMode.values()));
+        if (format.fractionBits() == 0) modes.remove(RoundingMode.ODD);
+        return modes;
     }
 
     /**
