@@ -1,19 +1,22 @@
 package dev.byodt.compiler.dtype.posit;
 
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.reference.Erf;
+
+import java.util.List;
 
 /**
  * References for the elementary functions: Java's Math.* (StrictMath for sin and cos) in double ({@link Erf}
  * for erf, which Java lacks), then the exact posit rounding of that number. A double result is within an ulp or
  * two of the true value, so it decides the rounding except when the true value lies within about 2^-50
- * (relative) of a rounding midpoint: {@link #tolerated} names those cases.
+ * (relative) of a rounding boundary (a midpoint, or in the directed modes a posit): {@link #tolerated} names those cases.
  *
  * <p>Semantics: NaR in gives NaR out; results that are nonzero reals are never 0 and finite ones never NaR, so
  * a double overflow means maxPos and an underflow minPos. log x is NaR for x <= 0; pow follows C99 on the
  * reals (x^0 = 1, 1^y = 1, 0^y = NaR for y < 0, a negative x needs an integer y).
  */
 final class PositMathReference {
-    /** How close (relative) a reference value must be to a midpoint for either neighbour to be accepted. */
+    /** How close (relative) a reference value must be to a rounding boundary for either neighbour to be accepted. */
     static final double TOLERANCE = 0x1p-40;
 
     private final PositReference r;
@@ -72,17 +75,18 @@ final class PositMathReference {
     }
 
     /**
-     * Whether a C result that differs from the reference is acceptable: both neighbours of a midpoint that the
-     * reference value lies within {@link #TOLERANCE} (relative) of.
+     * Whether a C result that differs from the reference is acceptable: both neighbours of a rounding boundary that
+     * the reference value lies within {@link #TOLERANCE} (relative) of: their midpoint when rounding to nearest,
+     * either of them in the other modes, whose boundaries are the posits themselves.
      */
     boolean tolerated(long actual, Result expected) {
         if (expected.value == null || r.isNar(actual) || r.isNar(expected.pattern)) return false;
         long lo = Math.min(r.signed(actual), r.signed(expected.pattern)), hi = Math.max(r.signed(actual), r.signed(expected.pattern));
         if (hi - lo != 1) return false;
-        Exact midpoint = r.midpointAbove(lo);
-        Exact distance = expected.value.subtract(midpoint).abs();
-        Exact bound = midpoint.abs().multiply(Exact.of(TOLERANCE));
-        return distance.compareTo(bound) <= 0;
+        boolean nearest = r.mode() == RoundingMode.NEAREST_EVEN || r.mode() == RoundingMode.NEAREST_AWAY;
+        List<Exact> boundaries = nearest ? List.of(r.midpointAbove(lo)) : List.of(r.value(lo & r.mask()), r.value(hi & r.mask()));
+        return boundaries.stream().anyMatch(boundary ->
+            expected.value.subtract(boundary).abs().compareTo(boundary.abs().multiply(Exact.of(TOLERANCE))) <= 0);
     }
 
     private Result nar() { return new Result(r.nar(), null); }
