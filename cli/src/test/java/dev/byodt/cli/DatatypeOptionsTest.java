@@ -49,11 +49,15 @@ class DatatypeOptionsTest {
             "--rounding down: datatype float32 has no such option",
             "datatype bfloat16: --rounding truncate is not one of [nearest, nearest-away, toward-zero, up, down, odd]"};
         for (int i = 0; i < cases.length; i++) {
-            CommandLineRun run = CommandLineRun.of("compile", LENET.toString(), "--dtype", cases[i][0], "--rounding", cases[i][1], "--emit", "llvm");
-            assertEquals(Main.USAGE_ERROR, run.exitCode(), String.join(" ", cases[i]) + ": " + run.err());
-            assertTrue(run.oneLineError(), run.err());
-            assertTrue(run.err().contains(expected[i]), run.err());
+            assertOneLineUsageError(expected[i], "compile", LENET.toString(), "--dtype", cases[i][0], "--rounding", cases[i][1], "--emit", "llvm");
         }
+    }
+
+    private static void assertOneLineUsageError(String expected, String... args) {
+        CommandLineRun run = CommandLineRun.of(args);
+        assertEquals(Main.USAGE_ERROR, run.exitCode(), String.join(" ", args) + ": " + run.err());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains(expected), run.err());
     }
 
     @Test
@@ -120,10 +124,7 @@ class DatatypeOptionsTest {
             args[0] = "run";
             args[1] = LENET.toString();
             System.arraycopy(cases[i], 0, args, 2, cases[i].length);
-            CommandLineRun run = CommandLineRun.of(args);
-            assertEquals(Main.USAGE_ERROR, run.exitCode(), String.join(" ", cases[i]) + ": " + run.err());
-            assertTrue(run.oneLineError(), run.err());
-            assertTrue(run.err().contains(expected[i]), run.err());
+            assertOneLineUsageError(expected[i], args);
         }
     }
 
