@@ -30,8 +30,11 @@ public enum RoundingMode {
     /** One line for `byodt dtypes`. */
     public String meaning() { return meaning; }
 
-    /** The library parameter that selects it (common/rounding.c). */
-    public String define() { return "BYODT_ROUNDING=BYODT_ROUNDING_" + name(); }
+    /**
+     * The library parameters (NAME=VALUE) that select it (common/rounding.c): none for the default, so that the
+     * default libraries are compiled as they were before there were other modes.
+     */
+    public List<String> defines() { return this == NEAREST_EVEN ? List.of() : List.of("BYODT_ROUNDING=BYODT_ROUNDING_" + name()); }
 
     /** The mode --rounding names {@code optionName}; callers have checked it against the datatype's option values. */
     public static RoundingMode of(String optionName) {

@@ -23,6 +23,10 @@ class DatatypeRegistryTest {
         assertEquals(ScalarType.I16, posit.storage());
         assertEquals(List.of("BYODT_PREFIX=posit16es2", "POSIT_N=16", "POSIT_ES=2"), posit.library().orElseThrow().defines());
         assertEquals(ScalarType.I256, posit.exactAccumulator().orElseThrow());
+        assertEquals(List.of("BYODT_PREFIX=posit16es2", "POSIT_N=16", "POSIT_ES=2", "BYODT_ROUNDING=BYODT_ROUNDING_UP"),
+            registry.instance("custom[posit]16", Map.of("rounding", "up")).library().orElseThrow().defines());
+        assertEquals(List.of("BYODT_PREFIX=mf_e8m7", "MF_EXP_BITS=8", "MF_FRAC_BITS=7", "BYODT_ROUNDING=BYODT_ROUNDING_ODD"),
+            registry.instance("bfloat16", Map.of("rounding", "odd")).library().orElseThrow().defines());
         assertEquals("posit5es0", registry.instance("custom[posit_es0]5", Map.of()).prefix());
         assertEquals(ScalarType.I8, registry.instance("custom[posit_es3]5", Map.of()).storage());
 

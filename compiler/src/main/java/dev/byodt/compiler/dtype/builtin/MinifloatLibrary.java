@@ -17,8 +17,8 @@ final class MinifloatLibrary {
     private MinifloatLibrary() {}
 
     static List<String> defines(MinifloatFormat format, RoundingMode rounding) {
-        List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + format.exponentBits(), "MF_FRAC_BITS=" + format.fractionBits(),
-            rounding.define()));
+        List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + format.exponentBits(), "MF_FRAC_BITS=" + format.fractionBits()));
+        defines.addAll(rounding.defines());
         if (format.specials() != MinifloatFormat.Specials.IEEE) defines.add("MF_SPECIALS=MF_SPECIALS_" + format.specials());
         if (format.unsigned()) defines.add("MF_UNSIGNED=1");
         return defines;

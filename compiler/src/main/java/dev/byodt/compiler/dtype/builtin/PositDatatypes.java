@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.RoundingMode;
 
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Posits of the 2022 Posit Standard at 2 to 32 bits: {@code posit} (es = 2, the standard's) and
@@ -35,7 +36,8 @@ public final class PositDatatypes implements DatatypePlugin {
             .summary("posit, es = " + es + " (Posit Standard 2022), sign-extended storage")
             .widthRange(2, 32)
             .option("rounding", RoundingMode.optionNames(List.of(RoundingMode.values())))
-            .library(LIBRARY, i -> List.of("POSIT_N=" + i.bits(), "POSIT_ES=" + es, RoundingMode.of(i.option("rounding")).define()))
+            .library(LIBRARY, i -> Stream.concat(Stream.of("POSIT_N=" + i.bits(), "POSIT_ES=" + es),
+                RoundingMode.of(i.option("rounding")).defines().stream()).toList())
             .prefix(i -> "posit" + i.bits() + "es" + es)
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)

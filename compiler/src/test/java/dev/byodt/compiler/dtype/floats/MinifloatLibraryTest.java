@@ -67,10 +67,9 @@ class MinifloatLibraryTest {
         NativeLibrary compile() { return compile(RoundingMode.NEAREST_EVEN); }
 
         NativeLibrary compile(RoundingMode mode) {
-            String[] define = mode.define().split("=");
             NativeLibrary.Builder b = NativeLibrary.builder(BuiltInLibraries.of(SOURCE), name, storageBits())
-                .define("MF_EXP_BITS", "" + e).define("MF_FRAC_BITS", "" + m).define(define[0], define[1])
-                .accumulatorBits(accumulatorBits);
+                .define("MF_EXP_BITS", "" + e).define("MF_FRAC_BITS", "" + m).accumulatorBits(accumulatorBits);
+            mode.defines().forEach(d -> b.define(d.substring(0, d.indexOf('=')), d.substring(d.indexOf('=') + 1)));
             if (specials != Specials.IEEE) b.define("MF_SPECIALS", "MF_SPECIALS_" + specials);
             if (unsigned) b.define("MF_UNSIGNED", "1");
             if (hostFlags) Target.host().clangFlags().forEach(b::flag);

@@ -61,8 +61,9 @@ final class PositLibrary implements AutoCloseable {
 
     /** The library in a --rounding mode other than the default: every operation, all in the exact integer arithmetic. */
     static PositLibrary compile(int n, int es, RoundingMode mode) {
-        String[] define = mode.define().split("=");
-        return new PositLibrary(n, es, builder(n, es).define(define[0], define[1]).operations(StandardFunctions.all()).build());
+        NativeLibrary.Builder builder = builder(n, es).operations(StandardFunctions.all());
+        mode.defines().forEach(d -> builder.define(d.substring(0, d.indexOf('=')), d.substring(d.indexOf('=') + 1)));
+        return new PositLibrary(n, es, builder.build());
     }
 
     /** The exact integer arithmetic (add, sub, mul, div, sqrt) forced for any N, so N <= 16 tests it too. */
