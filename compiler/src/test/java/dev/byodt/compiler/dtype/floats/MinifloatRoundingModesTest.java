@@ -123,15 +123,7 @@ class MinifloatRoundingModesTest {
     @ParameterizedTest
     @MethodSource("eightBitModes")
     void everyPairAndValueOfEveryEightBitFormat(MinifloatLibraryTest.Format f, RoundingMode mode) {
-        MinifloatReference ref = f.reference(mode);
-        int[][] pairs = everyPair(ref);
-        int[] every = MinifloatLibraryTest.everyValue(f);
-        try (NativeLibrary lib = f.compile(mode)) {
-            MinifloatLibraryTest.checkBinary(lib, ref, pairs[0], pairs[1]);
-            MinifloatLibraryTest.checkEveryValueOfUnaryOperations(lib, ref, every);
-            MinifloatLibraryTest.checkConversions(lib, ref, every, MinifloatLibraryTest.float32Probes(ref, 1, 30_000), 100_000);
-            MinifloatLibraryTest.checkExactAccumulation(lib, ref, new Random(77 + f.e()));
-        }
+        checkEveryOperation(f, mode, everyPair(f.reference(mode)));
     }
 
     /** Every operation of every value and of edge cases and 300,000 seeded pairs, conversions at every tie and beside every value. */
@@ -139,10 +131,14 @@ class MinifloatRoundingModesTest {
     @ParameterizedTest
     @MethodSource("sixteenBitModes")
     void everyValueAndManyPairsOfSixteenBitFormats(MinifloatLibraryTest.Format f, RoundingMode mode) {
+        checkEveryOperation(f, mode, seededPairs(f, f.reference(mode), mode, EXHAUSTIVE_PAIRS));
+    }
+
+    /** Every binary operation of the pairs, every unary one and conversion of every value, the exact accumulator. */
+    private static void checkEveryOperation(MinifloatLibraryTest.Format f, RoundingMode mode, int[][] pairs) {
         MinifloatReference ref = f.reference(mode);
         int[] every = MinifloatLibraryTest.everyValue(f);
         try (NativeLibrary lib = f.compile(mode)) {
-            int[][] pairs = seededPairs(f, ref, mode, EXHAUSTIVE_PAIRS);
             MinifloatLibraryTest.checkBinary(lib, ref, pairs[0], pairs[1]);
             MinifloatLibraryTest.checkEveryValueOfUnaryOperations(lib, ref, every);
             MinifloatLibraryTest.checkConversions(lib, ref, every, MinifloatLibraryTest.float32Probes(ref, 1, 30_000), 100_000);
