@@ -45,8 +45,6 @@ public final class PositReference {
 
     long nar() { return 1L << (n - 1); }
 
-    RoundingMode mode() { return mode; }
-
     long maxPos() { return nar() - 1; }
 
     long mask() { return (1L << n) - 1; }
