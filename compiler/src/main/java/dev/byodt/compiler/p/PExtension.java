@@ -15,8 +15,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 
 /**
  * The RISC-V P extension (packed SIMD, version 0.9.x) as byodt uses it: a C library of fixed-point
@@ -51,7 +53,10 @@ public record PExtension(int opcode) implements TargetExtension {
         new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64), new Instruction("SCLIP16", 0, 0x42),
         new Instruction("ADD8", 0, 0x24), new Instruction("SUB8", 0, 0x25),
         new Instruction("KADD8", 0, 0x0C), new Instruction("KSUB8", 0, 0x0D),
-        new Instruction("SMAX8", 0, 0x45), new Instruction("SMIN8", 0, 0x44));
+        new Instruction("SMAX8", 0, 0x45), new Instruction("SMIN8", 0, 0x44),
+        new Instruction("SMBB16", 1, 0x04), new Instruction("SMTT16", 1, 0x14), new Instruction("PKTT16", 1, 0x17),
+        new Instruction("ADD32", 2, 0x20), new Instruction("KADD32", 2, 0x08),
+        new Instruction("SLL32", 2, 0x2A), new Instruction("KSLL32", 2, 0x32));
 
     /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */
     private static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips(PFunctions.lane(16, "min"), PFunctions.lane(16, "max"), PFunctions::clip);
@@ -116,10 +121,12 @@ public record PExtension(int opcode) implements TargetExtension {
 
     /**
      * Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction, and of fxp8_P in twice as
-     * many 8-bit lanes (the same register width).
+     * many 8-bit lanes (the same register width). Loops of fxp16_P's multiplies (Conv's, Gemm's and MatMul's
+     * products with --accumulate dtype, in their rows of accumulators) also gather operands that are no aligned word.
      */
     private static Program packLanes(Program program, int lanes) {
-        Program sixteen = new PackedLanes(packedForms16(), l -> PFunctions.pack(16, l), 16, lanes).apply(program);
+        Set<String> products = PFunctions.PRODUCT_MODES.stream().map(mode -> PFunctions.product(1, mode).name()).collect(Collectors.toSet());
+        Program sixteen = new PackedLanes(packedForms16(), l -> PFunctions.pack(16, l), products, 16, lanes).apply(program);
         return new PackedLanes(laneForms(8), l -> PFunctions.pack(8, l), 8, 2 * lanes).apply(sixteen);
     }
 
@@ -132,10 +139,11 @@ public record PExtension(int opcode) implements TargetExtension {
         return forms;
     }
 
-    /** fxp16_P's: the lane operations, the Q15 multiply and the symmetric clips. */
+    /** fxp16_P's: the lane operations, the multiplies and the symmetric clips. */
     private static Map<String, IntFunction<LibraryFunction>> packedForms16() {
         Map<String, IntFunction<LibraryFunction>> forms = laneForms(16);
         forms.put(PFunctions.Q15_MUL.name(), l -> PFunctions.packed(16, l, "q15_mul"));
+        for (String mode : PFunctions.PRODUCT_MODES) forms.put(PFunctions.product(1, mode).name(), l -> PFunctions.product(l, mode));
         for (int k = 0; k <= PFunctions.LARGEST_CLIP; k++) {
             int bound = k;
             forms.put(PFunctions.clip(k).name(), l -> PFunctions.packedClip(l, bound));

@@ -26,6 +26,21 @@ final class PFunctions {
     /** fxp16_15's multiply with --rounding truncate and saturation: KHM16. */
     static final LibraryFunction Q15_MUL = new LibraryFunction("byodt_p16_q15_mul", ScalarType.I16, List.of(ScalarType.I16, ScalarType.I16));
 
+    /**
+     * fxp16_P's multiplies, fixed.c's mul bit for bit, by rounding (nearest-even or truncate) and overflow
+     * (saturate or wrap): {@code byodt_p16_mul_MODE}.
+     */
+    static final List<String> PRODUCT_MODES = List.of("nearest_saturate", "truncate_saturate", "nearest_wrap", "truncate_wrap");
+
+    /**
+     * {@code byodt_p16_mul_MODE} (one value, {@code lanes} 1) or {@code byodt_p16xL_mul_MODE} (words of L lanes):
+     * a, b and the format's fraction bits P, an int32 constant that every lane shares.
+     */
+    static LibraryFunction product(int lanes, String mode) {
+        ScalarType word = ScalarType.integerOfBits(16 * lanes);
+        return new LibraryFunction("byodt_p16" + (lanes == 1 ? "" : "x" + lanes) + "_mul_" + mode, word, List.of(word, word, ScalarType.I32));
+    }
+
     /** {@code byodt_pBITS_OP}: an operation of {@link #LANE_OPERATIONS} on one value. */
     static LibraryFunction lane(int bits, String operation) {
         ScalarType t = ScalarType.integerOfBits(bits);
@@ -85,6 +100,9 @@ final class PFunctions {
         }
         all.add(Q15_MUL);
         for (int k = 0; k <= LARGEST_CLIP; k++) all.add(clip(k));
+        for (int lanes = 1; lanes <= registerLanes; lanes *= 2) {
+            for (String mode : PRODUCT_MODES) all.add(product(lanes, mode));
+        }
         for (int lanes = 2; lanes <= registerLanes; lanes *= 2) {
             for (String operation : LANE_OPERATIONS) {
                 all.add(packed(16, lanes, operation));

@@ -52,6 +52,16 @@ typedef uint32_t reg_t;
 #define F_KSUB8 0, 0x0D
 #define F_SMAX8 0, 0x45
 #define F_SMIN8 0, 0x44
+/* The products rounded one at a time (see below), from the spec's format tables: SMBB16 0000100 and SMTT16
+   0010100 under funct3 001, PKTT16 (RV64 encoding) 0010111 under 001; the RV64-only 32-bit lanes under 010:
+   ADD32 0100000, KADD32 0001000, SLL32 0101010, KSLL32 0110010. */
+#define F_SMBB16 1, 0x04
+#define F_SMTT16 1, 0x14
+#define F_PKTT16 1, 0x17
+#define F_ADD32 2, 0x20
+#define F_KADD32 2, 0x08
+#define F_SLL32 2, 0x2A
+#define F_KSLL32 2, 0x32
 
 #ifdef BYODT_P_MODEL
 
@@ -127,6 +137,38 @@ static reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
     return d;
 }
 
+#if XLEN == 64
+/* Lane x of r, 32 bits wide (W[x]), as a signed integer. */
+static int64_t word_lane(reg_t r, int x) { return (int32_t)(uint32_t)(r >> (32 * x)); }
+
+static reg_t words(int64_t w0, int64_t w1) { return (reg_t)(uint32_t)w0 | (reg_t)(uint32_t)w1 << 32; }
+
+static int64_t saturate32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v; }
+
+/* SMBB16, SMTT16: Rd.W[x] = Rs1.W[x].H[0] s* Rs2.W[x].H[0] (bottoms), .H[1] s* .H[1] (tops), x = 1..0. */
+static reg_t p_smbb16(reg_t a, reg_t b) { return words(lane(a, 16, 0) * lane(b, 16, 0), lane(a, 16, 2) * lane(b, 16, 2)); }
+static reg_t p_smtt16(reg_t a, reg_t b) { return words(lane(a, 16, 1) * lane(b, 16, 1), lane(a, 16, 3) * lane(b, 16, 3)); }
+/* PKTT16: Rd.W[x] = CONCAT(Rs1.W[x].H[1], Rs2.W[x].H[1]): rs1's top half above rs2's. */
+static reg_t p_pktt16(reg_t a, reg_t b) {
+    return words((int64_t)(((a >> 16) & 0xFFFF) << 16 | ((b >> 16) & 0xFFFF)), (int64_t)(((a >> 48) & 0xFFFF) << 16 | ((b >> 48) & 0xFFFF)));
+}
+/* ADD32 wraps, KADD32 saturates to [-2^31, 2^31 - 1] (sets OV). */
+static reg_t p_add32(reg_t a, reg_t b) { return words(word_lane(a, 0) + word_lane(b, 0), word_lane(a, 1) + word_lane(b, 1)); }
+static reg_t p_kadd32(reg_t a, reg_t b) {
+    return words(saturate32(word_lane(a, 0) + word_lane(b, 0)), saturate32(word_lane(a, 1) + word_lane(b, 1)));
+}
+/* SLL32: Rd.W[x] = Rs1.W[x] << Rs2[4:0], the low 32 bits; KSLL32: the same saturated to [-2^31, 2^31 - 1]
+   (sets OV), Rd = Rs1 for a shift of 0. */
+static reg_t p_sll32(reg_t a, reg_t b) {
+    int sa = (int)(b & 31);
+    return words((int64_t)((uint64_t)word_lane(a, 0) << sa), (int64_t)((uint64_t)word_lane(a, 1) << sa));
+}
+static reg_t p_ksll32(reg_t a, reg_t b) {
+    int sa = (int)(b & 31);
+    return words(saturate32(word_lane(a, 0) * ((int64_t)1 << sa)), saturate32(word_lane(a, 1) * ((int64_t)1 << sa)));
+}
+#endif
+
 #else
 
 /* The funct3, funct7 pair comes as two macro arguments, hence the variadic macros. */
@@ -151,6 +193,15 @@ P_BINARY(p_kadd8, F_KADD8)
 P_BINARY(p_ksub8, F_KSUB8)
 P_BINARY(p_smax8, F_SMAX8)
 P_BINARY(p_smin8, F_SMIN8)
+#if XLEN == 64
+P_BINARY(p_smbb16, F_SMBB16)
+P_BINARY(p_smtt16, F_SMTT16)
+P_BINARY(p_pktt16, F_PKTT16)
+P_BINARY(p_add32, F_ADD32)
+P_BINARY(p_kadd32, F_KADD32)
+P_BINARY(p_sll32, F_SLL32)
+P_BINARY(p_ksll32, F_KSLL32)
+#endif
 
 static inline reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
     __asm__(P_INSN(F_SMAQA) : "+r"(acc) : "r"(a), "r"(b));
@@ -325,3 +376,71 @@ EXPORT uint64_t byodt_p8x8_pack(uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3, 
     return (uint64_t)bytes4(a0, a1, a2, a3) | (uint64_t)bytes4(a4, a5, a6, a7) << 32;
 }
 #endif
+
+/*
+ * Products rounded to the format one at a time, fixed.c's mul for fxp16_P (--accumulate dtype's products, Mul):
+ * the exact 16x16 product p, divided by 2^P with the rounding of products (nearest-even, or toward minus
+ * infinity with --rounding truncate), then saturated (or wrapped with --overflow wrap) to 16 bits. No P
+ * instruction computes it whole (KHM16 only for fxp16_15 truncating; SRA32.u and the other .u forms round
+ * halves up, not to even), so it is composed, bit for bit, in 32-bit lanes: SMBB16 and SMTT16 give the exact
+ * products of lanes 0 and 2 and of lanes 1 and 3, each in a 32-bit lane; KSLL32 by 16 - P puts
+ * floor(p / 2^P), saturated to 16 bits, in the lane's top half and the discarded bits p mod 2^P below it, a
+ * 16.16 value s; nearest-even adds 0x7FFF plus the kept part's lowest bit (bit 16 of s) by KADD32, which
+ * carries into the top half exactly when the rest is above half, or is half and the kept part odd, as fixed.c's
+ * rescale does, and saturates where that carry passes 2^15 - 1; PKTT16 gathers the four top halves in lane
+ * order. --overflow wrap uses SLL32 and ADD32, which keep the low 32 bits: the top halves are then the results
+ * modulo 2^16. The fraction bits P arrive as an argument, a constant once inlined (a register for the shifts).
+ * byodt_p16_mul_MODE on one value in lane 0, byodt_p16x2_mul_MODE and byodt_p16x4_mul_MODE on packed words.
+ */
+#if XLEN == 64
+/* Two exact products per register, each brought to the top half of its 32-bit lane as fixed.c's mul rounds and fits it. */
+static reg_t fitted_products(reg_t products, int fraction, int truncate, int wrap) {
+    reg_t shift = (reg_t)(16 - fraction);
+    reg_t shifted = wrap ? p_sll32(products, shift) : p_ksll32(products, shift);
+    if (truncate || fraction == 0) return shifted;
+    /* Base instructions suffice here: the kept part's lowest bit of each lane moves to bit 0 of its lane, and
+       adding it to 0x7FFF carries out of no lane. */
+    reg_t odd = (shifted >> 16) & (reg_t)0x0000000100000001ULL;
+    reg_t half = odd + (reg_t)0x00007FFF00007FFFULL;
+    return wrap ? p_add32(shifted, half) : p_kadd32(shifted, half);
+}
+
+static reg_t rounded_products16(reg_t a, reg_t b, int fraction, int truncate, int wrap) {
+    return p_pktt16(fitted_products(p_smtt16(a, b), fraction, truncate, wrap), fitted_products(p_smbb16(a, b), fraction, truncate, wrap));
+}
+#else
+/* RV32 has no 32-bit lanes to round in (ADD32, KSLL32 and the rest are RV64 only): each lane as fixed.c computes it. */
+static reg_t rounded_products16(reg_t a, reg_t b, int fraction, int truncate, int wrap) {
+    reg_t d = 0;
+    for (int x = 0; x < 2; x++) {
+        int32_t p = (int32_t)(int16_t)(uint16_t)(a >> (16 * x)) * (int16_t)(uint16_t)(b >> (16 * x));
+        int32_t r = fraction == 0 ? p
+            : truncate ? p >> fraction
+            : (p + ((1 << (fraction - 1)) - 1) + ((p >> fraction) & 1)) >> fraction;
+        if (!wrap) r = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+        d |= (reg_t)(uint16_t)r << (16 * x);
+    }
+    return d;
+}
+#endif
+
+#define PRODUCTS(mode, truncate, wrap)                                                                          \
+    EXPORT uint16_t byodt_p16_mul_##mode(uint16_t a, uint16_t b, int32_t fraction) {                          \
+        return (uint16_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
+    }                                                                                                         \
+    EXPORT uint32_t byodt_p16x2_mul_##mode(uint32_t a, uint32_t b, int32_t fraction) {                        \
+        return (uint32_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
+    }                                                                                                         \
+    PRODUCTS4(mode, truncate, wrap)
+#if XLEN == 64
+#define PRODUCTS4(mode, truncate, wrap)                                                                         \
+    EXPORT uint64_t byodt_p16x4_mul_##mode(uint64_t a, uint64_t b, int32_t fraction) {                        \
+        return (uint64_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
+    }
+#else
+#define PRODUCTS4(mode, truncate, wrap)
+#endif
+PRODUCTS(nearest_saturate, 0, 0)
+PRODUCTS(truncate_saturate, 1, 0)
+PRODUCTS(nearest_wrap, 0, 1)
+PRODUCTS(truncate_wrap, 1, 1)
