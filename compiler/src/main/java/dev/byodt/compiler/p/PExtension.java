@@ -18,7 +18,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
 
 /**
  * The RISC-V P extension (packed SIMD, version 0.9.x) as byodt uses it: a C library of fixed-point
@@ -56,7 +55,8 @@ public record PExtension(int opcode) implements TargetExtension {
         new Instruction("SMAX8", 0, 0x45), new Instruction("SMIN8", 0, 0x44),
         new Instruction("SMBB16", 1, 0x04), new Instruction("SMTT16", 1, 0x14), new Instruction("PKTT16", 1, 0x17),
         new Instruction("ADD32", 2, 0x20), new Instruction("KADD32", 2, 0x08),
-        new Instruction("SLL32", 2, 0x2A), new Instruction("KSLL32", 2, 0x32));
+        new Instruction("SLL32", 2, 0x2A), new Instruction("KSLL32", 2, 0x32),
+        new Instruction("SRA16", 0, 0x28), new Instruction("SLL16", 0, 0x2A), new Instruction("KSLL16", 0, 0x32));
 
     /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */
     private static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips(PFunctions.lane(16, "min"), PFunctions.lane(16, "max"), PFunctions::clip);
@@ -125,9 +125,20 @@ public record PExtension(int opcode) implements TargetExtension {
      * products with --accumulate dtype, in their rows of accumulators) also gather operands that are no aligned word.
      */
     private static Program packLanes(Program program, int lanes) {
-        Set<String> products = PFunctions.PRODUCT_MODES.stream().map(mode -> PFunctions.product(1, mode).name()).collect(Collectors.toSet());
-        Program sixteen = new PackedLanes(packedForms16(), l -> PFunctions.pack(16, l), products, 16, lanes).apply(program);
-        return new PackedLanes(laneForms(8), l -> PFunctions.pack(8, l), 8, 2 * lanes).apply(sixteen);
+        Program sixteen = new PackedLanes(packedForms16(), l -> PFunctions.pack(16, l), products(16), 16, lanes).apply(program);
+        Map<String, IntFunction<LibraryFunction>> forms8 = laneForms(8);
+        forms8.putAll(productForms(8));
+        return new PackedLanes(forms8, l -> PFunctions.pack(8, l), products(8), 8, 2 * lanes).apply(sixteen);
+    }
+
+    /** The names of the multiplies on one {@code bits}-bit value. */
+    private static Set<String> products(int bits) { return productForms(bits).keySet(); }
+
+    /** The multiplies on one {@code bits}-bit value, with their packed forms. */
+    private static Map<String, IntFunction<LibraryFunction>> productForms(int bits) {
+        Map<String, IntFunction<LibraryFunction>> forms = new HashMap<>();
+        for (String mode : PFunctions.PRODUCT_MODES) forms.put(PFunctions.product(bits, 1, mode).name(), l -> PFunctions.product(bits, l, mode));
+        return forms;
     }
 
     /** The one-value functions on {@code bits}-bit lanes that have packed forms, with those forms. */
@@ -143,7 +154,7 @@ public record PExtension(int opcode) implements TargetExtension {
     private static Map<String, IntFunction<LibraryFunction>> packedForms16() {
         Map<String, IntFunction<LibraryFunction>> forms = laneForms(16);
         forms.put(PFunctions.Q15_MUL.name(), l -> PFunctions.packed(16, l, "q15_mul"));
-        for (String mode : PFunctions.PRODUCT_MODES) forms.put(PFunctions.product(1, mode).name(), l -> PFunctions.product(l, mode));
+        forms.putAll(productForms(16));
         for (int k = 0; k <= PFunctions.LARGEST_CLIP; k++) {
             int bound = k;
             forms.put(PFunctions.clip(k).name(), l -> PFunctions.packedClip(l, bound));

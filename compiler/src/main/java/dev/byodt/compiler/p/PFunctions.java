@@ -27,18 +27,18 @@ final class PFunctions {
     static final LibraryFunction Q15_MUL = new LibraryFunction("byodt_p16_q15_mul", ScalarType.I16, List.of(ScalarType.I16, ScalarType.I16));
 
     /**
-     * fxp16_P's multiplies, fixed.c's mul bit for bit, by rounding (nearest-even or truncate) and overflow
-     * (saturate or wrap): {@code byodt_p16_mul_MODE}.
+     * fxp16_P's and fxp8_P's multiplies, fixed.c's mul bit for bit, by rounding (nearest-even or truncate) and
+     * overflow (saturate or wrap): {@code byodt_pBITS_mul_MODE}.
      */
     static final List<String> PRODUCT_MODES = List.of("nearest_saturate", "truncate_saturate", "nearest_wrap", "truncate_wrap");
 
     /**
-     * {@code byodt_p16_mul_MODE} (one value, {@code lanes} 1) or {@code byodt_p16xL_mul_MODE} (words of L lanes):
-     * a, b and the format's fraction bits P, an int32 constant that every lane shares.
+     * {@code byodt_pBITS_mul_MODE} (one value, {@code lanes} 1) or {@code byodt_pBITSxL_mul_MODE} (words of L
+     * lanes): a, b and the format's fraction bits P, an int32 constant that every lane shares.
      */
-    static LibraryFunction product(int lanes, String mode) {
-        ScalarType word = ScalarType.integerOfBits(16 * lanes);
-        return new LibraryFunction("byodt_p16" + (lanes == 1 ? "" : "x" + lanes) + "_mul_" + mode, word, List.of(word, word, ScalarType.I32));
+    static LibraryFunction product(int bits, int lanes, String mode) {
+        ScalarType word = ScalarType.integerOfBits(bits * lanes);
+        return new LibraryFunction("byodt_p" + bits + (lanes == 1 ? "" : "x" + lanes) + "_mul_" + mode, word, List.of(word, word, ScalarType.I32));
     }
 
     /** {@code byodt_pBITS_OP}: an operation of {@link #LANE_OPERATIONS} on one value. */
@@ -100,8 +100,9 @@ final class PFunctions {
         }
         all.add(Q15_MUL);
         for (int k = 0; k <= LARGEST_CLIP; k++) all.add(clip(k));
-        for (int lanes = 1; lanes <= registerLanes; lanes *= 2) {
-            for (String mode : PRODUCT_MODES) all.add(product(lanes, mode));
+        for (String mode : PRODUCT_MODES) {
+            all.add(product(16, 1, mode));
+            all.add(product(8, 1, mode));
         }
         for (int lanes = 2; lanes <= registerLanes; lanes *= 2) {
             for (String operation : LANE_OPERATIONS) {
@@ -109,6 +110,10 @@ final class PFunctions {
                 all.add(packed(8, 2 * lanes, operation));
             }
             all.add(packed(16, lanes, "q15_mul"));
+            for (String mode : PRODUCT_MODES) {
+                all.add(product(16, lanes, mode));
+                all.add(product(8, 2 * lanes, mode));
+            }
             for (int k = 0; k <= LARGEST_CLIP; k++) all.add(packedClip(lanes, k));
             all.add(pack(16, lanes));
             all.add(pack(8, 2 * lanes));

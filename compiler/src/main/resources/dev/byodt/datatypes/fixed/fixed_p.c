@@ -62,6 +62,10 @@ typedef uint32_t reg_t;
 #define F_KADD32 2, 0x08
 #define F_SLL32 2, 0x2A
 #define F_KSLL32 2, 0x32
+/* fxp8_P's products in 16-bit lanes, funct3 000: SRA16 0101000, SLL16 0101010, KSLL16 0110010. */
+#define F_SRA16 0, 0x28
+#define F_SLL16 0, 0x2A
+#define F_KSLL16 0, 0x32
 
 #ifdef BYODT_P_MODEL
 
@@ -115,6 +119,24 @@ static reg_t p_sclip16(reg_t a, int k) {
     return d;
 }
 #define SCLIP16(k, a) p_sclip16((a), (k))
+
+/* SRA16, SLL16, KSLL16: every 16-bit lane shifted by Rs2[3:0]: right arithmetically; left, the low 16 bits kept;
+   left, saturated to [-2^15, 2^15 - 1] (sets OV), Rd = Rs1 for a shift of 0. */
+static reg_t p_sra16(reg_t a, reg_t b) {
+    reg_t d = 0;
+    for (int x = 0; x < XLEN / 16; x++) d = with_lane(d, 16, x, lane(a, 16, x) >> (b & 15));
+    return d;
+}
+static reg_t p_sll16(reg_t a, reg_t b) {
+    reg_t d = 0;
+    for (int x = 0; x < XLEN / 16; x++) d = with_lane(d, 16, x, (int32_t)((uint32_t)lane(a, 16, x) << (b & 15)));
+    return d;
+}
+static reg_t p_ksll16(reg_t a, reg_t b) {
+    reg_t d = 0;
+    for (int x = 0; x < XLEN / 16; x++) d = with_lane(d, 16, x, saturate16(lane(a, 16, x) * (1 << (b & 15))));
+    return d;
+}
 
 /* SMALDA: rd (64 bits) + the sum over every lane x of rs1.H[x] * rs2.H[x], wrapping modulo 2^64. */
 static int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
@@ -193,6 +215,9 @@ P_BINARY(p_kadd8, F_KADD8)
 P_BINARY(p_ksub8, F_KSUB8)
 P_BINARY(p_smax8, F_SMAX8)
 P_BINARY(p_smin8, F_SMIN8)
+P_BINARY(p_sra16, F_SRA16)
+P_BINARY(p_sll16, F_SLL16)
+P_BINARY(p_ksll16, F_KSLL16)
 #if XLEN == 64
 P_BINARY(p_smbb16, F_SMBB16)
 P_BINARY(p_smtt16, F_SMTT16)
@@ -424,6 +449,31 @@ static reg_t rounded_products16(reg_t a, reg_t b, int fraction, int truncate, in
 }
 #endif
 
+/*
+ * fxp8_P's products the same way one size down, in 16-bit lanes, where an 8x8 product fits: KHM16 of a * 2^7
+ * and b * 2^8 is (a * b * 2^15) >> 15, the exact product (|a * 2^7| < 2^15, so never KHM16's one saturating
+ * case), for the even bytes of a word and, apart, the odd ones, each in the top byte of a 16-bit lane (a mask,
+ * and a shift of 8 for the even ones; SRA16 by 1 halves a's); KSLL16 by 8 - P leaves floor(p / 2^P), saturated to
+ * 8 bits, in the lane's top byte, nearest-even adds 0x7F plus that byte's lowest bit by KADD16 (SLL16 and ADD16
+ * with --overflow wrap), and the top bytes go back to their places: the even ones shifted down a byte.
+ * byodt_p8_mul_MODE on one value, byodt_p8x4_mul_MODE and byodt_p8x8_mul_MODE on packed words.
+ */
+static reg_t fitted_products8(reg_t products, int fraction, int truncate, int wrap) {
+    reg_t shift = (reg_t)(8 - fraction);
+    reg_t shifted = wrap ? p_sll16(products, shift) : p_ksll16(products, shift);
+    if (truncate || fraction == 0) return shifted;
+    reg_t odd = (shifted >> 8) & (reg_t)0x0001000100010001ULL;
+    reg_t half = odd + (reg_t)0x007F007F007F007FULL;
+    return wrap ? p_add16(shifted, half) : p_kadd16(shifted, half);
+}
+
+static reg_t rounded_products8(reg_t a, reg_t b, int fraction, int truncate, int wrap) {
+    reg_t low = (reg_t)0x00FF00FF00FF00FFULL, high = ~low, halve = 1;
+    reg_t even = p_khm16(p_sra16((a & low) << 8, halve), (b & low) << 8);
+    reg_t odd = p_khm16(p_sra16(a & high, halve), b & high);
+    return ((fitted_products8(even, fraction, truncate, wrap) >> 8) & low) | (fitted_products8(odd, fraction, truncate, wrap) & high);
+}
+
 #define PRODUCTS(mode, truncate, wrap)                                                                          \
     EXPORT uint16_t byodt_p16_mul_##mode(uint16_t a, uint16_t b, int32_t fraction) {                          \
         return (uint16_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
@@ -431,14 +481,23 @@ static reg_t rounded_products16(reg_t a, reg_t b, int fraction, int truncate, in
     EXPORT uint32_t byodt_p16x2_mul_##mode(uint32_t a, uint32_t b, int32_t fraction) {                        \
         return (uint32_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
     }                                                                                                         \
-    PRODUCTS4(mode, truncate, wrap)
+    EXPORT uint8_t byodt_p8_mul_##mode(uint8_t a, uint8_t b, int32_t fraction) {                              \
+        return (uint8_t)rounded_products8(a, b, fraction, truncate, wrap);                                    \
+    }                                                                                                         \
+    EXPORT uint32_t byodt_p8x4_mul_##mode(uint32_t a, uint32_t b, int32_t fraction) {                         \
+        return (uint32_t)rounded_products8(a, b, fraction, truncate, wrap);                                   \
+    }                                                                                                         \
+    PRODUCTS64(mode, truncate, wrap)
 #if XLEN == 64
-#define PRODUCTS4(mode, truncate, wrap)                                                                         \
+#define PRODUCTS64(mode, truncate, wrap)                                                                        \
     EXPORT uint64_t byodt_p16x4_mul_##mode(uint64_t a, uint64_t b, int32_t fraction) {                        \
         return (uint64_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
+    }                                                                                                         \
+    EXPORT uint64_t byodt_p8x8_mul_##mode(uint64_t a, uint64_t b, int32_t fraction) {                         \
+        return (uint64_t)rounded_products8(a, b, fraction, truncate, wrap);                                   \
     }
 #else
-#define PRODUCTS4(mode, truncate, wrap)
+#define PRODUCTS64(mode, truncate, wrap)
 #endif
 PRODUCTS(nearest_saturate, 0, 0)
 PRODUCTS(truncate_saturate, 1, 0)
