@@ -56,10 +56,15 @@ public record PExtension(int opcode) implements TargetExtension {
         new Instruction("SMBB16", 1, 0x04), new Instruction("SMTT16", 1, 0x14), new Instruction("PKTT16", 1, 0x17),
         new Instruction("ADD32", 2, 0x20), new Instruction("KADD32", 2, 0x08),
         new Instruction("SLL32", 2, 0x2A), new Instruction("KSLL32", 2, 0x32),
-        new Instruction("SRA16", 0, 0x28), new Instruction("SLL16", 0, 0x2A), new Instruction("KSLL16", 0, 0x32));
+        new Instruction("SRA16", 0, 0x28), new Instruction("SLL16", 0, 0x2A), new Instruction("KSLL16", 0, 0x32),
+        new Instruction("SCLIP8", 0, 0x46));
 
-    /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */
-    private static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips(PFunctions.lane(16, "min"), PFunctions.lane(16, "max"), PFunctions::clip);
+    /**
+     * Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and
+     * SMIN16, and by one SCLIP8 (byodt_p8_clipK) instead of SMAX8 and SMIN8.
+     */
+    private static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips(PFunctions.lane(16, "min"), PFunctions.lane(16, "max"), k -> PFunctions.clip(16, k));
+    private static final SymmetricClips SYMMETRIC_CLIPS8 = new SymmetricClips(PFunctions.lane(8, "min"), PFunctions.lane(8, "max"), k -> PFunctions.clip(8, k));
 
     @Override
     public String name() { return "P"; }
@@ -74,7 +79,8 @@ public record PExtension(int opcode) implements TargetExtension {
     @Override
     public List<UnaryOperator<Program>> passes(Target target, DatatypeChoice datatypes) {
         int lanes = lanes(target, datatypes);
-        return List.of(program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, program -> packLanes(program, lanes));
+        return List.of(program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, SYMMETRIC_CLIPS8::apply,
+            program -> packLanes(program, lanes));
     }
 
     @Override
@@ -84,27 +90,31 @@ public record PExtension(int opcode) implements TargetExtension {
     static int registerLanes(Target target) { return target.isRiscv32() ? 2 : 4; }
 
     /**
-     * The 16-bit lanes each packed P instruction computes: those the datatypes request with xLANES
-     * ({@code fxp16_13x2}), else all of the target's register. xLANES is a usage error but for fxp16_P on a P
-     * target whose registers hold that many lanes (x2 on riscv32p and riscv64p, x4 on riscv64p; Target.check
-     * refuses it on targets without P).
+     * The 16-bit lanes each packed P instruction computes (fxp8_P's 8-bit lanes are twice as many, the same word):
+     * those the datatypes request with xLANES ({@code fxp16_13x2}, or {@code fxp8_4x4}, a 32-bit word too), else
+     * all of the target's register. xLANES is a usage error but for fxp16_P and fxp8_P on a P target whose
+     * registers hold that many lanes (fxp16_P x2 and fxp8_P x4 on riscv32p and riscv64p, x4 and x8 on riscv64p;
+     * Target.check refuses them on targets without P), the same word for every datatype that asks.
      */
     static int lanes(Target target, DatatypeChoice datatypes) {
         int requested = 0;
         for (DatatypeInstance instance : datatypes.instances()) {
             if (instance.lanes() == 1) continue;
-            String problem = !isFxp16(instance) ? "the P extension packs fxp16_P only"
-                : instance.lanes() != 2 && instance.lanes() != 4 ? "P packs 2 or 4 16-bit lanes"
-                : instance.lanes() > registerLanes(target) ? "a register holds " + registerLanes(target) + " 16-bit lanes"
-                : requested != 0 && requested != instance.lanes() ? "another datatype asks for " + requested + " lanes"
+            int laneBits = isFxp16(instance) ? 16 : isFxp8(instance) ? 8 : 0, word = laneBits * instance.lanes();
+            String problem = laneBits == 0 ? "the P extension packs fxp16_P and fxp8_P only"
+                : word != 32 && word != 64 ? "P packs " + 32 / laneBits + " or " + 64 / laneBits + " " + laneBits + "-bit lanes"
+                : word > 16 * registerLanes(target) ? "a register holds " + 16 * registerLanes(target) / laneBits + " " + laneBits + "-bit lanes"
+                : requested != 0 && requested != word / 16 ? "another datatype asks for " + 16 * requested + "-bit words"
                 : null;
             if (problem != null) throw new ByodtException("datatype " + instance + " on target " + target.name() + ": " + problem);
-            requested = instance.lanes();
+            requested = word / 16;
         }
         return requested != 0 ? requested : registerLanes(target);
     }
 
     private static boolean isFxp16(DatatypeInstance instance) { return instance.toString().matches("fxp16_\\d+(x\\d+)?"); }
+
+    private static boolean isFxp8(DatatypeInstance instance) { return instance.toString().matches("fxp8_\\d+(x\\d+)?"); }
 
     /**
      * Dot-product loops with exact accumulation grouped for one instruction per group: fxp16_P's by
@@ -128,6 +138,7 @@ public record PExtension(int opcode) implements TargetExtension {
         Program sixteen = new PackedLanes(packedForms16(), l -> PFunctions.pack(16, l), products(16), 16, lanes).apply(program);
         Map<String, IntFunction<LibraryFunction>> forms8 = laneForms(8);
         forms8.putAll(productForms(8));
+        forms8.putAll(clipForms(8));
         return new PackedLanes(forms8, l -> PFunctions.pack(8, l), products(8), 8, 2 * lanes).apply(sixteen);
     }
 
@@ -155,9 +166,16 @@ public record PExtension(int opcode) implements TargetExtension {
         Map<String, IntFunction<LibraryFunction>> forms = laneForms(16);
         forms.put(PFunctions.Q15_MUL.name(), l -> PFunctions.packed(16, l, "q15_mul"));
         forms.putAll(productForms(16));
-        for (int k = 0; k <= PFunctions.LARGEST_CLIP; k++) {
+        forms.putAll(clipForms(16));
+        return forms;
+    }
+
+    /** The symmetric clips of {@code bits}-bit values, with their packed forms. */
+    private static Map<String, IntFunction<LibraryFunction>> clipForms(int bits) {
+        Map<String, IntFunction<LibraryFunction>> forms = new HashMap<>();
+        for (int k = 0; k <= PFunctions.largestClip(bits); k++) {
             int bound = k;
-            forms.put(PFunctions.clip(k).name(), l -> PFunctions.packedClip(l, bound));
+            forms.put(PFunctions.clip(bits, k).name(), l -> PFunctions.packedClip(bits, l, bound));
         }
         return forms;
     }
@@ -183,7 +201,7 @@ public record PExtension(int opcode) implements TargetExtension {
     @Override
     public Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
         List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
-            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !name.matches("fxp8_\\d+"))
+            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !name.matches("fxp8_\\d+(x\\d+)?"))
             .distinct().toList();
         if (unserved.isEmpty()) return Optional.empty();
         return Optional.of("the P extension serves fxp16_P and fxp8_P; "

@@ -46,6 +46,7 @@ typedef uint32_t reg_t;
 #define F_SMALDA 1, 0x46
 #define F_SMAQA 0, 0x64
 #define F_SCLIP16 0, 0x42
+#define F_SCLIP8 0, 0x46 /* 1000110, the immediate k (imm3u) in the rs2 field with bits 24..23 zero */
 #define F_ADD8 0, 0x24
 #define F_SUB8 0, 0x25
 #define F_KADD8 0, 0x0C
@@ -119,6 +120,17 @@ static reg_t p_sclip16(reg_t a, int k) {
     return d;
 }
 #define SCLIP16(k, a) p_sclip16((a), (k))
+
+/* SCLIP8 with immediate k: every 8-bit lane clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
+static reg_t p_sclip8(reg_t a, int k) {
+    reg_t d = 0;
+    for (int x = 0; x < XLEN / 8; x++) {
+        int32_t s = lane(a, 8, x), low = -(1 << k), high = (1 << k) - 1;
+        d = with_lane(d, 8, x, s < low ? low : s > high ? high : s);
+    }
+    return d;
+}
+#define SCLIP8(k, a) p_sclip8((a), (k))
 
 /* SRA16, SLL16, KSLL16: every 16-bit lane shifted by Rs2[3:0]: right arithmetically; left, the low 16 bits kept;
    left, saturated to [-2^15, 2^15 - 1] (sets OV), Rd = Rs1 for a shift of 0. */
@@ -237,6 +249,12 @@ static inline reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
 #define SCLIP16(k, a) ({                                                                                   \
     reg_t clipped_;                                                                                       \
     __asm__(".insn r " STRINGIFY(BYODT_P_OPCODE) ", " STRINGIFY(F_SCLIP16) ", %0, %1, x" #k                \
+            : "=r"(clipped_) : "r"((reg_t)(a)));                                                          \
+    clipped_;                                                                                             \
+})
+#define SCLIP8(k, a) ({                                                                                    \
+    reg_t clipped_;                                                                                       \
+    __asm__(".insn r " STRINGIFY(BYODT_P_OPCODE) ", " STRINGIFY(F_SCLIP8) ", %0, %1, x" #k                 \
             : "=r"(clipped_) : "r"((reg_t)(a)));                                                          \
     clipped_;                                                                                             \
 })
@@ -383,6 +401,19 @@ EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2,
     EXPORT uint32_t byodt_p16x2_clip##k(uint32_t a) { return (uint32_t)SCLIP16(k, a); }
 #define EVERY_K(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
 EVERY_K(CLIP)
+
+/* fxp8_P's the same by SCLIP8, k = 0..7: byodt_p8_clipK, byodt_p8x4_clipK and (XLEN 64) byodt_p8x8_clipK. */
+#define CLIP8(k)                                                                                     \
+    EXPORT uint8_t byodt_p8_clip##k(uint8_t a) { return (uint8_t)SCLIP8(k, a); }                     \
+    EXPORT uint32_t byodt_p8x4_clip##k(uint32_t a) { return (uint32_t)SCLIP8(k, a); }                \
+    CLIP8X8(k)
+#if XLEN == 64
+#define CLIP8X8(k) EXPORT uint64_t byodt_p8x8_clip##k(uint64_t a) { return (uint64_t)SCLIP8(k, a); }
+#else
+#define CLIP8X8(k)
+#endif
+#define EVERY_K8(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
+EVERY_K8(CLIP8)
 
 PACKED_OPERATIONS(2, uint32_t)
 EXPORT uint32_t byodt_p16x2_pack(uint16_t a0, uint16_t a1) { return (uint32_t)a0 | (uint32_t)a1 << 16; }

@@ -119,6 +119,7 @@ static __attribute__((flatten)) void byodt_p_emulation_handler(int signal, void 
     case FIELDS(F_SMALDA): write_accumulator(context, rd, p_smalda(read_accumulator(context, rd), a, b)); break;
     case FIELDS(F_SMAQA): write_register(context, rd, p_smaqa(read_register(context, rd), a, b)); break;
     case FIELDS(F_SCLIP16): write_register(context, rd, p_sclip16(a, rs2)); break; /* rs2 holds the immediate */
+    case FIELDS(F_SCLIP8): write_register(context, rd, p_sclip8(a, rs2)); break;
     case FIELDS(F_SRA16): write_register(context, rd, p_sra16(a, b)); break;
     case FIELDS(F_SLL16): write_register(context, rd, p_sll16(a, b)); break;
     case FIELDS(F_KSLL16): write_register(context, rd, p_ksll16(a, b)); break;

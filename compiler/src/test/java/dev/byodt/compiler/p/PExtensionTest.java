@@ -147,7 +147,7 @@ class PExtensionTest {
         "Max, 3x8, 8, fxp8_3, '', @byodt_p8x8_max(",
         "Min, 4x8, 4x1, fxp8_4, '', @byodt_p8x8_min(",
         "Min, 3x4, 1, fxp8_4, '', @byodt_p8x4_min(",
-        "Relu, 5x16, , fxp8_5, '', @byodt_p8x8_max("})
+        "Relu, 5x16, , fxp8_5, '', @byodt_p8x8_max(", "Add, 19, 19, fxp8_4x4, '', @byodt_p8x4_add_saturate("})
     void packedKernelsHaveTheSameBitsWithThePModel(String op, String aShape, String bShape, String datatype, String option, String call) {
         Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
         DatatypeChoice datatypes = choice(datatype, "dtype", options);
@@ -317,24 +317,27 @@ class PExtensionTest {
 
     /**
      * Clip to the symmetric saturation range [-2^k, 2^k - 1] (raw values of fxp16_13: [-1, 1 - 2^-13] is k = 13,
-     * [-0.5, 0.5 - 2^-13] k = 12) is one SCLIP16, from attributes (opset 6) or constant inputs (opset 13);
-     * other bounds keep SMAX16 and SMIN16. Inputs reach beyond the bounds often.
+     * [-0.5, 0.5 - 2^-13] k = 12; of fxp8_4: [-8, 8 - 2^-4] is k = 7, [-1, 1 - 2^-4] k = 4) is one SCLIP16 or
+     * SCLIP8, from attributes (opset 6) or constant inputs (opset 13); other bounds keep SMAX and SMIN. Inputs
+     * reach beyond the bounds often.
      */
-    @ParameterizedTest(name = "Clip opset {0} [{1}, {2}] calls {3}")
-    @CsvSource({"6, -1, 0.9998779296875, @byodt_p16x4_clip13(", "13, -0.5, 0.4998779296875, @byodt_p16x4_clip12(",
-        "13, -1, 1, @byodt_p16x4_max(", "6, 0, 6, @byodt_p16x4_max("})
-    void clipsHaveTheSameBitsWithThePModel(int opset, float low, float high, String call) {
+    @ParameterizedTest(name = "Clip opset {0} [{1}, {2}] in {3} calls {4}")
+    @CsvSource({"6, -1, 0.9998779296875, fxp16_13, @byodt_p16x4_clip13(", "13, -0.5, 0.4998779296875, fxp16_13, @byodt_p16x4_clip12(",
+        "13, -1, 1, fxp16_13, @byodt_p16x4_max(", "6, 0, 6, fxp16_13, @byodt_p16x4_max(", "6, -8, 7.9375, fxp8_4, @byodt_p8x8_clip7(",
+        "13, -1, 0.9375, fxp8_4, @byodt_p8x8_clip4(", "13, -1, 1, fxp8_4, @byodt_p8x8_max("})
+    void clipsHaveTheSameBitsWithThePModel(int opset, float low, float high, String datatype, String call) {
         Graph graph = clip(opset, low, high);
         Random random = new Random(opset);
         long[] shape = graph.inputs().getFirst().type().shape();
         float[] values = new float[(int) (shape[0] * shape[1])];
         for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextGaussian() * 0.8);
         List<Tensor> inputs = List.of(Tensor.ofFloats(shape, values));
-        DatatypeChoice datatypes = choice("fxp16_13", "dtype", Map.of());
+        DatatypeChoice datatypes = choice(datatype, "dtype", Map.of());
         assertArrayEquals(run(graph, Target.host(), datatypes, inputs).getFirst(), run(graph, hostWithPModel(), datatypes, inputs).getFirst());
         String ir = llvmIr(graph, hostWithPModel(), datatypes);
         assertTrue(ir.contains(call), call + " in the IR");
-        assertEquals(call.contains("clip"), !ir.contains("@byodt_p16x4_max("), "SMAX16 where no SCLIP16 applies only");
+        String max = call.substring(0, call.lastIndexOf('_')) + "_max(";
+        assertEquals(call.contains("clip"), !ir.contains(max), max + " where no clip applies only");
     }
 
     /** Clip of a [5, 13] input: bounds as attributes before opset 11, as constant inputs from it on. */
@@ -388,14 +391,19 @@ class PExtensionTest {
     }
 
     @ParameterizedTest(name = "{0} on {1}: {2}")
-    @CsvSource({"fxp16_13x4, riscv64p, ''", "fxp16_13x2, riscv64p, ''", "fxp16_13x2, riscv32p, ''",
-        "fxp16_13x4, riscv32p, a register holds 2 16-bit lanes", "fxp16_13x2, riscv64, 'packed lanes need a P target (x2: riscv32p or riscv64p, x4: riscv64p)'",
-        "custom[posit]16x2, riscv64p, the P extension packs fxp16_P only", "fxp16_13x8, riscv64p, P packs 2 or 4 16-bit lanes"})
+    @CsvSource({"fxp16_13x4, riscv64p, ''", "fxp16_13x2, riscv64p, ''", "fxp16_13x2, riscv32p, ''", "fxp8_4x8, riscv64p, ''",
+        "fxp8_4x4, riscv64p, ''", "fxp8_4x4, riscv32p, ''", "fxp16_13x4, riscv32p, a register holds 2 16-bit lanes",
+        "fxp8_4x8, riscv32p, a register holds 4 8-bit lanes",
+        "fxp16_13x2, riscv64, 'packed lanes need a P target (fxp16_P x2 or fxp8_P x4: riscv32p or riscv64p; x4 or x8: riscv64p)'",
+        "custom[posit]16x2, riscv64p, the P extension packs fxp16_P and fxp8_P only", "fxp16_13x8, riscv64p, P packs 2 or 4 16-bit lanes",
+        "fxp8_4x2, riscv64p, P packs 4 or 8 8-bit lanes"})
     void lanesAreValidOnlyWhereAPRegisterHoldsThem(String datatype, String target, String problem) {
         Target chosen = Targets.named(target, null, null);
         DatatypeChoice datatypes = choice(datatype, "dtype", Map.of());
         if (problem.isEmpty()) {
-            assertEquals(Integer.parseInt(datatype.substring(datatype.length() - 1)), PExtension.lanes(chosen, datatypes));
+            // The register's 16-bit lanes: fxp8_P's 8-bit lanes fill the same word.
+            int laneBits = datatype.startsWith("fxp8") ? 8 : 16;
+            assertEquals(Integer.parseInt(datatype.substring(datatype.length() - 1)) * laneBits / 16, PExtension.lanes(chosen, datatypes));
         } else {
             ByodtException e = assertThrows(ByodtException.class, () -> chosen.check(datatypes));
             assertEquals("datatype " + datatype + " on target " + target + ": " + problem, e.getMessage());
@@ -461,12 +469,14 @@ class PExtensionTest {
         assertTrue(found.containsKey(instruction), "P instructions found: " + found);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @CsvSource({"riscv64p", "riscv32p"})
-    void symmetricClipsEmitSclip16WordsOfTheTable(String targetName) throws Exception {
-        Graph graph = clip(6, -1f, 8191 / 8192f);
-        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice("fxp16_13", "dtype", Map.of()));
-        assertTrue(found.containsKey("SCLIP16") && !found.containsKey("SMAX16"), "P instructions found: " + found);
+    @ParameterizedTest(name = "{0} {1}: {3}")
+    @CsvSource({"riscv64p, fxp16_13, -1, SCLIP16, SMAX16", "riscv32p, fxp16_13, -1, SCLIP16, SMAX16", "riscv64p, fxp8_4, -8, SCLIP8, SMAX8",
+        "riscv32p, fxp8_4, -8, SCLIP8, SMAX8"})
+    void symmetricClipsEmitSclipWordsOfTheTable(String targetName, String datatype, float low, String clip, String max) throws Exception {
+        int fraction = Integer.parseInt(datatype.substring(datatype.indexOf('_') + 1));
+        Graph graph = clip(6, low, -low - (float) Math.scalb(1.0, -fraction));
+        Map<String, Integer> found = pInstructions(graph, Targets.named(targetName, null, null), choice(datatype, "dtype", Map.of()));
+        assertTrue(found.containsKey(clip) && !found.containsKey(max), "P instructions found: " + found);
     }
 
     /**
