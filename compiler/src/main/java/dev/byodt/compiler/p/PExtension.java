@@ -40,8 +40,8 @@ public record PExtension(int opcode) implements TargetExtension {
     public record Instruction(String name, int funct3, int funct7) {}
 
     /**
-     * Every P instruction fixed_p.c can emit (P 0.9.11), the 16-bit ones and the 8-bit element-wise ones,
-     * checked against the spec's encodings (riscv/riscv-p-spec P-ext-proposal.adoc, as the MATCH_ words of
+     * Every P instruction fixed_p.c can emit (P 0.9.11), the 16-bit ones, the 8-bit element-wise ones and the
+     * RV64-only 32-bit lanes the rounded products use, checked against the spec's encodings (riscv/riscv-p-spec P-ext-proposal.adoc, as the MATCH_ words of
      * the P toolchains' opcode tables repeat them; see fixed_p.c).
      */
     public static final List<Instruction> INSTRUCTIONS = List.of(

@@ -110,45 +110,35 @@ LANEWISE(p_ksub8, 8, saturate8(s - t))                /* KSUB8 */
 LANEWISE(p_smax8, 8, s > t ? s : t)                   /* SMAX8 */
 LANEWISE(p_smin8, 8, s < t ? s : t)                   /* SMIN8 */
 
-/* SCLIP16 with immediate k: every lane clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
-static reg_t p_sclip16(reg_t a, int k) {
+/* SCLIP16, SCLIP8 with immediate k: every lane, 16 or 8 bits wide, clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
+static reg_t sclip(reg_t a, int bits, int k) {
     reg_t d = 0;
-    for (int x = 0; x < XLEN / 16; x++) {
-        int32_t s = lane(a, 16, x), low = -(1 << k), high = (1 << k) - 1;
-        d = with_lane(d, 16, x, s < low ? low : s > high ? high : s);
+    for (int x = 0; x < XLEN / bits; x++) {
+        int32_t s = lane(a, bits, x), low = -(1 << k), high = (1 << k) - 1;
+        d = with_lane(d, bits, x, s < low ? low : s > high ? high : s);
     }
     return d;
 }
+static reg_t p_sclip16(reg_t a, int k) { return sclip(a, 16, k); }
+static reg_t p_sclip8(reg_t a, int k) { return sclip(a, 8, k); }
 #define SCLIP16(k, a) p_sclip16((a), (k))
-
-/* SCLIP8 with immediate k: every 8-bit lane clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
-static reg_t p_sclip8(reg_t a, int k) {
-    reg_t d = 0;
-    for (int x = 0; x < XLEN / 8; x++) {
-        int32_t s = lane(a, 8, x), low = -(1 << k), high = (1 << k) - 1;
-        d = with_lane(d, 8, x, s < low ? low : s > high ? high : s);
-    }
-    return d;
-}
 #define SCLIP8(k, a) p_sclip8((a), (k))
 
-/* SRA16, SLL16, KSLL16: every 16-bit lane shifted by Rs2[3:0]: right arithmetically; left, the low 16 bits kept;
-   left, saturated to [-2^15, 2^15 - 1] (sets OV), Rd = Rs1 for a shift of 0. */
-static reg_t p_sra16(reg_t a, reg_t b) {
-    reg_t d = 0;
-    for (int x = 0; x < XLEN / 16; x++) d = with_lane(d, 16, x, lane(a, 16, x) >> (b & 15));
-    return d;
-}
-static reg_t p_sll16(reg_t a, reg_t b) {
-    reg_t d = 0;
-    for (int x = 0; x < XLEN / 16; x++) d = with_lane(d, 16, x, (int32_t)((uint32_t)lane(a, 16, x) << (b & 15)));
-    return d;
-}
-static reg_t p_ksll16(reg_t a, reg_t b) {
-    reg_t d = 0;
-    for (int x = 0; x < XLEN / 16; x++) d = with_lane(d, 16, x, saturate16(lane(a, 16, x) * (1 << (b & 15))));
-    return d;
-}
+/* rd.H[x] = f(rs1.H[x]) shifted by sa = rs2[3:0] for every lane x. */
+#define SHIFTWISE16(name, expression)                                                  \
+    static reg_t name(reg_t a, reg_t b) {                                              \
+        reg_t d = 0;                                                                   \
+        int sa = (int)(b & 15);                                                        \
+        for (int x = 0; x < XLEN / 16; x++) {                                          \
+            int32_t s = lane(a, 16, x);                                                \
+            d = with_lane(d, 16, x, (expression));                                     \
+        }                                                                              \
+        return d;                                                                      \
+    }
+
+SHIFTWISE16(p_sra16, s >> sa)                          /* SRA16: arithmetic */
+SHIFTWISE16(p_sll16, (int32_t)((uint32_t)s << sa))     /* SLL16: the low 16 bits kept */
+SHIFTWISE16(p_ksll16, saturate16(s * (1 << sa)))       /* KSLL16: saturated (sets OV); Rd = Rs1 for sa = 0 */
 
 /* SMALDA: rd (64 bits) + the sum over every lane x of rs1.H[x] * rs2.H[x], wrapping modulo 2^64. */
 static int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
@@ -505,28 +495,21 @@ static reg_t rounded_products8(reg_t a, reg_t b, int fraction, int truncate, int
     return ((fitted_products8(even, fraction, truncate, wrap) >> 8) & low) | (fitted_products8(odd, fraction, truncate, wrap) & high);
 }
 
+/* NAME_mul_MODE on one value or a packed word of type word_t, by rounded_products16 or rounded_products8. */
+#define PRODUCT(name, word_t, rounded, mode, truncate, wrap)                                                   \
+    EXPORT word_t name##_mul_##mode(word_t a, word_t b, int32_t fraction) {                                   \
+        return (word_t)rounded(a, b, fraction, truncate, wrap);                                               \
+    }
 #define PRODUCTS(mode, truncate, wrap)                                                                          \
-    EXPORT uint16_t byodt_p16_mul_##mode(uint16_t a, uint16_t b, int32_t fraction) {                          \
-        return (uint16_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
-    }                                                                                                         \
-    EXPORT uint32_t byodt_p16x2_mul_##mode(uint32_t a, uint32_t b, int32_t fraction) {                        \
-        return (uint32_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
-    }                                                                                                         \
-    EXPORT uint8_t byodt_p8_mul_##mode(uint8_t a, uint8_t b, int32_t fraction) {                              \
-        return (uint8_t)rounded_products8(a, b, fraction, truncate, wrap);                                    \
-    }                                                                                                         \
-    EXPORT uint32_t byodt_p8x4_mul_##mode(uint32_t a, uint32_t b, int32_t fraction) {                         \
-        return (uint32_t)rounded_products8(a, b, fraction, truncate, wrap);                                   \
-    }                                                                                                         \
+    PRODUCT(byodt_p16, uint16_t, rounded_products16, mode, truncate, wrap)                                    \
+    PRODUCT(byodt_p16x2, uint32_t, rounded_products16, mode, truncate, wrap)                                  \
+    PRODUCT(byodt_p8, uint8_t, rounded_products8, mode, truncate, wrap)                                       \
+    PRODUCT(byodt_p8x4, uint32_t, rounded_products8, mode, truncate, wrap)                                    \
     PRODUCTS64(mode, truncate, wrap)
 #if XLEN == 64
 #define PRODUCTS64(mode, truncate, wrap)                                                                        \
-    EXPORT uint64_t byodt_p16x4_mul_##mode(uint64_t a, uint64_t b, int32_t fraction) {                        \
-        return (uint64_t)rounded_products16(a, b, fraction, truncate, wrap);                                  \
-    }                                                                                                         \
-    EXPORT uint64_t byodt_p8x8_mul_##mode(uint64_t a, uint64_t b, int32_t fraction) {                         \
-        return (uint64_t)rounded_products8(a, b, fraction, truncate, wrap);                                   \
-    }
+    PRODUCT(byodt_p16x4, uint64_t, rounded_products16, mode, truncate, wrap)                                  \
+    PRODUCT(byodt_p8x8, uint64_t, rounded_products8, mode, truncate, wrap)
 #else
 #define PRODUCTS64(mode, truncate, wrap)
 #endif
