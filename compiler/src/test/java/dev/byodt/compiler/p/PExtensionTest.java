@@ -341,7 +341,7 @@ class PExtensionTest {
     }
 
     /** Clip of a [5, 13] input: bounds as attributes before opset 11, as constant inputs from it on. */
-    private static Graph clip(int opset, float low, float high) {
+    static Graph clip(int opset, float low, float high) {
         Value x = new Value("x");
         x.setType(new TensorType(ElementType.FLOAT32, new long[]{5, 13}));
         List<Value> inputs = new ArrayList<>(List.of(x));
@@ -368,7 +368,7 @@ class PExtensionTest {
     private static long[] shape(String text) { return java.util.Arrays.stream(text.split("x")).mapToLong(Long::parseLong).toArray(); }
 
     /** A graph of one node of {@code opType} on float inputs of these shapes (b null: a unary node). */
-    private static Graph oneNode(String opType, long[] a, long[] b) {
+    static Graph oneNode(String opType, long[] a, long[] b) {
         List<Value> inputs = new ArrayList<>();
         for (long[] shape : b == null ? List.of(a) : List.of(a, b)) {
             Value v = new Value("in" + inputs.size());
