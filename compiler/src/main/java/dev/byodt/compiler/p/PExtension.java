@@ -41,8 +41,9 @@ public record PExtension(int opcode) implements TargetExtension {
 
     /**
      * Every P instruction fixed_p.c can emit (P 0.9.11), the 16-bit ones, the 8-bit element-wise ones and the
-     * RV64-only 32-bit lanes the rounded products use, checked against the spec's encodings (riscv/riscv-p-spec P-ext-proposal.adoc, as the MATCH_ words of
-     * the P toolchains' opcode tables repeat them; see fixed_p.c).
+     * RV64-only 32-bit lanes the rounded products use, checked against the spec's encodings
+     * (riscv/riscv-p-spec P-ext-proposal.adoc, as the MATCH_ words of the P toolchains' opcode tables repeat
+     * them; see fixed_p.c).
      */
     public static final List<Instruction> INSTRUCTIONS = List.of(
         new Instruction("ADD16", 0, 0x20), new Instruction("SUB16", 0, 0x21),
@@ -131,7 +132,7 @@ public record PExtension(int opcode) implements TargetExtension {
 
     /**
      * Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction, and of fxp8_P in twice as
-     * many 8-bit lanes (the same register width). Loops of fxp16_P's multiplies (Conv's, Gemm's and MatMul's
+     * many 8-bit lanes (the same register width). Loops of their multiplies (Conv's, Gemm's and MatMul's
      * products with --accumulate dtype, in their rows of accumulators) also gather operands that are no aligned word.
      */
     private static Program packLanes(Program program, int lanes) {

@@ -36,6 +36,10 @@ import java.util.function.IntFunction;
  * 4 or 2, 8-bit lanes: 8 or 4). Lanes are computed independently, so the results are those
  * of the loop it replaces, bit for bit; even where the loop reads the buffer it stores to, since offsets that
  * are multiples of L put every element an earlier iteration stored in an earlier group, stored already.
+ * <p>
+ * An int32 constant in a call (a multiply's fraction bits) is a parameter the lanes share and stays as it is.
+ * Where the loop multiplies (a row of accumulators taking one term of each of its dot products), a load that is
+ * no aligned word is gathered instead: its L elements loaded one at a time and packed.
  */
 final class PackedLanes {
     private final Map<String, IntFunction<LibraryFunction>> packedForms;
