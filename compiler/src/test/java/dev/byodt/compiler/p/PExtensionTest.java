@@ -239,7 +239,8 @@ class PExtensionTest {
         "fxp16_5, truncate, wrap, 260, @byodt_p16x4_mul_truncate_wrap(", "fxp16_0, nearest, saturate, 9, @byodt_p16_mul_nearest_saturate(",
         "fxp16_15, nearest, saturate, 260, @byodt_p16x4_mul_nearest_saturate(", "fxp16_1, nearest, wrap, 9, @byodt_p16_mul_nearest_wrap(",
         "fxp8_4, nearest, saturate, 256, @byodt_p8x8_mul_nearest_saturate(", "fxp8_4, nearest, wrap, 256, @byodt_p8x8_mul_nearest_wrap(",
-        "fxp8_7, truncate, saturate, 256, @byodt_p8x8_mul_truncate_saturate(", "fxp8_1, truncate, wrap, 12, @byodt_p8x4_mul_truncate_wrap(",
+        "fxp8_7, truncate, saturate, 256, @byodt_p8x8_mul_truncate_saturate(", "fxp8_1, truncate, wrap, 256, @byodt_p8x8_mul_truncate_wrap(",
+        "fxp8_2, truncate, wrap, 12, @byodt_p8x4_mul_truncate_wrap(",
         "fxp8_0, nearest, saturate, 256, @byodt_p8x8_mul_nearest_saturate(", "fxp8_3, nearest, saturate, 9, @byodt_p8_mul_nearest_saturate("})
     void productsHaveTheSameBitsWithThePModel(String datatype, String rounding, String overflow, int row, String call) {
         int bits = datatype.startsWith("fxp8") ? 8 : 16, fraction = Integer.parseInt(datatype.substring(datatype.indexOf('_') + 1));
