@@ -35,7 +35,7 @@ class GradientsAgainstPyTorchTest {
     @ParameterizedTest
     @ValueSource(strings = {"gemm", "gemm_transposed_a", "matmul", "conv", "conv_dilated", "conv_lenet", "maxpool",
         "maxpool_overlapping", "averagepool", "averagepool_padded", "globalaveragepool", "relu", "leakyrelu", "tanh", "sigmoid", "add", "sub",
-        "mul", "flatten", "reshape", "softmax", "logsoftmax"})
+        "mul", "flatten", "reshape", "softmax", "logsoftmax", "batchnormalization", "batchnormalization_1d"})
     void gradientsMatchPyTorch(String name) {
         Path folder = CASES.resolve(name);
         Graph loaded = OnnxLoader.load(folder.resolve("model.onnx"));

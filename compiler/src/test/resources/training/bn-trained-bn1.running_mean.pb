@@ -1,0 +1,1 @@
+Bbn1.running_meanJ¿¾n½C¾’wW¾	^e¾

@@ -1,0 +1,1 @@
+Bbn1.running_varJ«|Û=w­£=Ï6Š=pK8=
