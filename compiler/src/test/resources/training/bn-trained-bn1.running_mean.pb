@@ -1,1 +1,1 @@
-Bbn1.running_meanJ¿¾n½C¾’wW¾	^e¾
+Bbn1.running_meanJGN/¾´Å(¾TYÏ½>¸½

@@ -1,1 +1,1 @@
-Bbn1.running_varJ«|Û=w­£=Ï6Š=pK8=
+Bbn1.running_varJpF=).w=ß=ð=å<

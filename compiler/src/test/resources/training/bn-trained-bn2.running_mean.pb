@@ -1,1 +1,1 @@
-Bbn2.running_meanJ ”Ú×>Eò5>ÀÁ±¾>í#?®ƒ?ƒ!¿mG>îÕ=?
+Bbn2.running_meanJ Ðr€>d)‘<¶-=ÞÊú=Ã98=[óC½xô¡½U1z>

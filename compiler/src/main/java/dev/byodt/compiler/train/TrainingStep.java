@@ -47,7 +47,7 @@ public final class TrainingStep {
     private Program build(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling) {
         Graph graph = trainable.graph();
         List<Value> weights = new ArrayList<>(trainable.weights().keySet());
-        int dataInputs = graph.inputs().size() - weights.size();
+        int dataInputs = graph.inputs().size() - weights.size() - trainable.statistics().size();
         if (dataInputs != 1 || graph.outputs().size() != 1) {
             throw new ByodtException("training needs a model of one input and one output; this one has " + dataInputs
                 + " inputs and " + graph.outputs().size() + " outputs");

@@ -13,8 +13,11 @@ final class SampleBatches {
     private SampleBatches() {}
 
     /** small-cnn.onnx (batch 4) with its float initializers trainable. */
-    static TrainableGraph smallCnn() {
-        Path model = TRAINING.resolve("small-cnn.onnx");
+    static TrainableGraph smallCnn() { return trainable("small-cnn.onnx"); }
+
+    /** A model of the training resources with its float initializers trainable. */
+    static TrainableGraph trainable(String file) {
+        Path model = TRAINING.resolve(file);
         return TrainableGraph.of(OnnxLoader.load(model), OnnxWeights.floatInitializers(model));
     }
 
