@@ -32,9 +32,10 @@ public record TrainableGraph(Graph graph, Map<Value, Tensor> weights, Map<Value,
     }
 
     /**
-     * The graph with the float32 constants named in {@code trainable} turned into run-time inputs: weights, or
-     * statistics where a BatchNormalization reads them as its running mean or variance. Dropout's ratio, a float
-     * but a setting, stays a constant.
+     * The graph with the float32 constants named in {@code trainable} turned into run-time inputs as weights, and
+     * those BatchNormalization reads as its running mean and variance as statistics, also when the importer folded
+     * them from other initializers (PyTorch's exporter makes a fresh BatchNorm's zero mean and unit variance
+     * Identity copies of its equal bias and scale). Dropout's ratio, a float but a setting, stays a constant.
      */
     public static TrainableGraph of(Graph graph, Set<String> trainable) {
         Set<Value> runningStatistics = new HashSet<>();
@@ -44,6 +45,7 @@ public record TrainableGraph(Graph graph, Map<Value, Tensor> weights, Map<Value,
             if (node.opType().equals("Dropout") && node.input(1) != null) settings.add(node.input(1));
         }
         Map<Value, Value> replaced = new HashMap<>();
+        Map<Value, Value> runTime = new HashMap<>();
         Map<Value, Tensor> weights = new LinkedHashMap<>();
         Map<Value, Tensor> statistics = new LinkedHashMap<>();
         List<Node> nodes = new ArrayList<>();
@@ -52,14 +54,11 @@ public record TrainableGraph(Graph graph, Map<Value, Tensor> weights, Map<Value,
             boolean changed = false;
             for (Value v : node.inputs()) {
                 Value in = v;
-                if (v != null && v.isConstant() && trainable.contains(v.name()) && v.constant().type() == ElementType.FLOAT32
-                    && !settings.contains(v)) {
-                    in = replaced.computeIfAbsent(v, old -> {
-                        Value weight = new Value(old.name());
-                        weight.setType(old.type());
-                        (runningStatistics.contains(old) ? statistics : weights).put(weight, old.constant());
-                        return weight;
-                    });
+                boolean real = v != null && v.isConstant() && v.constant().type() == ElementType.FLOAT32;
+                if (real && runningStatistics.contains(v)) {
+                    in = runTimeInput(v, runTime, statistics);
+                } else if (real && trainable.contains(v.name()) && !settings.contains(v)) {
+                    in = runTimeInput(v, runTime, weights);
                 } else if (v != null) {
                     in = replaced.getOrDefault(v, v);
                 }
@@ -84,5 +83,15 @@ public record TrainableGraph(Graph graph, Map<Value, Tensor> weights, Map<Value,
         inputs.addAll(statistics.keySet());
         List<Value> outputs = graph.outputs().stream().map(v -> replaced.getOrDefault(v, v)).toList();
         return new TrainableGraph(new Graph(graph.name(), inputs, outputs, nodes), weights, statistics);
+    }
+
+    /** The run-time input that takes the place of constant {@code v}, made once and listed in {@code kind}. */
+    private static Value runTimeInput(Value v, Map<Value, Value> runTime, Map<Value, Tensor> kind) {
+        return runTime.computeIfAbsent(v, old -> {
+            Value input = new Value(old.name());
+            input.setType(old.type());
+            kind.put(input, old.constant());
+            return input;
+        });
     }
 }
