@@ -59,6 +59,10 @@ record TrainingModeGraph(Graph graph, List<Node> batchNormalizations, List<Dropo
 
     /** The node in training mode with Y as its only output: a step updates the running statistics as PyTorch does. */
     private static Node batchStatistics(Graph graph, Node node) {
+        if (node.intAttr("training_mode", 0) == 1) {
+            throw node.error("is in training mode (training_mode=1), and the trained model would keep normalizing by its "
+                + "batches: export the model in inference mode (from PyTorch's eval(), with TrainingMode.PRESERVE)");
+        }
         if (node.opsetVersion() <= 8 && node.intAttr("spatial", 1) == 0) {
             throw node.error("spatial=0 (statistics per element) has no training mode");
         }
