@@ -4,7 +4,9 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.dtype.posit.PositReference;
 import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 import dev.byodt.runtime.data.IdxSource;
@@ -17,8 +19,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,8 +34,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * inference mode) and PyTorch's run of it (scripts/generate_gradient_references.py): float32 training by SGD in
  * batches of 8 follows PyTorch's loss at each of 50 steps, normalizing by the batches' statistics; the running
  * statistics end as PyTorch's (unbiased variance, ONNX momentum); and the trained model, written as ONNX and
- * compiled for inference, gives PyTorch's eval() output, normalizing by the running statistics. In bfloat16 and
- * float16 the trained weights and statistics are values of the format.
+ * compiled for inference, gives PyTorch's eval() output, normalizing by the running statistics. In bfloat16, float16
+ * and posit(16,2) the trained weights and statistics are values of the format (bfloat16's bit layout, Java's float16
+ * conversion, and the exact posit reference's decoding of every pattern, not byodt's own conversions).
  */
 class BatchNormalizationTrainingTest {
     private static final String MODEL = "bn-cnn.onnx";
@@ -56,7 +62,7 @@ class BatchNormalizationTrainingTest {
             initializers = trainer.initializers();
             for (String name : STATISTICS) {
                 float[] pytorch = reference("bn-trained-" + name + ".pb");
-                assertFalse(java.util.Arrays.equals(initial.get(name).toFloatArray(), pytorch), name + " moved");
+                assertFalse(Arrays.equals(initial.get(name).toFloatArray(), pytorch), name + " moved");
                 assertClose(pytorch, initializers.get(name).toFloatArray(), name);
             }
             fillNextImages(trainer.predictionInput(), data);
@@ -66,14 +72,14 @@ class BatchNormalizationTrainingTest {
         OnnxWeights.write(SampleBatches.TRAINING.resolve(MODEL), initializers, written);
         try (CompiledModule code = Compiler.compile(OnnxLoader.load(written), CompileOptions.host());
              HostModel model = Compiler.jit(code)) {
-            Tensor input = Tensor.zeros(dev.byodt.runtime.ElementType.FLOAT32, new long[]{8, 1, 28, 28});
+            Tensor input = Tensor.zeros(ElementType.FLOAT32, new long[]{8, 1, 28, 28});
             fillNextImages(input, data);
             assertClose(reference("bn-trained-logits.pb"), model.run(List.of(input)).getFirst().toFloatArray(), "written model");
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bfloat16", "float16"})
+    @ValueSource(strings = {"bfloat16", "float16", "custom[posit]16"})
     void weightsAndStatisticsAreValuesOfTheDatatype(String datatype) {
         IdxSource data = SampleBatches.images(8 * 3);
         List<Float> losses = new ArrayList<>();
@@ -111,7 +117,18 @@ class BatchNormalizationTrainingTest {
     }
 
     private static boolean representable(String datatype, float v) {
-        return datatype.equals("bfloat16") ? (Float.floatToRawIntBits(v) & 0xFFFF) == 0
-            : Float.float16ToFloat(Float.floatToFloat16(v)) == v;
+        return switch (datatype) {
+            case "bfloat16" -> (Float.floatToRawIntBits(v) & 0xFFFF) == 0;
+            case "float16" -> Float.float16ToFloat(Float.floatToFloat16(v)) == v;
+            default -> POSIT16_VALUES.contains(v);
+        };
+    }
+
+    /** Every value of posit(16,2) but NaR; float32 holds each exactly (at most 11 fraction bits, scales 2^-56..2^56). */
+    private static final Set<Float> POSIT16_VALUES = new HashSet<>();
+
+    static {
+        PositReference posit16 = new PositReference(16, 2);
+        for (long p = 0; p < 1 << 16; p++) if (p != 1 << 15) POSIT16_VALUES.add((float) posit16.toDouble(p));
     }
 }
