@@ -24,19 +24,22 @@ import static dev.byodt.compiler.kernel.Exprs.real;
  * unbiased running variance; ONNX's reference divides by the count, as the batch is normalized).
  */
 final class RunningStatistics {
+    /** The kernel updating node N's running statistics is named "running statistics of N". */
+    static final String KERNEL = "running statistics of ";
+
     private RunningStatistics() {}
 
     /** The kernel writing the updated running statistics of {@code node} into {@code updated} (mean, variance). */
     static Kernel update(Node node, Map<Value, ?> statistics, Function<Value, Buffer> bufferOf, List<Buffer> updated) {
         for (int i = 3; i < 5; i++) {
             if (!statistics.containsKey(node.input(i))) {
-                throw node.error("running statistic '" + node.input(i).name() + "' is not a float initializer of its own to update");
+                throw node.error("running statistic '" + node.input(i).name() + "' is computed by the graph, not an initializer training can update");
             }
         }
         Buffer x = bufferOf.apply(node.input(0));
         Buffer mean = bufferOf.apply(node.input(3)), variance = bufferOf.apply(node.input(4));
         double momentum = node.floatAttr("momentum", 0.9f);
-        KernelBuilder kb = new KernelBuilder("running statistics of " + node.name(), "BatchNormalizationStatistics",
+        KernelBuilder kb = new KernelBuilder(KERNEL + node.name(), "BatchNormalizationStatistics",
             List.of(x, mean, variance), updated);
         kb.loop(x.dim(1), c -> {
             ChannelStatistics batch = ChannelStatistics.of(kb, x, c);
