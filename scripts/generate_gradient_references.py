@@ -23,7 +23,7 @@ and compiler/src/test/resources/training/:
                         ReLU flips hundreds of gradients at once on a rounding difference)
     bn-sgd-losses.txt   PyTorch's float32 loss at each step of SGD (lr 0.01, batch 8) of bn-cnn in train() on
                         the first 400 sample images (50 steps; at lr 0.05 PyTorch's own float32 and float64
-                        runs part by 1e-3 within 50 steps, at 0.01 they stay within 2e-7)
+                        runs part by more than 1e-3 within 50 steps, at 0.01 they stay within 2e-7)
     bn-trained-logits.pb  the trained bn-cnn's output in eval() (the running statistics) for the first batch of
                         the next 8 sample images
     bn-trained-NAME.pb  the trained running statistics NAME
