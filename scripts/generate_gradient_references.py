@@ -28,6 +28,9 @@ and compiler/src/test/resources/training/:
                         the next 8 sample images
     bn-trained-NAME.pb  the trained running statistics NAME
     bn-dropout-cnn.onnx bn-cnn with a Dropout (ratio 0.5) between its two Linear layers, as an ONNX Dropout node
+    bn-dropout-masks.pb the 50 masks of that Dropout, [50, 8, 32], drawn by PyTorch (0, or 2 for a kept element)
+    bn-dropout-sgd-losses.txt  PyTorch's loss at each step of bn-dropout-cnn trained as bn-cnn is, multiplying by
+                        those masks (so that the test can feed byodt the same ones)
 
 Usage: /usr/bin/python3 scripts/generate_gradient_references.py
 Requires the Debian packages python3-torch, python3-onnx and python3-numpy. Seeds are fixed, so a rerun
@@ -167,7 +170,21 @@ class BnCnn(torch.nn.Module):
     def forward(self, x):
         x = F.max_pool2d(torch.tanh(self.bn1(self.conv1(x))), 2)
         x = F.max_pool2d(torch.tanh(self.bn2(self.conv2(x))), 2)
-        return self.fc2(torch.tanh(self.bn3(self.fc1(torch.flatten(x, 1)))))
+        return self.fc2(self.dropped(torch.tanh(self.bn3(self.fc1(torch.flatten(x, 1))))))
+
+    def dropped(self, x):
+        return x
+
+
+class BnDropoutCnn(BnCnn):
+    """BnCnn whose Dropout multiplies by the next of the given masks at each forward pass."""
+
+    def __init__(self, masks):
+        super().__init__()
+        self.masks = iter(masks)
+
+    def dropped(self, x):
+        return x * next(self.masks)
 
 
 def idx(path):
@@ -222,6 +239,7 @@ def batch_normalization_reference(images, labels):
     torch.onnx.export(model, torch.zeros(8, 1, 28, 28), TRAINING / "bn-cnn.onnx", input_names=["image"],
                       output_names=["logits"], opset_version=15, training=torch.onnx.TrainingMode.PRESERVE)
     exported = onnx.load(TRAINING / "bn-cnn.onnx")
+    dropout_reference(model.state_dict(), images, labels)
     model.train()
     losses = training_run(model, torch.optim.SGD(model.parameters(), lr=0.01), images, labels, 8)
     (TRAINING / "bn-sgd-losses.txt").write_text("".join(f"{v!r}\n" for v in losses))
@@ -232,6 +250,18 @@ def batch_normalization_reference(images, labels):
         if name.endswith(("running_mean", "running_var")):
             write_pb(TRAINING / f"bn-trained-{name}.pb", name, buffer.numpy())
     with_dropout(exported)
+
+
+def dropout_reference(initial, images, labels):
+    """bn-dropout-cnn's masks and losses, from bn-cnn's initial weights."""
+    generator = torch.Generator().manual_seed(9)
+    masks = (torch.rand(50, 8, 32, generator=generator) >= 0.5).float() * 2
+    model = BnDropoutCnn(masks)
+    model.load_state_dict(initial)
+    model.train()
+    losses = training_run(model, torch.optim.SGD(model.parameters(), lr=0.01), images, labels, 8)
+    (TRAINING / "bn-dropout-sgd-losses.txt").write_text("".join(f"{v!r}\n" for v in losses))
+    write_pb(TRAINING / "bn-dropout-masks.pb", "masks", masks.numpy())
 
 
 def images_after(count):
