@@ -160,7 +160,7 @@ public final class HostConversion implements CompileTimeConversion {
             LLVMOrcLLJITGetGlobalPrefix(jit), null, null), "looking up this process's symbols");
         LLVMOrcJITDylibAddGenerator(main, processSymbols);
         Llvm.check(LLVMOrcLLJITAddLLVMIRModule(jit, main, LLVMOrcCreateNewThreadSafeModule(driver, threadSafeContext)),
-            "adding the conversion to the JIT");
+            "adding the compile-time driver to the JIT");
         LLVMOrcDisposeThreadSafeContext(threadSafeContext);
         return jit;
     }

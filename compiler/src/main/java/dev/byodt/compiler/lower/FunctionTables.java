@@ -20,7 +20,7 @@ import java.util.Map;
  * exp for N <= 16: DatatypeDefinition.Builder#tabulated) become loads from a constant table of that function
  * on every value, computed at compile time by the library itself on the compiling machine ({@link Tabulator}):
  * the same bits for one load and an add instead of tens of instructions a value. The table has 2^N entries
- * of the storage type (512 bytes for 8 bits, 128 KiB for 16), in value order from the lowest, so that the
+ * of the storage type (256 bytes for 8 bits, 128 KiB for 16), in value order from the lowest, so that the
  * value's sign-extended bits plus 2^(N-1) index it; it is laid out once per function the program calls, and only
  * then.
  */
