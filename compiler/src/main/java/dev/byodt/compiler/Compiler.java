@@ -4,6 +4,7 @@ import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostConversion;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.codegen.HostTables;
 import dev.byodt.compiler.codegen.LibraryLinker;
 import dev.byodt.compiler.codegen.LlvmCodegen;
 import dev.byodt.compiler.codegen.Optimizer;
@@ -25,6 +26,7 @@ import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.lower.DatatypeBoundaries;
 import dev.byodt.compiler.lower.DatatypeLowering;
 import dev.byodt.compiler.lower.DatatypePlan;
+import dev.byodt.compiler.lower.FunctionTables;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.lower.MemoryPlan;
@@ -53,7 +55,8 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * The compiler's front door: a graph in, an optimized LLVM module out (to run on the host or write to
  * files). The stages, in order: graph to loop nests (GraphLowering), a datatype per kernel with conversions
  * where datatypes meet (DatatypeBoundaries), abstract REAL/ACC to the datatypes' machine types and library
- * calls (DatatypeLowering, which must find a lowering for every operation), the passes of the target's
+ * calls (DatatypeLowering, which must find a lowering for every operation), tabulated functions as loads
+ * (FunctionTables), the passes of the target's
  * extension (the P extension's), the libraries loaded and their functions checked against the calls,
  * workspace layout (MemoryPlan), LLVM IR (LlvmCodegen), the libraries linked in, verification, O3.
  */
@@ -81,6 +84,7 @@ public final class Compiler {
         DatatypePlan plan = plan(program, options, log);
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
+        machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
@@ -189,6 +193,12 @@ public final class Compiler {
         }
         if (log.usedFallback()) plan.boundary().library().ifPresent(all::add);
         return all;
+    }
+
+    /** The datatype instances the plan's kernels compute in (float32, the reference, has none). */
+    private static List<DatatypeInstance> instances(DatatypePlan plan) {
+        return plan.kernelDatatypes().stream().filter(d -> d instanceof RegisteredDatatype)
+            .map(d -> ((RegisteredDatatype) d).instance()).distinct().toList();
     }
 
     private static Map<String, NativeLibrary> libraryOfDatatype(DatatypePlan plan) {
