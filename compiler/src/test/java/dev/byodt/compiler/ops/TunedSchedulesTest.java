@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's three
  * schedules (across output channels, on padded planes, along output rows) and MatMul's and Gemm's rows of
  * sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
- * and 3-D windows, block lengths that are no multiple of the lane count, broadcast batches, transposed and
+ * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
+ * lane count, broadcast batches, transposed and
  * constant operands), in float32 and in custom datatypes of 8, 16 and 32 bits. The schedules are compiled
  * for several lane counts, so that each lane count the targets get (1 on RISC-V without P, 2 and 4 with it,
  * 16 on x86-64 with AVX-512) sizes the blocks once.
@@ -127,10 +128,13 @@ class TunedSchedulesTest {
         conv("across maps, 1-D, dilation 2, odd row", Schedule.ACROSS_MAPS, s(2, 3, 9), s(10, 3, 3), true,
             "dilations", s(2), "pads", s(2, 1)),
         conv("across maps, 3-D", Schedule.ACROSS_MAPS, s(1, 2, 3, 3, 4), s(9, 2, 2, 2, 2), true, "pads", s(1, 0, 1, 0, 1, 0)),
+        // Weights at run time (training's): packed by the kernel as it starts.
+        conv("across maps, weights at run time, padded", Schedule.ACROSS_MAPS, s(2, 3, 4, 4), s(9, 3, 3, 3), false,
+            "pads", s(1, 1, 1, 1)),
         // Stride 1 in 2-D: padded planes, grids that are no multiple of the lane count, 5 and 7 maps a group.
         conv("padded planes, uneven pads, dilation", Schedule.PADDED_PLANES, s(1, 3, 7, 9), s(5, 3, 3, 3), false,
             "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
-        conv("padded planes, groups, 7 maps", Schedule.PADDED_PLANES, s(2, 4, 6, 5), s(14, 2, 2, 3), false,
+        conv("padded planes, groups, 7 maps", Schedule.PADDED_PLANES, s(2, 4, 6, 9), s(14, 2, 2, 3), false,
             "group", 2L, "pads", s(0, 1, 1, 0)),
         conv("padded planes, depthwise", Schedule.PADDED_PLANES, s(1, 3, 11, 13), s(3, 1, 5, 5), true,
             "group", 3L, "pads", s(2, 2, 2, 2)),
