@@ -23,12 +23,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import static dev.byodt.compiler.ops.ScheduleCases.attributes;
+import static dev.byodt.compiler.ops.ScheduleCases.gridValues;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -69,7 +70,7 @@ class TunedSchedulesTest {
             for (int i = 0; i < inputShapes.size(); i++) {
                 Value v = new Value("in" + i);
                 v.setType(new TensorType(ElementType.FLOAT32, inputShapes.get(i)));
-                if (constants[i]) v.setConstant(values(inputShapes.get(i), random));
+                if (constants[i]) v.setConstant(gridValues(inputShapes.get(i), random));
                 else runtime.add(v);
                 inputs.add(v);
             }
@@ -83,40 +84,16 @@ class TunedSchedulesTest {
             Random random = new Random(name.hashCode());
             List<Tensor> values = new ArrayList<>();
             for (int i = 0; i < inputShapes.size(); i++) {
-                Tensor t = values(inputShapes.get(i), random);
+                Tensor t = gridValues(inputShapes.get(i), random);
                 if (!constants[i]) values.add(t);
             }
             return values;
         }
     }
 
-    /**
-     * Values in [-2, 2) on a grid of 1/64, a few of them 0: exact in every datatype here, so that the sums
-     * rather than the conversions decide each result, and small enough that posit8's sums do not all saturate.
-     */
-    private static Tensor values(long[] shape, Random random) {
-        float[] v = new float[(int) Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
-        for (int i = 0; i < v.length; i++) v[i] = random.nextInt(8) == 0 ? 0 : (random.nextInt(256) - 128) / 64f;
-        return Tensor.ofFloats(shape, v);
-    }
-
     private static Case conv(String name, Schedule schedule, long[] x, long[] w, boolean constantWeights, Object... attributes) {
         long[] bias = {w[0]};
         return new Case(name, schedule, "Conv", attributes(attributes), List.of(x, w, bias), new boolean[] {false, constantWeights, true});
-    }
-
-    private static Map<String, Attribute> attributes(Object... nameValue) {
-        Map<String, Attribute> map = new LinkedHashMap<>();
-        for (int i = 0; i < nameValue.length; i += 2) {
-            Object value = nameValue[i + 1];
-            map.put((String) nameValue[i], switch (value) {
-                case long[] ints -> new Attribute.IntsAttr(ints);
-                case Long l -> new Attribute.IntAttr(l);
-                case Float f -> new Attribute.FloatAttr(f);
-                default -> throw new IllegalArgumentException(value.toString());
-            });
-        }
-        return map;
     }
 
     private static long[] s(long... dims) { return dims; }

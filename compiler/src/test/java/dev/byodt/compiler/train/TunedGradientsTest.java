@@ -32,6 +32,8 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import static dev.byodt.compiler.ops.ScheduleCases.attributes;
+import static dev.byodt.compiler.ops.ScheduleCases.gridValues;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -61,7 +63,7 @@ class TunedGradientsTest {
                 Value v = new Value("in" + i);
                 v.setType(new TensorType(ElementType.FLOAT32, inputShapes.get(i)));
                 inputs.add(v);
-                values.put(v, values(inputShapes.get(i), random));
+                values.put(v, gridValues(inputShapes.get(i), random));
             }
             Value y = new Value("y");
             Node node = new Node(name, opType, "", 13, inputs, List.of(y), attributes);
@@ -71,30 +73,9 @@ class TunedGradientsTest {
 
         List<Tensor> inputs(TrainableGraph graph) {
             List<Tensor> all = new ArrayList<>(graph.weights().values());
-            all.add(values(graph.graph().outputs().getFirst().type().shape(), new Random(name.hashCode() + 1)));
+            all.add(gridValues(graph.graph().outputs().getFirst().type().shape(), new Random(name.hashCode() + 1)));
             return all;
         }
-    }
-
-    /** Values in [-2, 2) on a grid of 1/64, a few of them 0: exact in every datatype here. */
-    private static Tensor values(long[] shape, Random random) {
-        float[] v = new float[(int) Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
-        for (int i = 0; i < v.length; i++) v[i] = random.nextInt(8) == 0 ? 0 : (random.nextInt(256) - 128) / 64f;
-        return Tensor.ofFloats(shape, v);
-    }
-
-    private static Map<String, Attribute> attributes(Object... nameValue) {
-        Map<String, Attribute> map = new LinkedHashMap<>();
-        for (int i = 0; i < nameValue.length; i += 2) {
-            Object value = nameValue[i + 1];
-            map.put((String) nameValue[i], switch (value) {
-                case long[] ints -> new Attribute.IntsAttr(ints);
-                case Long l -> new Attribute.IntAttr(l);
-                case Float f -> new Attribute.FloatAttr(f);
-                default -> throw new IllegalArgumentException(value.toString());
-            });
-        }
-        return map;
     }
 
     private static long[] s(long... dims) { return dims; }
