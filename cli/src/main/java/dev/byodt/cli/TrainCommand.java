@@ -113,7 +113,7 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--shuffle", description = "Visit the training items in a new random order each epoch (seeded by --seed).")
     boolean shuffle;
 
-    @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle and of Dropout's masks: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--loss-scale", paramLabel = "N|dynamic",
@@ -178,6 +178,7 @@ final class TrainCommand implements Callable<Integer> {
         long compileStart = System.nanoTime();
         try (Trainer trainer = Trainer.compile(graph, chosenLoss, chosenOptimizer, scaling, options)) {
             System.out.printf("%-10s %.2f s%n", "compile", (System.nanoTime() - compileStart) / 1e9);
+            trainer.seedDropout(seed);
             Random random = new Random(seed);
             int[] order = IntStream.range(0, training.size()).toArray();
             for (int epoch = 1; epoch <= epochs; epoch++) {
@@ -213,7 +214,7 @@ final class TrainCommand implements Callable<Integer> {
                         lossScaleText(trainer.lossScale()), trainer.skippedSteps() - skippedBefore, steps);
                 }
                 history.add(record);
-                OnnxWeights.write(modelOptions.model, trainer.weights(), out.resolve("model.onnx"));
+                OnnxWeights.write(modelOptions.model, trainer.initializers(), out.resolve("model.onnx"));
                 history.write(out);
             }
         }
