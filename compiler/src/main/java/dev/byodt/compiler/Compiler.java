@@ -47,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 import java.util.function.UnaryOperator;
 
 import static org.bytedeco.llvm.global.LLVM.*;
@@ -66,16 +67,21 @@ public final class Compiler {
     /** Compiles a graph, each operator in its schedule tuned for the target and the datatype of its node. */
     public static CompiledModule compile(Graph graph, CompileOptions options) {
         Optional<BlockFormat> block = options.block().map(name -> BlockFormat.resolve(name, options.datatypes().registry()));
-        return compile(GraphLowering.lowerScheduled(graph, node -> lanes(node, options),
+        return compile(GraphLowering.lowerScheduled(graph, lanesOf(options),
             (node, bufferOf) -> block.flatMap(format -> BlockDots.lower(node, bufferOf, format))), options);
     }
 
-    /** The elements of the node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds. */
-    private static int lanes(Node node, CompileOptions options) {
-        DatatypeChoice choice = options.datatypes();
-        String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
-        DatatypeInstance instance = choice.registry().instance(name, choice.options());
-        return options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
+    /**
+     * The elements of a node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds: what
+     * the node's tuned schedules, and a training step's gradient kernels of the node, are sized for.
+     */
+    public static ToIntFunction<Node> lanesOf(CompileOptions options) {
+        return node -> {
+            DatatypeChoice choice = options.datatypes();
+            String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
+            DatatypeInstance instance = choice.registry().instance(name, choice.options());
+            return options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
+        };
     }
 
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */

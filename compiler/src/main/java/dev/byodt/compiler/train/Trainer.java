@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Trains a model one batch at a time with a compiled {@link TrainingStep}, and predicts with the current
@@ -58,7 +59,7 @@ public final class Trainer implements AutoCloseable {
         this.weights = new ArrayList<>(graph.weights().keySet());
         this.statistics = graph.statistics().keySet().stream().map(Value::name).toList();
         this.dropouts = TrainingModeGraph.of(graph.graph()).dropouts();
-        Program program = TrainingStep.of(graph, loss, optimizer, scaling);
+        Program program = TrainingStep.of(graph, loss, optimizer, scaling, Optional.of(Compiler.lanesOf(options)));
         this.stateCount = weights.size() * optimizer.stateTensors();
         try (CompiledModule code = Compiler.compile(program, options)) {
             this.step = Compiler.jit(code);

@@ -14,6 +14,8 @@ import dev.byodt.runtime.ElementType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
 
 /**
  * One training step as a program of loop nests, compiled like any model: the forward kernels of the graph,
@@ -35,16 +37,18 @@ public final class TrainingStep {
     /** The name of the input holding Adam's step scalars. */
     public static final String STEP_SCALARS = "optimizer.step";
 
-    public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer) {
-        return of(trainable, loss, optimizer, LossScaling.NONE);
+    /**
+     * The step with loss scaling as {@code scaling} says (the input {@link LossScaling#SCALE} last when enabled), its
+     * forward and gradient kernels in their schedules tuned for vectors of {@code lanesOf} each node's elements
+     * ({@link dev.byodt.compiler.Compiler#lanesOf}), or empty, in their reference nests.
+     */
+    public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling,
+                             Optional<ToIntFunction<Node>> lanesOf) {
+        return new TrainingStep().build(trainable, loss, optimizer, scaling, lanesOf);
     }
 
-    /** With loss scaling: the input {@link LossScaling#SCALE} last. */
-    public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling) {
-        return new TrainingStep().build(trainable, loss, optimizer, scaling);
-    }
-
-    private Program build(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling) {
+    private Program build(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling,
+                          Optional<ToIntFunction<Node>> lanesOf) {
         Graph graph = trainable.graph();
         List<Value> weights = new ArrayList<>(trainable.weights().keySet());
         int dataInputs = graph.inputs().size() - weights.size() - trainable.statistics().size();
@@ -59,7 +63,7 @@ public final class TrainingStep {
                 + "' is " + outType);
         }
         TrainingModeGraph training = TrainingModeGraph.of(graph);
-        List<Kernel> kernels = assembly.forward(training.graph());
+        List<Kernel> kernels = assembly.forward(training.graph(), lanesOf);
         Value scores = loss == Loss.CROSS_ENTROPY ? logitsBeforeSoftmax(graph, output) : output;
         long batch = outType.dim(0);
         Buffer labels = new Buffer("labels", ScalarType.I64, new long[]{batch});
@@ -73,7 +77,8 @@ public final class TrainingStep {
             backpropagated = new Buffer(scoresGradient.name() + ".scaled", ScalarType.REAL, outType.shape());
             kernels.add(scaling.scale(scoresGradient, scale, backpropagated));
         }
-        Backpropagation.Result backward = Backpropagation.of(training.graph().nodes(), Map.of(scores, backpropagated), weights, assembly::bufferOf);
+        Backpropagation.Result backward = Backpropagation.of(training.graph().nodes(), Map.of(scores, backpropagated), weights,
+            assembly::bufferOf, lanesOf);
         kernels.addAll(backward.kernels());
         Buffer gradientCounts = new Buffer(StepStatistics.GRADIENT_COUNTS, ScalarType.I64, new long[]{2});
         kernels.add(StepStatistics.gradients(weights.stream().map(w -> backward.gradients().get(w)).toList(), gradientCounts));

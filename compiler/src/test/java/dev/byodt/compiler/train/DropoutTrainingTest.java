@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -112,7 +113,8 @@ class DropoutTrainingTest {
         graph.weights().forEach((v, t) -> initial.put(v.name(), t));
         graph.statistics().forEach((v, t) -> initial.put(v.name(), t));
         IdxSource data = SampleBatches.images(400);
-        try (CompiledModule code = Compiler.compile(TrainingStep.of(graph, Loss.CROSS_ENTROPY, sgd), CompileOptions.host());
+        try (CompiledModule code = Compiler.compile(TrainingStep.of(graph, Loss.CROSS_ENTROPY, sgd, LossScaling.NONE,
+            Optional.of(Compiler.lanesOf(CompileOptions.host()))), CompileOptions.host());
              HostModel step = Compiler.jit(code)) {
             List<String> inputNames = step.inputs().stream().map(TensorSpec::name).toList();
             List<Tensor> inputs = new ArrayList<>();
