@@ -24,6 +24,7 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.lower.DatatypeBoundaries;
 import dev.byodt.compiler.lower.DatatypeLowering;
+import dev.byodt.compiler.lower.DecodedOperands;
 import dev.byodt.compiler.lower.DatatypePlan;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.MachineTypes;
@@ -52,7 +53,8 @@ import static org.bytedeco.llvm.global.LLVM.*;
 /**
  * The compiler's front door: a graph in, an optimized LLVM module out (to run on the host or write to
  * files). The stages, in order: graph to loop nests (GraphLowering), a datatype per kernel with conversions
- * where datatypes meet (DatatypeBoundaries), abstract REAL/ACC to the datatypes' machine types and library
+ * where datatypes meet (DatatypeBoundaries), the operands of dot products decoded once per tensor where the
+ * accumulation allows it (DecodedOperands), abstract REAL/ACC to the datatypes' machine types and library
  * calls (DatatypeLowering, which must find a lowering for every operation), the passes of the target's
  * extension (the P extension's), the libraries loaded and their functions checked against the calls,
  * workspace layout (MemoryPlan), LLVM IR (LlvmCodegen), the libraries linked in, verification, O3.
@@ -78,7 +80,7 @@ public final class Compiler {
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
     public static CompiledModule compile(Program program, CompileOptions options) {
         LoweringLog log = new LoweringLog();
-        DatatypePlan plan = plan(program, options, log);
+        DatatypePlan plan = DecodedOperands.apply(plan(program, options, log));
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
         options.target().check(options.datatypes());
