@@ -113,6 +113,14 @@ public final class RegisteredDatatype implements Datatype {
         return converted;
     }
 
+    /**
+     * Whether add and mul are the float32 ones rounded once ({@link DatatypeDefinition.Builder#arithmeticInFloat32})
+     * and the code is for the host, whose float32 unit makes that the fast way (a RISC-V core may have none).
+     */
+    boolean roundsArithmeticFromFloat32() {
+        return target == LoweringTarget.HOST && instance.definition().arithmeticInFloat32(instance);
+    }
+
     @Override
     public boolean multipliesDecodedOperands() { return !valuesAreFloat32 && accumulator instanceof DecodedProducts; }
 

@@ -39,8 +39,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * With --accumulate float32, MatMul, Gemm and Conv decode each element of their operands once ({@link DecodedOperands})
- * and give the bits they gave when every product decoded its own operands: each tuned schedule of
+ * With --accumulate float32, and with dtype where sums run in float32 registers, MatMul, Gemm and Conv decode each
+ * element of their operands once ({@link DecodedOperands}) and give the bits they gave when every product decoded
+ * its own operands: each tuned schedule of
  * {@link TunedSchedulesTest}'s cases (run-time and constant operands, padded planes) against its operator's
  * reference nest compiled under an operator name the pass leaves alone, so that each of its products calls
  * to_f32 on both operands. float16's to_f32 is inline code rather than a call, so its weights are decoded as
@@ -48,19 +49,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DecodedOperandsTest {
-    private static final String[] DATATYPES = {"custom[posit]16", "custom[posit]8", "bfloat16", "float16", "fxp16_8"};
+    private static final String[] FLOAT32_SUMS = {"custom[posit]16", "custom[posit]8", "bfloat16", "float16", "fxp16_8"};
+    /** The datatypes whose dtype sums run in float32 registers; the others' add and mul take no decoded operands. */
+    private static final String[] DTYPE_SUMS = {"custom[posit]16", "bfloat16", "float16", "custom[fp8e4m3]8"};
 
     static Stream<Arguments> cases() {
-        return TunedSchedulesTest.CASES.stream().flatMap(c -> Arrays.stream(DATATYPES).map(d -> Arguments.of(c, d)));
+        return TunedSchedulesTest.CASES.stream().flatMap(c -> Stream.concat(
+            Arrays.stream(FLOAT32_SUMS).map(d -> Arguments.of(c, d, AccumulationMode.FLOAT32)),
+            Arrays.stream(DTYPE_SUMS).map(d -> Arguments.of(c, d, AccumulationMode.DTYPE))));
     }
 
-    @ParameterizedTest(name = "{0} in {1}")
+    @ParameterizedTest(name = "{0} in {1}, accumulate {2}")
     @MethodSource("cases")
-    void decodedOnceGivesTheBitsOfDecodingPerProduct(TunedSchedulesTest.Case c, String datatype) {
+    void decodedOnceGivesTheBitsOfDecodingPerProduct(TunedSchedulesTest.Case c, String datatype, AccumulationMode mode) {
         Graph graph = c.graph();
         List<Tensor> inputs = c.runtimeInputs();
         Program scheduled = GraphLowering.lowerScheduled(graph, node -> 16);
-        Program decoded = DecodedOperands.apply(DatatypePlan.uniform(scheduled, registered(datatype))).program();
+        Program decoded = DecodedOperands.apply(DatatypePlan.uniform(scheduled, registered(datatype, mode))).program();
         Kernel kernel = decoded.kernels().getFirst();
         KernelWalker.forEachExpr(kernel.body(), e -> {
             if (e instanceof Expr.Op o && o.op() == ScalarOp.MAC) {
@@ -69,14 +74,14 @@ class DecodedOperandsTest {
         });
         assertTrue(kernel.loadedBuffers().containsAll(decoded.constants().keySet()), "constants only products read are dropped");
 
-        int[] perProduct = TunedSchedulesTest.bits(run(perProduct(GraphLowering.lower(graph)), datatype, inputs));
-        assertArrayEquals(perProduct, TunedSchedulesTest.bits(run(scheduled, datatype, inputs)), c + " in " + datatype);
+        int[] perProduct = TunedSchedulesTest.bits(run(perProduct(GraphLowering.lower(graph)), datatype, mode, inputs));
+        assertArrayEquals(perProduct, TunedSchedulesTest.bits(run(scheduled, datatype, mode, inputs)), c + " in " + datatype);
     }
 
-    private static RegisteredDatatype registered(String name) {
+    private static RegisteredDatatype registered(String name, AccumulationMode mode) {
         DatatypeChoice choice = DatatypeChoice.float32().withDatatype(name);
         DatatypeInstance instance = choice.registry().instance(name, choice.options());
-        return new RegisteredDatatype(instance, AccumulationMode.FLOAT32, LoweringTarget.ANY, Optional.empty(),
+        return new RegisteredDatatype(instance, mode, LoweringTarget.HOST, Optional.empty(),
             new LoweringLog(), (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage()));
     }
 
@@ -89,9 +94,8 @@ class DecodedOperandsTest {
         return new Program(p.name(), kernels, p.inputs(), p.inputSpecs(), p.outputs(), p.outputSpecs(), p.constants(), p.temporaries());
     }
 
-    private static Tensor run(Program program, String datatype, List<Tensor> inputs) {
-        CompileOptions options = CompileOptions.host().withDatatypes(
-            DatatypeChoice.float32().withDatatype(datatype).withAccumulation(AccumulationMode.FLOAT32));
+    private static Tensor run(Program program, String datatype, AccumulationMode mode, List<Tensor> inputs) {
+        CompileOptions options = CompileOptions.host().withDatatypes(DatatypeChoice.float32().withDatatype(datatype).withAccumulation(mode));
         try (CompiledModule module = Compiler.compile(program, options); HostModel model = Compiler.jit(module)) {
             return model.run(inputs).getFirst();
         }
