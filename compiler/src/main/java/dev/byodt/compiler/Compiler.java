@@ -105,7 +105,8 @@ public final class Compiler {
                 }
                 calls.check(libraries, log, libraryOfDatatype(plan));
             }
-            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext);
+            boolean unrolls = unrollsLoops(plan, options.target());
+            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls);
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);
@@ -117,7 +118,7 @@ public final class Compiler {
             }
             VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
-            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries(), unrollsLoops(plan, options.target()));
+            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries(), unrolls);
             else VectorVariants.forgetTripCounts(module);
             return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize(),
                 log.fallbacks());
@@ -135,7 +136,8 @@ public final class Compiler {
      * float32) on a target with vector units. There each iteration is already a vector of emulated operations,
      * tens of instructions each, so the copies multiply the code and LLVM's time without making it faster:
      * mobilenet_v2 in posit8 took 40 s of CPU to compile (2 MB of machine code) and takes 5 s without, and
-     * bench-dtypes' ratios and LeNet-5's run times are no worse. RISC-V targets (no vector unit) keep unrolling,
+     * bench-dtypes' ratios and LeNet-5's run times are no worse. Its loops that call no library function are
+     * interleaved all the same ({@link dev.byodt.compiler.codegen.InterleavedLoops}). RISC-V targets (no vector unit) keep unrolling,
      * which saves over a quarter of the instructions LeNet-5 executes in fxp16_13 (3.30 rather than 4.64 million
      * on rv64gc).
      */
