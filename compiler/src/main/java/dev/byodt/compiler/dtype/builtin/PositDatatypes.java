@@ -41,7 +41,6 @@ public final class PositDatatypes implements DatatypePlugin {
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
             .fusedAccumulation(i -> exactInFloat32(i.bits(), es))
-            .arithmeticInFloat32(i -> arithmeticInFloat32(i.bits(), es))
             .build();
     }
 
@@ -50,18 +49,6 @@ public final class PositDatatypes implements DatatypePlugin {
      * regime bits taken), at most 24, and scales within +-126 (maxPos = 2^((N-2) 2^es)), float32's normal range.
      */
     static boolean exactInFloat32(int n, int es) { return n - 2 - es <= 24 && (n - 2) << es <= 126; }
-
-    /**
-     * Whether add and mul are the float32 sum and product rounded once, and that is how posit.c computes them
-     * (its FLOAT_ADD and FLOAT_MUL, hardware aside): 8 < N <= 16, where posit.c proves that rounding the float32 sum
-     * gives the correctly rounded sum (float_add), and where products of two significands of N - 2 - es bits are
-     * exact in float32's 24 and minPos^2 = 2^(-2 (N-2) 2^es) is a float32 normal, so that rounding the float32
-     * product is rounding the product. Posits of up to 8 bits give the same results, but their 16-bit integer
-     * lanes (and byte-table variants) are faster than float32's, so their sums keep the library's add and mul.
-     */
-    static boolean arithmeticInFloat32(int n, int es) {
-        return n > 8 && n <= 16 && 2 * (n - 2 - es) <= 24 && 2 * ((n - 2) << es) <= 126;
-    }
 
     /**
      * posit.c's quire width (its POSIT_ACC_BITS): at least 16N bits, as the standard asks, and at least

@@ -122,7 +122,7 @@ public final class PositReference {
 
     // ---- operations on patterns
 
-    public long add(long a, long b) {
+    long add(long a, long b) {
         if (isNar(a) || isNar(b)) return nar();
         return round(value(a).add(value(b)));
     }
@@ -132,7 +132,7 @@ public final class PositReference {
         return round(value(a).subtract(value(b)));
     }
 
-    public long mul(long a, long b) {
+    long mul(long a, long b) {
         if (isNar(a) || isNar(b)) return nar();
         return round(value(a).multiply(value(b)));
     }
