@@ -43,8 +43,8 @@ public interface Datatype {
     /**
      * Whether a mac may take its operands as F32 values this datatype decoded (its to_f32), so that a dot
      * product decodes each element of its operands once rather than once per product: where the accumulation
-     * mode multiplies the to_f32 values of the operands anyway (--accumulate float32) and the values are not
-     * float32 already.
+     * mode multiplies the to_f32 values of the operands anyway (--accumulate float32, and dtype where the sums run
+     * in float32 registers) and the values are not float32 already.
      */
     boolean multipliesDecodedOperands();
 

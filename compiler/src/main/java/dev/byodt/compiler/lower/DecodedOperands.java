@@ -27,8 +27,8 @@ import static dev.byodt.compiler.kernel.Exprs.idx;
 
 /**
  * Decodes the operands of dot products once per tensor instead of once per product, in the kernels whose
- * datatype multiplies decoded operands ({@link Datatype#multipliesDecodedOperands}: --accumulate float32, where
- * every product multiplies the to_f32 values of its operands). In the kernels of MatMul, Gemm, Conv and
+ * datatype multiplies decoded operands ({@link Datatype#multipliesDecodedOperands}: --accumulate float32, and dtype
+ * where the sums run in float32 registers, every product multiplying the to_f32 values of its operands). In the kernels of MatMul, Gemm, Conv and
  * ConvTranspose, where each element of an operand meets many others, every operand of a mac that loads a REAL
  * buffer loads a float32 copy of it instead:
  * <ul>
