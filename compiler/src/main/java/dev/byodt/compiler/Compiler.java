@@ -4,6 +4,7 @@ import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostConversion;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.codegen.HostTables;
 import dev.byodt.compiler.codegen.LibraryLinker;
 import dev.byodt.compiler.codegen.LlvmCodegen;
 import dev.byodt.compiler.codegen.Optimizer;
@@ -26,6 +27,7 @@ import dev.byodt.compiler.lower.DatatypeBoundaries;
 import dev.byodt.compiler.lower.DatatypeLowering;
 import dev.byodt.compiler.lower.DecodedOperands;
 import dev.byodt.compiler.lower.DatatypePlan;
+import dev.byodt.compiler.lower.FunctionTables;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.lower.MemoryPlan;
@@ -46,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 import java.util.function.UnaryOperator;
 
 import static org.bytedeco.llvm.global.LLVM.*;
@@ -55,7 +58,8 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * files). The stages, in order: graph to loop nests (GraphLowering), a datatype per kernel with conversions
  * where datatypes meet (DatatypeBoundaries), the operands of dot products decoded once per tensor where the
  * accumulation allows it (DecodedOperands), abstract REAL/ACC to the datatypes' machine types and library
- * calls (DatatypeLowering, which must find a lowering for every operation), the passes of the target's
+ * calls (DatatypeLowering, which must find a lowering for every operation), tabulated functions as loads
+ * (FunctionTables), the passes of the target's
  * extension (the P extension's), the libraries loaded and their functions checked against the calls,
  * workspace layout (MemoryPlan), LLVM IR (LlvmCodegen), the libraries linked in, verification, O3.
  */
@@ -65,16 +69,21 @@ public final class Compiler {
     /** Compiles a graph, each operator in its schedule tuned for the target and the datatype of its node. */
     public static CompiledModule compile(Graph graph, CompileOptions options) {
         Optional<BlockFormat> block = options.block().map(name -> BlockFormat.resolve(name, options.datatypes().registry()));
-        return compile(GraphLowering.lowerScheduled(graph, node -> lanes(node, options),
+        return compile(GraphLowering.lowerScheduled(graph, lanesOf(options),
             (node, bufferOf) -> block.flatMap(format -> BlockDots.lower(node, bufferOf, format))), options);
     }
 
-    /** The elements of the node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds. */
-    private static int lanes(Node node, CompileOptions options) {
-        DatatypeChoice choice = options.datatypes();
-        String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
-        DatatypeInstance instance = choice.registry().instance(name, choice.options());
-        return options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
+    /**
+     * The elements of a node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds: what
+     * the node's tuned schedules, and a training step's gradient kernels of the node, are sized for.
+     */
+    public static ToIntFunction<Node> lanesOf(CompileOptions options) {
+        return node -> {
+            DatatypeChoice choice = options.datatypes();
+            String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
+            DatatypeInstance instance = choice.registry().instance(name, choice.options());
+            return options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
+        };
     }
 
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
@@ -83,6 +92,7 @@ public final class Compiler {
         DatatypePlan plan = DecodedOperands.apply(plan(program, options, log));
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
+        machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
@@ -193,6 +203,12 @@ public final class Compiler {
         }
         if (log.usedFallback()) plan.boundary().library().ifPresent(all::add);
         return all;
+    }
+
+    /** The datatype instances the plan's kernels compute in (float32, the reference, has none). */
+    private static List<DatatypeInstance> instances(DatatypePlan plan) {
+        return plan.kernelDatatypes().stream().filter(d -> d instanceof RegisteredDatatype)
+            .map(d -> ((RegisteredDatatype) d).instance()).distinct().toList();
     }
 
     private static Map<String, NativeLibrary> libraryOfDatatype(DatatypePlan plan) {

@@ -73,6 +73,7 @@ public final class DatatypeDefinition {
     private final Predicate<DatatypeInstance> valuesExactInFloat32;
     private final Predicate<DatatypeInstance> arithmeticInFloat32;
     private final Function<DatatypeInstance, ValueGrid> valueGrid;
+    private final Function<DatatypeInstance, List<DatatypeOp>> tabulated;
     private final Map<String, Option> options;
     private final boolean reference;
     private final String origin;
@@ -96,6 +97,7 @@ public final class DatatypeDefinition {
         valuesExactInFloat32 = b.valuesExactInFloat32;
         arithmeticInFloat32 = b.arithmeticInFloat32;
         valueGrid = b.valueGrid;
+        tabulated = b.tabulated;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         reference = b.reference;
         origin = b.origin;
@@ -118,6 +120,7 @@ public final class DatatypeDefinition {
         valuesExactInFloat32 = d.valuesExactInFloat32;
         arithmeticInFloat32 = d.arithmeticInFloat32;
         valueGrid = d.valueGrid;
+        tabulated = d.tabulated;
         options = d.options;
         reference = d.reference;
         this.origin = origin;
@@ -192,6 +195,8 @@ public final class DatatypeDefinition {
     ScalarType storage(int bits) { return storage.apply(bits); }
 
     String prefix(DatatypeInstance instance) { return prefix.apply(instance); }
+
+    List<DatatypeOp> tabulated(DatatypeInstance instance) { return tabulated.apply(instance); }
 
     Optional<NativeLibrary> library(DatatypeInstance instance) {
         if (librarySource == null) return Optional.empty();
@@ -276,6 +281,7 @@ public final class DatatypeDefinition {
         private Predicate<DatatypeInstance> valuesExactInFloat32;
         private Predicate<DatatypeInstance> arithmeticInFloat32 = i -> false;
         private Function<DatatypeInstance, ValueGrid> valueGrid;
+        private Function<DatatypeInstance, List<DatatypeOp>> tabulated = i -> List.of();
         private final Map<String, Option> options = new LinkedHashMap<>();
         private boolean reference;
         private String origin = "";
@@ -324,6 +330,16 @@ public final class DatatypeDefinition {
         }
 
         public Builder library(LibrarySource source) { return library(source, i -> List.of()); }
+
+        /**
+         * The operations of one value whose library function is tabulated at compile time for an instance
+         * ({@code FunctionTables}): evaluated on the host for every value and looked up, the same results in
+         * a load.
+         */
+        public Builder tabulated(Function<DatatypeInstance, List<DatatypeOp>> opsOfInstance) {
+            tabulated = opsOfInstance;
+            return this;
+        }
 
         /** The function-name prefix of an instance (default NAME followed by the width: "lns16"). */
         public Builder prefix(Function<DatatypeInstance, String> prefixOfInstance) {

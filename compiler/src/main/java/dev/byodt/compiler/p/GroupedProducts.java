@@ -21,7 +21,8 @@ import java.util.function.IntFunction;
  * over output positions) becomes a loop over groups of G, for G = 2
  * {@code acc = group(2)(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, so that one SMALDA sums G products (2 on RV32,
  * 4 on RV64). The last {@code extent % G} iterations go in the largest smaller groups that fit, then one
- * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step. A
+ * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step, whose
+ * nest is grouped in turn where a loop inside it groups (the fifth row of a 5x5 window grouped by rows). A
  * loop shorter than the largest group takes the largest that fits (5 products in groups of 8 and 4, fxp8_P's
  * SMAQA on RV64 over Conv's 5-wide kernel rows, are a group of 4 and a single step), unless a loop inside it
  * takes the largest.
@@ -155,7 +156,9 @@ final class GroupedProducts {
             for (int smaller : sizes.subList(largest + 1, sizes.size())) {
                 for (; extent - k >= smaller; k += smaller) out.add(update(nest, f.var(), constants(k, smaller), loops));
             }
-            for (; k < extent; k++) out.add(update(nest, f.var(), constants(k, 1), loops));
+            // A single step's nest may hold a loop that groups in turn: Conv's kernel rows of 5 grouped by 4 leave
+            // the fifth row, whose 5 taps are a group of 4 and one single step rather than 5 single steps.
+            for (; k < extent; k++) out.addAll(stmt(update(nest, f.var(), constants(k, 1), loops)));
             return out;
         }
 

@@ -98,6 +98,26 @@ class GroupedProductsTest {
     }
 
     @Test
+    void aFiveByFiveWindowGroupsItsFifthRowToo() {
+        LoopVar row = new LoopVar("row"), column = new LoopVar("column");
+        Buffer window = new Buffer("window", ScalarType.I16, new long[]{25});
+        Expr at = new Expr.Op(ScalarOp.ADD, ScalarType.I64,
+            List.of(new Expr.Op(ScalarOp.MUL, ScalarType.I64, List.of(new Expr.Var(row), i64(5))), new Expr.Var(column)));
+        Stmt.Assign tap = new Stmt.Assign(acc, new Expr.Call("mac", ScalarType.I64,
+            List.of(new Expr.LocalRef(acc), new Expr.Load(window, at), new Expr.Load(b, new Expr.Var(column))), IN_PLACE));
+        List<Stmt> grouped = FOURS.rewrite(List.of(new Stmt.For(row, i64(5), List.of(new Stmt.For(column, i64(5), List.of(tap))))));
+        assertEquals(3, grouped.size());
+        Stmt.For rows = assertInstanceOf(Stmt.For.class, grouped.get(0));
+        Stmt.For columns = assertInstanceOf(Stmt.For.class, rows.body().getFirst());
+        assertEquals(i64(5), columns.extent());
+        assertEquals("mac4", ((Expr.Call) ((Stmt.Assign) columns.body().getFirst()).value()).function());
+        Stmt.For fifthRow = assertInstanceOf(Stmt.For.class, grouped.get(1));
+        assertEquals(i64(1), fifthRow.extent());
+        assertEquals("mac4", ((Expr.Call) ((Stmt.Assign) fifthRow.body().getFirst()).value()).function());
+        assertEquals("mac", ((Expr.Call) assertInstanceOf(Stmt.Assign.class, grouped.get(2)).value()).function());
+    }
+
+    @Test
     void groupSizesMustDecrease() {
         assertThrows(IllegalArgumentException.class, () -> new GroupedProducts(TestFunctions.mac(1), TestFunctions::mac, List.of(2, 4)));
     }

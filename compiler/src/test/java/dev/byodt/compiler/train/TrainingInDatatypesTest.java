@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The training step compiles and runs in other datatypes and computes in them: after SGD steps in bfloat16
  * or float16 every weight is a value of that format (checked with Java's own float16 conversion and
- * bfloat16's bit layout, not with byodt's); in every datatype the first step's loss, computed in the datatype,
- * is near float32's (as near as the format's precision lets a forward pass of 4 layers be) and no loss is NaN.
+ * bfloat16's bit layout, not with byodt's: {@link DatatypeValues}); in every datatype the first step's loss,
+ * computed in the datatype, is near float32's (as near as the format's precision lets a forward pass of 4 layers be) and no loss is NaN.
  */
 class TrainingInDatatypesTest {
     private static final int STEPS = 5;
@@ -43,7 +43,7 @@ class TrainingInDatatypesTest {
         losses.forEach(loss -> assertTrue(Float.isFinite(loss), datatype + " losses " + losses));
         if (datatype.equals("bfloat16") || datatype.equals("float16")) {
             for (Tensor w : weights.values()) {
-                for (float v : w.toFloatArray()) assertTrue(representable(datatype, v), datatype + " weight " + v);
+                for (float v : w.toFloatArray()) assertTrue(DatatypeValues.representable(datatype, v), datatype + " weight " + v);
             }
         }
     }
@@ -58,10 +58,5 @@ class TrainingInDatatypesTest {
             losses.add(trainer.step());
         }
         return trainer;
-    }
-
-    private static boolean representable(String datatype, float v) {
-        return datatype.equals("bfloat16") ? (Float.floatToRawIntBits(v) & 0xFFFF) == 0
-            : Float.float16ToFloat(Float.floatToFloat16(v)) == v;
     }
 }
