@@ -25,6 +25,7 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.lower.DatatypeBoundaries;
 import dev.byodt.compiler.lower.DatatypeLowering;
+import dev.byodt.compiler.lower.DecodedOperands;
 import dev.byodt.compiler.lower.DatatypePlan;
 import dev.byodt.compiler.lower.FunctionTables;
 import dev.byodt.compiler.lower.GraphLowering;
@@ -55,7 +56,8 @@ import static org.bytedeco.llvm.global.LLVM.*;
 /**
  * The compiler's front door: a graph in, an optimized LLVM module out (to run on the host or write to
  * files). The stages, in order: graph to loop nests (GraphLowering), a datatype per kernel with conversions
- * where datatypes meet (DatatypeBoundaries), abstract REAL/ACC to the datatypes' machine types and library
+ * where datatypes meet (DatatypeBoundaries), the operands of dot products decoded once per tensor where the
+ * accumulation allows it (DecodedOperands), abstract REAL/ACC to the datatypes' machine types and library
  * calls (DatatypeLowering, which must find a lowering for every operation), tabulated functions as loads
  * (FunctionTables), the passes of the target's
  * extension (the P extension's), the libraries loaded and their functions checked against the calls,
@@ -87,7 +89,7 @@ public final class Compiler {
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
     public static CompiledModule compile(Program program, CompileOptions options) {
         LoweringLog log = new LoweringLog();
-        DatatypePlan plan = plan(program, options, log);
+        DatatypePlan plan = DecodedOperands.apply(plan(program, options, log));
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
         machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
@@ -113,7 +115,8 @@ public final class Compiler {
                 }
                 calls.check(libraries, log, libraryOfDatatype(plan));
             }
-            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext);
+            boolean unrolls = unrollsLoops(plan, options.target());
+            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls);
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);
@@ -125,7 +128,7 @@ public final class Compiler {
             }
             VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
-            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries(), unrollsLoops(plan, options.target()));
+            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries(), unrolls);
             else VectorVariants.forgetTripCounts(module);
             return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize(),
                 log.fallbacks());
@@ -143,7 +146,8 @@ public final class Compiler {
      * float32) on a target with vector units. There each iteration is already a vector of emulated operations,
      * tens of instructions each, so the copies multiply the code and LLVM's time without making it faster:
      * mobilenet_v2 in posit8 took 40 s of CPU to compile (2 MB of machine code) and takes 5 s without, and
-     * bench-dtypes' ratios and LeNet-5's run times are no worse. RISC-V targets (no vector unit) keep unrolling,
+     * bench-dtypes' ratios and LeNet-5's run times are no worse. Its loops that call no library function are
+     * interleaved all the same ({@link dev.byodt.compiler.codegen.InterleavedLoops}). RISC-V targets (no vector unit) keep unrolling,
      * which saves over a quarter of the instructions LeNet-5 executes in fxp16_13 (3.30 rather than 4.64 million
      * on rv64gc).
      */

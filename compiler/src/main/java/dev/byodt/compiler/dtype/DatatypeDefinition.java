@@ -71,6 +71,7 @@ public final class DatatypeDefinition {
     private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
     private final ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
     private final Predicate<DatatypeInstance> valuesExactInFloat32;
+    private final Predicate<DatatypeInstance> arithmeticInFloat32;
     private final Function<DatatypeInstance, ValueGrid> valueGrid;
     private final Function<DatatypeInstance, List<DatatypeOp>> tabulated;
     private final Map<String, Option> options;
@@ -94,6 +95,7 @@ public final class DatatypeDefinition {
         exactAccumulatorBits = b.exactAccumulatorBits;
         integerAccumulationFractionBits = b.integerAccumulationFractionBits;
         valuesExactInFloat32 = b.valuesExactInFloat32;
+        arithmeticInFloat32 = b.arithmeticInFloat32;
         valueGrid = b.valueGrid;
         tabulated = b.tabulated;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
@@ -116,6 +118,7 @@ public final class DatatypeDefinition {
         exactAccumulatorBits = d.exactAccumulatorBits;
         integerAccumulationFractionBits = d.integerAccumulationFractionBits;
         valuesExactInFloat32 = d.valuesExactInFloat32;
+        arithmeticInFloat32 = d.arithmeticInFloat32;
         valueGrid = d.valueGrid;
         tabulated = d.tabulated;
         options = d.options;
@@ -152,6 +155,9 @@ public final class DatatypeDefinition {
             case AccumulationMode.Simple simple -> accumulation.contains(simple);
         };
     }
+
+    /** Whether {@code instance}'s add and mul are its float32 ones rounded once ({@link Builder#arithmeticInFloat32}). */
+    boolean arithmeticInFloat32(DatatypeInstance instance) { return arithmeticInFloat32.test(instance); }
 
     /** Whether a fused unit can take {@code instance}'s values: float32 holds each exactly, so products are exact in double. */
     boolean fusedAccepts(DatatypeInstance instance) { return valuesExactInFloat32 != null && valuesExactInFloat32.test(instance); }
@@ -273,6 +279,7 @@ public final class DatatypeDefinition {
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
         private Predicate<DatatypeInstance> valuesExactInFloat32;
+        private Predicate<DatatypeInstance> arithmeticInFloat32 = i -> false;
         private Function<DatatypeInstance, ValueGrid> valueGrid;
         private Function<DatatypeInstance, List<DatatypeOp>> tabulated = i -> List.of();
         private final Map<String, Option> options = new LinkedHashMap<>();
@@ -406,6 +413,18 @@ public final class DatatypeDefinition {
          */
         public Builder fusedAccumulation(Predicate<DatatypeInstance> valuesExactInFloat32) {
             this.valuesExactInFloat32 = valuesExactInFloat32;
+            return this;
+        }
+
+        /**
+         * Declares that for the instances {@code roundedFromFloat32} accepts, add(a, b) and mul(a, b) are, bit for
+         * bit, from_f32(to_f32(a) + to_f32(b)) and from_f32(to_f32(a) * to_f32(b)): the float32 sum and product of
+         * the values, rounded once. Then --accumulate dtype keeps its sums in float32 registers on the host, each
+         * add and multiply still rounded to the datatype ({@link RoundedFloat32Accumulator}). The library's own
+         * comments must prove it (float32's result rounded again is the correctly rounded one).
+         */
+        public Builder arithmeticInFloat32(Predicate<DatatypeInstance> roundedFromFloat32) {
+            this.arithmeticInFloat32 = roundedFromFloat32;
             return this;
         }
 

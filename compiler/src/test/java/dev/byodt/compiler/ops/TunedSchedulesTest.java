@@ -58,7 +58,7 @@ class TunedSchedulesTest {
     }
 
     /** One node; its inputs are run-time values, or constants (the weights) where {@code constants} says. */
-    private record Case(String name, Schedule schedule, String opType, Map<String, Attribute> attributes,
+    record Case(String name, Schedule schedule, String opType, Map<String, Attribute> attributes,
                         List<long[]> inputShapes, boolean[] constants) {
         @Override
         public String toString() { return name; }
@@ -98,7 +98,7 @@ class TunedSchedulesTest {
 
     private static long[] s(long... dims) { return dims; }
 
-    private static final List<Case> CASES = List.of(
+    static final List<Case> CASES = List.of(
         // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
         conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
@@ -167,7 +167,7 @@ class TunedSchedulesTest {
         }
     }
 
-    private static int[] bits(Tensor t) {
+    static int[] bits(Tensor t) {
         float[] values = t.toFloatArray();
         int[] bits = new int[values.length];
         for (int i = 0; i < values.length; i++) bits[i] = Float.floatToRawIntBits(values[i]);
