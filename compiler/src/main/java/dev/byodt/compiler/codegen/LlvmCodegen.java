@@ -328,15 +328,18 @@ public final class LlvmCodegen {
     /**
      * A library call taking an exact accumulator by pointer: the accumulator value goes to a stack slot in
      * the entry block (so SROA turns it back into registers once the call is inlined), the call gets its
-     * address, and the value of an in-place update is the slot's contents afterwards.
+     * address, and the value of an in-place update is the slot's contents afterwards. Every argument is
+     * evaluated before the store: another accumulator's call among them (the loss adds log(round(sum)) to its
+     * total) uses the same slot.
      */
     private LLVMValueRef callWithAccumulator(Expr.Call c) {
         ScalarType accumulatorType = c.args().getFirst().type();
+        List<LLVMValueRef> values = c.args().stream().map(this::expr).toList();
         LLVMValueRef slot = entrySlot(accumulatorType);
-        LLVMBuildStore(builder, expr(c.args().getFirst()), slot);
+        LLVMBuildStore(builder, values.getFirst(), slot);
         List<LLVMValueRef> args = new ArrayList<>();
         args.add(slot);
-        for (Expr e : c.args().subList(1, c.args().size())) args.add(expr(e));
+        args.addAll(values.subList(1, values.size()));
         if (c.passing() == Expr.Call.Passing.READS_FIRST_BY_POINTER) return call(c.function(), type(c.type()), args);
         call(c.function(), voidType, args);
         return LLVMBuildLoad2(builder, type(accumulatorType), slot, "");

@@ -1,6 +1,8 @@
 package dev.byodt.compiler.train;
 
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.data.IdxSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,16 +29,17 @@ class TrainingInDatatypesTest {
     @BeforeAll
     static void trainInFloat32() {
         List<Float> losses = new ArrayList<>();
-        train("float32", losses).close();
+        train("float32", AccumulationMode.DTYPE, losses).close();
         float32FirstLoss = losses.getFirst();
     }
 
     @ParameterizedTest
-    @CsvSource({"bfloat16, 0.02", "float16, 0.02", "custom[posit]16, 0.02", "custom[fp8e4m3]8, 0.25"})
-    void trainsInTheDatatype(String datatype, double relativeTolerance) {
+    @CsvSource({"bfloat16, dtype, 0.02", "float16, dtype, 0.02", "custom[posit]16, dtype, 0.02",
+        "custom[fp8e4m3]8, dtype, 0.25", "custom[posit]16, exact, 0.02", "bfloat16, exact, 0.02", "fxp16_8, exact, 0.02"})
+    void trainsInTheDatatype(String datatype, String accumulation, double relativeTolerance) {
         List<Float> losses = new ArrayList<>();
         Map<String, Tensor> weights;
-        try (Trainer trainer = train(datatype, losses)) {
+        try (Trainer trainer = train(datatype, AccumulationMode.parse(accumulation), losses)) {
             weights = trainer.weights();
         }
         assertEquals(float32FirstLoss, losses.getFirst(), relativeTolerance * float32FirstLoss, datatype + " first step's loss");
@@ -48,10 +51,10 @@ class TrainingInDatatypesTest {
         }
     }
 
-    private static Trainer train(String datatype, List<Float> losses) {
+    private static Trainer train(String datatype, AccumulationMode accumulation, List<Float> losses) {
         Optimizer sgd = new Optimizer(Optimizer.Kind.SGD, 0.05, 0, 0, 0.9, 0.999, 1e-8);
         Trainer trainer = Trainer.compile(SampleBatches.smallCnn(), Loss.CROSS_ENTROPY, sgd,
-            CompileOptions.host().withDatatype(datatype));
+            CompileOptions.host().withDatatypes(DatatypeChoice.float32().withDatatype(datatype).withAccumulation(accumulation)));
         IdxSource data = SampleBatches.images(4 * STEPS);
         for (int step = 0; step < STEPS; step++) {
             SampleBatches.fill(trainer, data, step);
