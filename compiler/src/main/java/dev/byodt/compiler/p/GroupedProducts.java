@@ -113,18 +113,27 @@ final class GroupedProducts {
         return false;
     }
 
+    /** The loops of {@code f}'s perfect nest, {@code f} first. */
+    private static List<Stmt.For> nestLoops(Stmt.For f) {
+        List<Stmt.For> loops = new ArrayList<>();
+        for (Stmt s = f; s instanceof Stmt.For loop; s = loop.body().getFirst()) loops.add(loop);
+        return loops;
+    }
+
     /**
-     * {@code f} and the loops directly inside it, up to the first whose extent is not a constant or whose
-     * variable the accumulator's index uses (an output loop).
+     * The reduction loops of {@code f}'s nest, those whose variable the accumulator's index does not use (the
+     * others run over outputs): all of them where every loop of the nest has a constant extent, so that the
+     * loops can run in any order, else {@code f} and those directly inside it.
      */
     private static List<Stmt.For> reductionLoops(Stmt.For f) {
+        List<Stmt.For> loops = nestLoops(f);
+        Expr accumulator = loops.getLast().body().getFirst() instanceof Stmt.Store store ? store.index() : new Expr.IntConst(ScalarType.I64, 0);
+        boolean reorderable = loops.stream().allMatch(l -> l.extent() instanceof Expr.IntConst);
         List<Stmt.For> reductions = new ArrayList<>(List.of(f));
-        Stmt inner = f.body().getFirst();
-        while (inner instanceof Stmt.For loop) inner = loop.body().getFirst();
-        Expr accumulator = inner instanceof Stmt.Store store ? store.index() : new Expr.IntConst(ScalarType.I64, 0);
-        for (Stmt s = f.body().getFirst(); s instanceof Stmt.For loop && loop.extent() instanceof Expr.IntConst
-                && !LoopIndices.uses(accumulator, loop.var()); s = loop.body().getFirst()) {
-            reductions.add(loop);
+        for (Stmt.For loop : loops.subList(1, loops.size())) {
+            boolean reduction = loop.extent() instanceof Expr.IntConst && !LoopIndices.uses(accumulator, loop.var());
+            if (reduction) reductions.add(loop);
+            else if (!reorderable) break;
         }
         return reductions;
     }
@@ -193,11 +202,11 @@ final class GroupedProducts {
         }
 
         /**
-         * The loop {@code f} and the reduction loops directly inside it, those whose variable the accumulator
-         * does not use, unrolled into one list of their products (the outer loop's iterations slowest) and summed
-         * in groups of the largest size, then smaller ones, then single steps, each group inside the remaining
-         * (output) loops: Conv's 5x5 windows, 25 products, are 3 groups of 8 and a single step rather than 6
-         * groups of 4 and a single step when 8 products would not fit in a row or column of 5.
+         * The reduction loops of {@code f}'s nest ({@link #reductionLoops}) unrolled into one list of their products
+         * (the outer loops' iterations slowest) and summed in groups of the largest size, then smaller ones, then
+         * single steps, each group inside the nest's other (output) loops: Conv's 5x5 windows, 25 products, are 3
+         * groups of 8 and a single step rather than 6 groups of 4 and a single step when 8 products would not fit
+         * in a row or column of 5. The sum is exact, so the order of the loops does not change it.
          */
         private List<Stmt> flattened(Stmt.For f, List<Stmt.For> reductions) {
             List<Map<LoopVar, Expr>> products = new ArrayList<>();
@@ -213,7 +222,12 @@ final class GroupedProducts {
                 }
                 products = deeper;
             }
-            Stmt nest = packedOnce(reductions.getLast().body().getFirst());
+            List<Stmt.For> nestLoops = nestLoops(f);
+            Stmt nest = nestLoops.getLast().body().getFirst();
+            for (Stmt.For loop : nestLoops.reversed()) {
+                if (!reductions.contains(loop)) nest = new Stmt.For(loop.var(), loop.extent(), List.of(nest));
+            }
+            nest = packedOnce(nest);
             List<Stmt> out = new ArrayList<>();
             int k = 0;
             for (int size : sizes) {

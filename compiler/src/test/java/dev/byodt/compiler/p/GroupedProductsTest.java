@@ -142,7 +142,7 @@ class GroupedProductsTest {
     }
 
     @Test
-    void unrolledReductionLoopsKeepTheOutputLoopsInsideThem() {
+    void reductionLoopsOnBothSidesOfAnOutputLoopAreUnrolledTogetherAroundIt() {
         LoopVar row = new LoopVar("row"), column = new LoopVar("column"), output = new LoopVar("output");
         Buffer window = new Buffer("window", ScalarType.I16, new long[]{25});
         Buffer sums = new Buffer("sums", ScalarType.I64, new long[]{3});
@@ -150,7 +150,7 @@ class GroupedProductsTest {
         Stmt.Store tap = new Stmt.Store(sums, new Expr.Var(output), new Expr.Call("mac", ScalarType.I64,
             List.of(sum, new Expr.Load(window, windowIndex(new Expr.Var(row), new Expr.Var(column))), new Expr.Load(b, new Expr.Var(output))), IN_PLACE));
         List<Stmt> grouped = EIGHTS_THEN_FOURS.rewrite(List.of(new Stmt.For(row, i64(5),
-            List.of(new Stmt.For(column, i64(5), List.of(new Stmt.For(output, i64(3), List.of(tap))))))));
+            List.of(new Stmt.For(output, i64(3), List.of(new Stmt.For(column, i64(5), List.of(tap))))))));
         assertEquals(4, grouped.size());
         for (int g = 0; g < 4; g++) {
             Stmt.For outputs = assertInstanceOf(Stmt.For.class, grouped.get(g));
