@@ -23,9 +23,10 @@ import java.util.function.IntFunction;
  * 4 on RV64). The last {@code extent % G} iterations go in the largest smaller groups that fit, then one
  * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step, whose
  * nest is grouped in turn where a loop inside it groups (the fifth row of a 5x5 window grouped by rows). A
- * loop shorter than the largest group takes the largest that fits (5 products in groups of 8 and 4, fxp8_P's
- * SMAQA on RV64 over Conv's 5-wide kernel rows, are a group of 4 and a single step), unless a loop inside it
- * takes the largest.
+ * loop shorter than the largest group is unrolled with the other reduction loops of its nest into one list of
+ * products grouped by the largest size (a 5x5 window in groups of 8 and 4, fxp8_P's SMAQA on RV64, is 3 groups
+ * of 8 and a single step), or where that list is too short or too long takes the largest group that fits
+ * (5 products: a group of 4 and a single step), unless a loop inside it takes the largest.
  * The sum is exact, so the changed order does not change the result. Loops that are not such a perfect
  * nest (Conv's windows with padding) stay as they are.
  * <p>
