@@ -80,6 +80,32 @@ class PExtensionTest {
         assertFalse(pFunctionsCalled(graph, datatypes).isEmpty(), "no P function called: the comparison checks nothing of P");
     }
 
+    /**
+     * LeNet-5's 5x5 windows in fxp8 on 64-bit registers: conv1's 25 products are 3 groups of 8 across the window's
+     * rows and a single step, conv2's 150 (6 channels) 18 groups of 8, one of 4 and 2 single steps, each group
+     * one call in the unoptimized kernel.
+     */
+    @ParameterizedTest(name = "{0}: {1} groups of 8, {2} of 4, {3} single steps")
+    @CsvSource({"conv1, 3, 0, 1", "conv2, 18, 1, 2"})
+    void leNetsFiveByFiveWindowsInFxp8AreGroupedByEightAcrossRows(String conv, int eights, int fours, int singles) {
+        Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{1, 1, 28, 28}));
+        CompileOptions options = CompileOptions.host().withTarget(hostWithPModel()).withDatatypes(choice("fxp8_4", "exact", Map.of()))
+            .withOptimize(false).withInlineLibraries(false);
+        try (CompiledModule compiled = Compiler.compile(graph, options)) {
+            String ir = compiled.printIr();
+            java.util.regex.Matcher definition = java.util.regex.Pattern.compile("define [^\n]*/" + conv + "/Conv\"\\(").matcher(ir);
+            assertTrue(definition.find(), "no kernel for " + conv);
+            String body = ir.substring(definition.start(), ir.indexOf("\n}\n", definition.start()));
+            assertEquals(eights, calls(body, "byodt_p8_acc_mac8_word"), "groups of 8");
+            assertEquals(fours, calls(body, "byodt_p8_acc_mac4_word"), "groups of 4");
+            assertEquals(singles, calls(body, "byodt_p8_acc_mac"), "single steps");
+        }
+    }
+
+    private static long calls(String ir, String function) {
+        return java.util.regex.Pattern.compile("call [^@\\n]*@" + function + "\\(").matcher(ir).results().count();
+    }
+
     @ParameterizedTest(name = "{0} in {1}")
     @CsvSource({"test_add, fxp16_13, dtype", "test_sub, fxp16_13, dtype", "test_max_example, fxp16_13, dtype",
         "test_min_example, fxp16_13, dtype", "test_relu, fxp16_12, dtype", "test_matmul_2d, fxp16_10, exact",
