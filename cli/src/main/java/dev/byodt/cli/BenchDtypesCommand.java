@@ -26,15 +26,18 @@ import java.util.function.IntFunction;
 
 @Command(name = "bench-dtypes", mixinStandardHelpOptions = true,
     description = {"Measure the arithmetic of each datatype as byodt compiles it, side by side with float32: element-wise "
-        + "add and multiply over float tensors and a square matrix multiply, on one thread of the host, in ns per "
-        + "element (per multiply-add for the matrix product) and as a ratio to float32.",
-        "Each datatype is also compiled as with --no-inline-lib (every library function an out-of-line call, so "
+        + "add and multiply over float tensors, a square matrix multiply and a 3x3 convolution with constant weights "
+        + "(ResNet-18's 64-channel one by default), on one thread of the host, in ns per element (per multiply-add for "
+        + "the matrix product and the convolution) and as a ratio to float32.",
+        "Each datatype but the convolution is also compiled as with --no-inline-lib (every library function an out-of-line call, so "
         + "nothing vectorizes), the scalar-library baseline, and the speedup of the inlined code over it is shown."})
 final class BenchDtypesCommand implements Callable<Integer> {
     /** Nodes added to a chain of one to measure element-wise operations; more amortize timer noise. */
     private static final int ELEMENTWISE_EXTRA_NODES = 8;
-    /** A matrix product already does n^3 operations against the conversions' 2 n^2. */
+    /** A matrix product already does n^3 operations against the conversions' 2 n^2, and a convolution more. */
     private static final int MATMUL_EXTRA_NODES = 1;
+    /** The convolution's 3x3 window. */
+    private static final long CONV_TAPS = 9;
 
     @Option(names = "--dtypes", split = ",", paramLabel = "DTYPE[,DTYPE...]",
         defaultValue = "float16,bfloat16,custom[fp8e4m3]8,custom[fp8e5m2]8,fxp8_4,fxp16_8,fxp32_16,custom[posit]8,"
@@ -50,8 +53,17 @@ final class BenchDtypesCommand implements Callable<Integer> {
         description = "Size of the square matrices multiplied (default: ${DEFAULT-VALUE}).")
     long matrix;
 
+    @Option(names = "--conv-channels", defaultValue = "64", paramLabel = "C",
+        description = "Input and output channels of the 3x3 convolution, padded to keep its maps' size (default: ${DEFAULT-VALUE}).")
+    long convChannels;
+
+    @Option(names = "--conv-size", defaultValue = "56", paramLabel = "N",
+        description = "Height and width of the convolution's maps (default: ${DEFAULT-VALUE}: ResNet-18's first 3x3 "
+            + "convolutions with 64 channels).")
+    long convSize;
+
     @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE",
-        description = "How the datatypes' matrix products accumulate, as run takes it: dtype, float32, exact, "
+        description = "How the datatypes' matrix products and convolutions accumulate, as run takes it: dtype, float32, exact, "
             + "int:W[:wrap|:saturate], fused:F=N,G=N[,...] or a fused preset; float32 itself always rounds as it goes "
             + "(default: ${DEFAULT-VALUE}).")
     String accumulate;
@@ -63,8 +75,12 @@ final class BenchDtypesCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    /** One measured operation: its name, the chain of it at a depth, the inputs, and operations per node. */
-    private record Benchmark(String name, IntFunction<Graph> chain, int extraNodes, long operationsPerNode, List<Tensor> inputs) {}
+    /**
+     * One measured operation: its name, the chain of it at a depth, the inputs, operations per node, and whether
+     * the scalar library is timed too (not for the convolution: called out of line it takes seconds a run).
+     */
+    private record Benchmark(String name, IntFunction<Graph> chain, int extraNodes, long operationsPerNode, List<Tensor> inputs,
+                             boolean againstScalarLibrary) {}
 
     /** ns per operation inlined, and as the scalar library (empty for float32, which calls no library). */
     private record Cost(double inlined, Optional<Double> scalarLibrary) {
@@ -73,7 +89,9 @@ final class BenchDtypesCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (elements <= 0 || matrix <= 0) throw new UsageException("--elements and --matrix must be positive");
+        if (elements <= 0 || matrix <= 0 || convChannels <= 0 || convSize <= 0) {
+            throw new UsageException("--elements, --matrix, --conv-channels and --conv-size must be positive");
+        }
         if (seconds < 0) throw new UsageException("--seconds must not be negative");
         List<String> measured = new ArrayList<>(List.of("float32"));
         for (String d : datatypes) if (!measured.contains(d)) measured.add(d);
@@ -104,21 +122,27 @@ final class BenchDtypesCommand implements Callable<Integer> {
         Random random = new Random(1);
         long[] vector = {elements};
         long[] square = {matrix, matrix};
+        long terms = convChannels * CONV_TAPS;
+        Tensor weights = uniform(random, new long[] {convChannels, convChannels, 3, 3}, 0.5 / terms, 1.5 / terms);
         // Operands that keep every chain in range: sums walk around 1, products stay near 1, and each entry
-        // of a matrix product sums n terms of about 1/n, so no datatype meets overflow, NaN or subnormals.
+        // of a matrix product or a convolution sums n terms of about 1/n, so no datatype meets overflow, NaN or
+        // subnormals.
         return List.of(
             new Benchmark("add", d -> MicroGraphs.elementwiseChain("Add", elements, d), ELEMENTWISE_EXTRA_NODES, elements,
-                List.of(uniform(random, vector, 0.5, 1.5), uniform(random, vector, -0.5, 0.5))),
+                List.of(uniform(random, vector, 0.5, 1.5), uniform(random, vector, -0.5, 0.5)), true),
             new Benchmark("mul", d -> MicroGraphs.elementwiseChain("Mul", elements, d), ELEMENTWISE_EXTRA_NODES, elements,
-                List.of(uniform(random, vector, 0.5, 1.5), uniform(random, vector, 0.9, 1.1))),
+                List.of(uniform(random, vector, 0.5, 1.5), uniform(random, vector, 0.9, 1.1)), true),
             new Benchmark("matmul", d -> MicroGraphs.matMulChain(matrix, d), MATMUL_EXTRA_NODES, matrix * matrix * matrix,
-                List.of(uniform(random, square, 0.5, 1.5), uniform(random, square, 0.5 / matrix, 1.5 / matrix))));
+                List.of(uniform(random, square, 0.5, 1.5), uniform(random, square, 0.5 / matrix, 1.5 / matrix)), true),
+            new Benchmark("conv", d -> MicroGraphs.convChain(convChannels, convSize, weights, d), MATMUL_EXTRA_NODES,
+                terms * convChannels * convSize * convSize,
+                List.of(uniform(random, new long[] {1, convChannels, convSize, convSize}, 0.5, 1.5)), false));
     }
 
     private Cost measure(ChainTimer timer, Benchmark b, String datatype) {
         CompileOptions options = CompileOptions.host().withDatatypes(choice(datatype));
         double inlined = timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs());
-        Optional<Double> scalar = datatype.equals("float32") ? Optional.empty() : Optional.of(
+        Optional<Double> scalar = datatype.equals("float32") || !b.againstScalarLibrary() ? Optional.empty() : Optional.of(
             timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options.withInlineLibraries(false), b.inputs()));
         return new Cost(inlined, scalar);
     }
@@ -137,17 +161,18 @@ final class BenchDtypesCommand implements Callable<Integer> {
     private void printHeader() {
         System.out.printf("Datatype microbenchmark: host, one thread, %d cores, load average (1 min) at the start: %.2f%n",
             Runtime.getRuntime().availableProcessors(), loadAverage());
-        System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, ns per multiply-add (accumulate %s).%n",
-            elements, matrix, matrix, matrix, accumulate);
+        System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, conv: 3x3, %d to %d channels, %dx%d, pads 1,%n",
+            elements, matrix, matrix, matrix, convChannels, convChannels, convSize, convSize);
+        System.out.printf("constant weights (the scalar library not timed): ns per multiply-add (accumulate %s).%n", accumulate);
         System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
-        System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul) timed against depth 1, the%n",
+        System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul and conv) timed against depth 1, the%n",
             ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);
         System.out.println("difference divided by K: the conversions at the inputs and output cancel. Each time is the thread's");
         System.out.printf("CPU time in the best of repeated runs over %.2f s (waiting for a core on a loaded machine does not%n", seconds);
         System.out.println("count). 'x f32' is the ratio to float32; 'lib' the same graph compiled with");
         System.out.println("--no-inline-lib (library functions called out of line, nothing vectorized), 'speedup' lib / inlined.");
         StringBuilder header = new StringBuilder(String.format("%-18s", "datatype"));
-        for (String op : List.of("add", "mul", "matmul")) {
+        for (String op : List.of("add", "mul", "matmul", "conv")) {
             header.append(String.format("  %8s %6s %8s %7s", op + " ns", "x f32", "lib ns", "speedup"));
         }
         System.out.println(header);

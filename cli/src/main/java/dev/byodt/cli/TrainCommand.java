@@ -45,7 +45,8 @@ import java.util.stream.IntStream;
         + "of the 8- and 16-bit formats exactly). Starts from the model's initializers and writes the trained "
         + "model, the history (CSV, JSON) and loss and accuracy charts (PNG, SVG) into --out.",
         "Each epoch prints its mean loss, top-1 on the training batches as they were trained, top-1 on the test "
-        + "split, and its time. Batches are whole: a last partial training batch is left out of the epoch."},
+        + "split, and its time, with the training steps' own time and images per second. Batches are whole: a last "
+        + "partial training batch is left out of the epoch."},
     footer = {"", "Examples:",
         "  byodt train models/lenet5-fashion-untrained.onnx --epochs 1 --optimizer adam --out trained",
         "  byodt train models/lenet5-fashion-untrained.onnx --dtype custom[posit]16 --limit 6000 --shuffle --seed 1 --out p16"})
@@ -112,7 +113,7 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--shuffle", description = "Visit the training items in a new random order each epoch (seeded by --seed).")
     boolean shuffle;
 
-    @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle and of Dropout's masks: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--loss-scale", paramLabel = "N|dynamic",
@@ -177,6 +178,7 @@ final class TrainCommand implements Callable<Integer> {
         long compileStart = System.nanoTime();
         try (Trainer trainer = Trainer.compile(graph, chosenLoss, chosenOptimizer, scaling, options)) {
             System.out.printf("%-10s %.2f s%n", "compile", (System.nanoTime() - compileStart) / 1e9);
+            trainer.seedDropout(seed);
             Random random = new Random(seed);
             int[] order = IntStream.range(0, training.size()).toArray();
             for (int epoch = 1; epoch <= epochs; epoch++) {
@@ -186,6 +188,7 @@ final class TrainCommand implements Callable<Integer> {
                 if (shuffle) shuffle(order, random);
                 double lossSum = 0;
                 long correct = 0;
+                long trainingStart = System.nanoTime();
                 try (Progress progress = Progress.start("epoch " + epoch + "/" + epochs, (long) steps * batch, "img")) {
                     for (int s = 0; s < steps; s++) {
                         int[] items = Arrays.copyOfRange(order, s * batch, (s + 1) * batch);
@@ -195,11 +198,13 @@ final class TrainCommand implements Callable<Integer> {
                         progress.step(batch);
                     }
                 }
+                double trainingSeconds = (System.nanoTime() - trainingStart) / 1e9;
                 double testTop1 = testTop1(trainer, test);
                 EpochRecord record = new EpochRecord(epoch, lossSum / steps, 100.0 * correct / ((long) steps * batch), testTop1,
                     (System.nanoTime() - start) / 1e9, trainer.counts().minus(countsBefore));
-                System.out.printf(Locale.ROOT, "epoch %d/%d  loss %.4f  train top-1 %.2f%%  test top-1 %.2f%%  time %.1f s%n",
-                    epoch, epochs, record.loss(), record.trainTop1(), record.testTop1(), record.seconds());
+                System.out.printf(Locale.ROOT, "epoch %d/%d  loss %.4f  train top-1 %.2f%%  test top-1 %.2f%%  time %.1f s"
+                    + " (training steps %.2f s, %.0f img/s)%n", epoch, epochs, record.loss(), record.trainTop1(), record.testTop1(),
+                    record.seconds(), trainingSeconds, (double) steps * batch / trainingSeconds);
                 StepStatistics.Counts c = record.counts();
                 System.out.printf(Locale.ROOT, "           gradients %d zero, %d saturated; updates %d vanished, %d saturated"
                     + " (%d weights x %d steps)%n", c.zeroGradients(), c.saturatedGradients(), c.vanishedUpdates(),
@@ -209,7 +214,7 @@ final class TrainCommand implements Callable<Integer> {
                         lossScaleText(trainer.lossScale()), trainer.skippedSteps() - skippedBefore, steps);
                 }
                 history.add(record);
-                OnnxWeights.write(modelOptions.model, trainer.weights(), out.resolve("model.onnx"));
+                OnnxWeights.write(modelOptions.model, trainer.initializers(), out.resolve("model.onnx"));
                 history.write(out);
             }
         }

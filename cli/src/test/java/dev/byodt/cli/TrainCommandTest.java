@@ -1,5 +1,7 @@
 package dev.byodt.cli;
 
+import com.google.protobuf.ByteString;
+import dev.byodt.onnx.Onnx;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -145,5 +147,85 @@ class TrainCommandTest {
         assertEquals(1, run.exitCode(), run.err());
         assertTrue(run.oneLineError(), run.err());
         assertTrue(run.err().contains("no gradient for 2 nodes: Exp node 'e', Abs node 'a'"), run.err());
+    }
+
+    @Test
+    void batchNormalizationAndDropoutTrainAndTheWrittenModelInfersWithTheRunningStatistics() throws IOException {
+        Path model = batchNormalizationDropoutMlp(false);
+        Path out = temp.resolve("bn");
+        assertTrainsAndScoresAsRecorded(model, out);
+
+        Path again = temp.resolve("bn-again"), otherSeed = temp.resolve("bn-other");
+        assertEquals(0, trainMlp(model, again, "5", "32").exitCode());
+        assertArrayEquals(Files.readAllBytes(out.resolve("model.onnx")), Files.readAllBytes(again.resolve("model.onnx")),
+            "the same seed draws the same Dropout masks");
+        assertEquals(0, trainMlp(model, otherSeed, "6", "32").exitCode());
+        assertFalse(Arrays.equals(Files.readAllBytes(out.resolve("model.onnx")), Files.readAllBytes(otherSeed.resolve("model.onnx"))),
+            "another seed draws other masks (the items are in file order)");
+    }
+
+    @Test
+    void runningStatisticsTiedToTheScaleAndBiasAsPyTorchExportsAFreshBatchNormAreWrittenAsTheirOwn() throws IOException {
+        Path out = temp.resolve("tied");
+        assertTrainsAndScoresAsRecorded(batchNormalizationDropoutMlp(true), out);
+        Onnx.GraphProto written = Onnx.ModelProto.parseFrom(Files.readAllBytes(out.resolve("model.onnx"))).getGraph();
+        assertTrue(written.getNodeList().stream().noneMatch(n -> n.getOpType().equals("Identity")), written.getNodeList().toString());
+        Onnx.TensorProto variance = written.getInitializerList().stream().filter(t -> t.getName().equals("var")).findFirst().orElseThrow();
+        Onnx.TensorProto scale = written.getInitializerList().stream().filter(t -> t.getName().equals("scale")).findFirst().orElseThrow();
+        assertFalse(variance.getRawData().equals(scale.getRawData()), "the variance and the scale part");
+    }
+
+    /** Trains {@code model} into {@code out}: byodt run scores the written model as recorded, and the running mean moved. */
+    private void assertTrainsAndScoresAsRecorded(Path model, Path out) throws IOException {
+        CommandLineRun run = trainMlp(model, out, "5", "32");
+        assertEquals(0, run.exitCode(), run.err());
+        List<String> rows = Files.readAllLines(out.resolve("history.csv"));
+        double recorded = Double.parseDouble(rows.get(2).split(",")[3]);
+        CommandLineRun scored = CommandLineRun.of("run", out.resolve("model.onnx").toString(), "--data", "fashion-mnist", "--limit", "50");
+        assertEquals(0, scored.exitCode(), scored.err());
+        Matcher top1 = Pattern.compile("top-1\\s+([0-9.]+)%").matcher(scored.out());
+        assertTrue(top1.find(), scored.out());
+        assertEquals(String.format(Locale.ROOT, "%.2f", recorded), top1.group(1), "inference normalizes by the running statistics");
+        Onnx.GraphProto written = Onnx.ModelProto.parseFrom(Files.readAllBytes(out.resolve("model.onnx"))).getGraph();
+        Onnx.TensorProto mean = written.getInitializerList().stream().filter(t -> t.getName().equals("mean")).findFirst().orElseThrow();
+        assertFalse(mean.getRawData().equals(ByteString.copyFrom(new byte[16 * Float.BYTES])), "the running mean moved");
+    }
+
+    @Test
+    void batchNormalizationOfOneValuePerChannelIsAOneLineError() throws IOException {
+        CommandLineRun run = trainMlp(batchNormalizationDropoutMlp(false), temp.resolve("one"), "5", "1");
+        assertEquals(1, run.exitCode(), run.err());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("BatchNormalization node 'bn': training needs more than one value per channel to take "
+            + "a variance from; the batch has 1"), run.err());
+    }
+
+    private CommandLineRun trainMlp(Path model, Path out, String seed, String batch) {
+        return CommandLineRun.of("train", model.toString(), "--limit", "96", "--test-limit", "50", "--batch", batch,
+            "--epochs", "2", "--seed", seed, "--out", out.toString());
+    }
+
+    /**
+     * A classifier with BatchNormalization over 16 features and Dropout (ratio 0.5) between its two MatMuls; with
+     * {@code tied}, the running mean and variance are Identity copies of the equal bias and scale, as PyTorch's
+     * exporter writes a fresh BatchNorm.
+     */
+    private Path batchNormalizationDropoutMlp(boolean tied) throws IOException {
+        OnnxModels graph = OnnxModels.graph().symbolicInput("x", FLOAT, "N", 1L, 28L, 28L).longs("shape", -1, 784)
+            .floats("w1", 0.01f, 784, 16).floats("scale", 1, 16).floats("bias", 0, 16).floats("w2", 0.1f, 16, 10);
+        if (tied) {
+            graph.node(OnnxModels.node("Identity", "tie_mean", new String[]{"bias"}, "mean"))
+                .node(OnnxModels.node("Identity", "tie_var", new String[]{"scale"}, "var"));
+        } else {
+            graph.floats("mean", 0, 16).floats("var", 1, 16);
+        }
+        return graph
+            .node(OnnxModels.node("Reshape", "flat", new String[]{"x", "shape"}, "f"))
+            .node(OnnxModels.node("MatMul", "fc1", new String[]{"f", "w1"}, "h"))
+            .node(OnnxModels.node("BatchNormalization", "bn", new String[]{"h", "scale", "bias", "mean", "var"}, "n"))
+            .node(OnnxModels.node("Relu", "relu", new String[]{"n"}, "r"))
+            .node(OnnxModels.node("Dropout", "dropout", new String[]{"r"}, "d"))
+            .node(OnnxModels.node("MatMul", "fc2", new String[]{"d", "w2"}, "y"))
+            .output("y").write(temp.resolve("bn-dropout.onnx"));
     }
 }

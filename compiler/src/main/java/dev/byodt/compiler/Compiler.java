@@ -4,6 +4,7 @@ import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostConversion;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.codegen.HostTables;
 import dev.byodt.compiler.codegen.LibraryLinker;
 import dev.byodt.compiler.codegen.LlvmCodegen;
 import dev.byodt.compiler.codegen.Optimizer;
@@ -24,7 +25,9 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.lower.DatatypeBoundaries;
 import dev.byodt.compiler.lower.DatatypeLowering;
+import dev.byodt.compiler.lower.DecodedOperands;
 import dev.byodt.compiler.lower.DatatypePlan;
+import dev.byodt.compiler.lower.FunctionTables;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.lower.MemoryPlan;
@@ -45,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 import java.util.function.UnaryOperator;
 
 import static org.bytedeco.llvm.global.LLVM.*;
@@ -52,8 +56,10 @@ import static org.bytedeco.llvm.global.LLVM.*;
 /**
  * The compiler's front door: a graph in, an optimized LLVM module out (to run on the host or write to
  * files). The stages, in order: graph to loop nests (GraphLowering), a datatype per kernel with conversions
- * where datatypes meet (DatatypeBoundaries), abstract REAL/ACC to the datatypes' machine types and library
- * calls (DatatypeLowering, which must find a lowering for every operation), the passes of the target's
+ * where datatypes meet (DatatypeBoundaries), the operands of dot products decoded once per tensor where the
+ * accumulation allows it (DecodedOperands), abstract REAL/ACC to the datatypes' machine types and library
+ * calls (DatatypeLowering, which must find a lowering for every operation), tabulated functions as loads
+ * (FunctionTables), the passes of the target's
  * extension (the P extension's), the libraries loaded and their functions checked against the calls,
  * workspace layout (MemoryPlan), LLVM IR (LlvmCodegen), the libraries linked in, verification, O3.
  */
@@ -63,24 +69,30 @@ public final class Compiler {
     /** Compiles a graph, each operator in its schedule tuned for the target and the datatype of its node. */
     public static CompiledModule compile(Graph graph, CompileOptions options) {
         Optional<BlockFormat> block = options.block().map(name -> BlockFormat.resolve(name, options.datatypes().registry()));
-        return compile(GraphLowering.lowerScheduled(graph, node -> lanes(node, options),
+        return compile(GraphLowering.lowerScheduled(graph, lanesOf(options),
             (node, bufferOf) -> block.flatMap(format -> BlockDots.lower(node, bufferOf, format))), options);
     }
 
-    /** The elements of the node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds. */
-    private static int lanes(Node node, CompileOptions options) {
-        DatatypeChoice choice = options.datatypes();
-        String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
-        DatatypeInstance instance = choice.registry().instance(name, choice.options());
-        return options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
+    /**
+     * The elements of a node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds: what
+     * the node's tuned schedules, and a training step's gradient kernels of the node, are sized for.
+     */
+    public static ToIntFunction<Node> lanesOf(CompileOptions options) {
+        return node -> {
+            DatatypeChoice choice = options.datatypes();
+            String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
+            DatatypeInstance instance = choice.registry().instance(name, choice.options());
+            return options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
+        };
     }
 
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
     public static CompiledModule compile(Program program, CompileOptions options) {
         LoweringLog log = new LoweringLog();
-        DatatypePlan plan = plan(program, options, log);
+        DatatypePlan plan = DecodedOperands.apply(plan(program, options, log));
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
+        machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
@@ -103,7 +115,8 @@ public final class Compiler {
                 }
                 calls.check(libraries, log, libraryOfDatatype(plan));
             }
-            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext);
+            boolean unrolls = unrollsLoops(plan, options.target());
+            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls);
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);
@@ -115,7 +128,7 @@ public final class Compiler {
             }
             VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
-            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries(), unrollsLoops(plan, options.target()));
+            if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries(), unrolls);
             else VectorVariants.forgetTripCounts(module);
             return new CompiledModule(context, module, targetMachine, options.target(), signature, options.optimize(),
                 log.fallbacks());
@@ -133,7 +146,8 @@ public final class Compiler {
      * float32) on a target with vector units. There each iteration is already a vector of emulated operations,
      * tens of instructions each, so the copies multiply the code and LLVM's time without making it faster:
      * mobilenet_v2 in posit8 took 40 s of CPU to compile (2 MB of machine code) and takes 5 s without, and
-     * bench-dtypes' ratios and LeNet-5's run times are no worse. RISC-V targets (no vector unit) keep unrolling,
+     * bench-dtypes' ratios and LeNet-5's run times are no worse. Its loops that call no library function are
+     * interleaved all the same ({@link dev.byodt.compiler.codegen.InterleavedLoops}). RISC-V targets (no vector unit) keep unrolling,
      * which saves over a quarter of the instructions LeNet-5 executes in fxp16_13 (3.30 rather than 4.64 million
      * on rv64gc).
      */
@@ -189,6 +203,12 @@ public final class Compiler {
         }
         if (log.usedFallback()) plan.boundary().library().ifPresent(all::add);
         return all;
+    }
+
+    /** The datatype instances the plan's kernels compute in (float32, the reference, has none). */
+    private static List<DatatypeInstance> instances(DatatypePlan plan) {
+        return plan.kernelDatatypes().stream().filter(d -> d instanceof RegisteredDatatype)
+            .map(d -> ((RegisteredDatatype) d).instance()).distinct().toList();
     }
 
     private static Map<String, NativeLibrary> libraryOfDatatype(DatatypePlan plan) {

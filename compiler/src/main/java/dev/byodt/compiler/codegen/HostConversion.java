@@ -123,7 +123,25 @@ public final class HostConversion implements CompileTimeConversion {
             LLVMDisposeModule(libraryModule);
             throw e;
         }
-        LLVMModuleRef driver = parse(driverIr(function, storage, constant) + toF32.map(f -> readBackIr(f, storage)).orElse(""), context);
+        LLVMOrcLLJITRef jit = jit(libraryModule, driverIr(function, storage, constant) + toF32.map(f -> readBackIr(f, storage)).orElse(""),
+            threadSafeContext);
+        Linker linker = Linker.nativeLinker();
+        MethodHandle array = linker.downcallHandle(lookup(jit, "byodt_convert_array"),
+            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        MethodHandle one = linker.downcallHandle(lookup(jit, "byodt_convert_one"),
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE));
+        Optional<MethodHandle> back = toF32.map(f -> linker.downcallHandle(lookup(jit, "byodt_value_of"),
+            FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ValueLayout.JAVA_LONG)));
+        return new HostConversion(function, storage, constant, array, one, back);
+    }
+
+    /**
+     * {@code libraryModule} linked into the module of {@code driverIr} (LLVM IR text calling it), verified and
+     * JIT-compiled for this machine; the context's modules belong to the JIT from then on.
+     */
+    static LLVMOrcLLJITRef jit(LLVMModuleRef libraryModule, String driverIr, LLVMOrcThreadSafeContextRef threadSafeContext) {
+        Target host = Target.host();
+        LLVMModuleRef driver = parse(driverIr, LLVMOrcThreadSafeContextGetContext(threadSafeContext));
         LLVMSetTarget(driver, host.triple());
         LLVMTargetMachineRef machine = host.createTargetMachine();
         LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
@@ -142,17 +160,9 @@ public final class HostConversion implements CompileTimeConversion {
             LLVMOrcLLJITGetGlobalPrefix(jit), null, null), "looking up this process's symbols");
         LLVMOrcJITDylibAddGenerator(main, processSymbols);
         Llvm.check(LLVMOrcLLJITAddLLVMIRModule(jit, main, LLVMOrcCreateNewThreadSafeModule(driver, threadSafeContext)),
-            "adding the conversion to the JIT");
+            "adding the compile-time driver to the JIT");
         LLVMOrcDisposeThreadSafeContext(threadSafeContext);
-
-        Linker linker = Linker.nativeLinker();
-        MethodHandle array = linker.downcallHandle(lookup(jit, "byodt_convert_array"),
-            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
-        MethodHandle one = linker.downcallHandle(lookup(jit, "byodt_convert_one"),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE));
-        Optional<MethodHandle> back = toF32.map(f -> linker.downcallHandle(lookup(jit, "byodt_value_of"),
-            FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ValueLayout.JAVA_LONG)));
-        return new HostConversion(function, storage, constant, array, one, back);
+        return jit;
     }
 
     /** Fails with one line unless the library defines {@code function}, datatype operation {@code op}, of {@code type}. */
@@ -165,7 +175,7 @@ public final class HostConversion implements CompileTimeConversion {
         if (!actual.equals(type)) throw new ByodtException(function + " in " + library + " has type " + actual + ", but " + op + " needs " + type);
     }
 
-    private static MemorySegment lookup(LLVMOrcLLJITRef jit, String symbol) {
+    static MemorySegment lookup(LLVMOrcLLJITRef jit, String symbol) {
         long[] address = new long[1];
         Llvm.check(LLVMOrcLLJITLookup(jit, address, symbol), "compiling " + symbol);
         return MemorySegment.ofAddress(address[0]);

@@ -62,9 +62,11 @@ public final class LlvmCodegen {
     private final Deque<Stmt.For> enclosingLoops = new ArrayDeque<>();
     private final Map<Local, LLVMValueRef> localSlots = new HashMap<>();
     private final Map<ScalarType, LLVMValueRef> accumulatorSlots = new HashMap<>();
+    private final boolean interleavesPlainLoops;
 
-    private LlvmCodegen(LLVMContextRef context, String moduleName) {
+    private LlvmCodegen(LLVMContextRef context, String moduleName, boolean interleavesPlainLoops) {
         this.context = context;
+        this.interleavesPlainLoops = interleavesPlainLoops;
         this.module = LLVMModuleCreateWithNameInContext(moduleName, context);
         this.builder = LLVMCreateBuilderInContext(context);
         this.voidType = LLVMVoidTypeInContext(context);
@@ -72,9 +74,15 @@ public final class LlvmCodegen {
         this.i64 = LLVMInt64TypeInContext(context);
     }
 
-    /** A new module in {@code context} whose external function {@code entrySymbol} runs the program. */
-    public static LLVMModuleRef generate(Program program, MemoryPlan plan, String entrySymbol, LLVMContextRef context) {
-        LlvmCodegen codegen = new LlvmCodegen(context, program.name() == null || program.name().isEmpty() ? "model" : program.name());
+    /**
+     * A new module in {@code context} whose external function {@code entrySymbol} runs the program; with
+     * {@code interleavesPlainLoops}, its innermost loops without library calls are marked to be interleaved
+     * ({@link InterleavedLoops}), for an optimizer that interleaves no other loop.
+     */
+    public static LLVMModuleRef generate(Program program, MemoryPlan plan, String entrySymbol, LLVMContextRef context,
+                                         boolean interleavesPlainLoops) {
+        LlvmCodegen codegen = new LlvmCodegen(context, program.name() == null || program.name().isEmpty() ? "model" : program.name(),
+            interleavesPlainLoops);
         try {
             codegen.emitProgram(program, plan, entrySymbol);
             return codegen.module;
@@ -257,7 +265,8 @@ public final class LlvmCodegen {
         loopValues.remove(loop.var());
         LLVMValueRef next = LLVMBuildNSWAdd(builder, i, LLVMConstInt(i64, 1, 0), name + ".next");
         LLVMAddIncoming(i, next, LLVMGetInsertBlock(builder), 1);
-        LLVMBuildBr(builder, header);
+        LLVMValueRef backEdge = LLVMBuildBr(builder, header);
+        if (interleavesPlainLoops && InterleavedLoops.interleaves(loop)) InterleavedLoops.mark(context, backEdge);
 
         LLVMPositionBuilderAtEnd(builder, exit);
     }
@@ -319,15 +328,18 @@ public final class LlvmCodegen {
     /**
      * A library call taking an exact accumulator by pointer: the accumulator value goes to a stack slot in
      * the entry block (so SROA turns it back into registers once the call is inlined), the call gets its
-     * address, and the value of an in-place update is the slot's contents afterwards.
+     * address, and the value of an in-place update is the slot's contents afterwards. Every argument is
+     * evaluated before the store: another accumulator's call among them (the loss adds log(round(sum)) to its
+     * total) uses the same slot.
      */
     private LLVMValueRef callWithAccumulator(Expr.Call c) {
         ScalarType accumulatorType = c.args().getFirst().type();
+        List<LLVMValueRef> values = c.args().stream().map(this::expr).toList();
         LLVMValueRef slot = entrySlot(accumulatorType);
-        LLVMBuildStore(builder, expr(c.args().getFirst()), slot);
+        LLVMBuildStore(builder, values.getFirst(), slot);
         List<LLVMValueRef> args = new ArrayList<>();
         args.add(slot);
-        for (Expr e : c.args().subList(1, c.args().size())) args.add(expr(e));
+        args.addAll(values.subList(1, values.size()));
         if (c.passing() == Expr.Call.Passing.READS_FIRST_BY_POINTER) return call(c.function(), type(c.type()), args);
         call(c.function(), voidType, args);
         return LLVMBuildLoad2(builder, type(accumulatorType), slot, "");

@@ -5,7 +5,6 @@ import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMPassBuilderOptionsRef;
 import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
-import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
 import java.util.List;
 
@@ -46,9 +45,9 @@ public final class Optimizer {
             VectorVariants.forgetTripCounts(module);
             Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
             if (!variants.isEmpty()) {
-                List<LLVMValueRef> finished = VectorVariants.settle(module, variants);
+                List<String> finished = VectorVariants.settle(module, variants);
                 Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
-                VectorVariants.release(finished);
+                VectorVariants.release(module, finished);
             }
         } finally {
             LLVMDisposePassBuilderOptions(options);

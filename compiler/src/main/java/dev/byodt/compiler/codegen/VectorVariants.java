@@ -98,9 +98,10 @@ public final class VectorVariants {
      * Undoes {@link #offer} once the loops are vectorized: every call may inline, the variants are internal again.
      * The functions kept out of line (the kernels) that call no variant and held no offered call are finished
      * already: they are marked optnone, so that the second run passes them by (it re-optimized every kernel of a
-     * model for the few that took a variant), and returned for {@link #release}.
+     * model for the few that took a variant), and their names returned for {@link #release}: names, not
+     * references, since the second run may delete a kernel its inlining left uncalled.
      */
-    public static List<LLVMValueRef> settle(LLVMModuleRef module, List<String> variants) {
+    public static List<String> settle(LLVMModuleRef module, List<String> variants) {
         List<LLVMValueRef> finished = new ArrayList<>();
         forEachFunction(module, fn -> {
             if (LLVMIsDeclaration(fn) == 0 && hasAttribute(fn, "noinline") && !hasAttribute(fn, "optnone")
@@ -117,12 +118,18 @@ public final class VectorVariants {
         }
         LLVMContextRef context = LLVMGetModuleContext(module);
         finished.forEach(fn -> LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(context, kind("optnone"), 0)));
-        return finished;
+        return finished.stream().map(fn -> LLVMGetValueName(fn).getString()).toList();
     }
 
-    /** Lets the functions {@link #settle} set aside be compiled as usual again: optnone also holds back the backend. */
-    public static void release(List<LLVMValueRef> finished) {
-        finished.forEach(fn -> LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind("optnone")));
+    /**
+     * Lets the functions {@link #settle} set aside, those the second run kept, be compiled as usual again:
+     * optnone also holds back the backend.
+     */
+    public static void release(LLVMModuleRef module, List<String> finished) {
+        for (String name : finished) {
+            LLVMValueRef fn = LLVMGetNamedFunction(module, name);
+            if (fn != null && !fn.isNull()) LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind("optnone"));
+        }
     }
 
     private static boolean callsVariantOrOffered(LLVMValueRef fn, List<String> variants) {

@@ -35,7 +35,7 @@ public sealed interface AccumulationMode {
         @Override
         public Accumulator accumulator(RegisteredDatatype datatype) {
             return switch (optionName) {
-                case "dtype" -> new DatatypeAccumulator(datatype);
+                case "dtype" -> datatype.roundsArithmeticFromFloat32() ? new RoundedFloat32Accumulator(datatype) : new DatatypeAccumulator(datatype);
                 case "float32" -> new Float32Accumulator(datatype);
                 default -> new ExactAccumulator(datatype);
             };

@@ -13,8 +13,8 @@ import java.util.Optional;
  * products exactly sees them. Each {@link AccumulationMode} names its implementation, chosen once when a
  * datatype is compiled for that mode; a new mode is one new implementation.
  */
-sealed interface Accumulator permits DatatypeAccumulator, Float32Accumulator, ExactAccumulator, IntegerAccumulator,
-    FusedAccumulator {
+sealed interface Accumulator permits DatatypeAccumulator, RoundedFloat32Accumulator, Float32Accumulator, ExactAccumulator,
+    IntegerAccumulator, FusedAccumulator {
     /** The machine type holding the accumulator. */
     ScalarType type();
 

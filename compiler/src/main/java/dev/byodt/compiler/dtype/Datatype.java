@@ -40,6 +40,20 @@ public interface Datatype {
     /** Weights: float32 values (raw bytes) converted once, at compile time, to this datatype's storage. */
     MemorySegment convertWeights(MemorySegment float32Values);
 
+    /**
+     * Whether a mac may take its operands as F32 values this datatype decoded (its to_f32), so that a dot
+     * product decodes each element of its operands once rather than once per product: where the accumulation
+     * mode multiplies the to_f32 values of the operands anyway (--accumulate float32, and dtype where the sums run
+     * in float32 registers) and the values are not float32 already.
+     */
+    boolean multipliesDecodedOperands();
+
+    /**
+     * Weights as a mac with decoded operands reads them: rounded to the datatype ({@link #convertWeights}) and
+     * decoded by its to_f32, as float32 values (raw bytes), when its to_f32 can run at compile time.
+     */
+    Optional<MemorySegment> decodedWeights(MemorySegment float32Values);
+
     /** The library the datatype's calls go to, if it has one. */
     Optional<NativeLibrary> library();
 

@@ -71,7 +71,9 @@ public final class DatatypeDefinition {
     private final ToIntFunction<DatatypeInstance> exactAccumulatorBits;
     private final ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
     private final Predicate<DatatypeInstance> valuesExactInFloat32;
+    private final Predicate<DatatypeInstance> arithmeticInFloat32;
     private final Function<DatatypeInstance, ValueGrid> valueGrid;
+    private final Function<DatatypeInstance, List<DatatypeOp>> tabulated;
     private final Map<String, Option> options;
     private final boolean reference;
     private final String origin;
@@ -93,7 +95,9 @@ public final class DatatypeDefinition {
         exactAccumulatorBits = b.exactAccumulatorBits;
         integerAccumulationFractionBits = b.integerAccumulationFractionBits;
         valuesExactInFloat32 = b.valuesExactInFloat32;
+        arithmeticInFloat32 = b.arithmeticInFloat32;
         valueGrid = b.valueGrid;
+        tabulated = b.tabulated;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         reference = b.reference;
         origin = b.origin;
@@ -114,7 +118,9 @@ public final class DatatypeDefinition {
         exactAccumulatorBits = d.exactAccumulatorBits;
         integerAccumulationFractionBits = d.integerAccumulationFractionBits;
         valuesExactInFloat32 = d.valuesExactInFloat32;
+        arithmeticInFloat32 = d.arithmeticInFloat32;
         valueGrid = d.valueGrid;
+        tabulated = d.tabulated;
         options = d.options;
         reference = d.reference;
         this.origin = origin;
@@ -149,6 +155,9 @@ public final class DatatypeDefinition {
             case AccumulationMode.Simple simple -> accumulation.contains(simple);
         };
     }
+
+    /** Whether {@code instance}'s add and mul are its float32 ones rounded once ({@link Builder#arithmeticInFloat32}). */
+    boolean arithmeticInFloat32(DatatypeInstance instance) { return arithmeticInFloat32.test(instance); }
 
     /** Whether a fused unit can take {@code instance}'s values: float32 holds each exactly, so products are exact in double. */
     boolean fusedAccepts(DatatypeInstance instance) { return valuesExactInFloat32 != null && valuesExactInFloat32.test(instance); }
@@ -186,6 +195,8 @@ public final class DatatypeDefinition {
     ScalarType storage(int bits) { return storage.apply(bits); }
 
     String prefix(DatatypeInstance instance) { return prefix.apply(instance); }
+
+    List<DatatypeOp> tabulated(DatatypeInstance instance) { return tabulated.apply(instance); }
 
     Optional<NativeLibrary> library(DatatypeInstance instance) {
         if (librarySource == null) return Optional.empty();
@@ -268,7 +279,9 @@ public final class DatatypeDefinition {
         private ToIntFunction<DatatypeInstance> exactAccumulatorBits;
         private ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
         private Predicate<DatatypeInstance> valuesExactInFloat32;
+        private Predicate<DatatypeInstance> arithmeticInFloat32 = i -> false;
         private Function<DatatypeInstance, ValueGrid> valueGrid;
+        private Function<DatatypeInstance, List<DatatypeOp>> tabulated = i -> List.of();
         private final Map<String, Option> options = new LinkedHashMap<>();
         private boolean reference;
         private String origin = "";
@@ -317,6 +330,16 @@ public final class DatatypeDefinition {
         }
 
         public Builder library(LibrarySource source) { return library(source, i -> List.of()); }
+
+        /**
+         * The operations of one value whose library function is tabulated at compile time for an instance
+         * ({@code FunctionTables}): evaluated on the host for every value and looked up, the same results in
+         * a load.
+         */
+        public Builder tabulated(Function<DatatypeInstance, List<DatatypeOp>> opsOfInstance) {
+            tabulated = opsOfInstance;
+            return this;
+        }
 
         /** The function-name prefix of an instance (default NAME followed by the width: "lns16"). */
         public Builder prefix(Function<DatatypeInstance, String> prefixOfInstance) {
@@ -390,6 +413,18 @@ public final class DatatypeDefinition {
          */
         public Builder fusedAccumulation(Predicate<DatatypeInstance> valuesExactInFloat32) {
             this.valuesExactInFloat32 = valuesExactInFloat32;
+            return this;
+        }
+
+        /**
+         * Declares that for the instances {@code roundedFromFloat32} accepts, add(a, b) and mul(a, b) are, bit for
+         * bit, from_f32(to_f32(a) + to_f32(b)) and from_f32(to_f32(a) * to_f32(b)): the float32 sum and product of
+         * the values, rounded once. Then --accumulate dtype keeps its sums in float32 registers on the host, each
+         * add and multiply still rounded to the datatype ({@link RoundedFloat32Accumulator}). The library's own
+         * comments must prove it (float32's result rounded again is the correctly rounded one).
+         */
+        public Builder arithmeticInFloat32(Predicate<DatatypeInstance> roundedFromFloat32) {
+            this.arithmeticInFloat32 = roundedFromFloat32;
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ByodtException;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -35,6 +36,9 @@ public record DatatypeInstance(DatatypeDefinition definition, DatatypeName name,
 
     /** The library this instance links, with its -D parameters. */
     public Optional<NativeLibrary> library() { return definition.library(this); }
+
+    /** The operations whose library functions are tabulated at compile time (DatatypeDefinition.Builder#tabulated). */
+    public List<DatatypeOp> tabulated() { return definition.tabulated(this); }
 
     /** The integer type of the exact accumulator, for definitions that support {@link AccumulationMode#EXACT}. */
     public Optional<ScalarType> exactAccumulator() { return definition.exactAccumulator(this); }

@@ -9,9 +9,10 @@ import java.util.List;
 /**
  * {@link AccumulationMode#FLOAT32}: each value is converted to float32 (to_f32), products and sums are
  * float32 machine instructions (a multiply then an add, no fused multiply-add), and the sum is rounded to the
- * datatype once per output (from_f32).
+ * datatype once per output (from_f32). Its products take operands decoded ahead of the loops as they are
+ * ({@link DecodedProducts}): the product of two values is the product of their to_f32 values.
  */
-record Float32Accumulator(RegisteredDatatype datatype) implements Accumulator {
+record Float32Accumulator(RegisteredDatatype datatype) implements Accumulator, DecodedProducts {
     @Override
     public ScalarType type() { return ScalarType.F32; }
 
@@ -25,8 +26,11 @@ record Float32Accumulator(RegisteredDatatype datatype) implements Accumulator {
     public Expr add(Expr acc, Expr value) { return sum(acc, holding(value)); }
 
     @Override
-    public Expr multiplyAdd(Expr acc, Expr a, Expr b) {
-        return sum(acc, new Expr.Op(ScalarOp.MUL, ScalarType.F32, List.of(holding(a), holding(b))));
+    public Expr multiplyAdd(Expr acc, Expr a, Expr b) { return multiplyAddDecoded(acc, holding(a), holding(b)); }
+
+    @Override
+    public Expr multiplyAddDecoded(Expr acc, Expr a, Expr b) {
+        return sum(acc, new Expr.Op(ScalarOp.MUL, ScalarType.F32, List.of(a, b)));
     }
 
     @Override

@@ -5,11 +5,14 @@ import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.ByodtException;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -110,6 +113,33 @@ public final class RegisteredDatatype implements Datatype {
         return converted;
     }
 
+    /**
+     * Whether add and mul are the float32 ones rounded once ({@link DatatypeDefinition.Builder#arithmeticInFloat32})
+     * and the code is for the host, whose float32 unit makes that the fast way (a RISC-V core may have none).
+     */
+    boolean roundsArithmeticFromFloat32() {
+        return target == LoweringTarget.HOST && instance.definition().arithmeticInFloat32(instance);
+    }
+
+    @Override
+    public boolean multipliesDecodedOperands() { return !valuesAreFloat32 && accumulator instanceof DecodedProducts; }
+
+    /** Each distinct storage value is decoded once (a 16-bit datatype has at most 65,536 of them). */
+    @Override
+    public Optional<MemorySegment> decodedWeights(MemorySegment float32Values) {
+        CompileTimeConversion c = conversion();
+        if (c == null || c.valueOf(0).isEmpty()) return Optional.empty();
+        MemorySegment storage = convertWeights(float32Values);
+        long count = float32Values.byteSize() / Float.BYTES;
+        MemorySegment decoded = Arena.ofAuto().allocate(Math.max(1, count * Float.BYTES), 64).asSlice(0, count * Float.BYTES);
+        Map<Long, Float> values = new HashMap<>();
+        for (long i = 0; i < count; i++) {
+            decoded.setAtIndex(ValueLayout.JAVA_FLOAT, i, values.computeIfAbsent(bitsAt(storage, i),
+                bits -> c.valueOf(bits).orElseThrow().floatValue()));
+        }
+        return Optional.of(decoded);
+    }
+
     /** The storage bits of the registered lowest value, when it is a constant or a library function of no argument. */
     private OptionalLong lowestBits() {
         if (lowest == null) {
@@ -133,6 +163,15 @@ public final class RegisteredDatatype implements Datatype {
             case 2 -> storage.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, index, (short) bits);
             default -> storage.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, index, (int) bits);
         }
+    }
+
+    /** The zero-extended storage bits of element {@code index}. */
+    private long bitsAt(MemorySegment storage, long index) {
+        return switch (storageBytes()) {
+            case 1 -> Byte.toUnsignedLong(storage.get(ValueLayout.JAVA_BYTE, index));
+            case 2 -> Short.toUnsignedLong(storage.getAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, index));
+            default -> Integer.toUnsignedLong(storage.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, index));
+        };
     }
 
     private CompileTimeConversion conversion() {
@@ -176,7 +215,7 @@ public final class RegisteredDatatype implements Datatype {
         return switch (op.op()) {
             case SELECT -> new Expr.Op(ScalarOp.SELECT, args.get(1).type(), args);
             case CAST -> cast(op.arg(0).type(), op.type(), args.getFirst());
-            case MAC -> accumulator.multiplyAdd(args.get(0), args.get(1), args.get(2));
+            case MAC -> multiplyAdd(op, args);
             case DIVIDE_BY_COUNT -> countDivision.lower(args.get(0), args.get(1), ((Expr.IntConst) args.get(2)).value());
             default -> {
                 boolean onAccumulator = op.type() == ScalarType.ACC || op.args().stream().anyMatch(a -> a.type() == ScalarType.ACC);
@@ -190,6 +229,21 @@ public final class RegisteredDatatype implements Datatype {
             }
         };
     }
+
+    /**
+     * A mac, whose operands are values of the datatype or, where {@link #multipliesDecodedOperands}, F32 values
+     * already decoded ahead of the loops (the op's abstract types tell which).
+     */
+    private Expr multiplyAdd(Expr.Op mac, List<Expr> args) {
+        boolean decoded = mac.arg(1).type() == ScalarType.F32 || mac.arg(2).type() == ScalarType.F32;
+        if (decoded && multipliesDecodedOperands() && accumulator instanceof DecodedProducts products) {
+            return products.multiplyAddDecoded(args.get(0), decodedOperand(mac.arg(1), args.get(1)),
+                decodedOperand(mac.arg(2), args.get(2)));
+        }
+        return accumulator.multiplyAdd(args.get(0), args.get(1), args.get(2));
+    }
+
+    private Expr decodedOperand(Expr operand, Expr lowered) { return operand.type() == ScalarType.F32 ? lowered : toF32(lowered); }
 
     Expr valueOp(ScalarOp op, List<Expr> args) {
         DatatypeOp d = DatatypeOp.of(op);

@@ -6,21 +6,15 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
-import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Shapes;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
 
-import static dev.byodt.compiler.kernel.Exprs.accumulate;
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.cast;
-import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
-import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.real;
 import static dev.byodt.compiler.kernel.Exprs.sqrt;
@@ -110,30 +104,21 @@ final class BatchNormalization implements Operator {
         }));
     }
 
-    /** Training mode: the batch's statistics per channel, two passes (mean, then squared deviations), then Y. */
+    /** Training mode: the batch's statistics per channel ({@link ChannelStatistics}), then Y. */
     private static void lowerTraining(Node node, KernelBuilder kb) {
         Buffer x = kb.input(0);
         long[] shape = x.shape();
         long[] channels = parameterShape(node, shape);
         double epsilon = node.floatAttr("epsilon", 1e-5f);
         double momentum = node.floatAttr("momentum", 0.9f);
-        long plane = Operands.product(shape, 2, shape.length);
-        double count = (double) shape[0] * plane;
         kb.loop(channels[0], c -> {
-            Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
-            forEachElement(kb, shape, c, at -> kb.assign(sum, accumulate(kb.get(sum), kb.load(x, at))));
-            Local mean = kb.local("mean", div(cast(ScalarType.REAL, kb.get(sum)), real(count)));
-            Local squares = kb.local("squares", constant(ScalarType.ACC, 0));
-            forEachElement(kb, shape, c, at -> {
-                Expr deviation = sub(kb.load(x, at), kb.get(mean));
-                kb.assign(squares, mac(kb.get(squares), deviation, deviation));
-            });
-            Local variance = kb.local("variance", div(cast(ScalarType.REAL, kb.get(squares)), real(count)));
-            storeRunning(node, kb, 1, kb.input(3), c, kb.get(mean), momentum);
+            ChannelStatistics statistics = ChannelStatistics.of(kb, x, c);
+            Local variance = kb.local("variance", statistics.variance(kb));
+            storeRunning(node, kb, 1, kb.input(3), c, kb.get(statistics.mean()), momentum);
             storeRunning(node, kb, 2, kb.input(4), c, kb.get(variance), momentum);
             Local factor = kb.local("factor", div(kb.load(kb.input(1), c), sqrt(add(kb.get(variance), real(epsilon)))));
-            forEachElement(kb, shape, c, at -> kb.store(kb.output(0), at,
-                add(mul(sub(kb.load(x, at), kb.get(mean)), kb.get(factor)), kb.load(kb.input(2), c))));
+            ChannelStatistics.forEachElement(kb, shape, c, at -> kb.store(kb.output(0), at,
+                add(mul(sub(kb.load(x, at), kb.get(statistics.mean())), kb.get(factor)), kb.load(kb.input(2), c))));
         });
     }
 
@@ -141,11 +126,5 @@ final class BatchNormalization implements Operator {
     private static void storeRunning(Node node, KernelBuilder kb, int output, Buffer input, Expr c, Expr batch, double momentum) {
         if (!Operands.hasOutput(node, output)) return;
         kb.store(kb.output(output), c, add(mul(kb.load(input, c), real(momentum)), mul(batch, real(1 - momentum))));
-    }
-
-    /** Every flat index of channel c in X (N x C x D1..Dn). */
-    private static void forEachElement(KernelBuilder kb, long[] shape, Expr c, Consumer<Expr> body) {
-        long plane = Operands.product(shape, 2, shape.length);
-        kb.loop(shape[0], n -> kb.loop(plane, i -> body.accept(add(add(mul(n, shape[1] * plane), mul(c, plane)), i))));
     }
 }

@@ -12,6 +12,7 @@ import dev.byodt.runtime.Shapes;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
@@ -112,9 +113,9 @@ final class Conv implements Operator {
 
     /**
      * One of three tuned schedules, by the shape: across output channels ({@link ConvAcrossMaps}) where a
-     * group has more channels than an output row has positions and the weights are constant (they are
-     * packed at compile time), else along output rows, on padded planes ({@link PaddedPlaneConv}) where the
-     * stride is 1 in two dimensions, else directly ({@link ConvAlongRows}).
+     * group has more channels than an output row has positions (the weights packed at compile time, or at run
+     * time when they are inputs, as in training), else along output rows, on padded planes
+     * ({@link PaddedPlaneConv}) where the stride is 1 in two dimensions, else directly ({@link ConvAlongRows}).
      */
     @Override
     public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
@@ -122,9 +123,11 @@ final class Conv implements Operator {
         long[] outSpatial = s.window().outputShape();
         long rowLength = outSpatial[outSpatial.length - 1];
         Value weights = node.input(1);
-        if (weights.isConstant() && s.mapsPerGroup() > rowLength) ConvAcrossMaps.lower(s, weights.constant(), kb);
+        if (s.mapsPerGroup() > rowLength) {
+            ConvAcrossMaps.lower(s, weights.isConstant() ? Optional.of(weights.constant()) : Optional.empty(), kb);
+        }
         else if (PaddedPlaneConv.fits(s.window())) {
-            PaddedPlaneConv.lower(kb, s.batch(), s.channels(), s.groups(), s.mapsPerGroup(), s.window(), lanes);
+            PaddedPlaneConv.lower(kb, s.groups(), s.mapsPerGroup(), s.window(), lanes);
         } else ConvAlongRows.lower(s, kb);
     }
 }

@@ -8,6 +8,7 @@ import dev.byodt.runtime.Shapes;
 import dev.byodt.runtime.Tensor;
 
 import java.util.Arrays;
+import java.util.Optional;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.and;
@@ -20,8 +21,9 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
 /**
  * A tuned schedule of {@link Conv}: it vectorizes across the output channels of a group: per output position, a scratch row of accumulators,
  * one per channel, takes each term (input channel, then taps in order), the loop over channels innermost.
- * The weights are packed at compile time so that loop reads them contiguously. Fits outputs with few
- * positions and many channels (late layers, where each window covers the whole input).
+ * The weights are packed so that loop reads them contiguously ({@link PackedWeights}: at compile time, or as the
+ * kernel starts when they are run-time inputs, as in training). Fits outputs with few positions and many
+ * channels (late layers, where each window covers the whole input).
  *
  * <p>A few neighbouring positions along the last axis take each term together: their sums are
  * independent, so the adder works on several at once instead of waiting for one sum's previous add,
@@ -30,7 +32,8 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
 final class ConvAcrossMaps {
     private ConvAcrossMaps() {}
 
-    static void lower(Conv.Shape s, Tensor weights, KernelBuilder kb) {
+    /** {@code weights}: the constant weights, or empty for weights the kernel reads at run time. */
+    static void lower(Conv.Shape s, Optional<Tensor> weights, KernelBuilder kb) {
         Buffer x = kb.input(0);
         Buffer w = kb.input(1);
         Buffer bias = kb.input(2);
@@ -40,7 +43,9 @@ final class ConvAcrossMaps {
         long[] taps = Arrays.copyOfRange(w.shape(), 2, w.rank());
         long termsPerMap = s.channelsPerGroup() * Shapes.elementCount(taps, w.name());
         // packed[group][channelInGroup][taps...][mapInGroup]
-        Buffer packed = kb.constant("packed", ScalarType.REAL, PackedWeights.transposed(weights, s.groups(), maps, termsPerMap));
+        Buffer packed = weights.isPresent()
+            ? kb.constant("packed", ScalarType.REAL, PackedWeights.transposed(weights.get(), s.groups(), maps, termsPerMap))
+            : PackedWeights.transposedAtRunTime(kb, w, s.groups(), maps, termsPerMap);
         long[] packedShape = new long[3 + taps.length];
         packedShape[0] = s.groups();
         packedShape[1] = s.channelsPerGroup();

@@ -1,11 +1,16 @@
 package dev.byodt.compiler.ops;
 
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.runtime.Tensor;
 
+import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+
 /**
- * Weights rearranged at compile time into the order a kernel's innermost loop reads them. Kernels that
- * vectorize across output channels read one weight per output channel for each term of the sums; in
- * ONNX's layout those are a whole row apart, in the packed layout they are neighbours.
+ * Weights rearranged into the order a kernel's innermost loop reads them: at compile time when they are
+ * constants, else (weights being trained, which are run-time inputs) by the kernel as it starts, which costs one
+ * pass over them. Kernels that vectorize across output channels read one weight per output channel for each term
+ * of the sums; in ONNX's layout those are a whole row apart, in the packed layout they are neighbours.
  */
 final class PackedWeights {
     private PackedWeights() {}
@@ -27,5 +32,17 @@ final class PackedWeights {
         }
         long[] shape = groups == 1 ? new long[] {columns, rows} : new long[] {groups, columns, rows};
         return Tensor.ofFloats(shape, to);
+    }
+
+    /**
+     * As {@link #transposed}, done by the kernel {@code kb} builds, into a scratch buffer of the same shape,
+     * from the flat buffer {@code weights}.
+     */
+    static Buffer transposedAtRunTime(KernelBuilder kb, Buffer weights, long groups, long rows, long columns) {
+        long[] shape = groups == 1 ? new long[] {columns, rows} : new long[] {groups, columns, rows};
+        Buffer packed = kb.scratch("packed", weights.elementType(), shape);
+        kb.loops(new long[] {groups, columns, rows}, at -> kb.store(packed, flatIndex(new long[] {groups, columns, rows}, at),
+            kb.load(weights, flatIndex(new long[] {groups, rows, columns}, at[0], at[2], at[1]))));
+        return packed;
     }
 }

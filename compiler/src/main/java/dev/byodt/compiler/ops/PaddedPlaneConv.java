@@ -32,8 +32,11 @@ import static dev.byodt.compiler.kernel.Exprs.rem;
  * anywhere, so most loads straddle two cache lines: with one map, loads rather than arithmetic bound the
  * loop). Each output still sums its terms one after the other and rounds once; the padding's terms are the
  * w*0 ONNX defines padding by (adding them to an accumulator that starts at +0 changes nothing).
+ *
+ * <p>Training runs it also backwards: a stride-1 convolution's input gradient is the convolution of its output
+ * gradient by the flipped kernel, input channels and output maps swapped ({@link WindowGeometry#transposed}).
  */
-final class PaddedPlaneConv {
+public final class PaddedPlaneConv {
     /** Vectors of accumulators a block keeps: enough independent sums to hide the adder's latency, few enough for registers. */
     private static final long ACCUMULATOR_VECTORS = 24;
     /** Vectors of one map's outputs a block covers at most. */
@@ -43,20 +46,32 @@ final class PaddedPlaneConv {
 
     private PaddedPlaneConv() {}
 
+    /** The weight of output map {@code map} for its input channel {@code channelInGroup} at tap (ky, kx). */
+    public interface Weights {
+        Expr at(Expr map, Expr channelInGroup, Expr ky, Expr kx);
+    }
+
     /** Whether this strategy applies: two spatial axes, stride 1 on both. */
-    static boolean fits(WindowGeometry window) {
+    public static boolean fits(WindowGeometry window) {
         return window.rank() == 2 && window.stride(0) == 1 && window.stride(1) == 1;
     }
 
-    /** Emits the convolution; blocks are whole vectors of {@code lanes} elements. */
-    static void lower(KernelBuilder kb, long batch, long channels, long groups, long mapsPerGroup, WindowGeometry window,
-                      long lanes) {
-        Buffer x = kb.input(0);
+    /** Emits the node's convolution; blocks are whole vectors of {@code lanes} elements. */
+    static void lower(KernelBuilder kb, long groups, long mapsPerGroup, WindowGeometry window, long lanes) {
         Buffer w = kb.input(1);
-        Buffer bias = kb.input(2);
-        Buffer y = kb.output(0);
+        lower(kb, kb.input(0), (map, channelInGroup, ky, kx) -> kb.load(w, flatIndex(w.shape(), map, channelInGroup, ky, kx)),
+            kb.input(2), kb.output(0), groups, mapsPerGroup, window, lanes);
+    }
+
+    /**
+     * Emits y = the convolution of x (N x C x H x W) by {@code w} in {@code window}, plus the bias (M values, or null),
+     * into the kernel {@code kb} builds.
+     */
+    public static void lower(KernelBuilder kb, Buffer x, Weights w, Buffer bias, Buffer y, long groups, long mapsPerGroup,
+                             WindowGeometry window, long lanes) {
+        long batch = x.dim(0), channels = x.dim(1);
         long height = x.dim(2), width = x.dim(3);
-        long kernelHeight = w.dim(2), kernelWidth = w.dim(3);
+        long kernelHeight = window.kernelSize(0), kernelWidth = window.kernelSize(1);
         long[] out = window.outputShape();
         long planeWidth = window.padBefore(1) + width + window.padAfter(1);
         long grid = out[0] * planeWidth;
@@ -88,7 +103,7 @@ final class PaddedPlaneConv {
                         Expr offset = add(mul(term[1], window.dilation(0) * planeWidth), mul(term[2], window.dilation(1)));
                         Expr tapStart = add(add(mul(channel, planeLength), start), offset);
                         kb.loop(mapsTogether, j -> {
-                            Expr wAt = kb.load(w, flatIndex(w.shape(), add(firstMap, j), term[0], term[1], term[2]));
+                            Expr wAt = w.at(add(firstMap, j), term[0], term[1], term[2]);
                             kb.loop(block, p -> {
                                 Expr at = add(mul(j, accLength), add(start, p));
                                 kb.store(acc, at, mac(kb.load(acc, at), kb.load(planes, add(tapStart, p)), wAt));

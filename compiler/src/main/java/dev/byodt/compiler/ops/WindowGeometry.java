@@ -5,6 +5,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 
 import java.util.Arrays;
+import java.util.Optional;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.and;
@@ -113,6 +114,26 @@ public final class WindowGeometry {
         return values;
     }
 
+    /**
+     * The window of the convolution that takes a stride-1 convolution's output gradient back to its input: it slides
+     * over the output, padded by dilation * (kernel - 1) minus this window's padding on each side, with the kernel
+     * flipped, and its outputs are this window's input positions. On each input position its taps meet the output
+     * positions whose windows hold it, the first output position first. Empty for strides other than 1 or padding
+     * wider than the window's extent, where no such window exists.
+     */
+    public Optional<WindowGeometry> transposed() {
+        int n = rank();
+        long[] begin = new long[n], end = new long[n];
+        for (int d = 0; d < n; d++) {
+            long reach = dilations[d] * (kernel[d] - 1);
+            begin[d] = reach - padBegin[d];
+            end[d] = reach - padEnd[d];
+            if (strides[d] != 1 || begin[d] < 0 || end[d] < 0) return Optional.empty();
+        }
+        return Optional.of(new WindowGeometry(output.clone(), kernel.clone(), strides.clone(), dilations.clone(), begin, end,
+            input.clone()));
+    }
+
     /** The indices of an element of an N x C x D1..Dn tensor (or M x C x K1..Kn weights). */
     public static Expr[] indices(Expr batch, Expr channel, Expr[] spatial) {
         Expr[] all = new Expr[2 + spatial.length];
@@ -128,6 +149,8 @@ public final class WindowGeometry {
     public long[] outputShape() { return output.clone(); }
 
     long stride(int axis) { return strides[axis]; }
+
+    long kernelSize(int axis) { return kernel[axis]; }
 
     long dilation(int axis) { return dilations[axis]; }
 
@@ -197,6 +220,14 @@ public final class WindowGeometry {
         // Outputs with o*stride < input + padBegin - tap*dilation: ceil of that bound over the stride, at least 0.
         Expr bound = max(sub(idx(input[axis] + padBegin[axis]), mul(tap, dilations[axis])), 0);
         return min(div(add(bound, strides[axis] - 1), strides[axis]), output[axis]);
+    }
+
+    /** Whether some tap of some window falls outside the input, into the padding. */
+    public boolean reachesPadding() {
+        for (int axis = 0; axis < rank(); axis++) {
+            if (padBegin[axis] > 0 || lastTapPosition(axis) >= input[axis]) return true;
+        }
+        return false;
     }
 
     /** The condition that position p on this axis is inside the input, or null when every window's is. */

@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.LowerFunc;
 import dev.byodt.compiler.dtype.LoweringSite;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.ScalarType;
 
 import java.util.function.Predicate;
 
@@ -14,7 +15,9 @@ import java.util.function.Predicate;
  * <ul>
  *   <li>add, sub: KADD16/KSUB16, KADD8/KSUB8 (saturating), ADD16/SUB16, ADD8/SUB8 with --overflow wrap</li>
  *   <li>min, max (so ReLU, Clip, max-pooling): SMIN16/SMAX16, SMIN8/SMAX8</li>
- *   <li>mul: KHM16 for fxp16_15 with --rounding truncate (floor) and saturation, the only case it matches</li>
+ *   <li>mul: KHM16 for fxp16_15 with --rounding truncate (floor) and saturation, the only case it matches; else
+ *       exact products rounded and fitted as fixed.c does, fxp16_P's by SMBB16/SMTT16 in 32-bit lanes, fxp8_P's by
+ *       KHM16 in 16-bit lanes (byodt_pBITS_mul_MODE, fixed_p.c), which PackedLanes packs like the other lane operations</li>
  *   <li>exact accumulation (--accumulate exact, Conv/Gemm/MatMul dot products): SMALDA into the 64-bit accumulator;
  *       for fxp8_P, SMAQA once GroupedProducts has grouped the products by four or eight</li>
  * </ul>
@@ -45,7 +48,13 @@ public final class FixedPointP {
     public static LowerFunc mul() {
         Predicate<LoweringSite> q15 = s -> s.instance().bits() == 16 && s.instance().parameter() == 15 && !wraps(s)
             && s.instance().option("rounding").equals("truncate");
-        return or(q15, s -> PFunctions.Q15_MUL.call(s.args()), LowerFunc.libraryFunction("mul"));
+        return or(q15, s -> PFunctions.Q15_MUL.call(s.args()), or(LANE_BITS, FixedPointP::product, LowerFunc.libraryFunction("mul")));
+    }
+
+    /** fxp16_P's or fxp8_P's product in the site's rounding and overflow, P passed along. */
+    private static Expr product(LoweringSite s) {
+        String mode = (s.instance().option("rounding").equals("truncate") ? "truncate" : "nearest") + (wraps(s) ? "_wrap" : "_saturate");
+        return PFunctions.product(s.instance().bits(), 1, mode).call(s.arg(0), s.arg(1), new Expr.IntConst(ScalarType.I32, s.instance().parameter()));
     }
 
     public static LowerFunc accumulateProduct() {

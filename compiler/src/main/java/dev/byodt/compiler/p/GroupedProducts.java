@@ -21,10 +21,12 @@ import java.util.function.IntFunction;
  * over output positions) becomes a loop over groups of G, for G = 2
  * {@code acc = group(2)(acc, a(2j), a(2j+1), b(2j), b(2j+1))}, so that one SMALDA sums G products (2 on RV32,
  * 4 on RV64). The last {@code extent % G} iterations go in the largest smaller groups that fit, then one
- * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step. A
- * loop shorter than the largest group takes the largest that fits (5 products in groups of 8 and 4, fxp8_P's
- * SMAQA on RV64 over Conv's 5-wide kernel rows, are a group of 4 and a single step), unless a loop inside it
- * takes the largest.
+ * single step each: 6 products in groups of 4 and 2 are one group of 4 and one of 2, 7 add a single step, whose
+ * nest is grouped in turn where a loop inside it groups (the fifth row of a 5x5 window grouped by rows). A
+ * loop shorter than the largest group is unrolled with the other reduction loops of its nest into one list of
+ * products grouped by the largest size (a 5x5 window in groups of 8 and 4, fxp8_P's SMAQA on RV64, is 3 groups
+ * of 8 and a single step), or where that list is too short or too long takes the largest group that fits
+ * (5 products: a group of 4 and a single step), unless a loop inside it takes the largest.
  * The sum is exact, so the changed order does not change the result. Loops that are not such a perfect
  * nest (Conv's windows with padding) stay as they are.
  * <p>
@@ -36,6 +38,9 @@ import java.util.function.IntFunction;
  * from four plane rows, serve every output map). Any order sums the same products exactly.
  */
 final class GroupedProducts {
+    /** The most products a nest of short reduction loops is unrolled into for groups across its loops. */
+    private static final long MOST_UNROLLED = 256;
+
     private final LibraryFunction single;
     private final IntFunction<LibraryFunction> group;
     private final IntFunction<LibraryFunction> groupWord;
@@ -109,13 +114,44 @@ final class GroupedProducts {
         return false;
     }
 
+    /** The loops of {@code f}'s perfect nest, {@code f} first. */
+    private static List<Stmt.For> nestLoops(Stmt.For f) {
+        List<Stmt.For> loops = new ArrayList<>();
+        for (Stmt s = f; s instanceof Stmt.For loop; s = loop.body().getFirst()) loops.add(loop);
+        return loops;
+    }
+
+    /**
+     * The reduction loops of {@code f}'s nest, those whose variable the accumulator's index does not use (the
+     * others run over outputs): all of them where every loop of the nest has a constant extent, so that the
+     * loops can run in any order, else {@code f} and those directly inside it.
+     */
+    private static List<Stmt.For> reductionLoops(Stmt.For f) {
+        List<Stmt.For> loops = nestLoops(f);
+        Expr accumulator = loops.getLast().body().getFirst() instanceof Stmt.Store store ? store.index() : new Expr.IntConst(ScalarType.I64, 0);
+        boolean reorderable = loops.stream().allMatch(l -> l.extent() instanceof Expr.IntConst);
+        List<Stmt.For> reductions = new ArrayList<>(List.of(f));
+        for (Stmt.For loop : loops.subList(1, loops.size())) {
+            boolean reduction = loop.extent() instanceof Expr.IntConst && !LoopIndices.uses(accumulator, loop.var());
+            if (reduction) reductions.add(loop);
+            else if (!reorderable) break;
+        }
+        return reductions;
+    }
+
     private boolean isSingle(Expr.Call call) { return single.isCalledBy(call) && call.args().size() == 3; }
 
-    /** The indices first .. first + count - 1. */
-    private static List<Expr> constants(long first, int count) {
-        List<Expr> indices = new ArrayList<>();
-        for (int x = 0; x < count; x++) indices.add(new Expr.IntConst(ScalarType.I64, first + x));
+    /** {@code var} at first .. first + count - 1. */
+    private static List<Map<LoopVar, Expr>> constants(LoopVar var, long first, int count) {
+        List<Map<LoopVar, Expr>> indices = new ArrayList<>();
+        for (int x = 0; x < count; x++) indices.add(Map.of(var, new Expr.IntConst(ScalarType.I64, first + x)));
         return indices;
+    }
+
+    /** {@code e} with each variable of {@code values} replaced by its value. */
+    private static Expr substituted(Expr e, Map<LoopVar, Expr> values) {
+        for (Map.Entry<LoopVar, Expr> value : values.entrySet()) e = LoopIndices.substitute(e, value.getKey(), value.getValue());
+        return e;
     }
 
     /**
@@ -131,7 +167,12 @@ final class GroupedProducts {
         @Override
         public List<Stmt> stmt(Stmt s) {
             if (!(s instanceof Stmt.For f)) return List.of(rebuilt(s));
-            if (isGroupable(f)) return grouped(f);
+            if (isGroupable(f)) {
+                List<Stmt.For> reductions = reductionLoops(f);
+                long products = reductions.stream().mapToLong(l -> ((Expr.IntConst) l.extent()).value()).reduce(1, (x, y) -> x * y);
+                boolean shortLoop = ((Expr.IntConst) f.extent()).value() < sizes.getFirst();
+                return shortLoop && products >= sizes.getFirst() && products <= MOST_UNROLLED ? flattened(f, reductions) : grouped(f);
+            }
             Map<LoopVar, Expr> outer = loops;
             loops = inside(outer, f.var(), f.extent());
             List<Stmt> rewritten = List.of(rebuilt(f));
@@ -145,17 +186,55 @@ final class GroupedProducts {
             while (sizes.get(largest) > extent) largest++;
             int size = sizes.get(largest);
             LoopVar j = new LoopVar(f.var().name() + "_group");
-            List<Expr> members = new ArrayList<>();
-            for (int x = 0; x < size; x++) members.add(LoopIndices.scaled(j, size, x));
+            List<Map<LoopVar, Expr>> members = new ArrayList<>();
+            for (int x = 0; x < size; x++) members.add(Map.of(f.var(), LoopIndices.scaled(j, size, x)));
             List<Stmt> out = new ArrayList<>();
             Expr groups = new Expr.IntConst(ScalarType.I64, extent / size);
             Stmt nest = packedOnce(f.body().getFirst());
-            out.add(new Stmt.For(j, groups, List.of(update(nest, f.var(), members, inside(loops, j, groups)))));
+            out.add(new Stmt.For(j, groups, List.of(update(nest, members, inside(loops, j, groups)))));
             long k = extent / size * size;
             for (int smaller : sizes.subList(largest + 1, sizes.size())) {
-                for (; extent - k >= smaller; k += smaller) out.add(update(nest, f.var(), constants(k, smaller), loops));
+                for (; extent - k >= smaller; k += smaller) out.add(update(nest, constants(f.var(), k, smaller), loops));
             }
-            for (; k < extent; k++) out.add(update(nest, f.var(), constants(k, 1), loops));
+            // A single step's nest may hold a loop that groups in turn: Conv's kernel rows of 5 grouped by 4 leave
+            // the fifth row, whose 5 taps are a group of 4 and one single step rather than 5 single steps.
+            for (; k < extent; k++) out.addAll(stmt(update(nest, constants(f.var(), k, 1), loops)));
+            return out;
+        }
+
+        /**
+         * The reduction loops of {@code f}'s nest ({@link #reductionLoops}) unrolled into one list of their products
+         * (the outer loops' iterations slowest) and summed in groups of the largest size, then smaller ones, then
+         * single steps, each group inside the nest's other (output) loops: Conv's 5x5 windows, 25 products, are 3
+         * groups of 8 and a single step rather than 6 groups of 4 and a single step when 8 products would not fit
+         * in a row or column of 5. The sum is exact, so the order of the loops does not change it.
+         */
+        private List<Stmt> flattened(Stmt.For f, List<Stmt.For> reductions) {
+            List<Map<LoopVar, Expr>> products = new ArrayList<>();
+            products.add(Map.of());
+            for (Stmt.For loop : reductions) {
+                List<Map<LoopVar, Expr>> deeper = new ArrayList<>();
+                for (Map<LoopVar, Expr> outer : products) {
+                    for (long x = 0; x < ((Expr.IntConst) loop.extent()).value(); x++) {
+                        Map<LoopVar, Expr> at = new LinkedHashMap<>(outer);
+                        at.put(loop.var(), new Expr.IntConst(ScalarType.I64, x));
+                        deeper.add(at);
+                    }
+                }
+                products = deeper;
+            }
+            List<Stmt.For> nestLoops = nestLoops(f);
+            Stmt nest = nestLoops.getLast().body().getFirst();
+            for (Stmt.For loop : nestLoops.reversed()) {
+                if (!reductions.contains(loop)) nest = new Stmt.For(loop.var(), loop.extent(), List.of(nest));
+            }
+            nest = packedOnce(nest);
+            List<Stmt> out = new ArrayList<>();
+            int k = 0;
+            for (int size : sizes) {
+                for (; products.size() - k >= size; k += size) out.add(update(nest, products.subList(k, k + size), loops));
+            }
+            for (; k < products.size(); k++) out.add(update(nest, products.subList(k, k + 1), loops));
             return out;
         }
 
@@ -185,12 +264,12 @@ final class GroupedProducts {
          * The nest with its update summing the products at each k in {@code at} (one product: the single step),
          * inside the loops {@code around}.
          */
-        private Stmt update(Stmt s, LoopVar k, List<Expr> at, Map<LoopVar, Expr> around) {
+        private Stmt update(Stmt s, List<Map<LoopVar, Expr>> at, Map<LoopVar, Expr> around) {
             return switch (s) {
                 case Stmt.For loop -> new Stmt.For(loop.var(), loop.extent(),
-                    List.of(update(loop.body().getFirst(), k, at, inside(around, loop.var(), loop.extent()))));
-                case Stmt.Assign assign -> new Stmt.Assign(assign.local(), products((Expr.Call) assign.value(), k, at, around));
-                case Stmt.Store store -> new Stmt.Store(store.buffer(), store.index(), products((Expr.Call) store.value(), k, at, around));
+                    List.of(update(loop.body().getFirst(), at, inside(around, loop.var(), loop.extent()))));
+                case Stmt.Assign assign -> new Stmt.Assign(assign.local(), products((Expr.Call) assign.value(), at, around));
+                case Stmt.Store store -> new Stmt.Store(store.buffer(), store.index(), products((Expr.Call) store.value(), at, around));
                 default -> throw new IllegalStateException("not a groupable loop nest: " + s);
             };
         }
@@ -199,11 +278,11 @@ final class GroupedProducts {
          * {@code single(acc, a(k), b(k))} for one k, else {@code group(G)(acc, a(k0), a(k1)..., b(k0), b(k1)...)}, or
          * {@code groupWord(G)(acc, a(k0)..., bWord)} with the constant side (a's or b's: the product commutes) as a word.
          */
-        private Expr.Call products(Expr.Call call, LoopVar k, List<Expr> at, Map<LoopVar, Expr> around) {
+        private Expr.Call products(Expr.Call call, List<Map<LoopVar, Expr>> at, Map<LoopVar, Expr> around) {
             List<Expr> a = new ArrayList<>(), b = new ArrayList<>();
-            for (Expr value : at) {
-                a.add(LoopIndices.substitute(call.args().get(1), k, value));
-                b.add(LoopIndices.substitute(call.args().get(2), k, value));
+            for (Map<LoopVar, Expr> values : at) {
+                a.add(substituted(call.args().get(1), values));
+                b.add(substituted(call.args().get(2), values));
             }
             List<Expr> args = new ArrayList<>();
             args.add(call.args().getFirst());

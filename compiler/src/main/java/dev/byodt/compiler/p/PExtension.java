@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
 
@@ -39,9 +40,10 @@ public record PExtension(int opcode) implements TargetExtension {
     public record Instruction(String name, int funct3, int funct7) {}
 
     /**
-     * Every P instruction fixed_p.c can emit (P 0.9.11), the 16-bit ones and the 8-bit element-wise ones,
-     * checked against the spec's encodings (riscv/riscv-p-spec P-ext-proposal.adoc, as the MATCH_ words of
-     * the P toolchains' opcode tables repeat them; see fixed_p.c).
+     * Every P instruction fixed_p.c can emit (P 0.9.11), the 16-bit ones, the 8-bit element-wise ones and the
+     * RV64-only 32-bit lanes the rounded products use, checked against the spec's encodings
+     * (riscv/riscv-p-spec P-ext-proposal.adoc, as the MATCH_ words of the P toolchains' opcode tables repeat
+     * them; see fixed_p.c).
      */
     public static final List<Instruction> INSTRUCTIONS = List.of(
         new Instruction("ADD16", 0, 0x20), new Instruction("SUB16", 0, 0x21),
@@ -51,10 +53,19 @@ public record PExtension(int opcode) implements TargetExtension {
         new Instruction("SMALDA", 1, 0x46), new Instruction("SMAQA", 0, 0x64), new Instruction("SCLIP16", 0, 0x42),
         new Instruction("ADD8", 0, 0x24), new Instruction("SUB8", 0, 0x25),
         new Instruction("KADD8", 0, 0x0C), new Instruction("KSUB8", 0, 0x0D),
-        new Instruction("SMAX8", 0, 0x45), new Instruction("SMIN8", 0, 0x44));
+        new Instruction("SMAX8", 0, 0x45), new Instruction("SMIN8", 0, 0x44),
+        new Instruction("SMBB16", 1, 0x04), new Instruction("SMTT16", 1, 0x14), new Instruction("PKTT16", 1, 0x17),
+        new Instruction("ADD32", 2, 0x20), new Instruction("KADD32", 2, 0x08),
+        new Instruction("SLL32", 2, 0x2A), new Instruction("KSLL32", 2, 0x32),
+        new Instruction("SRA16", 0, 0x28), new Instruction("SLL16", 0, 0x2A), new Instruction("KSLL16", 0, 0x32),
+        new Instruction("SCLIP8", 0, 0x46));
 
-    /** Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and SMIN16. */
-    private static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips(PFunctions.lane(16, "min"), PFunctions.lane(16, "max"), PFunctions::clip);
+    /**
+     * Clip to a symmetric saturation range [-2^k, 2^k - 1] by one SCLIP16 (byodt_p16_clipK) instead of SMAX16 and
+     * SMIN16, and by one SCLIP8 (byodt_p8_clipK) instead of SMAX8 and SMIN8.
+     */
+    private static final SymmetricClips SYMMETRIC_CLIPS = new SymmetricClips(PFunctions.lane(16, "min"), PFunctions.lane(16, "max"), k -> PFunctions.clip(16, k));
+    private static final SymmetricClips SYMMETRIC_CLIPS8 = new SymmetricClips(PFunctions.lane(8, "min"), PFunctions.lane(8, "max"), k -> PFunctions.clip(8, k));
 
     @Override
     public String name() { return "P"; }
@@ -69,7 +80,8 @@ public record PExtension(int opcode) implements TargetExtension {
     @Override
     public List<UnaryOperator<Program>> passes(Target target, DatatypeChoice datatypes) {
         int lanes = lanes(target, datatypes);
-        return List.of(program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, program -> packLanes(program, lanes));
+        return List.of(program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, SYMMETRIC_CLIPS8::apply,
+            program -> packLanes(program, lanes));
     }
 
     @Override
@@ -79,27 +91,31 @@ public record PExtension(int opcode) implements TargetExtension {
     static int registerLanes(Target target) { return target.isRiscv32() ? 2 : 4; }
 
     /**
-     * The 16-bit lanes each packed P instruction computes: those the datatypes request with xLANES
-     * ({@code fxp16_13x2}), else all of the target's register. xLANES is a usage error but for fxp16_P on a P
-     * target whose registers hold that many lanes (x2 on riscv32p and riscv64p, x4 on riscv64p; Target.check
-     * refuses it on targets without P).
+     * The 16-bit lanes each packed P instruction computes (fxp8_P's 8-bit lanes are twice as many, the same word):
+     * those the datatypes request with xLANES ({@code fxp16_13x2}, or {@code fxp8_4x4}, a 32-bit word too), else
+     * all of the target's register. xLANES is a usage error but for fxp16_P and fxp8_P on a P target whose
+     * registers hold that many lanes (fxp16_P x2 and fxp8_P x4 on riscv32p and riscv64p, x4 and x8 on riscv64p;
+     * Target.check refuses them on targets without P), the same word for every datatype that asks.
      */
     static int lanes(Target target, DatatypeChoice datatypes) {
         int requested = 0;
         for (DatatypeInstance instance : datatypes.instances()) {
             if (instance.lanes() == 1) continue;
-            String problem = !isFxp16(instance) ? "the P extension packs fxp16_P only"
-                : instance.lanes() != 2 && instance.lanes() != 4 ? "P packs 2 or 4 16-bit lanes"
-                : instance.lanes() > registerLanes(target) ? "a register holds " + registerLanes(target) + " 16-bit lanes"
-                : requested != 0 && requested != instance.lanes() ? "another datatype asks for " + requested + " lanes"
+            int laneBits = isFxp16(instance) ? 16 : isFxp8(instance) ? 8 : 0, word = laneBits * instance.lanes();
+            String problem = laneBits == 0 ? "the P extension packs fxp16_P and fxp8_P only"
+                : word != 32 && word != 64 ? "P packs " + 32 / laneBits + " or " + 64 / laneBits + " " + laneBits + "-bit lanes"
+                : word > 16 * registerLanes(target) ? "a register holds " + 16 * registerLanes(target) / laneBits + " " + laneBits + "-bit lanes"
+                : requested != 0 && requested != word / 16 ? "another datatype asks for " + 16 * requested + "-bit words"
                 : null;
             if (problem != null) throw new ByodtException("datatype " + instance + " on target " + target.name() + ": " + problem);
-            requested = instance.lanes();
+            requested = word / 16;
         }
         return requested != 0 ? requested : registerLanes(target);
     }
 
     private static boolean isFxp16(DatatypeInstance instance) { return instance.toString().matches("fxp16_\\d+(x\\d+)?"); }
+
+    private static boolean isFxp8(DatatypeInstance instance) { return instance.toString().matches("fxp8_\\d+(x\\d+)?"); }
 
     /**
      * Dot-product loops with exact accumulation grouped for one instruction per group: fxp16_P's by
@@ -116,11 +132,25 @@ public record PExtension(int opcode) implements TargetExtension {
 
     /**
      * Element-wise loops of fxp16_P in {@code lanes} 16-bit lanes per P instruction, and of fxp8_P in twice as
-     * many 8-bit lanes (the same register width).
+     * many 8-bit lanes (the same register width). Loops of their multiplies (Conv's, Gemm's and MatMul's
+     * products with --accumulate dtype, in their rows of accumulators) also gather operands that are no aligned word.
      */
     private static Program packLanes(Program program, int lanes) {
-        Program sixteen = new PackedLanes(packedForms16(), l -> PFunctions.pack(16, l), 16, lanes).apply(program);
-        return new PackedLanes(laneForms(8), l -> PFunctions.pack(8, l), 8, 2 * lanes).apply(sixteen);
+        Program sixteen = new PackedLanes(packedForms16(), l -> PFunctions.pack(16, l), products(16), 16, lanes).apply(program);
+        Map<String, IntFunction<LibraryFunction>> forms8 = laneForms(8);
+        forms8.putAll(productForms(8));
+        forms8.putAll(clipForms(8));
+        return new PackedLanes(forms8, l -> PFunctions.pack(8, l), products(8), 8, 2 * lanes).apply(sixteen);
+    }
+
+    /** The names of the multiplies on one {@code bits}-bit value. */
+    private static Set<String> products(int bits) { return productForms(bits).keySet(); }
+
+    /** The multiplies on one {@code bits}-bit value, with their packed forms. */
+    private static Map<String, IntFunction<LibraryFunction>> productForms(int bits) {
+        Map<String, IntFunction<LibraryFunction>> forms = new HashMap<>();
+        for (String mode : PFunctions.PRODUCT_MODES) forms.put(PFunctions.product(bits, 1, mode).name(), l -> PFunctions.product(bits, l, mode));
+        return forms;
     }
 
     /** The one-value functions on {@code bits}-bit lanes that have packed forms, with those forms. */
@@ -132,13 +162,21 @@ public record PExtension(int opcode) implements TargetExtension {
         return forms;
     }
 
-    /** fxp16_P's: the lane operations, the Q15 multiply and the symmetric clips. */
+    /** fxp16_P's: the lane operations, the multiplies and the symmetric clips. */
     private static Map<String, IntFunction<LibraryFunction>> packedForms16() {
         Map<String, IntFunction<LibraryFunction>> forms = laneForms(16);
         forms.put(PFunctions.Q15_MUL.name(), l -> PFunctions.packed(16, l, "q15_mul"));
-        for (int k = 0; k <= PFunctions.LARGEST_CLIP; k++) {
+        forms.putAll(productForms(16));
+        forms.putAll(clipForms(16));
+        return forms;
+    }
+
+    /** The symmetric clips of {@code bits}-bit values, with their packed forms. */
+    private static Map<String, IntFunction<LibraryFunction>> clipForms(int bits) {
+        Map<String, IntFunction<LibraryFunction>> forms = new HashMap<>();
+        for (int k = 0; k <= PFunctions.largestClip(bits); k++) {
             int bound = k;
-            forms.put(PFunctions.clip(k).name(), l -> PFunctions.packedClip(l, bound));
+            forms.put(PFunctions.clip(bits, k).name(), l -> PFunctions.packedClip(bits, l, bound));
         }
         return forms;
     }
@@ -164,7 +202,7 @@ public record PExtension(int opcode) implements TargetExtension {
     @Override
     public Optional<String> coverageNote(Target target, DatatypeChoice datatypes) {
         List<String> unserved = datatypes.instances().stream().map(DatatypeInstance::toString)
-            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !name.matches("fxp8_\\d+"))
+            .filter(name -> !name.matches("fxp16_\\d+(x\\d+)?") && !name.matches("fxp8_\\d+(x\\d+)?"))
             .distinct().toList();
         if (unserved.isEmpty()) return Optional.empty();
         return Optional.of("the P extension serves fxp16_P and fxp8_P; "

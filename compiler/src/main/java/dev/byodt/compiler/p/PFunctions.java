@@ -20,11 +20,29 @@ final class PFunctions {
     /** The element-wise operations P has for 16- and 8-bit lanes, on one value and packed. */
     static final List<String> LANE_OPERATIONS = List.of("add_saturate", "sub_saturate", "add_wrap", "sub_wrap", "max", "min");
 
-    /** The largest k of byodt_p16_clipK: SCLIP16 clamps to [-2^k, 2^k - 1] for k = 0..15. */
-    static final int LARGEST_CLIP = 15;
+    /**
+     * The largest k of byodt_pBITS_clipK for {@code bits}-bit lanes: SCLIP16 clamps to [-2^k, 2^k - 1] for
+     * k = 0..15, SCLIP8 for k = 0..7.
+     */
+    static int largestClip(int bits) { return bits - 1; }
 
     /** fxp16_15's multiply with --rounding truncate and saturation: KHM16. */
     static final LibraryFunction Q15_MUL = new LibraryFunction("byodt_p16_q15_mul", ScalarType.I16, List.of(ScalarType.I16, ScalarType.I16));
+
+    /**
+     * fxp16_P's and fxp8_P's multiplies, fixed.c's mul bit for bit, by rounding (nearest-even or truncate) and
+     * overflow (saturate or wrap): {@code byodt_pBITS_mul_MODE}.
+     */
+    static final List<String> PRODUCT_MODES = List.of("nearest_saturate", "truncate_saturate", "nearest_wrap", "truncate_wrap");
+
+    /**
+     * {@code byodt_pBITS_mul_MODE} (one value, {@code lanes} 1) or {@code byodt_pBITSxL_mul_MODE} (words of L
+     * lanes): a, b and the format's fraction bits P, an int32 constant that every lane shares.
+     */
+    static LibraryFunction product(int bits, int lanes, String mode) {
+        ScalarType word = ScalarType.integerOfBits(bits * lanes);
+        return new LibraryFunction("byodt_p" + bits + (lanes == 1 ? "" : "x" + lanes) + "_mul_" + mode, word, List.of(word, word, ScalarType.I32));
+    }
 
     /** {@code byodt_pBITS_OP}: an operation of {@link #LANE_OPERATIONS} on one value. */
     static LibraryFunction lane(int bits, String operation) {
@@ -44,13 +62,16 @@ final class PFunctions {
             Collections.nCopies(lanes, ScalarType.integerOfBits(bits)));
     }
 
-    /** {@code byodt_p16_clipK}: one value clamped to [-2^k, 2^k - 1] (SCLIP16). */
-    static LibraryFunction clip(int k) { return new LibraryFunction("byodt_p16_clip" + k, ScalarType.I16, List.of(ScalarType.I16)); }
+    /** {@code byodt_pBITS_clipK}: one value clamped to [-2^k, 2^k - 1] (SCLIP16, SCLIP8). */
+    static LibraryFunction clip(int bits, int k) {
+        ScalarType t = ScalarType.integerOfBits(bits);
+        return new LibraryFunction("byodt_p" + bits + "_clip" + k, t, List.of(t));
+    }
 
-    /** {@code byodt_p16xL_clipK}: L lanes clamped to [-2^k, 2^k - 1]. */
-    static LibraryFunction packedClip(int lanes, int k) {
-        ScalarType word = ScalarType.integerOfBits(16 * lanes);
-        return new LibraryFunction("byodt_p16x" + lanes + "_clip" + k, word, List.of(word));
+    /** {@code byodt_pBITSxL_clipK}: L lanes clamped to [-2^k, 2^k - 1]. */
+    static LibraryFunction packedClip(int bits, int lanes, int k) {
+        ScalarType word = ScalarType.integerOfBits(bits * lanes);
+        return new LibraryFunction("byodt_p" + bits + "x" + lanes + "_clip" + k, word, List.of(word));
     }
 
     /**
@@ -84,14 +105,25 @@ final class PFunctions {
             all.add(accumulate(bits, 1));
         }
         all.add(Q15_MUL);
-        for (int k = 0; k <= LARGEST_CLIP; k++) all.add(clip(k));
+        for (int bits : List.of(16, 8)) {
+            for (int k = 0; k <= largestClip(bits); k++) all.add(clip(bits, k));
+        }
+        for (String mode : PRODUCT_MODES) {
+            all.add(product(16, 1, mode));
+            all.add(product(8, 1, mode));
+        }
         for (int lanes = 2; lanes <= registerLanes; lanes *= 2) {
             for (String operation : LANE_OPERATIONS) {
                 all.add(packed(16, lanes, operation));
                 all.add(packed(8, 2 * lanes, operation));
             }
             all.add(packed(16, lanes, "q15_mul"));
-            for (int k = 0; k <= LARGEST_CLIP; k++) all.add(packedClip(lanes, k));
+            for (String mode : PRODUCT_MODES) {
+                all.add(product(16, lanes, mode));
+                all.add(product(8, 2 * lanes, mode));
+            }
+            for (int k = 0; k <= largestClip(16); k++) all.add(packedClip(16, lanes, k));
+            for (int k = 0; k <= largestClip(8); k++) all.add(packedClip(8, 2 * lanes, k));
             all.add(pack(16, lanes));
             all.add(pack(8, 2 * lanes));
             all.add(accumulate(16, lanes));

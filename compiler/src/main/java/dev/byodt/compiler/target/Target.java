@@ -74,7 +74,7 @@ public record Target(String name, String triple, String cpu, String features, St
         for (DatatypeInstance instance : datatypes.instances()) {
             if (instance.lanes() != 1) {
                 throw new ByodtException("datatype " + instance + " on target " + name
-                    + ": packed lanes need a P target (x2: riscv32p or riscv64p, x4: riscv64p)");
+                    + ": packed lanes need a P target (fxp16_P x2 or fxp8_P x4: riscv32p or riscv64p; x4 or x8: riscv64p)");
             }
         }
     }

@@ -22,7 +22,8 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
  * Conv (grouped, strided, dilated, padded, N-d): the forward nest is walked again, output element by output
  * element and tap by tap, and each tap's product is turned around: dX[tap's input position] += dY * W[tap]
  * and dW[tap] += dY * X[tap's input position], into accumulators; taps in the padding are skipped as the
- * forward pass skips them. dB[m] sums dY over the batch and the positions of map m.
+ * forward pass skips them. dB[m] sums dY over the batch and the positions of map m. Tuned, they run in the
+ * schedules of {@link ConvGradientSchedules}.
  */
 final class ConvGradient implements GradientRule {
     static void registerAll() {
@@ -44,6 +45,21 @@ final class ConvGradient implements GradientRule {
         long mapsPerGroup = w.dim(0) / groups;
         long[] spatial = Arrays.copyOfRange(x.shape(), 2, x.rank());
         WindowGeometry window = WindowGeometry.of(node, spatial, Arrays.copyOfRange(w.shape(), 2, w.rank()));
+        if (g.lanes().isPresent()) {
+            ConvGradientSchedules.Shape shape = new ConvGradientSchedules.Shape(x, w, dy, groups, window);
+            int lanes = g.lanes().getAsInt();
+            switch (input) {
+                case 0 -> { if (ConvGradientSchedules.input(kb, shape, grad, lanes)) return; }
+                case 1 -> {
+                    ConvGradientSchedules.weights(kb, shape, grad, lanes);
+                    return;
+                }
+                default -> {
+                    ConvGradientSchedules.bias(kb, shape, grad);
+                    return;
+                }
+            }
+        }
         if (input == 2) {
             kb.loop(w.dim(0), map -> {
                 Local sum = kb.local("sum", constant(ScalarType.ACC, 0));

@@ -1,6 +1,7 @@
 package dev.byodt.compiler.train;
 
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
@@ -10,24 +11,33 @@ import dev.byodt.compiler.lower.Program;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
 
 /**
  * The gradients of a graph's weights for a given gradient of its output, as a program: inputs are the graph's
  * inputs, its weights and the output's gradient ("d" + output name); outputs are the weights' gradients
- * ("d" + weight name), in weight order. What the gradient checks against PyTorch run, compiled or interpreted.
+ * ("d" + weight name), in weight order. What the gradient checks against PyTorch run, compiled or interpreted,
+ * in the reference nests, and what the tuned schedules are checked against them with.
  */
 public final class GradientProgram {
     private GradientProgram() {}
 
+    /** The program of the reference nests, forward and backward. */
     public static Program of(TrainableGraph trainable) {
+        return of(trainable, Optional.empty());
+    }
+
+    /** With {@code lanesOf}, the program of the tuned schedules for vectors of that many of each node's elements. */
+    public static Program of(TrainableGraph trainable, Optional<ToIntFunction<Node>> lanesOf) {
         ProgramAssembly assembly = new ProgramAssembly();
         Graph graph = trainable.graph();
-        List<Kernel> kernels = new ArrayList<>(assembly.forward(graph));
+        List<Kernel> kernels = new ArrayList<>(assembly.forward(graph, lanesOf));
         Value output = graph.outputs().getFirst();
         Buffer outputGradient = new Buffer("d" + output.name(), ScalarType.REAL, output.type().shape());
         List<Value> weights = new ArrayList<>(trainable.weights().keySet());
         Backpropagation.Result backward = Backpropagation.of(graph.nodes(), Map.of(output, outputGradient), weights,
-            assembly::bufferOf);
+            assembly::bufferOf, lanesOf);
         kernels.addAll(backward.kernels());
         List<Buffer> inputs = new ArrayList<>(graph.inputs().stream().map(assembly::bufferOf).toList());
         inputs.add(outputGradient);

@@ -9,6 +9,7 @@ public final class Gradients {
 
     static {
         ActivationGradient.registerAll();
+        BatchNormalizationGradient.registerAll();
         BroadcastGradient.registerAll();
         ConvGradient.registerAll();
         GemmGradient.registerAll();

@@ -10,7 +10,9 @@ import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorProtos;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -27,14 +29,30 @@ public final class OnnxWeights {
         return names;
     }
 
-    /** Writes {@code model} to {@code out} with each initializer named in {@code weights} replaced by its value there. */
+    /**
+     * Writes {@code model} to {@code out} with each initializer named in {@code weights} replaced by its value there.
+     * A value named there that a node computes from initializers (a running statistic PyTorch's exporter tied to
+     * another initializer by an Identity, which training gave values of its own) becomes an initializer in place of
+     * that node.
+     */
     public static void write(Path model, Map<String, Tensor> weights, Path out) {
         ModelProto.Builder builder = read(model).toBuilder();
         var graph = builder.getGraphBuilder();
+        Map<String, Tensor> computed = new LinkedHashMap<>(weights);
         for (int i = 0; i < graph.getInitializerCount(); i++) {
-            Tensor value = weights.get(graph.getInitializer(i).getName());
+            Tensor value = computed.remove(graph.getInitializer(i).getName());
             if (value != null) graph.setInitializer(i, TensorProtos.toProto(graph.getInitializer(i).getName(), value));
         }
+        computed.forEach((name, value) -> {
+            for (int i = 0; i < graph.getNodeCount(); i++) {
+                if (graph.getNode(i).getOutputList().equals(List.of(name))) {
+                    graph.removeNode(i);
+                    graph.addInitializer(TensorProtos.toProto(name, value));
+                    return;
+                }
+            }
+            throw new ByodtException(model + ": no initializer or single-output node named '" + name + "' to write the trained value into");
+        });
         AtomicFiles.write(out, builder.build().toByteArray());
     }
 

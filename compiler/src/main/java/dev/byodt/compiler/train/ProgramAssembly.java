@@ -14,6 +14,8 @@ import dev.byodt.runtime.TensorSpec;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
 
 /**
  * Puts a program together from a graph's forward kernels and kernels of its own (loss, gradients, updates), over
@@ -22,12 +24,15 @@ import java.util.List;
 final class ProgramAssembly {
     private final ValueBuffers buffers = new ValueBuffers();
 
-    /** The graph's nodes as reference loop nests, those whose outputs were all folded to constants left out. */
-    List<Kernel> forward(Graph graph) {
+    /**
+     * The graph's nodes as loop nests, those whose outputs were all folded to constants left out: each in its
+     * operator's schedule tuned for vectors of {@code lanesOf} its node's elements, or without, its reference nest.
+     */
+    List<Kernel> forward(Graph graph, Optional<ToIntFunction<Node>> lanesOf) {
         List<Kernel> kernels = new ArrayList<>();
         for (Node node : graph.nodes()) {
             if (node.outputs().stream().allMatch(Value::isConstant)) continue;
-            kernels.add(NodeLowering.lower(node, this::bufferOf));
+            kernels.add(NodeLowering.lower(node, this::bufferOf, lanesOf));
         }
         return kernels;
     }

@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Trains a model one batch at a time with a compiled {@link TrainingStep}, and predicts with the current
@@ -23,11 +24,15 @@ import java.util.Map;
  * steps the weights and the optimizer state live in the caller's float32 tensors: each step's outputs
  * become the next step's inputs. The datatype converts them on entry and back on exit, which leaves every
  * value of a datatype float32 holds (all the 8- and 16-bit formats) unchanged; with {@link MasterWeights} the
- * updates compute in float32 and these tensors are the master copies.
+ * updates compute in float32 and these tensors are the master copies. BatchNormalization's running statistics
+ * pass from step to step the same way, and each step gets new Dropout masks ({@link DropoutMasks}).
  */
 public final class Trainer implements AutoCloseable {
     private final Optimizer optimizer;
     private final List<Value> weights;
+    private final List<String> statistics;
+    private final List<TrainingModeGraph.Dropout> dropouts;
+    private DropoutMasks masks = new DropoutMasks(0);
     private final int stateCount;
     private final HostModel step;
     private final HostModel forward;
@@ -52,7 +57,9 @@ public final class Trainer implements AutoCloseable {
         this.scaling = scaling;
         this.lossScale = scaling.initialScale();
         this.weights = new ArrayList<>(graph.weights().keySet());
-        Program program = TrainingStep.of(graph, loss, optimizer, scaling);
+        this.statistics = graph.statistics().keySet().stream().map(Value::name).toList();
+        this.dropouts = TrainingModeGraph.of(graph.graph()).dropouts();
+        Program program = TrainingStep.of(graph, loss, optimizer, scaling, Optional.of(Compiler.lanesOf(options)));
         this.stateCount = weights.size() * optimizer.stateTensors();
         try (CompiledModule code = Compiler.compile(program, options)) {
             this.step = Compiler.jit(code);
@@ -70,9 +77,10 @@ public final class Trainer implements AutoCloseable {
         for (int i = 0; i < weights.size(); i++) {
             stepInputs.get(2 + i).data().copyFrom(graph.weights().get(weights.get(i)).data());
         }
+        graph.statistics().forEach((v, initial) -> stepInputs.get(indexOf(step.inputs(), v.name())).data().copyFrom(initial.data()));
         this.forwardInputs = new ArrayList<>();
         forwardInputs.add(allocate(forward.inputs().subList(0, 1)).getFirst());
-        forwardInputs.addAll(Collections.nCopies(weights.size(), null));
+        forwardInputs.addAll(Collections.nCopies(weights.size() + statistics.size(), null));
     }
 
     /** Compiles the training step and the forward pass of {@code graph} for {@code options}' datatypes and target. */
@@ -104,7 +112,10 @@ public final class Trainer implements AutoCloseable {
             stepInputs.get(lossScaleInput).setFloat(0, (float) lossScale);
             stepInputs.get(lossScaleInput).setFloat(1, (float) (1 / lossScale));
         }
+        for (TrainingModeGraph.Dropout d : dropouts) masks.fill(stepInputs.get(indexOf(step.inputs(), d.mask().name())), d.ratio());
         step.run(stepInputs, stepOutputs);
+        // The running statistics follow the batches, also those of a step whose update is skipped, as in PyTorch.
+        for (String name : statistics) swap(indexOf(step.inputs(), name), indexOf(step.outputs(), name + ".updated"));
         Tensor gradientCounts = stepOutputs.get(gradientCountsOutput), updateCounts = stepOutputs.get(updateCountsOutput);
         boolean overflowed = gradientCounts.getLong(1) != 0;
         if (scaling.dynamic() && overflowed) {
@@ -122,13 +133,19 @@ public final class Trainer implements AutoCloseable {
         }
         // The updated weights and state become the next step's inputs; the old ones take their place as outputs.
         int updated = weights.size() + stateCount;
-        for (int i = 0; i < updated; i++) {
-            Tensor next = stepOutputs.get(2 + i);
-            stepOutputs.set(2 + i, stepInputs.get(2 + i));
-            stepInputs.set(2 + i, next);
-        }
+        for (int i = 0; i < updated; i++) swap(2 + i, 2 + i);
         return stepOutputs.get(0).getFloat(0);
     }
+
+    /** Makes step output {@code output} the next step's input {@code input}, and the old input the output's place. */
+    private void swap(int input, int output) {
+        Tensor next = stepOutputs.get(output);
+        stepOutputs.set(output, stepInputs.get(input));
+        stepInputs.set(input, next);
+    }
+
+    /** Draws the Dropout masks of the following steps from a generator seeded with {@code seed} (0 until called). */
+    public void seedDropout(long seed) { masks = new DropoutMasks(seed); }
 
     /** The loss scale the next step uses (1 without loss scaling). */
     public double lossScale() { return lossScale; }
@@ -151,19 +168,30 @@ public final class Trainer implements AutoCloseable {
     /** The model's output for {@link #predictionInput()} with the current weights. */
     public Tensor predict() {
         for (int i = 0; i < weights.size(); i++) forwardInputs.set(1 + i, stepInputs.get(2 + i));
+        for (int i = 0; i < statistics.size(); i++) {
+            forwardInputs.set(1 + weights.size() + i, stepInputs.get(indexOf(step.inputs(), statistics.get(i))));
+        }
         return forward.run(forwardInputs).getFirst();
     }
 
     /** The current weights, by name (float32 copies). */
     public Map<String, Tensor> weights() {
         Map<String, Tensor> current = new LinkedHashMap<>();
-        for (int i = 0; i < weights.size(); i++) {
-            Tensor t = stepInputs.get(2 + i);
-            Tensor copy = Tensor.zeros(ElementType.FLOAT32, t.shape());
-            copy.data().copyFrom(t.data());
-            current.put(weights.get(i).name(), copy);
-        }
+        for (int i = 0; i < weights.size(); i++) current.put(weights.get(i).name(), copy(stepInputs.get(2 + i)));
         return current;
+    }
+
+    /** What the trained model's initializers become: the current weights and running statistics, by name. */
+    public Map<String, Tensor> initializers() {
+        Map<String, Tensor> current = weights();
+        for (String name : statistics) current.put(name, copy(stepInputs.get(indexOf(step.inputs(), name))));
+        return current;
+    }
+
+    private static Tensor copy(Tensor t) {
+        Tensor copy = Tensor.zeros(ElementType.FLOAT32, t.shape());
+        copy.data().copyFrom(t.data());
+        return copy;
     }
 
     /** The position of the tensor named {@code name} among {@code specs}, or -1. */

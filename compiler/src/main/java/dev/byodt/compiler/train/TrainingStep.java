@@ -14,6 +14,8 @@ import dev.byodt.runtime.ElementType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
 
 /**
  * One training step as a program of loop nests, compiled like any model: the forward kernels of the graph,
@@ -21,9 +23,11 @@ import java.util.Map;
  * state come in as inputs and go out, updated, as outputs, so the caller swaps them from step to step.
  *
  * <p>Inputs: the model's input (a batch), the labels (int64, one per item), each weight, each weight's
- * optimizer state ({@link Optimizer#stateNames}), for Adam the step's two scalars, and with loss scaling the
- * scale and its inverse. Outputs: the loss (one element), the model's output (for the batch's accuracy), each
- * updated weight, each updated state, and the {@link StepStatistics} counts of the gradients and the updates.
+ * optimizer state ({@link Optimizer#stateNames}), for Adam the step's two scalars, with loss scaling the
+ * scale and its inverse, each running statistic ({@link TrainableGraph#statistics}) and each Dropout's mask
+ * ({@link TrainingModeGraph}). Outputs: the loss (one element), the model's output (for the batch's accuracy),
+ * each updated weight, each updated state, the {@link StepStatistics} counts of the gradients and the updates,
+ * and each updated running statistic ({@link RunningStatistics}).
  */
 public final class TrainingStep {
     private final ProgramAssembly assembly = new ProgramAssembly();
@@ -33,19 +37,21 @@ public final class TrainingStep {
     /** The name of the input holding Adam's step scalars. */
     public static final String STEP_SCALARS = "optimizer.step";
 
-    public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer) {
-        return of(trainable, loss, optimizer, LossScaling.NONE);
+    /**
+     * The step with loss scaling as {@code scaling} says (the input {@link LossScaling#SCALE} last when enabled), its
+     * forward and gradient kernels in their schedules tuned for vectors of {@code lanesOf} each node's elements
+     * ({@link dev.byodt.compiler.Compiler#lanesOf}), or empty, in their reference nests.
+     */
+    public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling,
+                             Optional<ToIntFunction<Node>> lanesOf) {
+        return new TrainingStep().build(trainable, loss, optimizer, scaling, lanesOf);
     }
 
-    /** With loss scaling: the input {@link LossScaling#SCALE} last. */
-    public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling) {
-        return new TrainingStep().build(trainable, loss, optimizer, scaling);
-    }
-
-    private Program build(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling) {
+    private Program build(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling,
+                          Optional<ToIntFunction<Node>> lanesOf) {
         Graph graph = trainable.graph();
         List<Value> weights = new ArrayList<>(trainable.weights().keySet());
-        int dataInputs = graph.inputs().size() - weights.size();
+        int dataInputs = graph.inputs().size() - weights.size() - trainable.statistics().size();
         if (dataInputs != 1 || graph.outputs().size() != 1) {
             throw new ByodtException("training needs a model of one input and one output; this one has " + dataInputs
                 + " inputs and " + graph.outputs().size() + " outputs");
@@ -56,7 +62,8 @@ public final class TrainingStep {
             throw new ByodtException("training needs an output of class scores, batch x classes; output '" + output.name()
                 + "' is " + outType);
         }
-        List<Kernel> kernels = assembly.forward(graph);
+        TrainingModeGraph training = TrainingModeGraph.of(graph);
+        List<Kernel> kernels = assembly.forward(training.graph(), lanesOf);
         Value scores = loss == Loss.CROSS_ENTROPY ? logitsBeforeSoftmax(graph, output) : output;
         long batch = outType.dim(0);
         Buffer labels = new Buffer("labels", ScalarType.I64, new long[]{batch});
@@ -70,7 +77,8 @@ public final class TrainingStep {
             backpropagated = new Buffer(scoresGradient.name() + ".scaled", ScalarType.REAL, outType.shape());
             kernels.add(scaling.scale(scoresGradient, scale, backpropagated));
         }
-        Backpropagation.Result backward = Backpropagation.of(graph.nodes(), Map.of(scores, backpropagated), weights, assembly::bufferOf);
+        Backpropagation.Result backward = Backpropagation.of(training.graph().nodes(), Map.of(scores, backpropagated), weights,
+            assembly::bufferOf, lanesOf);
         kernels.addAll(backward.kernels());
         Buffer gradientCounts = new Buffer(StepStatistics.GRADIENT_COUNTS, ScalarType.I64, new long[]{2});
         kernels.add(StepStatistics.gradients(weights.stream().map(w -> backward.gradients().get(w)).toList(), gradientCounts));
@@ -112,6 +120,13 @@ public final class TrainingStep {
         if (scale != null) inputs.add(scale);
         outputs.add(gradientCounts);
         outputs.add(updateCounts);
+        for (Node node : training.batchNormalizations()) {
+            List<Buffer> updated = RunningStatistics.updatedBuffers(node, assembly::bufferOf);
+            kernels.add(RunningStatistics.update(node, trainable.statistics(), assembly::bufferOf, updated));
+            outputs.addAll(updated);
+        }
+        trainable.statistics().keySet().forEach(v -> inputs.add(assembly.bufferOf(v)));
+        training.dropouts().forEach(d -> inputs.add(assembly.bufferOf(d.mask())));
         return assembly.program(graph.name() + " training step", kernels, inputs, outputs);
     }
 

@@ -137,6 +137,18 @@ EXPORT T FN(sub)(T a, T b) {
 #endif
 EXPORT T FN(mul)(T a, T b) { return fit(rescale((W)(S)a * (S)b)); }
 
+/* s / 2^k (k <= 30, |s| <= 2^62) rounded as quotient_of rounds, in shifts rather than a division and its
+   remainder: pooling's counts (4 for 2x2 windows) are powers of two, and a call inlined with its constant count
+   is then a few instructions. Nearest-even as a product's rescaling; toward zero by adding 2^k - 1 to a
+   negative s first. */
+static int64_t shifted_quotient(int64_t s, int k) {
+#if FXP_TRUNCATE
+    return (s + ((s >> 63) & (((int64_t)1 << k) - 1))) >> k;
+#else
+    return k == 0 ? s : (s + (((int64_t)1 << (k - 1)) - 1) + ((s >> k) & 1)) >> k;
+#endif
+}
+
 /* numerator / divisor, exact, then rounded to an integer (nearest-even, or toward zero) and brought into range;
    division by zero gives the largest value for a > 0, the smallest for a < 0, and 0 for 0. */
 static T quotient_of(T a, int64_t numerator, int64_t divisor) {
@@ -155,14 +167,21 @@ static T quotient_of(T a, int64_t numerator, int64_t divisor) {
 }
 
 EXPORT T FN(div)(T a, T b) {
-    return quotient_of(a, value_of(a) * ((int64_t)1 << P), value_of(b));   /* |numerator| < 2^62 */
+    int64_t numerator = value_of(a) * ((int64_t)1 << P), divisor = value_of(b);   /* |numerator| <= 2^62, |divisor| <= 2^31 */
+    /* A divisor whose stored integer is a power of two (a mean's count where the format holds it: 4 in fxp8_4)
+       divides in shifts, the result quotient_of gives. */
+    if (divisor > 0 && (divisor & (divisor - 1)) == 0) return fit(shifted_quotient(numerator, __builtin_ctz((uint32_t)divisor)));
+    return quotient_of(a, numerator, divisor);
 }
 
 /* a / n for an integer n, the count a mean divides by: (s / 2^P) / n = (s / n) / 2^P, so the quotient of the
    integers s / n rounded as div rounds is the correctly rounded mean, also where the format cannot hold n
    (fxp16_13 holds no integer from 4 on, and div(a, from_i32(n)) would divide by 3.9999). Where it holds n the
    result is div's: (s * 2^P) / (n * 2^P) is the same rational. */
-EXPORT T FN(div_i32)(T a, int32_t n) { return quotient_of(a, value_of(a), n); }
+EXPORT T FN(div_i32)(T a, int32_t n) {
+    if (n > 0 && (n & (n - 1)) == 0) return fit(shifted_quotient(value_of(a), __builtin_ctz((uint32_t)n)));
+    return quotient_of(a, value_of(a), n);
+}
 
 EXPORT T FN(min)(T a, T b) { return value_of(b) < value_of(a) ? b : a; }
 EXPORT T FN(max)(T a, T b) { return value_of(b) > value_of(a) ? b : a; }

@@ -46,12 +46,27 @@ typedef uint32_t reg_t;
 #define F_SMALDA 1, 0x46
 #define F_SMAQA 0, 0x64
 #define F_SCLIP16 0, 0x42
+#define F_SCLIP8 0, 0x46 /* 1000110, the immediate k (imm3u) in the rs2 field with bits 24..23 zero */
 #define F_ADD8 0, 0x24
 #define F_SUB8 0, 0x25
 #define F_KADD8 0, 0x0C
 #define F_KSUB8 0, 0x0D
 #define F_SMAX8 0, 0x45
 #define F_SMIN8 0, 0x44
+/* The products rounded one at a time (see below), from the spec's format tables: SMBB16 0000100 and SMTT16
+   0010100 under funct3 001, PKTT16 (RV64 encoding) 0010111 under 001; the RV64-only 32-bit lanes under 010:
+   ADD32 0100000, KADD32 0001000, SLL32 0101010, KSLL32 0110010. */
+#define F_SMBB16 1, 0x04
+#define F_SMTT16 1, 0x14
+#define F_PKTT16 1, 0x17
+#define F_ADD32 2, 0x20
+#define F_KADD32 2, 0x08
+#define F_SLL32 2, 0x2A
+#define F_KSLL32 2, 0x32
+/* fxp8_P's products in 16-bit lanes, funct3 000: SRA16 0101000, SLL16 0101010, KSLL16 0110010. */
+#define F_SRA16 0, 0x28
+#define F_SLL16 0, 0x2A
+#define F_KSLL16 0, 0x32
 
 #ifdef BYODT_P_MODEL
 
@@ -95,16 +110,35 @@ LANEWISE(p_ksub8, 8, saturate8(s - t))                /* KSUB8 */
 LANEWISE(p_smax8, 8, s > t ? s : t)                   /* SMAX8 */
 LANEWISE(p_smin8, 8, s < t ? s : t)                   /* SMIN8 */
 
-/* SCLIP16 with immediate k: every lane clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
-static reg_t p_sclip16(reg_t a, int k) {
+/* SCLIP16, SCLIP8 with immediate k: every lane, 16 or 8 bits wide, clamped to [-2^k, 2^k - 1] (sets OV when it clamps). */
+static reg_t sclip(reg_t a, int bits, int k) {
     reg_t d = 0;
-    for (int x = 0; x < XLEN / 16; x++) {
-        int32_t s = lane(a, 16, x), low = -(1 << k), high = (1 << k) - 1;
-        d = with_lane(d, 16, x, s < low ? low : s > high ? high : s);
+    for (int x = 0; x < XLEN / bits; x++) {
+        int32_t s = lane(a, bits, x), low = -(1 << k), high = (1 << k) - 1;
+        d = with_lane(d, bits, x, s < low ? low : s > high ? high : s);
     }
     return d;
 }
+static reg_t p_sclip16(reg_t a, int k) { return sclip(a, 16, k); }
+static reg_t p_sclip8(reg_t a, int k) { return sclip(a, 8, k); }
 #define SCLIP16(k, a) p_sclip16((a), (k))
+#define SCLIP8(k, a) p_sclip8((a), (k))
+
+/* rd.H[x] = f(rs1.H[x]) shifted by sa = rs2[3:0] for every lane x. */
+#define SHIFTWISE16(name, expression)                                                  \
+    static reg_t name(reg_t a, reg_t b) {                                              \
+        reg_t d = 0;                                                                   \
+        int sa = (int)(b & 15);                                                        \
+        for (int x = 0; x < XLEN / 16; x++) {                                          \
+            int32_t s = lane(a, 16, x);                                                \
+            d = with_lane(d, 16, x, (expression));                                     \
+        }                                                                              \
+        return d;                                                                      \
+    }
+
+SHIFTWISE16(p_sra16, s >> sa)                          /* SRA16: arithmetic */
+SHIFTWISE16(p_sll16, (int32_t)((uint32_t)s << sa))     /* SLL16: the low 16 bits kept */
+SHIFTWISE16(p_ksll16, saturate16(s * (1 << sa)))       /* KSLL16: saturated (sets OV); Rd = Rs1 for sa = 0 */
 
 /* SMALDA: rd (64 bits) + the sum over every lane x of rs1.H[x] * rs2.H[x], wrapping modulo 2^64. */
 static int64_t p_smalda(int64_t acc, reg_t a, reg_t b) {
@@ -126,6 +160,38 @@ static reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
     }
     return d;
 }
+
+#if XLEN == 64
+/* Lane x of r, 32 bits wide (W[x]), as a signed integer. */
+static int64_t word_lane(reg_t r, int x) { return (int32_t)(uint32_t)(r >> (32 * x)); }
+
+static reg_t words(int64_t w0, int64_t w1) { return (reg_t)(uint32_t)w0 | (reg_t)(uint32_t)w1 << 32; }
+
+static int64_t saturate32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v; }
+
+/* SMBB16, SMTT16: Rd.W[x] = Rs1.W[x].H[0] s* Rs2.W[x].H[0] (bottoms), .H[1] s* .H[1] (tops), x = 1..0. */
+static reg_t p_smbb16(reg_t a, reg_t b) { return words(lane(a, 16, 0) * lane(b, 16, 0), lane(a, 16, 2) * lane(b, 16, 2)); }
+static reg_t p_smtt16(reg_t a, reg_t b) { return words(lane(a, 16, 1) * lane(b, 16, 1), lane(a, 16, 3) * lane(b, 16, 3)); }
+/* PKTT16: Rd.W[x] = CONCAT(Rs1.W[x].H[1], Rs2.W[x].H[1]): rs1's top half above rs2's. */
+static reg_t p_pktt16(reg_t a, reg_t b) {
+    return words((int64_t)(((a >> 16) & 0xFFFF) << 16 | ((b >> 16) & 0xFFFF)), (int64_t)(((a >> 48) & 0xFFFF) << 16 | ((b >> 48) & 0xFFFF)));
+}
+/* ADD32 wraps, KADD32 saturates to [-2^31, 2^31 - 1] (sets OV). */
+static reg_t p_add32(reg_t a, reg_t b) { return words(word_lane(a, 0) + word_lane(b, 0), word_lane(a, 1) + word_lane(b, 1)); }
+static reg_t p_kadd32(reg_t a, reg_t b) {
+    return words(saturate32(word_lane(a, 0) + word_lane(b, 0)), saturate32(word_lane(a, 1) + word_lane(b, 1)));
+}
+/* SLL32: Rd.W[x] = Rs1.W[x] << Rs2[4:0], the low 32 bits; KSLL32: the same saturated to [-2^31, 2^31 - 1]
+   (sets OV), Rd = Rs1 for a shift of 0. */
+static reg_t p_sll32(reg_t a, reg_t b) {
+    int sa = (int)(b & 31);
+    return words((int64_t)((uint64_t)word_lane(a, 0) << sa), (int64_t)((uint64_t)word_lane(a, 1) << sa));
+}
+static reg_t p_ksll32(reg_t a, reg_t b) {
+    int sa = (int)(b & 31);
+    return words(saturate32(word_lane(a, 0) * ((int64_t)1 << sa)), saturate32(word_lane(a, 1) * ((int64_t)1 << sa)));
+}
+#endif
 
 #else
 
@@ -151,6 +217,18 @@ P_BINARY(p_kadd8, F_KADD8)
 P_BINARY(p_ksub8, F_KSUB8)
 P_BINARY(p_smax8, F_SMAX8)
 P_BINARY(p_smin8, F_SMIN8)
+P_BINARY(p_sra16, F_SRA16)
+P_BINARY(p_sll16, F_SLL16)
+P_BINARY(p_ksll16, F_KSLL16)
+#if XLEN == 64
+P_BINARY(p_smbb16, F_SMBB16)
+P_BINARY(p_smtt16, F_SMTT16)
+P_BINARY(p_pktt16, F_PKTT16)
+P_BINARY(p_add32, F_ADD32)
+P_BINARY(p_kadd32, F_KADD32)
+P_BINARY(p_sll32, F_SLL32)
+P_BINARY(p_ksll32, F_KSLL32)
+#endif
 
 static inline reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
     __asm__(P_INSN(F_SMAQA) : "+r"(acc) : "r"(a), "r"(b));
@@ -161,6 +239,12 @@ static inline reg_t p_smaqa(reg_t acc, reg_t a, reg_t b) {
 #define SCLIP16(k, a) ({                                                                                   \
     reg_t clipped_;                                                                                       \
     __asm__(".insn r " STRINGIFY(BYODT_P_OPCODE) ", " STRINGIFY(F_SCLIP16) ", %0, %1, x" #k                \
+            : "=r"(clipped_) : "r"((reg_t)(a)));                                                          \
+    clipped_;                                                                                             \
+})
+#define SCLIP8(k, a) ({                                                                                    \
+    reg_t clipped_;                                                                                       \
+    __asm__(".insn r " STRINGIFY(BYODT_P_OPCODE) ", " STRINGIFY(F_SCLIP8) ", %0, %1, x" #k                 \
             : "=r"(clipped_) : "r"((reg_t)(a)));                                                          \
     clipped_;                                                                                             \
 })
@@ -308,6 +392,19 @@ EXPORT void byodt_p8_acc_mac8(uint64_t *acc, uint8_t a0, uint8_t a1, uint8_t a2,
 #define EVERY_K(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
 EVERY_K(CLIP)
 
+/* fxp8_P's the same by SCLIP8, k = 0..7: byodt_p8_clipK, byodt_p8x4_clipK and (XLEN 64) byodt_p8x8_clipK. */
+#define CLIP8(k)                                                                                     \
+    EXPORT uint8_t byodt_p8_clip##k(uint8_t a) { return (uint8_t)SCLIP8(k, a); }                     \
+    EXPORT uint32_t byodt_p8x4_clip##k(uint32_t a) { return (uint32_t)SCLIP8(k, a); }                \
+    CLIP8X8(k)
+#if XLEN == 64
+#define CLIP8X8(k) EXPORT uint64_t byodt_p8x8_clip##k(uint64_t a) { return (uint64_t)SCLIP8(k, a); }
+#else
+#define CLIP8X8(k)
+#endif
+#define EVERY_K8(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
+EVERY_K8(CLIP8)
+
 PACKED_OPERATIONS(2, uint32_t)
 EXPORT uint32_t byodt_p16x2_pack(uint16_t a0, uint16_t a1) { return (uint32_t)a0 | (uint32_t)a1 << 16; }
 LANE_OPERATIONS(byodt_p8x4, 8, uint32_t)
@@ -325,3 +422,98 @@ EXPORT uint64_t byodt_p8x8_pack(uint8_t a0, uint8_t a1, uint8_t a2, uint8_t a3, 
     return (uint64_t)bytes4(a0, a1, a2, a3) | (uint64_t)bytes4(a4, a5, a6, a7) << 32;
 }
 #endif
+
+/*
+ * Products rounded to the format one at a time, fixed.c's mul for fxp16_P (--accumulate dtype's products, Mul):
+ * the exact 16x16 product p, divided by 2^P with the rounding of products (nearest-even, or toward minus
+ * infinity with --rounding truncate), then saturated (or wrapped with --overflow wrap) to 16 bits. No P
+ * instruction computes it whole (KHM16 only for fxp16_15 truncating; SRA32.u and the other .u forms round
+ * halves up, not to even), so it is composed, bit for bit, in 32-bit lanes: SMBB16 and SMTT16 give the exact
+ * products of lanes 0 and 2 and of lanes 1 and 3, each in a 32-bit lane; KSLL32 by 16 - P puts
+ * floor(p / 2^P), saturated to 16 bits, in the lane's top half and the discarded bits p mod 2^P below it, a
+ * 16.16 value s; nearest-even adds 0x7FFF plus the kept part's lowest bit (bit 16 of s) by KADD32, which
+ * carries into the top half exactly when the rest is above half, or is half and the kept part odd, as fixed.c's
+ * rescale does, and saturates where that carry passes 2^15 - 1; PKTT16 gathers the four top halves in lane
+ * order. --overflow wrap uses SLL32 and ADD32, which keep the low 32 bits: the top halves are then the results
+ * modulo 2^16. The fraction bits P arrive as an argument, a constant once inlined (a register for the shifts).
+ * byodt_p16_mul_MODE on one value in lane 0, byodt_p16x2_mul_MODE and byodt_p16x4_mul_MODE on packed words.
+ */
+#if XLEN == 64
+/* Two exact products per register, each brought to the top half of its 32-bit lane as fixed.c's mul rounds and fits it. */
+static reg_t fitted_products(reg_t products, int fraction, int truncate, int wrap) {
+    reg_t shift = (reg_t)(16 - fraction);
+    reg_t shifted = wrap ? p_sll32(products, shift) : p_ksll32(products, shift);
+    if (truncate || fraction == 0) return shifted;
+    /* Base instructions suffice here: the kept part's lowest bit of each lane moves to bit 0 of its lane, and
+       adding it to 0x7FFF carries out of no lane. */
+    reg_t odd = (shifted >> 16) & (reg_t)0x0000000100000001ULL;
+    reg_t half = odd + (reg_t)0x00007FFF00007FFFULL;
+    return wrap ? p_add32(shifted, half) : p_kadd32(shifted, half);
+}
+
+static reg_t rounded_products16(reg_t a, reg_t b, int fraction, int truncate, int wrap) {
+    return p_pktt16(fitted_products(p_smtt16(a, b), fraction, truncate, wrap), fitted_products(p_smbb16(a, b), fraction, truncate, wrap));
+}
+#else
+/* RV32 has no 32-bit lanes to round in (ADD32, KSLL32 and the rest are RV64 only): each lane as fixed.c computes it. */
+static reg_t rounded_products16(reg_t a, reg_t b, int fraction, int truncate, int wrap) {
+    reg_t d = 0;
+    for (int x = 0; x < 2; x++) {
+        int32_t p = (int32_t)(int16_t)(uint16_t)(a >> (16 * x)) * (int16_t)(uint16_t)(b >> (16 * x));
+        int32_t r = fraction == 0 ? p
+            : truncate ? p >> fraction
+            : (p + ((1 << (fraction - 1)) - 1) + ((p >> fraction) & 1)) >> fraction;
+        if (!wrap) r = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+        d |= (reg_t)(uint16_t)r << (16 * x);
+    }
+    return d;
+}
+#endif
+
+/*
+ * fxp8_P's products the same way one size down, in 16-bit lanes, where an 8x8 product fits: KHM16 of a * 2^7
+ * and b * 2^8 is (a * b * 2^15) >> 15, the exact product (|a * 2^7| < 2^15, so never KHM16's one saturating
+ * case), for the even bytes of a word and, apart, the odd ones, each in the top byte of a 16-bit lane (a mask,
+ * and a shift of 8 for the even ones; SRA16 by 1 halves a's); KSLL16 by 8 - P leaves floor(p / 2^P), saturated to
+ * 8 bits, in the lane's top byte, nearest-even adds 0x7F plus that byte's lowest bit by KADD16 (SLL16 and ADD16
+ * with --overflow wrap), and the top bytes go back to their places: the even ones shifted down a byte.
+ * byodt_p8_mul_MODE on one value, byodt_p8x4_mul_MODE and byodt_p8x8_mul_MODE on packed words.
+ */
+static reg_t fitted_products8(reg_t products, int fraction, int truncate, int wrap) {
+    reg_t shift = (reg_t)(8 - fraction);
+    reg_t shifted = wrap ? p_sll16(products, shift) : p_ksll16(products, shift);
+    if (truncate || fraction == 0) return shifted;
+    reg_t odd = (shifted >> 8) & (reg_t)0x0001000100010001ULL;
+    reg_t half = odd + (reg_t)0x007F007F007F007FULL;
+    return wrap ? p_add16(shifted, half) : p_kadd16(shifted, half);
+}
+
+static reg_t rounded_products8(reg_t a, reg_t b, int fraction, int truncate, int wrap) {
+    reg_t low = (reg_t)0x00FF00FF00FF00FFULL, high = ~low, halve = 1;
+    reg_t even = p_khm16(p_sra16((a & low) << 8, halve), (b & low) << 8);
+    reg_t odd = p_khm16(p_sra16(a & high, halve), b & high);
+    return ((fitted_products8(even, fraction, truncate, wrap) >> 8) & low) | (fitted_products8(odd, fraction, truncate, wrap) & high);
+}
+
+/* NAME_mul_MODE on one value or a packed word of type word_t, by rounded_products16 or rounded_products8. */
+#define PRODUCT(name, word_t, rounded, mode, truncate, wrap)                                                   \
+    EXPORT word_t name##_mul_##mode(word_t a, word_t b, int32_t fraction) {                                   \
+        return (word_t)rounded(a, b, fraction, truncate, wrap);                                               \
+    }
+#define PRODUCTS(mode, truncate, wrap)                                                                          \
+    PRODUCT(byodt_p16, uint16_t, rounded_products16, mode, truncate, wrap)                                    \
+    PRODUCT(byodt_p16x2, uint32_t, rounded_products16, mode, truncate, wrap)                                  \
+    PRODUCT(byodt_p8, uint8_t, rounded_products8, mode, truncate, wrap)                                       \
+    PRODUCT(byodt_p8x4, uint32_t, rounded_products8, mode, truncate, wrap)                                    \
+    PRODUCTS64(mode, truncate, wrap)
+#if XLEN == 64
+#define PRODUCTS64(mode, truncate, wrap)                                                                        \
+    PRODUCT(byodt_p16x4, uint64_t, rounded_products16, mode, truncate, wrap)                                  \
+    PRODUCT(byodt_p8x8, uint64_t, rounded_products8, mode, truncate, wrap)
+#else
+#define PRODUCTS64(mode, truncate, wrap)
+#endif
+PRODUCTS(nearest_saturate, 0, 0)
+PRODUCTS(truncate_saturate, 1, 0)
+PRODUCTS(nearest_wrap, 0, 1)
+PRODUCTS(truncate_wrap, 1, 1)

@@ -119,6 +119,19 @@ static __attribute__((flatten)) void byodt_p_emulation_handler(int signal, void 
     case FIELDS(F_SMALDA): write_accumulator(context, rd, p_smalda(read_accumulator(context, rd), a, b)); break;
     case FIELDS(F_SMAQA): write_register(context, rd, p_smaqa(read_register(context, rd), a, b)); break;
     case FIELDS(F_SCLIP16): write_register(context, rd, p_sclip16(a, rs2)); break; /* rs2 holds the immediate */
+    case FIELDS(F_SCLIP8): write_register(context, rd, p_sclip8(a, rs2)); break;
+    case FIELDS(F_SRA16): write_register(context, rd, p_sra16(a, b)); break;
+    case FIELDS(F_SLL16): write_register(context, rd, p_sll16(a, b)); break;
+    case FIELDS(F_KSLL16): write_register(context, rd, p_ksll16(a, b)); break;
+#if XLEN == 64
+    case FIELDS(F_SMBB16): write_register(context, rd, p_smbb16(a, b)); break;
+    case FIELDS(F_SMTT16): write_register(context, rd, p_smtt16(a, b)); break;
+    case FIELDS(F_PKTT16): write_register(context, rd, p_pktt16(a, b)); break;
+    case FIELDS(F_ADD32): write_register(context, rd, p_add32(a, b)); break;
+    case FIELDS(F_KADD32): write_register(context, rd, p_kadd32(a, b)); break;
+    case FIELDS(F_SLL32): write_register(context, rd, p_sll32(a, b)); break;
+    case FIELDS(F_KSLL32): write_register(context, rd, p_ksll32(a, b)); break;
+#endif
     default: unknown_instruction(word, pc);
     }
     context->registers[0] = pc + 4;

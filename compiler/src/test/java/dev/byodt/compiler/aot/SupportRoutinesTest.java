@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.*;
  * compiled for the host and called through java.lang.foreign: soft float against Java's float and double
  * arithmetic (IEEE 754, round to nearest even) on random bit patterns (every class: subnormals, infinities,
  * NaN) plus operands near each other so that subtraction cancels and sums round at ties; 64-bit division
- * against Java's long division.
+ * against Java's long division; and the harness's memcpy and memset (memory.c, which every RISC-V executable
+ * carries) against a byte loop at every alignment of their operands.
  */
 class SupportRoutinesTest {
     private static final int CASES = 200_000;
@@ -48,6 +49,13 @@ class SupportRoutinesTest {
             assertTrue(compiled.succeeded(), compiled.firstErrorLine());
             link.add(object.toString());
         }
+        // memory.c under names of its own, so that the host's C library keeps its memcpy and memset.
+        Path memory = HarnessSources.copy("memory.c", directory);
+        ProcessResult compiledMemory = tools.run(List.of(tools.clang().toString(), "-O2", "-fPIC", "-ffreestanding", "-fno-builtin",
+            "-Dmemcpy=harness_memcpy", "-Dmemset=harness_memset", "-Dmemmove=harness_memmove", "-Dmemcmp=harness_memcmp",
+            "-c", memory.toString(), "-o", directory.resolve("memory.o").toString()));
+        assertTrue(compiledMemory.succeeded(), compiledMemory.firstErrorLine());
+        link.add(directory.resolve("memory.o").toString());
         Path shared = directory.resolve("libsupport.so");
         ProcessResult linked = tools.run(link);
         assertTrue(linked.succeeded(), linked.firstErrorLine());
@@ -138,6 +146,43 @@ class SupportRoutinesTest {
             assertEquals(Float.isNaN(a) ? Integer.MAX_VALUE : (int) a, (int) toInt.invokeExact(a), "fix " + what);
             int n = Float.floatToRawIntBits(b);
             assertSameFloat((float) n, (float) fromInt.invokeExact(n), "float " + n);
+        }
+    }
+
+    /**
+     * memcpy and memset at every offset 0..15 of each operand and length 0..80: the bytes they write are those
+     * of a byte loop, and no byte outside them changes.
+     */
+    @Test
+    void memcpyAndMemsetWriteWhatAByteLoopWritesAtEveryAlignment() throws Throwable {
+        MethodHandle memcpy = function("harness_memcpy", ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, L);
+        MethodHandle memset = function("harness_memset", ValueLayout.ADDRESS, ValueLayout.ADDRESS, I, L);
+        try (Arena scratch = Arena.ofConfined()) {
+            var destination = scratch.allocate(128, 16);
+            var source = scratch.allocate(128, 16);
+            for (int i = 0; i < 128; i++) source.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 37 + 11));
+            for (int to = 0; to < 16; to++) {
+                for (int length = 0; length <= 80; length++) {
+                    for (int from = 0; from < 16; from++) {
+                        destination.fill((byte) 0x5A);
+                        var result = (java.lang.foreign.MemorySegment) memcpy.invokeExact(destination.asSlice(to), source.asSlice(from), (long) length);
+                        assertEquals(destination.asSlice(to).address(), result.address());
+                        for (int i = 0; i < 128; i++) {
+                            byte expected = i >= to && i < to + length ? source.get(ValueLayout.JAVA_BYTE, from + i - to) : (byte) 0x5A;
+                            assertEquals(expected, destination.get(ValueLayout.JAVA_BYTE, i), "memcpy to +" + to + " from +" + from + ", " + length + " bytes: byte " + i);
+                        }
+                    }
+                    for (int value : new int[]{0, 0xA5, -1, 0x1234}) {
+                        destination.fill((byte) 0x5A);
+                        var result = (java.lang.foreign.MemorySegment) memset.invokeExact(destination.asSlice(to), value, (long) length);
+                        assertEquals(destination.asSlice(to).address(), result.address());
+                        for (int i = 0; i < 128; i++) {
+                            byte expected = i >= to && i < to + length ? (byte) value : (byte) 0x5A;
+                            assertEquals(expected, destination.get(ValueLayout.JAVA_BYTE, i), "memset +" + to + " to " + value + ", " + length + " bytes: byte " + i);
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -66,12 +66,16 @@ class MatMulAccumulationOrderTest {
         return new Graph("matmul", List.of(a, b), List.of(y), List.of(node));
     }
 
-    /** MatMul the plain way: y[p][q][i][j] accumulates a[p][i][k] * b[q][k][j] in one scalar ACC, k innermost. */
+    /**
+     * MatMul the plain way: y[p][q][i][j] accumulates a[p][i][k] * b[q][k][j] in one scalar ACC, k innermost. It is
+     * no MatMul kernel to the compiler, so that each product converts its own operands (to_f32 with float32 sums)
+     * where a MatMul's converts each element once.
+     */
     private static Program plainMatMul() {
         Buffer a = new Buffer("A", ScalarType.REAL, A_SHAPE);
         Buffer b = new Buffer("B", ScalarType.REAL, B_SHAPE);
         Buffer y = new Buffer("Y", ScalarType.REAL, Y_SHAPE);
-        KernelBuilder kb = new KernelBuilder("matmul", "MatMul", List.of(a, b), List.of(y));
+        KernelBuilder kb = new KernelBuilder("matmul", "PlainMatMul", List.of(a, b), List.of(y));
         kb.loops(new long[] {BATCH_A, BATCH_B, M, N}, at -> {
             Local acc = kb.local("acc", constant(ScalarType.ACC, 0));
             kb.loop(K, k -> kb.assign(acc, mac(kb.get(acc),
@@ -143,7 +147,8 @@ class MatMulAccumulationOrderTest {
     /** The built-in libraries, whose exact accumulators are 64 to 512-bit integers, and the fused unit's library. */
     @ParameterizedTest(name = "{0} --accumulate {1}")
     @CsvSource(delimiter = ';', value = {"custom[posit]16; dtype", "custom[posit]16; exact", "custom[posit]8; exact", "custom[posit]32; exact",
-        "bfloat16; dtype", "bfloat16; float32", "float16; exact", "fxp16_8; dtype", "fxp16_8; exact", "fxp32_16; exact",
+        "bfloat16; dtype", "bfloat16; float32", "custom[posit]16; float32", "custom[posit]8; float32", "fxp16_8; float32",
+        "float16; float32", "custom[fp8e4m3]8; float32", "float16; exact", "fxp16_8; dtype", "fxp16_8; exact", "fxp32_16; exact",
         "custom[fp8e4m3]8; dtype", "fxp16_13; int:24", "fxp8_4; int:24:saturate", "bfloat16; fused:hopper-fp8",
         "custom[posit]16; fused:F=3,G=4,rounding=rne"})
     void givesTheBitsOfThePlainLoopNest(String datatype, String accumulate) {

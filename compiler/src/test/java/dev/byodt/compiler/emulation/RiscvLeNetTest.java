@@ -50,7 +50,7 @@ class RiscvLeNetTest {
         "custom[posit]16, riscv64, dtype", "custom[posit]16, riscv32, dtype", "custom[posit]16, riscv32f, dtype",
         "float16, riscv64, dtype", "float16, riscv32, dtype", "bfloat16, riscv32f, dtype",
         "fxp16_13, riscv64p, dtype", "fxp16_13, riscv64p, exact", "fxp16_13, riscv32p, exact",
-        "fxp8_4, riscv64p, dtype", "fxp8_4, riscv32p, exact"})
+        "fxp8_4, riscv64p, dtype", "fxp8_4, riscv64p, exact", "fxp8_4, riscv32p, exact", "fxp16_13, riscv32p, dtype", "fxp8_4, riscv32p, dtype"})
     void logitsOnRiscvMatchTheHost(String datatype, String targetName, String accumulate) {
         Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{IMAGES, 1, 28, 28}));
         LabeledImages data = IdxReader.readTestSet(MODELS.resolve("fashion-mnist-sample"), IMAGES);

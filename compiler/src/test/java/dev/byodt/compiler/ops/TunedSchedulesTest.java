@@ -23,12 +23,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import static dev.byodt.compiler.ops.ScheduleCases.attributes;
+import static dev.byodt.compiler.ops.ScheduleCases.gridValues;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -36,7 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's three
  * schedules (across output channels, on padded planes, along output rows) and MatMul's and Gemm's rows of
  * sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
- * and 3-D windows, block lengths that are no multiple of the lane count, broadcast batches, transposed and
+ * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
+ * lane count, broadcast batches, transposed and
  * constant operands), in float32 and in custom datatypes of 8, 16 and 32 bits. The schedules are compiled
  * for several lane counts, so that each lane count the targets get (1 on RISC-V without P, 2 and 4 with it,
  * 16 on x86-64 with AVX-512) sizes the blocks once.
@@ -56,7 +58,7 @@ class TunedSchedulesTest {
     }
 
     /** One node; its inputs are run-time values, or constants (the weights) where {@code constants} says. */
-    private record Case(String name, Schedule schedule, String opType, Map<String, Attribute> attributes,
+    record Case(String name, Schedule schedule, String opType, Map<String, Attribute> attributes,
                         List<long[]> inputShapes, boolean[] constants) {
         @Override
         public String toString() { return name; }
@@ -68,7 +70,7 @@ class TunedSchedulesTest {
             for (int i = 0; i < inputShapes.size(); i++) {
                 Value v = new Value("in" + i);
                 v.setType(new TensorType(ElementType.FLOAT32, inputShapes.get(i)));
-                if (constants[i]) v.setConstant(values(inputShapes.get(i), random));
+                if (constants[i]) v.setConstant(gridValues(inputShapes.get(i), random));
                 else runtime.add(v);
                 inputs.add(v);
             }
@@ -82,21 +84,11 @@ class TunedSchedulesTest {
             Random random = new Random(name.hashCode());
             List<Tensor> values = new ArrayList<>();
             for (int i = 0; i < inputShapes.size(); i++) {
-                Tensor t = values(inputShapes.get(i), random);
+                Tensor t = gridValues(inputShapes.get(i), random);
                 if (!constants[i]) values.add(t);
             }
             return values;
         }
-    }
-
-    /**
-     * Values in [-2, 2) on a grid of 1/64, a few of them 0: exact in every datatype here, so that the sums
-     * rather than the conversions decide each result, and small enough that posit8's sums do not all saturate.
-     */
-    private static Tensor values(long[] shape, Random random) {
-        float[] v = new float[(int) Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
-        for (int i = 0; i < v.length; i++) v[i] = random.nextInt(8) == 0 ? 0 : (random.nextInt(256) - 128) / 64f;
-        return Tensor.ofFloats(shape, v);
     }
 
     private static Case conv(String name, Schedule schedule, long[] x, long[] w, boolean constantWeights, Object... attributes) {
@@ -104,33 +96,22 @@ class TunedSchedulesTest {
         return new Case(name, schedule, "Conv", attributes(attributes), List.of(x, w, bias), new boolean[] {false, constantWeights, true});
     }
 
-    private static Map<String, Attribute> attributes(Object... nameValue) {
-        Map<String, Attribute> map = new LinkedHashMap<>();
-        for (int i = 0; i < nameValue.length; i += 2) {
-            Object value = nameValue[i + 1];
-            map.put((String) nameValue[i], switch (value) {
-                case long[] ints -> new Attribute.IntsAttr(ints);
-                case Long l -> new Attribute.IntAttr(l);
-                case Float f -> new Attribute.FloatAttr(f);
-                default -> throw new IllegalArgumentException(value.toString());
-            });
-        }
-        return map;
-    }
-
     private static long[] s(long... dims) { return dims; }
 
-    private static final List<Case> CASES = List.of(
+    static final List<Case> CASES = List.of(
         // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
         conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
         conv("across maps, 1-D, dilation 2, odd row", Schedule.ACROSS_MAPS, s(2, 3, 9), s(10, 3, 3), true,
             "dilations", s(2), "pads", s(2, 1)),
         conv("across maps, 3-D", Schedule.ACROSS_MAPS, s(1, 2, 3, 3, 4), s(9, 2, 2, 2, 2), true, "pads", s(1, 0, 1, 0, 1, 0)),
+        // Weights at run time (training's): packed by the kernel as it starts.
+        conv("across maps, weights at run time, padded", Schedule.ACROSS_MAPS, s(2, 3, 4, 4), s(9, 3, 3, 3), false,
+            "pads", s(1, 1, 1, 1)),
         // Stride 1 in 2-D: padded planes, grids that are no multiple of the lane count, 5 and 7 maps a group.
         conv("padded planes, uneven pads, dilation", Schedule.PADDED_PLANES, s(1, 3, 7, 9), s(5, 3, 3, 3), false,
             "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
-        conv("padded planes, groups, 7 maps", Schedule.PADDED_PLANES, s(2, 4, 6, 5), s(14, 2, 2, 3), false,
+        conv("padded planes, groups, 7 maps", Schedule.PADDED_PLANES, s(2, 4, 6, 9), s(14, 2, 2, 3), false,
             "group", 2L, "pads", s(0, 1, 1, 0)),
         conv("padded planes, depthwise", Schedule.PADDED_PLANES, s(1, 3, 11, 13), s(3, 1, 5, 5), true,
             "group", 3L, "pads", s(2, 2, 2, 2)),
@@ -186,7 +167,7 @@ class TunedSchedulesTest {
         }
     }
 
-    private static int[] bits(Tensor t) {
+    static int[] bits(Tensor t) {
         float[] values = t.toFloatArray();
         int[] bits = new int[values.length];
         for (int i = 0; i < values.length; i++) bits[i] = Float.floatToRawIntBits(values[i]);

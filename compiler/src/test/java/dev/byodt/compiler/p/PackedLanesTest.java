@@ -126,6 +126,36 @@ class PackedLanesTest {
         assertEquals(six, EIGHT_BYTES.rewrite(six, Set.of()));
     }
 
+    /** Packs pBITS_mul into pBITSxL_mul, gathering its operands, and pBITS_add into pBITSxL_add without. */
+    private static final PackedLanes PRODUCTS = new PackedLanes(
+        Map.of(TestFunctions.mul(16, 1).name(), l -> TestFunctions.mul(16, l), TestFunctions.add(16).name(), l -> TestFunctions.packedAdd(16, l)),
+        l -> TestFunctions.pack(16, l), Set.of(TestFunctions.mul(16, 1).name()), 16, 4);
+
+    /** for c < 8: out[c] = f(in[c + 1], a[0]) (with the parameter 13 for mul): the load of in starts at an odd element. */
+    private List<Stmt> shifted(Buffer in, boolean product) {
+        LoopVar c = new LoopVar("c");
+        Expr x = new Expr.Load(in, plus(new Expr.Var(c), i64(1))), y = new Expr.Load(a, i64(0));
+        Expr value = product ? TestFunctions.mul(16, 1).call(x, y, new Expr.IntConst(ScalarType.I32, 13)) : TestFunctions.add(16).call(x, y);
+        return List.of(new Stmt.For(c, i64(8), List.of(new Stmt.Store(out, new Expr.Var(c), value))));
+    }
+
+    @Test
+    void productsGatherOperandsThatAreNoAlignedWordAndPassTheirParameterAlong() {
+        Buffer in = new Buffer("in", ScalarType.I16, new long[]{12});
+        Stmt.For words = (Stmt.For) PRODUCTS.rewrite(shifted(in, true), Set.of()).getFirst();
+        assertEquals(i64(2), words.extent());
+        Expr.Call mul = assertInstanceOf(Expr.Call.class, ((Stmt.Store) words.body().getFirst()).value());
+        assertEquals("p16x4_mul", mul.function());
+        Expr.Call gathered = assertInstanceOf(Expr.Call.class, mul.args().get(0));
+        assertEquals("p16x4_pack", gathered.function());
+        for (Expr element : gathered.args()) assertSame(in, assertInstanceOf(Expr.Load.class, element).buffer());
+        assertEquals(new Expr.IntConst(ScalarType.I32, 13), mul.args().get(2));
+        // Without a product the same loop does not pack; nor does a product that would gather from the buffer it stores.
+        List<Stmt> sum = shifted(in, false), overlapping = shifted(out, true);
+        assertEquals(sum, PRODUCTS.rewrite(sum, Set.of()));
+        assertEquals(overlapping, PRODUCTS.rewrite(overlapping, Set.of()));
+    }
+
     @Test
     void lanesMustFillA32Or64BitWord() {
         assertThrows(IllegalArgumentException.class, () -> lanes(8, 2));

@@ -39,6 +39,12 @@ final class TestFunctions {
         return new LibraryFunction("p" + bits + "x" + lanes + "_add", word, List.of(word, word));
     }
 
+    /** pBITS_mul (lanes 1) or pBITSxL_mul: a product of two values, or words, and an int32 parameter that every lane shares. */
+    static LibraryFunction mul(int bits, int lanes) {
+        ScalarType word = ScalarType.integerOfBits(bits * lanes);
+        return new LibraryFunction("p" + bits + (lanes == 1 ? "" : "x" + lanes) + "_mul", word, List.of(word, word, ScalarType.I32));
+    }
+
     /** pBITSxL_pack: L values as one word. */
     static LibraryFunction pack(int bits, int lanes) {
         return new LibraryFunction("p" + bits + "x" + lanes + "_pack", ScalarType.integerOfBits(bits * lanes),

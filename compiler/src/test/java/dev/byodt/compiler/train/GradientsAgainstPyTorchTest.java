@@ -20,8 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.byodt.compiler.train.CloseFloats.assertClose;
 
 /**
  * Each operator's gradient against PyTorch autograd in float32: one node whose real-valued inputs are all
@@ -31,11 +30,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class GradientsAgainstPyTorchTest {
     private static final Path CASES = Path.of("src/test/resources/gradients");
+    /** Float32 sums in another order than PyTorch's differ by a few units in the last place of their terms. */
+    private static final double TOLERANCE = 1e-5;
 
     @ParameterizedTest
     @ValueSource(strings = {"gemm", "gemm_transposed_a", "matmul", "conv", "conv_dilated", "conv_lenet", "maxpool",
         "maxpool_overlapping", "averagepool", "averagepool_padded", "globalaveragepool", "relu", "leakyrelu", "tanh", "sigmoid", "add", "sub",
-        "mul", "flatten", "reshape", "softmax", "logsoftmax"})
+        "mul", "flatten", "reshape", "softmax", "logsoftmax", "batchnormalization", "batchnormalization_1d"})
     void gradientsMatchPyTorch(String name) {
         Path folder = CASES.resolve(name);
         Graph loaded = OnnxLoader.load(folder.resolve("model.onnx"));
@@ -53,18 +54,8 @@ class GradientsAgainstPyTorchTest {
         List<Value> weights = new ArrayList<>(graph.weights().keySet());
         for (int i = 0; i < weights.size(); i++) {
             float[] expected = TensorProtos.read(folder.resolve("grad_" + weights.get(i).name() + ".pb")).tensor().toFloatArray();
-            assertClose(expected, interpreted.get(i).toFloatArray(), name + " interpreted d" + weights.get(i).name());
-            assertClose(expected, compiled.get(i).toFloatArray(), name + " compiled d" + weights.get(i).name());
-        }
-    }
-
-    /** Float32 sums in another order than PyTorch's differ by a few units in the last place of their terms. */
-    private static void assertClose(float[] expected, float[] actual, String what) {
-        assertEquals(expected.length, actual.length, what + ": element count");
-        for (int i = 0; i < expected.length; i++) {
-            double tolerance = 1e-5 + 1e-5 * Math.abs(expected[i]);
-            assertTrue(Math.abs(expected[i] - actual[i]) <= tolerance,
-                what + "[" + i + "]: expected " + expected[i] + ", got " + actual[i]);
+            assertClose(expected, interpreted.get(i).toFloatArray(), TOLERANCE, name + " interpreted d" + weights.get(i).name());
+            assertClose(expected, compiled.get(i).toFloatArray(), TOLERANCE, name + " compiled d" + weights.get(i).name());
         }
     }
 }

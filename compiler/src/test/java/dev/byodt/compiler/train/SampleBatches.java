@@ -1,6 +1,7 @@
 package dev.byodt.compiler.train;
 
 import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.data.IdxSource;
 
 import java.nio.file.Path;
@@ -13,8 +14,11 @@ final class SampleBatches {
     private SampleBatches() {}
 
     /** small-cnn.onnx (batch 4) with its float initializers trainable. */
-    static TrainableGraph smallCnn() {
-        Path model = TRAINING.resolve("small-cnn.onnx");
+    static TrainableGraph smallCnn() { return trainable("small-cnn.onnx"); }
+
+    /** A model of the training resources with its float initializers trainable. */
+    static TrainableGraph trainable(String file) {
+        Path model = TRAINING.resolve(file);
         return TrainableGraph.of(OnnxLoader.load(model), OnnxWeights.floatInitializers(model));
     }
 
@@ -22,13 +26,16 @@ final class SampleBatches {
     static IdxSource images(int items) { return IdxSource.testSet(SAMPLE, items); }
 
     /** Puts batch number {@code step} (consecutive items) into the trainer's input tensors. */
-    static void fill(Trainer trainer, IdxSource data, int step) {
-        long batch = trainer.labels().elementCount();
-        long itemBytes = trainer.images().data().byteSize() / batch;
+    static void fill(Trainer trainer, IdxSource data, int step) { fill(trainer.images(), trainer.labels(), data, step); }
+
+    /** Puts batch number {@code step} (consecutive items) into {@code images} and {@code labels}. */
+    static void fill(Tensor images, Tensor labels, IdxSource data, int step) {
+        long batch = labels.elementCount();
+        long itemBytes = images.data().byteSize() / batch;
         for (int i = 0; i < batch; i++) {
             int item = (int) (step * batch + i);
-            data.readItem(item, trainer.images().data().asSlice(i * itemBytes, itemBytes));
-            trainer.labels().setLong(i, data.label(item));
+            data.readItem(item, images.data().asSlice(i * itemBytes, itemBytes));
+            labels.setLong(i, data.label(item));
         }
     }
 }

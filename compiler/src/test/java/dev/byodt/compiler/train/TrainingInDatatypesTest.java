@@ -1,6 +1,8 @@
 package dev.byodt.compiler.train;
 
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.data.IdxSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The training step compiles and runs in other datatypes and computes in them: after SGD steps in bfloat16
  * or float16 every weight is a value of that format (checked with Java's own float16 conversion and
- * bfloat16's bit layout, not with byodt's); in every datatype the first step's loss, computed in the datatype,
- * is near float32's (as near as the format's precision lets a forward pass of 4 layers be) and no loss is NaN.
+ * bfloat16's bit layout, not with byodt's: {@link DatatypeValues}); in every datatype the first step's loss,
+ * computed in the datatype, is near float32's (as near as the format's precision lets a forward pass of 4 layers be) and no loss is NaN.
  */
 class TrainingInDatatypesTest {
     private static final int STEPS = 5;
@@ -27,41 +29,37 @@ class TrainingInDatatypesTest {
     @BeforeAll
     static void trainInFloat32() {
         List<Float> losses = new ArrayList<>();
-        train("float32", losses).close();
+        train("float32", AccumulationMode.DTYPE, losses).close();
         float32FirstLoss = losses.getFirst();
     }
 
     @ParameterizedTest
-    @CsvSource({"bfloat16, 0.02", "float16, 0.02", "custom[posit]16, 0.02", "custom[fp8e4m3]8, 0.25"})
-    void trainsInTheDatatype(String datatype, double relativeTolerance) {
+    @CsvSource({"bfloat16, dtype, 0.02", "float16, dtype, 0.02", "custom[posit]16, dtype, 0.02",
+        "custom[fp8e4m3]8, dtype, 0.25", "custom[posit]16, exact, 0.02", "bfloat16, exact, 0.02", "fxp16_8, exact, 0.02"})
+    void trainsInTheDatatype(String datatype, String accumulation, double relativeTolerance) {
         List<Float> losses = new ArrayList<>();
         Map<String, Tensor> weights;
-        try (Trainer trainer = train(datatype, losses)) {
+        try (Trainer trainer = train(datatype, AccumulationMode.parse(accumulation), losses)) {
             weights = trainer.weights();
         }
         assertEquals(float32FirstLoss, losses.getFirst(), relativeTolerance * float32FirstLoss, datatype + " first step's loss");
         losses.forEach(loss -> assertTrue(Float.isFinite(loss), datatype + " losses " + losses));
         if (datatype.equals("bfloat16") || datatype.equals("float16")) {
             for (Tensor w : weights.values()) {
-                for (float v : w.toFloatArray()) assertTrue(representable(datatype, v), datatype + " weight " + v);
+                for (float v : w.toFloatArray()) assertTrue(DatatypeValues.representable(datatype, v), datatype + " weight " + v);
             }
         }
     }
 
-    private static Trainer train(String datatype, List<Float> losses) {
+    private static Trainer train(String datatype, AccumulationMode accumulation, List<Float> losses) {
         Optimizer sgd = new Optimizer(Optimizer.Kind.SGD, 0.05, 0, 0, 0.9, 0.999, 1e-8);
         Trainer trainer = Trainer.compile(SampleBatches.smallCnn(), Loss.CROSS_ENTROPY, sgd,
-            CompileOptions.host().withDatatype(datatype));
+            CompileOptions.host().withDatatypes(DatatypeChoice.float32().withDatatype(datatype).withAccumulation(accumulation)));
         IdxSource data = SampleBatches.images(4 * STEPS);
         for (int step = 0; step < STEPS; step++) {
             SampleBatches.fill(trainer, data, step);
             losses.add(trainer.step());
         }
         return trainer;
-    }
-
-    private static boolean representable(String datatype, float v) {
-        return datatype.equals("bfloat16") ? (Float.floatToRawIntBits(v) & 0xFFFF) == 0
-            : Float.float16ToFloat(Float.floatToFloat16(v)) == v;
     }
 }

@@ -27,6 +27,9 @@ public final class FixedPointDatatypes implements DatatypePlugin {
     public static final LibrarySource LIBRARY = BuiltInLibraries.of("dev/byodt/datatypes/fixed/fixed.c",
         "dev/byodt/datatypes/fixed/fixed_tanh.c");
 
+    /** The functions of one value looked up in a table of every value for N <= 16 (FunctionTables). */
+    public static final List<DatatypeOp> TABULATED = List.of(DatatypeOp.of(ScalarOp.TANH), DatatypeOp.of(ScalarOp.SIGMOID), DatatypeOp.of(ScalarOp.EXP));
+
     @Override
     public void registerWith(DatatypeRegistry registry) {
         registry.register(DatatypeDefinition.register("fxp_{P:0..31}", 150)
@@ -52,6 +55,8 @@ public final class FixedPointDatatypes implements DatatypePlugin {
             .registerOp(DatatypeOp.of(ScalarOp.MIN), LoweringTarget.P_EXTENSION, FixedPointP.min())
             .registerOp(DatatypeOp.of(ScalarOp.MAX), LoweringTarget.P_EXTENSION, FixedPointP.max())
             .registerOp(DatatypeOp.ACC_MAC, LoweringTarget.P_EXTENSION, FixedPointP.accumulateProduct())
+            // One load a value instead of tens of instructions (docs/datatypes.md, "Fixed point"): 128 KiB a function for N = 16.
+            .tabulated(i -> i.bits() <= 16 ? TABULATED : List.of())
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             // At least 2N + 16 bits, so that 2^16 products of 2N bits sum without overflow (docs/datatypes.md, "Fixed point").
             .exactAccumulator(i -> i.bits() <= 16 ? 64 : 128)

@@ -59,6 +59,7 @@ public final class MinifloatDatatypes implements DatatypePlugin {
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> MinifloatLibrary.exactAccumulatorBits(format.apply(i)))
             .fusedAccumulation(i -> format.apply(i).exactInFloat32())
+            .arithmeticInFloat32(i -> MinifloatLibrary.arithmeticInFloat32(format.apply(i), RoundingMode.of(i.option("rounding"))))
             .valueGrid(i -> MinifloatLibrary.valueGrid(format.apply(i)));
     }
 }

@@ -36,6 +36,27 @@ final class MinifloatLibrary {
     }
 
     /**
+     * minifloat.c's MF_VIA_FLOAT: the formats whose add and mul are from_float(to_float(a) op to_float(b)), the
+     * float32 result rounded once, which the library proves correctly rounded (p = M + 1 with 2p + 2 <= 24, and
+     * float32's exponent range where it matters); to_f32 differs from to_float only in giving every NaN as the
+     * one quiet NaN, which rounds to the same NaN pattern. IEEE float16 is left out: its add and mul are F16C
+     * conversions around float32's, as fast as sums in float32 registers, and its 16-bit sums move half the bytes
+     * (bench-dtypes measured its matrix product and convolution slower with float32 sums). Only to nearest even:
+     * in the other --rounding modes a float32 sum rounded again is not the sum rounded once, and minifloat.c
+     * computes them otherwise.
+     */
+    static boolean arithmeticInFloat32(MinifloatFormat format, RoundingMode rounding) {
+        return rounding == RoundingMode.NEAREST_EVEN && arithmeticInFloat32(format);
+    }
+
+    private static boolean arithmeticInFloat32(MinifloatFormat format) {
+        int e = format.exponentBits(), m = format.fractionBits();
+        boolean float16 = e == 5 && m == 10 && format.specials() == MinifloatFormat.Specials.IEEE && !format.unsigned();
+        return !float16 && ((e <= 7 && m >= 1 && m <= 10)
+            || (e == 8 && m >= 1 && m <= 7 && format.specials() == MinifloatFormat.Specials.IEEE && !format.unsigned()));
+    }
+
+    /**
      * The width of minifloat.c's exact accumulator (its MF_ACC_BITS): a fixed-point integer whose unit is the
      * square of the smallest nonzero value, with room for the largest product, 2^24 of them, a sign and three
      * flag bits, rounded up to 64, 128, ..., 1024 bits. A test checks it against the library's own macro.

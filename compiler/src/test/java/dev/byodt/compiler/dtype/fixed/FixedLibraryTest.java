@@ -14,6 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -133,6 +134,7 @@ class FixedLibraryTest {
         try (NativeLibrary lib = f.compile()) {
             checkBinary(lib, ref, a, b);
             checkDivisionByIntegers(lib, ref, f.n == 8 ? every : a, f.n == 8);
+            checkDivisionByPowersOfTwo(lib, ref, every, f.n);
             checkUnaryOps(lib, ref, every);
             checkConversions(lib, f, ref, every);
             checkAccumulation(lib, f, a, b);
@@ -182,6 +184,19 @@ class FixedLibraryTest {
             b[i] = divisors.get(i % divisors.size());
         }
         check("div_i32", lib.withInt32("div_i32", a, b), a, b, ref::divByInteger);
+    }
+
+    /**
+     * div_i32 of every value by each power of two up to 2^30, and div by each value whose stored integer is one
+     * (2^-P up to the largest): the divisors both take in shifts; and by 9 and its stored 9 beside them.
+     */
+    private void checkDivisionByPowersOfTwo(NativeLibrary lib, FixedReference ref, int[] every, int n) {
+        for (int divisor : IntStream.concat(IntStream.rangeClosed(0, 30).map(k -> 1 << k), IntStream.of(9)).toArray()) {
+            int[] b = new int[every.length];
+            Arrays.fill(b, divisor);
+            check("div_i32", lib.withInt32("div_i32", every, b), every, b, ref::divByInteger);
+            if (divisor < 1 << (n - 1)) check("div", lib.binary("div", every, b), every, b, ref::div);
+        }
     }
 
     private void checkUnaryOps(NativeLibrary lib, FixedReference ref, int[] x) {

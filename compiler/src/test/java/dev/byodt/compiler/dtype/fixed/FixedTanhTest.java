@@ -17,9 +17,10 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * fixed_tanh.c's tanh and sigmoid are correctly rounded on every value of every fxp8_P and fxp16_P, both
- * roundings (and wrapping, which conversions ignore): its table's error bound is only proven for the inputs these
- * formats have, so all of them are checked, against {@link Hyperbolic}'s exact rounding. The default run checks
+ * fixed_tanh.c's tanh and sigmoid, and fixed.c's exp (in double), are correctly rounded on every value of every
+ * fxp8_P and fxp16_P, both roundings (and wrapping, which conversions ignore), against {@link Hyperbolic}'s exact
+ * rounding: fixed_tanh.c's error bound is only proven for the inputs these formats have, and models look these
+ * functions up in tables of every value (FunctionTables), so every value is what a model computes. The default run checks
  * every fxp8_P and the fxp16_P the other fixed-point tests use; -Pexhaustive checks the other twelve P of fxp16.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -43,14 +44,14 @@ class FixedTanhTest {
 
     @ParameterizedTest
     @MethodSource("defaultFormats")
-    void tanhAndSigmoidAreCorrectlyRoundedOnEveryValue(FixedLibraryTest.Format f) {
+    void tanhSigmoidAndExpAreCorrectlyRoundedOnEveryValue(FixedLibraryTest.Format f) {
         checkEveryValue(f);
     }
 
     @Tag("exhaustive")
     @ParameterizedTest
     @MethodSource("otherFxp16Formats")
-    void tanhAndSigmoidAreCorrectlyRoundedOnEveryValueOfTheOtherFxp16(FixedLibraryTest.Format f) {
+    void tanhSigmoidAndExpAreCorrectlyRoundedOnEveryValueOfTheOtherFxp16(FixedLibraryTest.Format f) {
         checkEveryValue(f);
     }
 
@@ -58,11 +59,12 @@ class FixedTanhTest {
         FixedReference ref = f.reference();
         int[] every = IntStream.range(0, 1 << f.n()).toArray();
         try (NativeLibrary lib = f.compile()) {
-            int[] tanh = lib.unary("tanh", every), sigmoid = lib.unary("sigmoid", every);
+            int[] tanh = lib.unary("tanh", every), sigmoid = lib.unary("sigmoid", every), exp = lib.unary("exp", every);
             for (int x : every) {
                 long s = ref.signed(x);
                 check(f, "tanh", x, tanh[x], Hyperbolic.tanh(ref, s, f.p()));
                 check(f, "sigmoid", x, sigmoid[x], Hyperbolic.sigmoid(ref, s, f.p()));
+                check(f, "exp", x, exp[x], Hyperbolic.exp(ref, s, f.p()));
             }
         }
     }

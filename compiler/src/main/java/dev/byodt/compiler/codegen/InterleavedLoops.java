@@ -1,0 +1,65 @@
+package dev.byodt.compiler.codegen;
+
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelWalker;
+import dev.byodt.compiler.kernel.Stmt;
+import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.llvm.LLVM.LLVMContextRef;
+import org.bytedeco.llvm.LLVM.LLVMMetadataRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
+
+import java.util.List;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+/**
+ * Where a module is optimized without interleaving (an emulated datatype's, see
+ * {@link dev.byodt.compiler.Compiler}), the innermost loops that call no library function are interleaved all the
+ * same, as float32's own would be: they are machine arithmetic, a few instructions an iteration, such as a dot
+ * product on operands decoded ahead of its loops (--accumulate float32), and run at float32's speed only with
+ * several vectors of sums in flight (posit16's 256^3 MatMul: 1.8 times float32's time without, 1.1 with).
+ * Loops that call the library keep one vector of emulated operations an iteration.
+ */
+final class InterleavedLoops {
+    /** Vectors of iterations interleaved: what LLVM's cost model picks for float32's dot products on x86-64. */
+    private static final int COUNT = 4;
+
+    private InterleavedLoops() {}
+
+    /** Whether {@code loop} contains no loop and no library call. */
+    static boolean interleaves(Stmt.For loop) {
+        boolean[] plain = {true};
+        loop.body().forEach(s -> check(s, plain));
+        return plain[0];
+    }
+
+    private static void check(Stmt s, boolean[] plain) {
+        switch (s) {
+            case Stmt.For f -> plain[0] = false;
+            case Stmt.If i -> {
+                KernelWalker.visit(i.condition(), e -> plain[0] &= !(e instanceof Expr.Call));
+                i.then().forEach(t -> check(t, plain));
+                i.otherwise().forEach(t -> check(t, plain));
+            }
+            default -> KernelWalker.forEachExpr(List.of(s), e -> plain[0] &= !(e instanceof Expr.Call));
+        }
+    }
+
+    /**
+     * Marks the loop whose latch is {@code backEdge} to be interleaved (llvm.loop.interleave.count) and unrolled
+     * (llvm.loop.unroll.enable, which the vectorized loop keeps), as float32's are.
+     */
+    static void mark(LLVMContextRef context, LLVMValueRef backEdge) {
+        LLVMMetadataRef self = LLVMTemporaryMDNode(context, new PointerPointer<>(0), 0);
+        String interleave = "llvm.loop.interleave.count", unroll = "llvm.loop.unroll.enable";
+        LLVMMetadataRef count = LLVMMDNodeInContext2(context, new PointerPointer<>(2)
+            .put(0, LLVMMDStringInContext2(context, interleave, interleave.length()))
+            .put(1, LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(context), COUNT, 0))), 2);
+        LLVMMetadataRef unrolled = LLVMMDNodeInContext2(context, new PointerPointer<>(1)
+            .put(0, LLVMMDStringInContext2(context, unroll, unroll.length())), 1);
+        LLVMMetadataRef loopId = LLVMMDNodeInContext2(context, new PointerPointer<>(3).put(0, self).put(1, count).put(2, unrolled), 3);
+        LLVMMetadataReplaceAllUsesWith(self, loopId);
+        String kind = "llvm.loop";
+        LLVMSetMetadata(backEdge, LLVMGetMDKindIDInContext(context, kind, kind.length()), LLVMMetadataAsValue(context, loopId));
+    }
+}

@@ -1,0 +1,82 @@
+package dev.byodt.compiler.dtype;
+
+import dev.byodt.compiler.codegen.HostConversion;
+import dev.byodt.compiler.dtype.reference.MinifloatReference;
+import dev.byodt.compiler.kernel.ScalarType;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.Optional;
+import java.util.function.DoubleToLongFunction;
+import java.util.function.LongBinaryOperator;
+import java.util.function.LongToDoubleFunction;
+
+import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.a;
+import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.b;
+import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.expected;
+import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.in;
+import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.matMul;
+import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.run;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * --accumulate dtype on the host keeps the sums of the datatypes whose add and mul are float32's rounded once in
+ * float32 registers ({@link RoundedFloat32Accumulator}), and MatMul still rounds every multiply and every add to the
+ * datatype in the order of k: its results against the exact references (rational arithmetic), operation by
+ * operation. RISC-V code keeps the datatype's own add and mul, and so do float16 (F16C conversions), posits (whose
+ * own encodings of sums and products are cheaper than from_f32's of any float) and fixed point.
+ */
+class RoundedFloat32AccumulationTest {
+    /** A reference's conversions and arithmetic on patterns. */
+    private record Reference(DoubleToLongFunction fromDouble, LongToDoubleFunction toDouble, LongBinaryOperator add,
+                             LongBinaryOperator mul) {
+        static Reference of(MinifloatReference r) {
+            return new Reference(r::fromDouble, p -> r.toDouble((int) p), (x, y) -> r.add((int) x, (int) y), (x, y) -> r.mul((int) x, (int) y));
+        }
+
+    }
+
+    private static Reference reference(String datatype) {
+        return switch (datatype) {
+            case "bfloat16" -> Reference.of(MinifloatReference.ieee(8, 7));
+            case "custom[minifloat_e5]12" -> Reference.of(MinifloatReference.ieee(5, 6));
+            case "custom[fp8e4m3]8" -> Reference.of(new MinifloatReference(4, 3, MinifloatReference.Specials.FN, false));
+            case "custom[fp8e5m2]8" -> Reference.of(MinifloatReference.ieee(5, 2));
+            default -> throw new IllegalArgumentException(datatype);
+        };
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12"})
+    void everyAddAndMultiplyRoundsToTheDatatypeInTheOrderOfK(String datatype) {
+        assertEquals(ScalarType.F32, registered(datatype, LoweringTarget.HOST).accumulatorType(), "sums in float32 registers");
+        RegisteredDatatype onRiscv = registered(datatype, LoweringTarget.RISCV64);
+        assertEquals(onRiscv.storageType(), onRiscv.accumulatorType(), "RISC-V keeps the library's add and mul");
+
+        Reference r = reference(datatype);
+        float[] expected = expected((p, q, i, j) -> {
+            long acc = r.fromDouble().applyAsLong(0);
+            for (int k = 0; k < MatMulAccumulationOrderTest.K; k++) {
+                long product = r.mul().applyAsLong(r.fromDouble().applyAsLong(a(p, i, k)), r.fromDouble().applyAsLong(b(q, k, j)));
+                acc = r.add().applyAsLong(acc, product);
+            }
+            return (float) r.toDouble().applyAsDouble(acc);
+        });
+        assertArrayEquals(expected, run(matMul(), in(datatype, AccumulationMode.DTYPE)), datatype);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"float16", "custom[posit]16", "custom[posit]8", "fxp16_8"})
+    void otherDatatypesKeepTheirAddAndMul(String datatype) {
+        RegisteredDatatype d = registered(datatype, LoweringTarget.HOST);
+        assertEquals(d.storageType(), d.accumulatorType(), datatype);
+    }
+
+    private static RegisteredDatatype registered(String name, LoweringTarget target) {
+        DatatypeChoice choice = DatatypeChoice.float32().withDatatype(name);
+        DatatypeInstance instance = choice.registry().instance(name, choice.options());
+        return new RegisteredDatatype(instance, AccumulationMode.DTYPE, target, Optional.empty(), new LoweringLog(),
+            (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage()));
+    }
+}

@@ -1,0 +1,1 @@
+Bbn1.running_meanJGN/¾´Å(¾TYÏ½>¸½

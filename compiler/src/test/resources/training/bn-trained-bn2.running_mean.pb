@@ -1,0 +1,1 @@
+Bbn2.running_meanJ Ðr€>d)‘<¶-=ÞÊú=Ã98=[óC½xô¡½U1z>
