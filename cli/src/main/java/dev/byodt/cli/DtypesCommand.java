@@ -7,6 +7,7 @@ import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.FusedPreset;
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ScaleRule;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,7 +23,7 @@ import java.util.concurrent.Callable;
 
 @Command(name = "dtypes", mixinStandardHelpOptions = true,
     description = {"List every registered datatype: its NAME (custom[NAME]BITS), type code, widths, accumulation modes, "
-        + "options, library, and which scalar operations it lowers, so gaps show before compiling; then the block datatypes."})
+        + "options (the --rounding modes it takes among them), library, and which scalar operations it lowers, so gaps show before compiling; then the block datatypes."})
 final class DtypesCommand implements Callable<Integer> {
     /** What each accumulation mode models, in the README's words. */
     private static final Map<String, String> MODES = new LinkedHashMap<>();
@@ -73,6 +74,11 @@ final class DtypesCommand implements Callable<Integer> {
             AccumulationMode.Fused f = p.mode();
             System.out.printf("  %-44s %s: %s%n", f.optionName(), f.parameters(), p.source());
         }
+        System.out.println();
+        System.out.println("rounding modes (--rounding; each datatype above lists those it takes, the first its default):");
+        for (RoundingMode mode : RoundingMode.values()) System.out.printf("  %-44s %s%n", mode.optionName(), mode.meaning());
+        System.out.printf("  %-44s %s%n", "truncate", "fixed point: the TVM fork's (conversions and quotients toward zero, "
+            + "products toward -infinity)");
         System.out.println();
         System.out.println("block datatypes (quantization only: models do not compute in them yet)");
         for (Map.Entry<String, BlockDatatypeName> builtIn : BlockDatatypeName.builtIns().entrySet()) {

@@ -83,8 +83,10 @@ final class ModelOptions {
     @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around on overflow.")
     String overflow;
 
-    @Option(names = "--rounding", paramLabel = "nearest|truncate",
-        description = "Fixed point: round conversions and products to nearest, ties to even (default), or truncate.")
+    @Option(names = "--rounding", paramLabel = "MODE",
+        description = "How the datatype rounds every result: nearest (ties to even, the default), nearest-away, toward-zero, "
+            + "up, down or odd for the floats and posits; nearest or truncate for fixed point ('byodt dtypes' lists each "
+            + "datatype's modes).")
     String rounding;
 
     @Option(names = "--no-inline-lib",
@@ -194,7 +196,13 @@ final class ModelOptions {
                 .withAccumulation(AccumulationMode.parse(accumulate))
                 .withFallbackToFloat32(fallback != null)
                 .withOptions(datatypeOptions);
-            choice.instances();
+            List<DatatypeInstance> instances = choice.instances();
+            datatypeOptions.forEach((option, value) -> {
+                if (instances.stream().noneMatch(i -> i.definition().options().containsKey(option))) {
+                    throw new UsageException("--" + option + " " + value + ": datatype " + instances.getFirst()
+                        + " has no such option ('byodt dtypes' lists each datatype's options)");
+                }
+            });
             return choice;
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());

@@ -21,6 +21,7 @@ import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.graph.Graph;
@@ -36,6 +37,7 @@ import picocli.CommandLine.Spec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,7 +54,7 @@ import java.util.concurrent.Callable;
             + "charts in one file).",
         "A combination a datatype does not support (float32 with --accumulate exact, bfloat16 with int:24) is left out with "
             + "its reason, and --rounding applies "
-            + "only to datatypes that have that option (fixed point). A configuration that fails to compile or run is "
+            + "only to datatypes that have that option, each with the modes it takes (byodt dtypes lists them). A configuration that fails to compile or run is "
             + "reported in the results as failed, with its reason, and the sweep goes on; the command then exits 1.",
         ""},
     footer = {"", "Examples:",
@@ -61,7 +63,6 @@ import java.util.concurrent.Callable;
         "  byodt sweep models/lenet5-fashion.onnx --dtypes 'fxp16_8,bfloat16,custom[fp8e4m3]8' --accumulate float32,exact,fused:hopper-fp8,int:24 --out sweep/",
         "  byodt sweep merge shard1/ shard2/ shard3/ shard4/ --out sweep/"})
 final class SweepCommand implements Callable<Integer> {
-    private static final List<String> ROUNDINGS = List.of("nearest", "truncate");
     /** What a report shows for an option the datatype does not have. */
     private static final String NOT_APPLICABLE = "-";
 
@@ -90,8 +91,9 @@ final class SweepCommand implements Callable<Integer> {
             + "fused:F=<bits>,G=<group>[,rounding=rz|rne], fused:hopper-fp8, fused:volta-fp16. Default: ${DEFAULT-VALUE}.")
     String accumulate;
 
-    @Option(names = "--rounding", defaultValue = "nearest", paramLabel = "nearest|truncate[,...]",
-        description = "Fixed-point rounding modes to cross with. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--rounding", defaultValue = "nearest", paramLabel = "MODE[,MODE...]",
+        description = "Rounding modes to cross with, as --rounding takes them (nearest, nearest-away, toward-zero, up, down, "
+            + "odd; fixed point: nearest, truncate), each with the datatypes that take it. Default: ${DEFAULT-VALUE}.")
     String rounding;
 
     @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around.")
@@ -148,7 +150,7 @@ final class SweepCommand implements Callable<Integer> {
         try {
             part = Shard.parse(shard);
             all = plan(DatatypeSpec.expand(dtypes), SweepPlan.accumulations(accumulate),
-                SweepPlan.choices("--rounding", rounding, ROUNDINGS));
+                SweepPlan.choices("--rounding", rounding, roundingModes()));
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
         }
@@ -187,6 +189,7 @@ final class SweepCommand implements Callable<Integer> {
         List<String> leftOut = new ArrayList<>();
         for (String name : names) {
             DatatypeInstance instance = plugins.registry().instance(scalar(name), options("nearest"));
+            List<String> applicable = applicableRoundings(name, instance, roundings, leftOut);
             for (String acc : accumulations) {
                 try {
                     instance.requireAccumulation(AccumulationMode.parse(acc));
@@ -194,13 +197,39 @@ final class SweepCommand implements Callable<Integer> {
                     leftOut.add(e.getMessage());
                     continue;
                 }
-                List<String> applicable = instance.options().containsKey("rounding") ? roundings : List.of(NOT_APPLICABLE);
                 for (String r : applicable) points.add(new SweepPoint(points.size(), name, acc, r));
             }
         }
         leftOut.forEach(reason -> System.err.println("byodt: left out: " + reason));
-        if (points.isEmpty()) throw new ByodtException("--dtypes '" + dtypes + "' with --accumulate " + accumulate + " leaves no configuration to run");
+        if (points.isEmpty()) {
+            throw new ByodtException("--dtypes '" + dtypes + "' with --accumulate " + accumulate + " and --rounding " + rounding
+                + " leaves no configuration to run");
+        }
         return points;
+    }
+
+    /** Every --rounding mode some registered datatype takes. */
+    private Set<String> roundingModes() {
+        Set<String> modes = new LinkedHashSet<>();
+        for (DatatypeDefinition d : plugins.registry().definitions()) {
+            Optional.ofNullable(d.options().get("rounding")).ifPresent(o -> modes.addAll(o.values()));
+        }
+        return modes;
+    }
+
+    /**
+     * The modes of {@code roundings} the datatype takes ({@link #NOT_APPLICABLE} alone for one without the option),
+     * each other one noted in {@code leftOut} with the reason.
+     */
+    private static List<String> applicableRoundings(String name, DatatypeInstance instance, List<String> roundings, List<String> leftOut) {
+        DatatypeDefinition.Option option = instance.definition().options().get("rounding");
+        if (option == null) return List.of(NOT_APPLICABLE);
+        List<String> applicable = new ArrayList<>();
+        for (String r : roundings) {
+            if (option.values().contains(r)) applicable.add(r);
+            else leftOut.add("datatype " + name + ": --rounding " + r + " is not one of " + option.values());
+        }
+        return applicable;
     }
 
     /**

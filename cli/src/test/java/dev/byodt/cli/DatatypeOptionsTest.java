@@ -3,8 +3,10 @@ package dev.byodt.cli;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The datatype options on the command line: listing, and bad choices as one-line usage errors before compiling. */
@@ -22,6 +24,63 @@ class DatatypeOptionsTest {
         }
         assertTrue(run.out().contains("--overflow saturate|wrap"), run.out());
         assertTrue(run.out().contains("    missing none"), run.out());
+    }
+
+    @Test
+    void dtypesListsTheRoundingModesOfEachDatatypeAndWhatEachMeans() {
+        CommandLineRun run = CommandLineRun.of("dtypes");
+        assertEquals(0, run.exitCode(), run.err());
+        String every = "    --rounding nearest|nearest-away|toward-zero|up|down|odd\n";
+        for (String name : new String[] {"posit ", "float16", "bfloat", "fp8e4m3 ", "fp4e2m1"}) {
+            int at = run.out().indexOf("\n" + name);
+            assertTrue(at >= 0 && run.out().indexOf(every, at) == run.out().indexOf("\n    --rounding", at) + 1, name + ":\n" + run.out());
+        }
+        assertTrue(run.out().contains("    --rounding nearest|nearest-away|toward-zero|up|down\n"), "e8m0 has no odd:\n" + run.out());
+        assertTrue(run.out().contains("    --rounding nearest|truncate\n"), run.out());
+        assertTrue(run.out().contains("\n  odd                                          to odd: an inexact result takes the neighbour whose last bit is 1"),
+            run.out());
+    }
+
+    @Test
+    void aRoundingModeTheDatatypeDoesNotTakeIsAOneLineUsageErrorNamingIt() {
+        String[][] cases = {{"fxp16_13", "up"}, {"custom[e8m0]8", "odd"}, {"float32", "down"}, {"bfloat16", "truncate"}};
+        String[] expected = {"datatype fxp16_13: --rounding up is not one of [nearest, truncate]",
+            "datatype custom[e8m0]8: --rounding odd is not one of [nearest, nearest-away, toward-zero, up, down]",
+            "--rounding down: datatype float32 has no such option",
+            "datatype bfloat16: --rounding truncate is not one of [nearest, nearest-away, toward-zero, up, down, odd]"};
+        for (int i = 0; i < cases.length; i++) {
+            assertOneLineUsageError(expected[i], "compile", LENET.toString(), "--dtype", cases[i][0], "--rounding", cases[i][1], "--emit", "llvm");
+        }
+    }
+
+    private static void assertOneLineUsageError(String expected, String... args) {
+        CommandLineRun run = CommandLineRun.of(args);
+        assertEquals(Main.USAGE_ERROR, run.exitCode(), String.join(" ", args) + ": " + run.err());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains(expected), run.err());
+    }
+
+    @Test
+    void runRecordsTheRoundingModeAndItChangesTheResults() {
+        CommandLineRun nearest = CommandLineRun.of("run", LENET.toString(), "--dtype", "custom[fp8e4m3]8");
+        CommandLineRun down = CommandLineRun.of("run", LENET.toString(), "--dtype", "custom[fp8e4m3]8", "--rounding", "down");
+        assertEquals(0, nearest.exitCode(), nearest.err());
+        assertEquals(0, down.exitCode(), down.err());
+        String nearestRow = row(nearest.out(), "custom[fp8e4m3]8"), downRow = row(down.out(), "custom[fp8e4m3]8");
+        assertTrue(nearestRow.matches("custom\\[fp8e4m3]8\\s+dtype\\s+nearest\\s+-\\s.*"), nearest.out());
+        assertTrue(downRow.matches("custom\\[fp8e4m3]8\\s+dtype\\s+down\\s+-\\s.*"), down.out());
+        assertNotEquals(figures(nearestRow), figures(downRow), "the figures differ:\n" + nearestRow + "\n" + downRow);
+    }
+
+    /** The figures of a report table's row: what follows dtype, accumulate, rounding and overflow. */
+    private static List<String> figures(String row) {
+        List<String> fields = List.of(row.strip().split("\\s+"));
+        return fields.subList(4, fields.size());
+    }
+
+    /** The report table's row of {@code dtype}. */
+    private static String row(String out, String dtype) {
+        return out.lines().filter(l -> l.startsWith(dtype + " ")).findFirst().orElse("no row for " + dtype + " in:\n" + out);
     }
 
     @Test
@@ -65,10 +124,7 @@ class DatatypeOptionsTest {
             args[0] = "run";
             args[1] = LENET.toString();
             System.arraycopy(cases[i], 0, args, 2, cases[i].length);
-            CommandLineRun run = CommandLineRun.of(args);
-            assertEquals(Main.USAGE_ERROR, run.exitCode(), String.join(" ", cases[i]) + ": " + run.err());
-            assertTrue(run.oneLineError(), run.err());
-            assertTrue(run.err().contains(expected[i]), run.err());
+            assertOneLineUsageError(expected[i], args);
         }
     }
 

@@ -40,12 +40,17 @@ DOUBLE_MATH double expm1_small(double r) {
     return sum;
 }
 
-/* e^x with x clamped to [-700, 700] (beyond, every format's result is 0 or overflows anyway); NaN stays NaN. */
+/*
+ * e^x with finite x clamped to [-700, 700] (beyond, every format's result is its smallest or largest, or 0 or
+ * infinity, as it rounds a finite nonzero value); e^+inf = +inf and e^-inf = 0 exactly, which a directed rounding
+ * tells apart from e^+-700; NaN stays NaN.
+ */
 DOUBLE_MATH double exp_d(double x) {
     double c = clamp_d(x, -700, 700);
     int k = nearest_int(c * INV_LN2);
     double r = (c - k * LN2_HI) - k * LN2_LO;
     double y = (1 + expm1_small(r)) * pow2(k);
+    y = x == 1.0 / 0.0 ? x : x == -1.0 / 0.0 ? 0 : y;
     return x != x ? x : y;
 }
 

@@ -6,7 +6,7 @@
  *
  * Layout (low 1+E+M bits of the storage integer, zero-extended): sign, E exponent bits (bias 2^(E-1) - 1),
  * M fraction bits. Exponent 0 holds zeros and subnormals, all ones holds infinities (fraction 0) and NaNs.
- * Every result is rounded once, to nearest with ties to even; overflow gives +-infinity; every NaN produced
+ * Every result is rounded once, to nearest with ties to even (other modes: BYODT_ROUNDING below); overflow gives +-infinity; every NaN produced
  * is the canonical quiet NaN 0.1..1.10..0 (sign clear); neg and abs only change the sign bit (IEEE 754 5.5.1).
  *
  * How results are exact: + - * / are computed on the exact operand values in a wider IEEE format and rounded
@@ -35,6 +35,15 @@
  * -DMF_UNSIGNED=1: no sign bit (BITS = E + M): a negative result that does not round to zero is NaN.
  * With M = 0 (OCP MX E8M0, unsigned and FN: 2^-127 .. 2^127, 1..1 is NaN) there are no subnormals and no zero:
  * the exponent field 0 holds 2^-BIAS, and ties round to the even significand 2, that is up.
+ * -DBYODT_ROUNDING=BYODT_ROUNDING_<mode> (common/rounding.c): the rounding of every result, to nearest with ties
+ * to even by default. The other modes (ties away, toward zero, up, down, to odd) round the same significand
+ * bits by their own rule; overflow gives infinity where the mode rounds away from zero (IEEE 754 7.4) and the
+ * largest finite value otherwise (to odd: the largest finite value); the saturating styles saturate in every
+ * mode. Their + - / build a double rounded to odd from the exact result (TwoSum's error term, an integer
+ * quotient's remainder; products are exact in double), which the one rounding to the format then treats as the
+ * exact value: to odd at 53 bits keeps every mode's rounding at p <= 51 bits (Boldo and Melquiond, "Emulation
+ * of FMA and correctly rounded sums: proved algorithms using rounding to odd", 2008). Not with E > 8, whose
+ * products can overflow double.
  */
 #include <stdint.h>
 
@@ -61,6 +70,10 @@
 #if MF_UNSIGNED && (MF_SPECIALS == MF_SPECIALS_FNUZ || MF_SPECIALS == MF_SPECIALS_NONE)
 #error "an unsigned minifloat needs a NaN that is not -0: MF_SPECIALS IEEE or FN"
 #endif
+#define NEAREST_EVEN (BYODT_ROUNDING == BYODT_ROUNDING_NEAREST_EVEN)
+#if !NEAREST_EVEN && MF_EXP_BITS > 8
+#error "minifloat.c rounds other than to nearest even only with MF_EXP_BITS <= 8 (products exact in double)"
+#endif
 
 #define E MF_EXP_BITS
 #define M MF_FRAC_BITS
@@ -75,7 +88,7 @@
 #if MF_SPECIALS == MF_SPECIALS_IEEE
 #define INFINITY_BITS ((uint32_t)EXP_ALL_ONES << M)
 #define NAN_BITS (INFINITY_BITS | ((uint32_t)1 << (M - 1)))
-#define OVERFLOW_BITS INFINITY_BITS
+#define LARGEST_BITS (INFINITY_BITS - 1)
 #define LARGEST_EXPONENT_FIELD ((1 << E) - 2)
 #else
 /* No infinity: an impossible magnitude stands for it, so the infinity tests below are never true. */
@@ -93,8 +106,9 @@
 #define LARGEST_BITS MAGNITUDE_MASK
 #define LARGEST_EXPONENT_FIELD ((1 << E) - 1)
 #endif
-#define OVERFLOW_BITS LARGEST_BITS
 #endif
+/* What an infinite input becomes: infinity, or the largest finite value in the saturating styles. */
+#define INFINITE_INPUT_BITS (MF_SPECIALS == MF_SPECIALS_IEEE ? INFINITY_BITS : LARGEST_BITS)
 /* The binade of the largest finite value: its value is below 2^(LARGEST_BINADE + 1). */
 #define LARGEST_BINADE (LARGEST_EXPONENT_FIELD - BIAS)
 
@@ -166,15 +180,31 @@ static double to_double(T a) {
 }
 
 /*
- * x rounded to the format, to nearest with ties to even. The significand (with its hidden bit) is shifted
- * right to the format's precision at x's exponent, which for results below the normal range is the fixed
- * precision of the subnormals; adding the result to the (biased exponent - 1) field lets a carry out of the
- * significand bump the exponent, and a carry out of the largest exponent land on infinity's encoding (or be
- * saturated). Without subnormals (E8M0) everything below the smallest value 2^-BIAS rounds to it.
+ * The encoding of a magnitude beyond the largest finite value, rounded in BYODT_ROUNDING: infinity where the
+ * mode rounds it away from zero (IEEE 754 7.4), else the largest finite value; saturated without infinity.
+ */
+static uint32_t overflowed(int negative) {
+#if MF_SPECIALS == MF_SPECIALS_IEEE
+    int away = BYODT_ROUNDING == BYODT_ROUNDING_NEAREST_EVEN || BYODT_ROUNDING == BYODT_ROUNDING_NEAREST_AWAY
+        || (BYODT_ROUNDING == BYODT_ROUNDING_UP && !negative) || (BYODT_ROUNDING == BYODT_ROUNDING_DOWN && negative);
+    return away ? INFINITY_BITS : LARGEST_BITS;
+#else
+    (void)negative;
+    return LARGEST_BITS;
+#endif
+}
+
+/*
+ * x rounded to the format in BYODT_ROUNDING. The significand (with its hidden bit) is shifted right to the
+ * format's precision at x's exponent, which for results below the normal range is the fixed precision of the
+ * subnormals; adding the result to the (biased exponent - 1) field lets a carry out of the significand bump the
+ * exponent, and a carry out of the largest exponent land beyond the largest finite encoding, where it overflows.
+ * Without subnormals (E8M0) everything below the smallest value 2^-BIAS rounds to it.
  */
 static T from_double(double x) {
     uint64_t u = bits_of(x);
     uint64_t magnitude = u & 0x7fffffffffffffffULL;
+    int negative = (int)(u >> 63);
     int exponent = (int)(magnitude >> 52) - 1023;      /* double subnormals are far below the format's range */
     uint64_t significand = (magnitude & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
     int normal = exponent >= MIN_EXPONENT + M;
@@ -183,11 +213,12 @@ static T from_double(double x) {
     uint64_t kept = significand >> shift;
     uint64_t rest = significand & (((uint64_t)1 << shift) - 1);
     uint64_t half = (uint64_t)1 << (shift - 1);
-    kept += (rest > half) | ((rest == half) & (kept & 1));
+    kept += rounding_increment((uint32_t)kept & 1, rest >= half, (rest & (half - 1)) != 0, (uint32_t)negative);
     int64_t encoded = normal ? ((int64_t)(exponent + BIAS - 1) << M) + (int64_t)kept : SUBNORMALS ? (int64_t)kept : 0;
     encoded = magnitude == 0 ? 0 : encoded;
-    encoded = encoded > OVERFLOW_BITS ? OVERFLOW_BITS : encoded;
-    T result = with_sign((int)(u >> 63), (uint32_t)encoded, magnitude == 0);
+    encoded = encoded > LARGEST_BITS ? overflowed(negative) : encoded;
+    encoded = magnitude == 0x7ff0000000000000ULL ? INFINITE_INPUT_BITS : encoded;
+    T result = with_sign(negative, (uint32_t)encoded, magnitude == 0);
     return magnitude > 0x7ff0000000000000ULL ? (T)NAN_BITS : result;
 }
 
@@ -199,9 +230,10 @@ static T from_double(double x) {
  * smallest subnormal) is a float32 normal; with E == 8 the format's subnormals lie in float32's subnormal range,
  * where sums are exact (both are multiples of the format's smallest subnormal), products of M <= 7 significands
  * are exact above half that subnormal, and quotients cannot come within float32's rounding error of a midpoint.
- * (E8M0, with no fraction bits, goes through double.)
+ * (E8M0, with no fraction bits, goes through double, and so does every format in the other rounding modes, where
+ * rounding twice is not innocuous.)
  */
-#if (E <= 7 && M >= 1 && M <= 10) || (E == 8 && M >= 1 && M <= 7 && MF_SPECIALS == MF_SPECIALS_IEEE && !MF_UNSIGNED)
+#if NEAREST_EVEN && ((E <= 7 && M >= 1 && M <= 10) || (E == 8 && M >= 1 && M <= 7 && MF_SPECIALS == MF_SPECIALS_IEEE && !MF_UNSIGNED))
 #define MF_VIA_FLOAT 1
 #else
 #define MF_VIA_FLOAT 0
@@ -274,7 +306,7 @@ static T from_float(float x) {
     uint32_t subnormal = f32_bits(f32_of(magnitude) + f32_of(F32_SUBNORMAL_ULP_MAGIC)) - F32_SUBNORMAL_ULP_MAGIC;
     uint32_t encoded = magnitude < F32_MIN_NORMAL ? subnormal : normal;
 #endif
-    encoded = encoded > OVERFLOW_BITS ? OVERFLOW_BITS : encoded;
+    encoded = encoded > LARGEST_BITS ? overflowed(0) : encoded;
     return magnitude > 0x7f800000u ? (T)NAN_BITS : with_sign((int)(u >> 31), encoded, magnitude == 0);
 }
 #endif /* F16C or integers */
@@ -314,6 +346,52 @@ static T sqrt_format(T a) {
     return (a & SIGN_BIT) && !is_zero(a) ? (T)NAN_BITS : is_nan(a) ? (T)NAN_BITS : result;
 }
 
+/* ---- + and / rounded to odd in double, for the modes other than to nearest even ---- */
+
+#if !NEAREST_EVEN
+/*
+ * x + y for format values x and y, as a double rounded to odd: TwoSum's error term (exact: no double overflows
+ * here) says whether the double sum s is exact and on which side the exact sum lies; an inexact s with an even
+ * last bit moves one ulp toward it, to its odd neighbour. Infinities and NaN pass as they are. An exact zero
+ * sum of operands that are not both -0 is +0, and -0 rounding down (IEEE 754 6.3): the sum of the negated
+ * operands, negated, has that sign.
+ */
+static double sum_to_odd(double x, double y) {
+    double s = x + y;
+    double t = s - x;
+    double error = (x - (s - t)) + (y - t);
+    uint64_t bits = bits_of(s);
+    int inexact = error != 0 && s - s == 0;
+    bits += inexact && !(bits & 1) ? ((error > 0) == (s > 0) ? 1 : (uint64_t)-1) : 0;
+    double zero = BYODT_ROUNDING == BYODT_ROUNDING_DOWN ? -((-x) + (-y)) : s;
+    return s == 0 ? zero : double_of(bits);
+}
+
+/*
+ * a / b as a double rounded to odd: both significands brought to [2^32, 2^33), their quotient's 41 bits by
+ * restoring division (no 64-bit division call on 32-bit targets) and a sticky bit for a remainder; exact in a
+ * double. Zero, infinite and NaN operands divide exactly in double.
+ */
+static double quotient_to_odd(T a, T b) {
+    uint64_t numerator = significand_of(a), divisor = significand_of(b);
+    int numerator_shift = __builtin_clzll(numerator | 1) - 31, divisor_shift = __builtin_clzll(divisor | 1) - 31;
+    numerator <<= numerator_shift;
+    divisor <<= divisor_shift;
+    uint64_t quotient = 0;
+    for (int i = 0; i <= 40; i++) {
+        uint64_t fits = numerator >= divisor;
+        numerator -= fits ? divisor : 0;
+        quotient = (quotient << 1) | fits;
+        numerator <<= 1;
+    }
+    int scale = exponent_of(a) - numerator_shift - exponent_of(b) + divisor_shift - 41;
+    double magnitude = (double)((quotient << 1) | (numerator != 0)) * pow2(scale);
+    double x = to_double(a), y = to_double(b);
+    int exact = is_zero(a) || is_zero(b) || x - x != 0 || y - y != 0;
+    return exact ? x / y : ((a ^ b) & SIGN_BIT) ? -magnitude : magnitude;
+}
+#endif
+
 /* ---- comparisons with integers ---- */
 
 /*
@@ -344,7 +422,12 @@ static int ordered(T a, T b) { return !is_nan(a) && !is_nan(b); }
 
 /* ---- the library ---- */
 
-#if MF_VIA_FLOAT
+#if !NEAREST_EVEN
+EXPORT T FN(add)(T a, T b) { return from_double(sum_to_odd(to_double(a), to_double(b))); }
+EXPORT T FN(sub)(T a, T b) { return from_double(sum_to_odd(to_double(a), -to_double(b))); }
+EXPORT T FN(mul)(T a, T b) { return from_double(to_double(a) * to_double(b)); }     /* exact: p <= 26, E <= 8 */
+EXPORT T FN(div)(T a, T b) { return from_double(quotient_to_odd(a, b)); }
+#elif MF_VIA_FLOAT
 EXPORT T FN(add)(T a, T b) { return from_float(to_float(a) + to_float(b)); }
 EXPORT T FN(sub)(T a, T b) { return from_float(to_float(a) - to_float(b)); }
 EXPORT T FN(mul)(T a, T b) { return from_float(to_float(a) * to_float(b)); }
@@ -399,7 +482,7 @@ EXPORT int32_t FN(to_i32)(T a) {
     return (int32_t)(x != x ? 0 : x);
 }
 /* -infinity, the most negative finite value, or for an unsigned format the smallest (0, or 2^-127 for E8M0). */
-EXPORT T FN(lowest)(void) { return (T)(MF_UNSIGNED ? 0 : SIGN_BIT | OVERFLOW_BITS); }
+EXPORT T FN(lowest)(void) { return (T)(MF_UNSIGNED ? 0 : SIGN_BIT | INFINITE_INPUT_BITS); }
 
 /* ---- exact accumulation ----
  * The accumulator is a two's-complement fixed-point integer of ACC_WORDS * 64 bits whose unit is the square of

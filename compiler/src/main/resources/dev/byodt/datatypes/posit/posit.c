@@ -11,6 +11,10 @@
  * monotonic, that is round-to-nearest-even of the exact value's infinitely long posit bit string cut after
  * N bits, which is what encode() does; the midpoint is therefore geometric where exponent bits are cut off.
  * A nonzero value never rounds to 0 (it becomes +-minPos) and a finite one never to NaR (+-maxPos).
+ * -DBYODT_ROUNDING=BYODT_ROUNDING_<mode> (common/rounding.c) rounds that bit string in another way instead: ties
+ * away from zero, toward zero, up, down or to odd (the last bit of the pattern set when inexact), keeping the
+ * standard's two rules at the ends (no 0, no NaR) in every mode; those modes use the exact integer arithmetic
+ * for every operation and from_double for conversions from float32.
  *
  * Arithmetic, each exact (correctly rounded); the aim is narrow vector lanes (16-bit ones for N <= 8, else 32-bit):
  * - N <= 8 (not on RISC-V with float hardware), add, sub and mul in 16-bit integer operations only (small_add,
@@ -71,9 +75,14 @@ typedef int32_t posit_signed;
 #define HAS_DOUBLE_HARDWARE 0
 #endif
 
-/* -DPOSIT_INTEGER_ARITHMETIC=1 forces the exact integer arithmetic (the tests use it to check that path). */
+/* -DPOSIT_INTEGER_ARITHMETIC=1 forces the exact integer arithmetic (the tests use it to check that path). The
+   rounding modes other than the standard's (BYODT_ROUNDING, common/rounding.c) take it too: the float32, double
+   and 16-bit shortcuts below round to nearest even and only their results are known to be exact. */
 #ifndef POSIT_INTEGER_ARITHMETIC
-#define POSIT_INTEGER_ARITHMETIC 0
+#define POSIT_INTEGER_ARITHMETIC (BYODT_ROUNDING != BYODT_ROUNDING_NEAREST_EVEN)
+#endif
+#if !POSIT_INTEGER_ARITHMETIC && BYODT_ROUNDING != BYODT_ROUNDING_NEAREST_EVEN
+#error "posit.c rounds other than to nearest even only with its integer arithmetic"
 #endif
 /* The significand bits (hidden bit included) of the most precise posits: N - 2 - ES, at least 1. */
 #define MAX_SIGNIFICAND_BITS (N - 2 - ES > 1 ? N - 2 - ES : 1)
@@ -174,7 +183,7 @@ INLINE unpacked decode(int32_t p) {
 
 /*
  * The posit nearest to (-1)^negative * (1 + fraction 2^-32) * 2^scale plus, when sticky is 1, a positive amount
- * below the fraction's last bit. Returns the sign-extended pattern. 32-bit operations only, so that a vector
+ * below the fraction's last bit (or that value rounded in the BYODT_ROUNDING mode). Returns the sign-extended pattern. 32-bit operations only, so that a vector
  * holds as many lanes as it holds posits.
  */
 INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fraction, uint32_t sticky) {
@@ -197,7 +206,8 @@ INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fracti
     uint32_t guard = (string >> (cut - 1)) & 1;
     uint32_t dropped = (string << shift) != word;
     uint32_t rest = ((string & ((1u << (cut - 1)) - 1)) != 0) | dropped | ((fraction << (30 - ES)) != 0) | sticky;
-    magnitude += guard & (rest ? 1u : magnitude); /* to nearest, ties to even; at most 2^(N-1): no overflow */
+    /* At most 2^(N-1): no overflow. */
+    magnitude += rounding_increment(magnitude & 1, guard, rest != 0, negative);
     magnitude = magnitude < 1 ? 1 : magnitude > (uint32_t)MAXPOS_PATTERN ? (uint32_t)MAXPOS_PATTERN : magnitude;
     return negative ? -(int32_t)magnitude : (int32_t)magnitude;
 }
@@ -613,7 +623,11 @@ INLINE int32_t integer_sqrt(int32_t a) {
 
 API posit_storage FN(from_f64)(double x) { return (posit_storage)from_double(x); }
 #if FLOAT_CONVERSIONS
+#if BYODT_ROUNDING != BYODT_ROUNDING_NEAREST_EVEN
+API posit_storage FN(from_f32)(float x) { return (posit_storage)from_double((double)x); }
+#else
 API posit_storage FN(from_f32)(float x) { return (posit_storage)from_float_bits(bits_of_float(x)); }
+#endif
 API float FN(to_f32)(posit_storage storage) {
     int32_t p = pattern_of(storage);
     return is_nar(p) ? float_of_bits(0x7fc00000u) : float_of_real(p);

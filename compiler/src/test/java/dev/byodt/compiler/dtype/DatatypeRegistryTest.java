@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,14 @@ class DatatypeRegistryTest {
         assertEquals(ScalarType.I16, posit.storage());
         assertEquals(List.of("BYODT_PREFIX=posit16es2", "POSIT_N=16", "POSIT_ES=2"), posit.library().orElseThrow().defines());
         assertEquals(ScalarType.I256, posit.exactAccumulator().orElseThrow());
+        assertEquals(List.of("BYODT_PREFIX=posit16es2", "POSIT_N=16", "POSIT_ES=2", "BYODT_ROUNDING=BYODT_ROUNDING_UP"),
+            registry.instance("custom[posit]16", Map.of("rounding", "up")).library().orElseThrow().defines());
+        assertEquals(List.of("BYODT_PREFIX=mf_e8m7", "MF_EXP_BITS=8", "MF_FRAC_BITS=7", "BYODT_ROUNDING=BYODT_ROUNDING_ODD"),
+            registry.instance("bfloat16", Map.of("rounding", "odd")).library().orElseThrow().defines());
+        // Sums in float32 registers, each rounded by from_f32, are bfloat16's sums rounded once only to nearest even.
+        DatatypeInstance nearest = registry.instance("bfloat16", Map.of()), up = registry.instance("bfloat16", Map.of("rounding", "up"));
+        assertTrue(nearest.definition().arithmeticInFloat32(nearest));
+        assertFalse(up.definition().arithmeticInFloat32(up));
         assertEquals("posit5es0", registry.instance("custom[posit_es0]5", Map.of()).prefix());
         assertEquals(ScalarType.I8, registry.instance("custom[posit_es3]5", Map.of()).storage());
 

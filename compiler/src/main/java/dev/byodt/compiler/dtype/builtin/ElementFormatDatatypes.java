@@ -36,6 +36,7 @@ public final class ElementFormatDatatypes implements DatatypePlugin {
     }
 
     private static void register(DatatypeRegistry registry, String name, int code, MinifloatFormat format, int width, String summary) {
-        registry.register(MinifloatDatatypes.minifloat(name, code, i -> format, i -> name).summary(summary).widths(width).build());
+        registry.register(MinifloatDatatypes.minifloat(name, code, i -> format, i -> name, MinifloatLibrary.roundingModes(format))
+            .summary(summary).widths(width).build());
     }
 }

@@ -12,7 +12,8 @@ public final class Fp8e4m3Datatypes implements DatatypePlugin {
     @Override
     public void registerWith(DatatypeRegistry registry) {
         MinifloatFormat e4m3 = new MinifloatFormat(4, 3, MinifloatFormat.Specials.FN, false);
-        registry.register(MinifloatDatatypes.minifloat("fp8e4m3", 144, i -> e4m3, i -> "fp8e4m3")
+        registry.register(MinifloatDatatypes.minifloat("fp8e4m3", 144, i -> e4m3, i -> "fp8e4m3",
+                MinifloatLibrary.roundingModes(e4m3))
             .summary("OCP FP8 E4M3 (no infinity, saturating at 448)")
             .widths(8)
             .build());

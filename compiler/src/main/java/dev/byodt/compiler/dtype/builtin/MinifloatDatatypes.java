@@ -7,6 +7,7 @@ import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.runtime.MinifloatFormat;
 
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
- * IEEE-style small floats (round to nearest even, subnormals, infinities, NaN) from one C library,
+ * IEEE-style small floats (round to nearest even or in another --rounding mode, subnormals, infinities, NaN) from one C library,
  * minifloat.c (-DMF_EXP_BITS -DMF_FRAC_BITS): {@code minifloat_eE} at any width with at least one fraction
  * bit, and the common formats by name: {@code float16} (e5m10), {@code bfloat} (e8m7, bfloat16) and
  * {@code fp8e5m2}.
@@ -37,14 +38,19 @@ public final class MinifloatDatatypes implements DatatypePlugin {
     private static DatatypeDefinition.Builder minifloat(String name, int code, ToIntFunction<DatatypeInstance> exponentBits) {
         Function<DatatypeInstance, MinifloatFormat> format =
             i -> MinifloatFormat.ieee(exponentBits.applyAsInt(i), i.bits() - 1 - exponentBits.applyAsInt(i));
-        return minifloat(name, code, format, i -> "mf_e" + format.apply(i).exponentBits() + "m" + format.apply(i).fractionBits());
+        return minifloat(name, code, format, i -> "mf_e" + format.apply(i).exponentBits() + "m" + format.apply(i).fractionBits(),
+            List.of(RoundingMode.values()));
     }
 
-    /** A datatype of minifloat.c in the given format: every operation of the library, float32, exact or fused accumulation. */
+    /**
+     * A datatype of minifloat.c in the given format: every operation of the library, float32, exact or fused
+     * accumulation, and the --rounding modes {@code roundings} (the first the default).
+     */
     static DatatypeDefinition.Builder minifloat(String name, int code, Function<DatatypeInstance, MinifloatFormat> format,
-                                                Function<DatatypeInstance, String> prefix) {
+                                                Function<DatatypeInstance, String> prefix, List<RoundingMode> roundings) {
         return DatatypeDefinition.register(name, code)
-            .library(LIBRARY, i -> MinifloatLibrary.defines(format.apply(i)))
+            .option("rounding", RoundingMode.optionNames(roundings))
+            .library(LIBRARY, i -> MinifloatLibrary.defines(format.apply(i), RoundingMode.of(i.option("rounding"))))
             .prefix(prefix)
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.COMPARISONS)
@@ -53,7 +59,7 @@ public final class MinifloatDatatypes implements DatatypePlugin {
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> MinifloatLibrary.exactAccumulatorBits(format.apply(i)))
             .fusedAccumulation(i -> format.apply(i).exactInFloat32())
-            .arithmeticInFloat32(i -> MinifloatLibrary.arithmeticInFloat32(format.apply(i)))
+            .arithmeticInFloat32(i -> MinifloatLibrary.arithmeticInFloat32(format.apply(i), RoundingMode.of(i.option("rounding"))))
             .valueGrid(i -> MinifloatLibrary.valueGrid(format.apply(i)));
     }
 }

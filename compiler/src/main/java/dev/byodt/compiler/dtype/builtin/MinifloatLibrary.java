@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.builtin;
 
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.runtime.MinifloatFormat;
 
@@ -7,18 +8,31 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the datatypes built on minifloat.c need of a {@link MinifloatFormat}: the library's -D parameters, the
+ * What the datatypes built on minifloat.c need of a {@link MinifloatFormat}: the library's -D parameters, its
+ * rounding modes, the
  * width of its exact accumulator, which the registry gives code generation, and the grid of values block
  * quantization rounds to.
  */
 final class MinifloatLibrary {
     private MinifloatLibrary() {}
 
-    static List<String> defines(MinifloatFormat format) {
+    static List<String> defines(MinifloatFormat format, RoundingMode rounding) {
         List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + format.exponentBits(), "MF_FRAC_BITS=" + format.fractionBits()));
+        defines.addAll(rounding.defines());
         if (format.specials() != MinifloatFormat.Specials.IEEE) defines.add("MF_SPECIALS=MF_SPECIALS_" + format.specials());
         if (format.unsigned()) defines.add("MF_UNSIGNED=1");
         return defines;
+    }
+
+    /**
+     * The --rounding modes of a format, nearest even first: every mode, but to odd where there are no fraction
+     * bits (E8M0, whose every value has the odd significand 1, so to odd would be toward zero by another name).
+     * Every format registered has E <= 8, whose products double holds exactly, as minifloat.c's other modes need.
+     */
+    static List<RoundingMode> roundingModes(MinifloatFormat format) {
+        List<RoundingMode> modes = new ArrayList<>(List.of(RoundingMode.values()));
+        if (format.fractionBits() == 0) modes.remove(RoundingMode.ODD);
+        return modes;
     }
 
     /**
@@ -27,9 +41,15 @@ final class MinifloatLibrary {
      * float32's exponent range where it matters); to_f32 differs from to_float only in giving every NaN as the
      * one quiet NaN, which rounds to the same NaN pattern. IEEE float16 is left out: its add and mul are F16C
      * conversions around float32's, as fast as sums in float32 registers, and its 16-bit sums move half the bytes
-     * (bench-dtypes measured its matrix product and convolution slower with float32 sums).
+     * (bench-dtypes measured its matrix product and convolution slower with float32 sums). Only to nearest even:
+     * in the other --rounding modes a float32 sum rounded again is not the sum rounded once, and minifloat.c
+     * computes them otherwise.
      */
-    static boolean arithmeticInFloat32(MinifloatFormat format) {
+    static boolean arithmeticInFloat32(MinifloatFormat format, RoundingMode rounding) {
+        return rounding == RoundingMode.NEAREST_EVEN && arithmeticInFloat32(format);
+    }
+
+    private static boolean arithmeticInFloat32(MinifloatFormat format) {
         int e = format.exponentBits(), m = format.fractionBits();
         boolean float16 = e == 5 && m == 10 && format.specials() == MinifloatFormat.Specials.IEEE && !format.unsigned();
         return !float16 && ((e <= 7 && m >= 1 && m <= 10)

@@ -6,14 +6,17 @@ import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
+import dev.byodt.compiler.dtype.RoundingMode;
 
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Posits of the 2022 Posit Standard at 2 to 32 bits: {@code posit} (es = 2, the standard's) and
  * {@code posit_es0}, {@code posit_es1}, {@code posit_es3}. One C library (posit.c, -DPOSIT_N -DPOSIT_ES)
- * computes every operation; comparisons need no call, because the storage holds the N-bit pattern
- * sign-extended, and posits compare as two's-complement integers.
+ * computes every operation, rounding to nearest even as the standard does or in another --rounding mode;
+ * comparisons need no call, because the storage holds the N-bit pattern sign-extended, and posits compare as
+ * two's-complement integers.
  */
 public final class PositDatatypes implements DatatypePlugin {
     /** posit.c, and posit_x64.c's vector variants for N <= 8 (compiled where the CPU has their AVX-512 features). */
@@ -32,7 +35,9 @@ public final class PositDatatypes implements DatatypePlugin {
         return DatatypeDefinition.register(name, code)
             .summary("posit, es = " + es + " (Posit Standard 2022), sign-extended storage")
             .widthRange(2, 32)
-            .library(LIBRARY, i -> List.of("POSIT_N=" + i.bits(), "POSIT_ES=" + es))
+            .option("rounding", RoundingMode.optionNames(List.of(RoundingMode.values())))
+            .library(LIBRARY, i -> Stream.concat(Stream.of("POSIT_N=" + i.bits(), "POSIT_ES=" + es),
+                RoundingMode.of(i.option("rounding")).defines().stream()).toList())
             .prefix(i -> "posit" + i.bits() + "es" + es)
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)

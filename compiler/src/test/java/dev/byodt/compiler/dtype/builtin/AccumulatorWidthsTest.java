@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.builtin;
 
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.toolchain.BundledTools;
 import dev.byodt.compiler.toolchain.ProcessResult;
 import dev.byodt.runtime.MinifloatFormat;
@@ -52,7 +53,7 @@ class AccumulatorWidthsTest {
         formats.add(new MinifloatFormat(2, 3, MinifloatFormat.Specials.NONE, false));  // fp6e2m3
         formats.add(new MinifloatFormat(2, 1, MinifloatFormat.Specials.NONE, false));  // fp4e2m1
         for (MinifloatFormat format : formats) {
-            List<String> defines = new ArrayList<>(MinifloatLibrary.defines(format));
+            List<String> defines = new ArrayList<>(MinifloatLibrary.defines(format, RoundingMode.NEAREST_EVEN));
             defines.add("BYODT_PREFIX=p");
             // MF_ACC_BITS is 64 * ACC_WORDS, and the preprocessor lists the words as a number.
             int width = 64 * macro("dev/byodt/datatypes/minifloat/minifloat.c", "ACC_WORDS", defines);

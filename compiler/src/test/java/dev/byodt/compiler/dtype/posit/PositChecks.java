@@ -64,6 +64,21 @@ final class PositChecks {
             : op + "(" + describe(lib, ref, a[i]) + ") = " + describeStorage(lib, ref, actual[i]) + ", expected " + describe(lib, ref, wanted[i]));
     }
 
+    /**
+     * The elementary functions (exact except next to a rounding boundary), floor, ceil and round, and every
+     * conversion, on every one of {@code all} (and the conversions into posits at their interesting arguments).
+     */
+    static void functionsAndConversions(PositLibrary lib, PositReference ref, long[] all) {
+        PositMathReference math = new PositMathReference(ref);
+        math(lib, ref, "exp", all, math::exp);
+        math(lib, ref, "log", all, math::log);
+        math(lib, ref, "tanh", all, math::tanh);
+        math(lib, ref, "sigmoid", all, math::sigmoid);
+        math(lib, ref, "erf", all, math::erf);
+        sinesAndRoundings(lib, ref, all);
+        PositConversionChecks.all(lib, ref, all);
+    }
+
     /** sin and cos (correctly rounded but next to a midpoint), floor, ceil and round (exact) on every one of a. */
     static void sinesAndRoundings(PositLibrary lib, PositReference ref, long[] a) {
         PositMathReference math = new PositMathReference(ref);

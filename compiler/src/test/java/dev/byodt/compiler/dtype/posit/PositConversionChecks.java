@@ -62,10 +62,13 @@ final class PositConversionChecks {
      * Every float32 that is a posit, a midpoint between neighbouring posits (a tie), or next to one of those,
      * with both signs, plus zeros, infinities, NaN, subnormals and the extremes.
      */
-    static float[] tiesAndNeighbours(PositReference ref) {
+    static float[] tiesAndNeighbours(PositReference ref) { return tiesAndNeighbours(ref, 1); }
+
+    /** {@link #tiesAndNeighbours(PositReference)} of every {@code stride}th posit only (and the midpoint above it). */
+    static float[] tiesAndNeighbours(PositReference ref, int stride) {
         List<Float> xs = new ArrayList<>(List.of(0f, -0f, Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY,
             Float.MIN_VALUE, -Float.MIN_VALUE, Float.MIN_NORMAL, Float.MAX_VALUE, -Float.MAX_VALUE, 1e-30f, 1e30f));
-        for (long p = 1; p <= ref.maxPos(); p++) {
+        for (long p = 1; p <= ref.maxPos(); p += p < stride || p > ref.maxPos() - stride ? 1 : stride) {
             addWithNeighbours(xs, ref.value(p));
             if (p < ref.maxPos()) addWithNeighbours(xs, ref.midpointAbove(p));
         }

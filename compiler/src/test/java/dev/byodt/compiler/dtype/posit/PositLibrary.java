@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.posit;
 
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.builtin.PositDatatypes;
 import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
@@ -56,6 +57,13 @@ final class PositLibrary implements AutoCloseable {
     static boolean hasVectorVariants(int n) {
         Target host = Target.host();
         return n <= 8 && List.of("avx512bw", "avx512vbmi", "avx512vbmi2").stream().allMatch(host::hasFeature);
+    }
+
+    /** The library in a --rounding mode other than the default: every operation, all in the exact integer arithmetic. */
+    static PositLibrary compile(int n, int es, RoundingMode mode) {
+        NativeLibrary.Builder builder = builder(n, es).operations(StandardFunctions.all());
+        mode.defines().forEach(d -> builder.define(d.substring(0, d.indexOf('=')), d.substring(d.indexOf('=') + 1)));
+        return new PositLibrary(n, es, builder.build());
     }
 
     /** The exact integer arithmetic (add, sub, mul, div, sqrt) forced for any N, so N <= 16 tests it too. */

@@ -23,11 +23,15 @@ class PositQuireTest {
         for (int[] format : formats) {
             PositReference ref = new PositReference(format[0], format[1]);
             try (PositLibrary lib = PositLibrary.compile(format[0], format[1])) {
-                Random random = new Random(format[0] * 10L + format[1]);
-                for (int length : new int[]{1, 2, 3, 7, 64, 300, 1000}) check(lib, ref, random, length, 20);
-                checkNaR(lib, ref);
+                checkRandomDotProducts(lib, ref, new Random(format[0] * 10L + format[1]));
             }
         }
+    }
+
+    /** 20 dot products and sums of each length from 1 to 1000, and NaR in each. */
+    static void checkRandomDotProducts(PositLibrary lib, PositReference ref, Random random) {
+        for (int length : new int[]{1, 2, 3, 7, 64, 300, 1000}) check(lib, ref, random, length, 20);
+        checkNaR(lib, ref);
     }
 
     static void check(PositLibrary lib, PositReference ref, Random random, int length, int groups) {

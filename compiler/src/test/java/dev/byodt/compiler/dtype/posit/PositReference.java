@@ -1,9 +1,10 @@
 package dev.byodt.compiler.dtype.posit;
 
+import dev.byodt.compiler.dtype.RoundingMode;
+
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
-import java.math.RoundingMode;
 import java.util.function.ToIntFunction;
 
 /**
@@ -14,24 +15,31 @@ import java.util.function.ToIntFunction;
  * fraction). Rounding (section 4.1) is done the way the standard states it: the exact value is placed between
  * the two neighbouring posits found by bisection over the patterns (posits are monotonic in their patterns), and
  * compared with the (N+1)-bit posit between them, the midpoint; ties go to the even pattern; nonzero values
- * never round to 0 and finite values never to NaR. No shifting, no guard bits: only exact comparisons.
+ * never round to 0 and finite values never to NaR. No shifting, no guard bits: only exact comparisons. The other
+ * {@link RoundingMode}s choose between the same two neighbours by their own rule.
  */
 public final class PositReference {
     final int n;
     final int es;
+    private final RoundingMode mode;
     private final PositReference wider;
     /** Decoded positive patterns, filled lazily for small N (bisection revisits the same patterns). */
     private final Exact[] cache;
 
     public PositReference(int n, int es) {
-        this(n, es, true);
+        this(n, es, RoundingMode.NEAREST_EVEN);
     }
 
-    private PositReference(int n, int es, boolean withWider) {
+    public PositReference(int n, int es, RoundingMode mode) {
+        this(n, es, mode, true);
+    }
+
+    private PositReference(int n, int es, RoundingMode mode, boolean withWider) {
         if (n < 2 || n > 33 || es < 0 || es > 3) throw new IllegalArgumentException("posit" + n + "es" + es);
         this.n = n;
         this.es = es;
-        this.wider = withWider ? new PositReference(n + 1, es, false) : null;
+        this.mode = mode;
+        this.wider = withWider ? new PositReference(n + 1, es, mode, false) : null;
         this.cache = n <= 18 ? new Exact[1 << (n - 1)] : null;
     }
 
@@ -95,11 +103,17 @@ public final class PositReference {
      */
     long roundTarget(int sign, ToIntFunction<Exact> compareMagnitude) {
         if (sign == 0) return 0;
-        long magnitude = roundPositive(compareMagnitude);
+        long magnitude = roundMagnitude(compareMagnitude, sign < 0);
         return sign < 0 ? negate(magnitude) : magnitude;
     }
 
-    private long roundPositive(ToIntFunction<Exact> compare) {
+    /**
+     * The positive pattern of |x|, for x of the sign {@code negative} says: maxPos from maxPos up and minPos up to
+     * minPos, in every mode (the standard's rules: no 0, no NaR); else the pattern of a posit equal to |x|, or of
+     * one of its neighbours lo < |x| < hi, as the mode chooses: the nearer (on a tie to the even pattern or the
+     * larger magnitude), the smaller magnitude, the larger or smaller value (magnitude by sign), the odd pattern.
+     */
+    private long roundMagnitude(ToIntFunction<Exact> compare, boolean negative) {
         if (compare.applyAsInt(value(maxPos())) >= 0) return maxPos();
         if (compare.applyAsInt(value(1)) <= 0) return 1;
         long lo = 1, hi = maxPos(); // value(lo) < x < value(hi)
@@ -109,10 +123,17 @@ public final class PositReference {
             if (c == 0) return mid;
             if (c > 0) lo = mid; else hi = mid;
         }
-        int toMidpoint = compare.applyAsInt(midpointAbove(lo));
-        if (toMidpoint < 0) return lo;
-        if (toMidpoint > 0) return hi;
-        return (lo & 1) == 0 ? lo : hi;
+        return switch (mode) {
+            case NEAREST_EVEN, NEAREST_AWAY -> {
+                int toMidpoint = compare.applyAsInt(midpointAbove(lo));
+                if (toMidpoint != 0) yield toMidpoint < 0 ? lo : hi;
+                yield mode == RoundingMode.NEAREST_AWAY || (lo & 1) != 0 ? hi : lo;
+            }
+            case TOWARD_ZERO -> lo;
+            case UP -> negative ? lo : hi;
+            case DOWN -> negative ? hi : lo;
+            case ODD -> (lo & 1) != 0 ? lo : hi;
+        };
     }
 
     /** The (N+1)-bit posit between the posit with signed pattern {@code lo} and the next one up. */
@@ -189,7 +210,7 @@ public final class PositReference {
         if (isNar(p)) return Integer.MIN_VALUE;
         Exact v = value(p);
         BigDecimal d = new BigDecimal(v.num()).divide(new BigDecimal(v.den()));
-        BigInteger i = d.setScale(0, RoundingMode.HALF_EVEN).toBigIntegerExact();
+        BigInteger i = d.setScale(0, java.math.RoundingMode.HALF_EVEN).toBigIntegerExact();
         if (i.compareTo(BigInteger.valueOf(Integer.MAX_VALUE)) > 0) return Integer.MAX_VALUE;
         if (i.compareTo(BigInteger.valueOf(Integer.MIN_VALUE)) < 0) return Integer.MIN_VALUE;
         return i.intValueExact();

@@ -123,13 +123,7 @@ class SmallPositsTest {
         }
         PositChecks.unary(lib, ref, "neg", all, p -> ref.isNar(p) ? ref.nar() : ref.round(ref.value(p).negate()));
         PositChecks.unary(lib, ref, "abs", all, p -> ref.isNar(p) ? ref.nar() : ref.round(ref.value(p).abs()));
-        PositChecks.math(lib, ref, "exp", all, math::exp);
-        PositChecks.math(lib, ref, "log", all, math::log);
-        PositChecks.math(lib, ref, "tanh", all, math::tanh);
-        PositChecks.math(lib, ref, "sigmoid", all, math::sigmoid);
-        PositChecks.math(lib, ref, "erf", all, math::erf);
-        PositChecks.sinesAndRoundings(lib, ref, all);
-        PositConversionChecks.all(lib, ref, all);
+        PositChecks.functionsAndConversions(lib, ref, all);
         assertEquals(lib.storage(ref.negate(ref.maxPos())), lib.lib.constant("lowest"), lib + " lowest = -maxPos");
     }
 }

@@ -1,8 +1,8 @@
 package dev.byodt.compiler.dtype.reference;
 
-import java.math.BigDecimal;
+import dev.byodt.compiler.dtype.RoundingMode;
+
 import java.math.BigInteger;
-import java.math.MathContext;
 import java.util.function.DoubleBinaryOperator;
 
 /**
@@ -10,7 +10,7 @@ import java.util.function.DoubleBinaryOperator;
  * definitions of IEEE 754, the OCP 8-bit Floating Point and Microscaling (MX) v1.0 specifications and the ONNX
  * FNUZ types: a value is (-1)^s * 2^(e - bias) * 1.f (or 0.f * 2^(1 - bias) when e is 0 and there are fraction
  * bits); a result is the exact value rounded to the nearest representable number with ties to the even integer
- * significand, computed on rationals. Which patterns are special, and what happens where a format has no
+ * significand, or in another {@link RoundingMode} as {@link Rounding#of} defines it, computed on rationals. Which patterns are special, and what happens where a format has no
  * infinity, no NaN, no negative zero or no sign, is the {@link Specials} style and {@code unsigned}. NaN
  * results are the library's canonical NaN. Special operands (NaN, infinity) and exact zero results follow
  * IEEE 754, which Java's double arithmetic implements, so those cases are decided in double.
@@ -32,6 +32,7 @@ public final class MinifloatReference {
     private final int m;
     private final Specials specials;
     private final boolean unsigned;
+    private final RoundingMode mode;
     private final int bias;
     private final int signBit;
     private final int magnitudeMask;
@@ -46,6 +47,11 @@ public final class MinifloatReference {
     }
 
     public MinifloatReference(int exponentBits, int fractionBits, Specials specials, boolean unsigned) {
+        this(exponentBits, fractionBits, specials, unsigned, RoundingMode.NEAREST_EVEN);
+    }
+
+    public MinifloatReference(int exponentBits, int fractionBits, Specials specials, boolean unsigned, RoundingMode mode) {
+        this.mode = mode;
         this.e = exponentBits;
         this.m = fractionBits;
         this.specials = specials;
@@ -134,8 +140,8 @@ public final class MinifloatReference {
     /**
      * x rounded to the format: the exponent of x, floored at the smallest normal exponent (1 - bias, or -bias
      * without fraction bits, where there are no subnormals), fixes the quantum 2^(exponent - M); x / quantum
-     * rounds to the nearest integer, ties to even; a result above the largest finite value overflows (to
-     * infinity in the IEEE style, else to the largest finite value). A zero result takes the sign
+     * rounds to an integer in the mode; a result above the largest finite value overflows (to infinity in the
+     * IEEE style where the mode says so, else to the largest finite value). A zero result takes the sign
      * {@code negativeZero} where the format has -0; without zero (no fraction bits) the smallest value is the
      * nearest. An unsigned format has no negative numbers: a negative x that does not round to zero is NaN.
      */
@@ -146,14 +152,16 @@ public final class MinifloatReference {
         Rational magnitude = x.abs();
         int smallestNormal = m > 0 ? 1 - bias : -bias;
         int exponent = x.signum() == 0 ? smallestNormal : Math.max(magnitude.floorLog2(), smallestNormal);
-        BigInteger n = Rounding.nearestEven(magnitude.multiply(Rational.scaled(BigInteger.ONE, m - exponent)));
+        BigInteger n = Rounding.of(x.multiply(Rational.scaled(BigInteger.ONE, m - exponent)), mode).abs();
         if (n.signum() == 0 && m > 0) return sign;
         if (unsigned && x.signum() < 0) return nan();
         if (n.signum() == 0) n = BigInteger.ONE;                            // no zero: the smallest value is nearest
         if (n.bitLength() > m + 1) { n = n.shiftRight(1); exponent++; }   // rounded up to the next binade
         Rational rounded = Rational.scaled(n, exponent - m);
         sign = negative ? signBit : 0;
-        if (rounded.compareTo(largest) > 0) return hasInfinity() ? infinity(negative) : sign | largestPattern;
+        if (rounded.compareTo(largest) > 0) {
+            return hasInfinity() && Rounding.overflowsToInfinity(mode, negative) ? infinity(negative) : sign | largestPattern;
+        }
         int nv = n.intValueExact();
         if (nv < (1 << m)) return sign | nv;                                 // subnormal
         return sign | ((exponent + bias) << m) | (nv - (1 << m));
@@ -181,9 +189,24 @@ public final class MinifloatReference {
         return exact.apply(value(a), value(b)).signum() == 0;
     }
 
-    public int add(int a, int b) { return arithmetic(a, b, Double::sum, Rational::add); }
+    public int add(int a, int b) { return sum(a, b, false); }
 
-    public int sub(int a, int b) { return arithmetic(a, b, (x, y) -> x - y, Rational::subtract); }
+    public int sub(int a, int b) { return sum(a, b, true); }
+
+    /**
+     * a + b, or a - b: an exact zero sum of finite operands is +0, or -0 when rounding down, except that x + x
+     * keeps the sign of a zero x (IEEE 754 6.3).
+     */
+    private int sum(int a, int b, boolean subtract) {
+        if (isFinite(a) && isFinite(b)) {
+            Rational exact = subtract ? value(a).subtract(value(b)) : value(a).add(value(b));
+            boolean negativeA = (a & signBit) != 0, negativeB = ((b & signBit) != 0) != subtract;
+            boolean bothZero = value(a).signum() == 0 && value(b).signum() == 0;
+            boolean negativeZero = bothZero && negativeA == negativeB ? negativeA : mode == RoundingMode.DOWN;
+            if (exact.signum() == 0) return round(Rational.ZERO, negativeZero);
+        }
+        return subtract ? arithmetic(a, b, (x, y) -> x - y, Rational::subtract) : arithmetic(a, b, Double::sum, Rational::add);
+    }
 
     public int mul(int a, int b) {
         if (isFinite(a) && isFinite(b) && (value(a).signum() == 0 || value(b).signum() == 0)) {
@@ -222,14 +245,24 @@ public final class MinifloatReference {
 
     public int abs(int a) { return specials == Specials.FNUZ && isNaN(a) ? a : a & magnitudeMask; }
 
-    /** sqrt: never a tie (a midpoint's square has more significant bits than a format value), so 60 digits decide it. */
+    /**
+     * sqrt, exactly: with 2^k <= sqrt(v) < 2^(k+1), the root in units of 2^(k - M - 2) has the integer part
+     * isqrt(floor(v / 4^(k - M - 2))), whose two lowest bits are the rounding bit and the first of the rest, and
+     * the root is exact when that integer squared is the scaled v. That integer plus a quarter for an inexact
+     * root rounds as the root does in every mode.
+     */
     public int sqrt(int a) {
         if (isNaN(a)) return nan();
         if (isFinite(a) && value(a).signum() == 0) return a;
         if ((a & signBit) != 0) return nan();
         if (isInfinite(a)) return a;
-        BigDecimal root = value(a).toBigDecimal(80).sqrt(new MathContext(60));
-        return round(Rational.of(root), false);
+        Rational v = value(a);
+        int k = Math.floorDiv(v.floorLog2(), 2), unit = k - m - 2;
+        Rational scaled = v.multiply(Rational.scaled(BigInteger.ONE, -2 * unit));
+        BigInteger root = Rounding.floor(scaled).sqrt();
+        boolean exact = Rational.of(root.multiply(root)).compareTo(scaled) == 0;
+        Rational standIn = Rational.of(root).add(exact ? Rational.ZERO : new Rational(BigInteger.ONE, BigInteger.valueOf(4)));
+        return round(standIn.multiply(Rational.scaled(BigInteger.ONE, unit)), false);
     }
 
     /** An IEEE comparison through the exact values (doubles hold them exactly): NaN is unordered. */

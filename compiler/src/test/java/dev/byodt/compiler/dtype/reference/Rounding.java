@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.reference;
 
+import dev.byodt.compiler.dtype.RoundingMode;
+
 import java.math.BigInteger;
 
 /** Rounding an exact rational to an integer, by the rules the formats use. */
@@ -30,4 +32,36 @@ public final class Rounding {
 
     /** The smallest integer >= x. */
     public static BigInteger ceil(Rational x) { return floor(x.negate()).negate(); }
+
+    /**
+     * x rounded to an integer in {@code mode}, from the mode's definition: the integer itself when x is one;
+     * else one of floor(x) and floor(x) + 1, the nearer (on a tie the even one, or the one farther from zero),
+     * the one nearer zero, the larger, the smaller, or the odd one.
+     */
+    public static BigInteger of(Rational x, RoundingMode mode) {
+        BigInteger below = floor(x), above = below.add(BigInteger.ONE);
+        if (Rational.of(below).compareTo(x) == 0) return below;
+        int toMidpoint = x.compareTo(Rational.of(below).add(new Rational(BigInteger.ONE, BigInteger.TWO)));
+        return switch (mode) {
+            case NEAREST_EVEN -> nearestEven(x);
+            case NEAREST_AWAY -> toMidpoint > 0 || (toMidpoint == 0 && x.signum() > 0) ? above : below;
+            case TOWARD_ZERO -> x.signum() > 0 ? below : above;
+            case UP -> above;
+            case DOWN -> below;
+            case ODD -> below.testBit(0) ? below : above;
+        };
+    }
+
+    /**
+     * Whether a result beyond a format's largest finite value becomes infinity (where the mode rounds it away
+     * from zero, as IEEE 754 7.4 says) rather than the largest finite value; to odd keeps it finite.
+     */
+    public static boolean overflowsToInfinity(RoundingMode mode, boolean negative) {
+        return switch (mode) {
+            case NEAREST_EVEN, NEAREST_AWAY -> true;
+            case UP -> !negative;
+            case DOWN -> negative;
+            case TOWARD_ZERO, ODD -> false;
+        };
+    }
 }
