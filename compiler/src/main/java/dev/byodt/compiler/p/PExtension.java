@@ -76,12 +76,25 @@ public record PExtension(int opcode) implements TargetExtension {
     @Override
     public void check(Target target, DatatypeChoice datatypes) { lanes(target, datatypes); }
 
-    /** Dot products grouped, symmetric clips, element-wise loops packed, in {@link #lanes} 16-bit lanes. */
+    /**
+     * fxp16_P's 2x2 means packed (with 4 lanes), dot products grouped, symmetric clips, element-wise loops packed,
+     * in {@link #lanes} 16-bit lanes.
+     */
     @Override
     public List<UnaryOperator<Program>> passes(Target target, DatatypeChoice datatypes) {
         int lanes = lanes(target, datatypes);
-        return List.of(program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, SYMMETRIC_CLIPS8::apply,
+        PackedMeans means = new PackedMeans(lanes == 4 ? meanDatatypes(datatypes) : Map.of());
+        return List.of(means::apply, program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, SYMMETRIC_CLIPS8::apply,
             program -> packLanes(program, lanes));
+    }
+
+    /** The fxp16_P datatypes by library prefix, with their fraction bits and the mode of byodt_p16x4_mean2x2_MODE. */
+    private static Map<String, PackedMeans.Datatype> meanDatatypes(DatatypeChoice datatypes) {
+        Map<String, PackedMeans.Datatype> byPrefix = new HashMap<>();
+        for (DatatypeInstance instance : datatypes.instances()) {
+            if (isFxp16(instance)) byPrefix.put(instance.prefix(), new PackedMeans.Datatype(instance.parameter(), FixedPointP.mode(instance)));
+        }
+        return byPrefix;
     }
 
     @Override

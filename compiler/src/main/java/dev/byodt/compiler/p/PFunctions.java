@@ -95,6 +95,15 @@ final class PFunctions {
     }
 
     /**
+     * {@code byodt_p16x4_mean2x2_MODE}: the means of four 2x2 windows of fxp16_P values summed exactly, from the
+     * windows' two rows as two words each (MODE one of {@link #PRODUCT_MODES}: the division's rounding and the
+     * sum's overflow), RV64 and the host model.
+     */
+    static LibraryFunction means2x2(String mode) {
+        return new LibraryFunction("byodt_p16x4_mean2x2_" + mode, ScalarType.I64, Collections.nCopies(4, ScalarType.I64));
+    }
+
+    /**
      * Every function fixed_p.c defines for registers of {@code registerLanes} 16-bit lanes (2 on riscv32, 4 on
      * riscv64 and the host model, which add the 64-bit words' functions).
      */
@@ -131,6 +140,7 @@ final class PFunctions {
             all.add(accumulate(8, 2 * lanes));
             all.add(accumulateWord(8, 2 * lanes));
         }
+        if (registerLanes == 4) for (String mode : PRODUCT_MODES) all.add(means2x2(mode));
         return all;
     }
 }
