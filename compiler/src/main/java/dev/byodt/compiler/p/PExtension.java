@@ -24,7 +24,7 @@ import java.util.function.UnaryOperator;
  * operations whose instructions are `.insn` inline assembly (LLVM 20 has no P), linked into a model compiled
  * for a P target, or, on the host, the same library with an exact C model of each instruction. The
  * fixed-point datatypes' lowerings for it ({@link FixedPointP}) call the library; after datatype lowering its
- * passes group dot products ({@link GroupedProducts}), clip to symmetric ranges in one instruction
+ * passes pack AveragePool's 2x2 means ({@link PackedMeans}), group dot products ({@link GroupedProducts}), clip to symmetric ranges in one instruction
  * ({@link SymmetricClips}) and pack element-wise loops into lanes ({@link PackedLanes}); every function they
  * call is a typed reference of {@link PFunctions}. The instruction words it emits are listed in {@link #INSTRUCTIONS}.
  *
