@@ -77,7 +77,7 @@ public record PExtension(int opcode) implements TargetExtension {
     public void check(Target target, DatatypeChoice datatypes) { lanes(target, datatypes); }
 
     /**
-     * fxp16_P's 2x2 means packed (with 4 lanes), dot products grouped, symmetric clips, element-wise loops packed,
+     * fxp16_P's and fxp8_P's 2x2 means packed (on registers of 4 16-bit lanes), dot products grouped, symmetric clips, element-wise loops packed,
      * in {@link #lanes} 16-bit lanes.
      */
     @Override
@@ -88,11 +88,16 @@ public record PExtension(int opcode) implements TargetExtension {
             program -> packLanes(program, lanes));
     }
 
-    /** The fxp16_P datatypes by library prefix, with their fraction bits and the mode of byodt_p16x4_mean2x2_MODE. */
+    /**
+     * The fxp16_P and fxp8_P datatypes by library prefix, with their width, fraction bits and the mode of
+     * byodt_pBITSx4_mean2x2_MODE.
+     */
     private static Map<String, PackedMeans.Datatype> meanDatatypes(DatatypeChoice datatypes) {
         Map<String, PackedMeans.Datatype> byPrefix = new HashMap<>();
         for (DatatypeInstance instance : datatypes.instances()) {
-            if (isFxp16(instance)) byPrefix.put(instance.prefix(), new PackedMeans.Datatype(instance.parameter(), FixedPointP.mode(instance)));
+            if (isFxp16(instance) || isFxp8(instance)) {
+                byPrefix.put(instance.prefix(), new PackedMeans.Datatype(instance.bits(), instance.parameter(), FixedPointP.mode(instance)));
+            }
         }
         return byPrefix;
     }

@@ -95,12 +95,13 @@ final class PFunctions {
     }
 
     /**
-     * {@code byodt_p16x4_mean2x2_MODE}: the means of four 2x2 windows of fxp16_P values summed exactly, from the
-     * windows' two rows as two words each (MODE one of {@link #PRODUCT_MODES}: the division's rounding and the
-     * sum's overflow), RV64 and the host model.
+     * {@code byodt_pBITSx4_mean2x2_MODE}: the means of four 2x2 windows of fxp16_P or fxp8_P values summed exactly,
+     * from the windows' two rows as two words of 4 values each (MODE one of {@link #PRODUCT_MODES}: the division's
+     * rounding and the sum's overflow), RV64 and the host model.
      */
-    static LibraryFunction means2x2(String mode) {
-        return new LibraryFunction("byodt_p16x4_mean2x2_" + mode, ScalarType.I64, Collections.nCopies(4, ScalarType.I64));
+    static LibraryFunction means2x2(int bits, String mode) {
+        ScalarType word = ScalarType.integerOfBits(4 * bits);
+        return new LibraryFunction("byodt_p" + bits + "x4_mean2x2_" + mode, word, Collections.nCopies(4, word));
     }
 
     /**
@@ -140,7 +141,12 @@ final class PFunctions {
             all.add(accumulate(8, 2 * lanes));
             all.add(accumulateWord(8, 2 * lanes));
         }
-        if (registerLanes == 4) for (String mode : PRODUCT_MODES) all.add(means2x2(mode));
+        if (registerLanes == 4) {
+            for (String mode : PRODUCT_MODES) {
+                all.add(means2x2(16, mode));
+                all.add(means2x2(8, mode));
+            }
+        }
         return all;
     }
 }

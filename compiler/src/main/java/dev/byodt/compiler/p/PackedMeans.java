@@ -18,27 +18,28 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * AveragePool's 2x2 windows with stride 2 in fxp16_P, summed exactly (--accumulate exact), four outputs per P
- * call ({@code byodt_p16x4_mean2x2_MODE}): fixed.c's sum of each window, fitted once, divided by 4, bit for bit.
+ * AveragePool's 2x2 windows with stride 2 in fxp16_P or fxp8_P, summed exactly (--accumulate exact), four outputs
+ * per P call ({@code byodt_p16x4_mean2x2_MODE}, {@code byodt_p8x4_mean2x2_MODE}): fixed.c's sum of each window,
+ * fitted once, divided by 4, bit for bit.
  * <p>
  * The pooling kernel runs over the outputs flattened, {@code y[i] = div(acc_round(sum of acc_add(x[...]))), 4)},
  * so no group of its iterations reads words. Where the kernel is exactly that, without padding (the input's rows
  * and columns twice the output's; each window's element index checked for every output and tap), it becomes a
- * loop along output rows: four adjacent outputs of a row read two 64-bit words of each of their two input rows
- * and store one word. A word must be aligned: rows of an odd length do not pack (LeNet-5's pool2, 5 outputs a
- * row, whose input rows start 20 bytes apart); rows of a length 2 mod 4 (pool1's 14) start every other one
+ * loop along output rows: four adjacent outputs of a row read two words of 4 values (64 bits of fxp16, 32 of
+ * fxp8) of each of their two input rows and store one word. A word must be aligned: rows of an odd length do not
+ * pack (LeNet-5's pool2, 5 outputs a row, whose input rows start 20 bytes apart in fxp16); rows of a length 2 mod 4 (pool1's 14) start every other one
  * 2 outputs into a word, so those two, and the last outputs of a row, are computed one at a time as before.
  * Not the caller's tensors, whose alignment byodt cannot rely on (a fixed-point model's are float32 anyway).
  */
 final class PackedMeans {
-    /** Each fxp16_P datatype's library functions by their prefix ({@code fxp16_13}): its fraction bits and mode. */
-    record Datatype(int fraction, String mode) {}
+    /** An fxp16_P or fxp8_P datatype, as its library functions' prefix ({@code fxp16_13}) names it: its width, fraction bits and mode. */
+    record Datatype(int bits, int fraction, String mode) {}
 
     private static final int LANES = 4;
 
     private final Map<String, Datatype> datatypes;
 
-    /** @param datatypes the fxp16_P datatypes of the program by library prefix; the target's registers hold 4 lanes */
+    /** @param datatypes the fxp16_P and fxp8_P datatypes of the program by library prefix; the target's registers hold 4 16-bit lanes */
     PackedMeans(Map<String, Datatype> datatypes) {
         this.datatypes = Map.copyOf(datatypes);
     }
@@ -73,12 +74,13 @@ final class PackedMeans {
         Datatype datatype = datatypes.get(prefix);
         if (datatype == null || !isQuarterOfSum(store.value(), prefix, datatype, zero)) return null;
         Buffer x = tap.buffer(), y = store.buffer();
+        ScalarType value = ScalarType.integerOfBits(datatype.bits());
         if (callers.contains(x) || callers.contains(y) || x.rank() != 4 || y.rank() != 4
-            || x.elementType() != ScalarType.I16 || y.elementType() != ScalarType.I16 || y.size() != total.value()) return null;
+            || x.elementType() != value || y.elementType() != value || y.size() != total.value()) return null;
         long outputRows = y.dim(0) * y.dim(1) * y.dim(2), width = y.dim(3);
         if (x.dim(0) != y.dim(0) || x.dim(1) != y.dim(1) || x.dim(2) != 2 * y.dim(2) || x.dim(3) != 2 * width
             || width % 2 != 0 || width < LANES || !readsWindows(tap.index(), f.var(), rows.var(), columns.var(), total.value(), width)) return null;
-        return new Pool(f, x, y, outputRows, width, PFunctions.means2x2(datatype.mode()));
+        return new Pool(f, x, y, outputRows, width, PFunctions.means2x2(datatype.bits(), datatype.mode()));
     }
 
     private static boolean isExtent(Stmt.For f, long extent) { return f.extent() instanceof Expr.IntConst c && c.value() == extent; }
@@ -96,8 +98,9 @@ final class PackedMeans {
             if (count instanceof Expr.Op cast && cast.op() == ScalarOp.CAST && cast.args().size() == 1) count = cast.arg(0);
             return count instanceof Expr.IntConst n && n.value() == 4;
         }
+        int unused = 64 - datatype.bits();
         return div.function().equals(prefix + "_div") && count instanceof Expr.IntConst n
-            && datatype.fraction() <= 12 && (short) n.value() == 4L << datatype.fraction();
+            && datatype.fraction() <= datatype.bits() - 4 && n.value() << unused >> unused == 4L << datatype.fraction();
     }
 
     /**
@@ -165,7 +168,8 @@ final class PackedMeans {
             long head = Math.floorMod(-offset * width, LANES), words = (width - head) / LANES, tail = width - head - LANES * words;
             List<Stmt> out = new ArrayList<>(oneAtATime(affine(block, factor * width, offset * width), head, "head"));
             LoopVar group = new LoopVar(kernel.var().name() + "_words");
-            Buffer xWords = x.view(ScalarType.I64, x.size() / LANES), yWords = y.view(ScalarType.I64, y.size() / LANES);
+            ScalarType wordType = means.result();
+            Buffer xWords = x.view(wordType, x.size() / LANES), yWords = y.view(wordType, y.size() / LANES);
             // Word (2 r W + 2 (head + 4 g)) / 4 of x (x's rows are 2 W long): the window's first row; W / 2 words on, its second.
             long top = offset * width + head / 2;
             Expr value = means.call(load(xWords, block, factor * width, top, group), load(xWords, block, factor * width, top + 1, group),

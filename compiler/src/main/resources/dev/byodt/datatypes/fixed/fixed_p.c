@@ -556,9 +556,32 @@ static reg_t means2x2_16(reg_t top0, reg_t top1, reg_t bottom0, reg_t bottom1, i
     return quartered16(p_pktt16(odd, even), truncate);
 }
 
+/*
+ * fxp8_P's the same one size down: a window row's 8 bytes (two 32-bit words) in one register, SLL16 and SRA16 by 8
+ * widen its even and its odd bytes to 16-bit lanes in output order, ADD16 sums each window's four exactly
+ * (|sum| <= 512), SCLIP16 by 7 fits the sums to 8 bits (SLL16 and SRA16 by 8 wrapping), the same division by 4,
+ * and base instructions gather the four low bytes into a 32-bit word: byodt_p8x4_mean2x2_MODE, RV64 and the host
+ * model.
+ */
+static reg_t pair_sums8(uint32_t first, uint32_t second) {
+    reg_t bytes = (reg_t)first | (reg_t)second << 32, eight = 8;
+    return p_add16(p_sra16(p_sll16(bytes, eight), eight), p_sra16(bytes, eight));
+}
+
+static uint32_t means2x2_8(uint32_t top0, uint32_t top1, uint32_t bottom0, uint32_t bottom1, int truncate, int wrap) {
+    reg_t eight = 8, sums = p_add16(pair_sums8(top0, top1), pair_sums8(bottom0, bottom1));
+    sums = wrap ? p_sra16(p_sll16(sums, eight), eight) : SCLIP16(7, sums);
+    reg_t means = quartered16(sums, truncate) & (reg_t)0x00FF00FF00FF00FFULL;
+    means = (means | means >> 8) & (reg_t)0x0000FFFF0000FFFFULL;
+    return (uint32_t)(means | means >> 16);
+}
+
 #define MEANS2X2(mode, truncate, wrap)                                                                          \
     EXPORT uint64_t byodt_p16x4_mean2x2_##mode(uint64_t top0, uint64_t top1, uint64_t bottom0, uint64_t bottom1) { \
         return (uint64_t)means2x2_16(top0, top1, bottom0, bottom1, truncate, wrap);                             \
+    }                                                                                                           \
+    EXPORT uint32_t byodt_p8x4_mean2x2_##mode(uint32_t top0, uint32_t top1, uint32_t bottom0, uint32_t bottom1) { \
+        return means2x2_8(top0, top1, bottom0, bottom1, truncate, wrap);                                        \
     }
 MEANS2X2(nearest_saturate, 0, 0)
 MEANS2X2(truncate_saturate, 1, 0)

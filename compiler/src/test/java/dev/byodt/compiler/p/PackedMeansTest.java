@@ -24,7 +24,7 @@ import java.util.Random;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * AveragePool's 2x2 windows in fxp16_P with exact sums, four means per P call: the host build with the P model
+ * AveragePool's 2x2 windows in fxp16_P and fxp8_P with exact sums, four means per P call: the host build with the P model
  * gives the bits of the build without P, on random tensors whose windows saturate and wrap, rows of a length 0
  * and 2 mod 4 (pairs of rows, a last unpaired one), and the call is there exactly where the rows pack (not for
  * rows of an odd length, nor an odd input that the windows do not cover).
@@ -34,7 +34,10 @@ class PackedMeansTest {
     @CsvSource({
         "2x3x8x8, fxp16_13, '', true", "1x2x28x28, fxp16_13, '', true", "1x1x6x12, fxp16_13, overflow=wrap, true",
         "2x2x4x20, fxp16_10, '', true", "1x3x12x12, fxp16_10, overflow=wrap, true", "1x2x8x12, fxp16_15, rounding=truncate, true",
-        "1x2x12x8, fxp16_12, rounding=truncate;overflow=wrap, true", "1x2x10x10, fxp16_13, '', false", "1x1x9x9, fxp16_13, '', false"})
+        "1x2x12x8, fxp16_12, rounding=truncate;overflow=wrap, true", "1x2x10x10, fxp16_13, '', false", "1x1x9x9, fxp16_13, '', false",
+        "2x3x8x8, fxp8_4, '', true", "1x2x28x28, fxp8_4, '', true", "1x1x6x12, fxp8_4, overflow=wrap, true",
+        "1x3x12x12, fxp8_6, '', true", "1x2x8x12, fxp8_7, rounding=truncate, true", "1x2x12x8, fxp8_3, rounding=truncate;overflow=wrap, true",
+        "1x2x10x10, fxp8_4, '', false"})
     void meansOfRandomTensorsHaveTheSameBitsWithThePModel(String shape, String datatype, String option, boolean packed) {
         Graph graph = averagePool(java.util.Arrays.stream(shape.split("x")).mapToLong(Long::parseLong).toArray());
         Map<String, String> options = new java.util.HashMap<>();
@@ -43,7 +46,8 @@ class PackedMeansTest {
         long[] inputShape = graph.inputs().getFirst().type().shape();
         float[] values = new float[(int) java.util.Arrays.stream(inputShape).reduce(1, (a, b) -> a * b)];
         Random random = new Random((shape + datatype + option).hashCode());
-        double range = Math.pow(2, 15 - Integer.parseInt(datatype.substring("fxp16_".length())));
+        String[] format = datatype.substring("fxp".length()).split("_");
+        double range = Math.pow(2, Integer.parseInt(format[0]) - 1 - Integer.parseInt(format[1]));
         // Most windows near the range's ends, so that their exact sums pass it and saturate or wrap, and others small.
         for (int i = 0; i < values.length; i++) {
             values[i] = (float) (random.nextInt(3) == 0 ? random.nextGaussian() * range / 8 : (random.nextBoolean() ? 1 : -1) * range * (0.5 + random.nextDouble() / 2));
@@ -52,7 +56,8 @@ class PackedMeansTest {
         assertArrayEquals(run(graph, Target.host(), datatypes, inputs), run(graph, hostWithPModel(), datatypes, inputs));
         CompileOptions options2 = CompileOptions.host().withTarget(hostWithPModel()).withDatatypes(datatypes).withOptimize(false).withInlineLibraries(false);
         try (CompiledModule compiled = Compiler.compile(graph, options2)) {
-            assertEquals(packed, compiled.printIr().contains("@byodt_p16x4_mean2x2_"), "byodt_p16x4_mean2x2 called");
+            String means = "@byodt_p" + format[0] + "x4_mean2x2_";
+            assertEquals(packed, compiled.printIr().contains(means), means + " called");
         }
     }
 
