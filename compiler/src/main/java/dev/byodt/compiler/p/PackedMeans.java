@@ -27,19 +27,23 @@ import java.util.Set;
  * and columns twice the output's; each window's element index checked for every output and tap), it becomes a
  * loop along output rows: four adjacent outputs of a row read two words of 4 values (64 bits of fxp16, 32 of
  * fxp8) of each of their two input rows and store one word. A word must be aligned: rows of an odd length do not
- * pack (LeNet-5's pool2, 5 outputs a row, whose input rows start 20 bytes apart in fxp16); rows of a length 2 mod 4 (pool1's 14) start every other one
- * 2 outputs into a word, so those two, and the last outputs of a row, are computed one at a time as before.
+ * pack (LeNet-5's pool2, 5 outputs a row, whose input rows start 20 bytes apart in fxp16); rows of a length 2
+ * mod 4 (pool1's 14) start every other one 2 outputs into a word, so those two, and the last outputs of a row,
+ * are computed one at a time as before.
  * Not the caller's tensors, whose alignment byodt cannot rely on (a fixed-point model's are float32 anyway).
  */
 final class PackedMeans {
-    /** An fxp16_P or fxp8_P datatype, as its library functions' prefix ({@code fxp16_13}) names it: its width, fraction bits and mode. */
+    /** An fxp16_P or fxp8_P datatype's width, fraction bits and mode (its library functions' prefix names it: {@code fxp16_13}). */
     record Datatype(int bits, int fraction, String mode) {}
 
     private static final int LANES = 4;
 
     private final Map<String, Datatype> datatypes;
 
-    /** @param datatypes the fxp16_P and fxp8_P datatypes of the program by library prefix; the target's registers hold 4 16-bit lanes */
+    /**
+     * @param datatypes the fxp16_P and fxp8_P datatypes of the program by library prefix; the target's registers
+     *                  hold 4 16-bit lanes
+     */
     PackedMeans(Map<String, Datatype> datatypes) {
         this.datatypes = Map.copyOf(datatypes);
     }
