@@ -1,5 +1,6 @@
 package dev.byodt.compiler.p;
 
+import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LowerFunc;
 import dev.byodt.compiler.dtype.LoweringSite;
 import dev.byodt.compiler.kernel.Expr;
@@ -53,8 +54,12 @@ public final class FixedPointP {
 
     /** fxp16_P's or fxp8_P's product in the site's rounding and overflow, P passed along. */
     private static Expr product(LoweringSite s) {
-        String mode = (s.instance().option("rounding").equals("truncate") ? "truncate" : "nearest") + (wraps(s) ? "_wrap" : "_saturate");
-        return PFunctions.product(s.instance().bits(), 1, mode).call(s.arg(0), s.arg(1), new Expr.IntConst(ScalarType.I32, s.instance().parameter()));
+        return PFunctions.product(s.instance().bits(), 1, mode(s.instance())).call(s.arg(0), s.arg(1), new Expr.IntConst(ScalarType.I32, s.instance().parameter()));
+    }
+
+    /** The rounding and overflow of a datatype as the P library's functions name them ({@link PFunctions#PRODUCT_MODES}). */
+    static String mode(DatatypeInstance instance) {
+        return (instance.option("rounding").equals("truncate") ? "truncate" : "nearest") + (instance.option("overflow").equals("wrap") ? "_wrap" : "_saturate");
     }
 
     public static LowerFunc accumulateProduct() {

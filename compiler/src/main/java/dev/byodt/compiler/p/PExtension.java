@@ -24,7 +24,7 @@ import java.util.function.UnaryOperator;
  * operations whose instructions are `.insn` inline assembly (LLVM 20 has no P), linked into a model compiled
  * for a P target, or, on the host, the same library with an exact C model of each instruction. The
  * fixed-point datatypes' lowerings for it ({@link FixedPointP}) call the library; after datatype lowering its
- * passes group dot products ({@link GroupedProducts}), clip to symmetric ranges in one instruction
+ * passes pack AveragePool's 2x2 means ({@link PackedMeans}), group dot products ({@link GroupedProducts}), clip to symmetric ranges in one instruction
  * ({@link SymmetricClips}) and pack element-wise loops into lanes ({@link PackedLanes}); every function they
  * call is a typed reference of {@link PFunctions}. The instruction words it emits are listed in {@link #INSTRUCTIONS}.
  *
@@ -76,12 +76,30 @@ public record PExtension(int opcode) implements TargetExtension {
     @Override
     public void check(Target target, DatatypeChoice datatypes) { lanes(target, datatypes); }
 
-    /** Dot products grouped, symmetric clips, element-wise loops packed, in {@link #lanes} 16-bit lanes. */
+    /**
+     * fxp16_P's and fxp8_P's 2x2 means packed (on registers of 4 16-bit lanes), dot products grouped, symmetric clips, element-wise loops packed,
+     * in {@link #lanes} 16-bit lanes.
+     */
     @Override
     public List<UnaryOperator<Program>> passes(Target target, DatatypeChoice datatypes) {
         int lanes = lanes(target, datatypes);
-        return List.of(program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, SYMMETRIC_CLIPS8::apply,
+        PackedMeans means = new PackedMeans(lanes == 4 ? meanDatatypes(datatypes) : Map.of());
+        return List.of(means::apply, program -> groupDotProducts(program, lanes), SYMMETRIC_CLIPS::apply, SYMMETRIC_CLIPS8::apply,
             program -> packLanes(program, lanes));
+    }
+
+    /**
+     * The fxp16_P and fxp8_P datatypes by library prefix, with their width, fraction bits and the mode of
+     * byodt_pBITSx4_mean2x2_MODE.
+     */
+    private static Map<String, PackedMeans.Datatype> meanDatatypes(DatatypeChoice datatypes) {
+        Map<String, PackedMeans.Datatype> byPrefix = new HashMap<>();
+        for (DatatypeInstance instance : datatypes.instances()) {
+            if (isFxp16(instance) || isFxp8(instance)) {
+                byPrefix.put(instance.prefix(), new PackedMeans.Datatype(instance.bits(), instance.parameter(), FixedPointP.mode(instance)));
+            }
+        }
+        return byPrefix;
     }
 
     @Override

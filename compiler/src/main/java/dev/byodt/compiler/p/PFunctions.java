@@ -95,6 +95,16 @@ final class PFunctions {
     }
 
     /**
+     * {@code byodt_pBITSx4_mean2x2_MODE}: the means of four 2x2 windows of fxp16_P or fxp8_P values summed exactly,
+     * from the windows' two rows as two words of 4 values each (MODE one of {@link #PRODUCT_MODES}: the division's
+     * rounding and the sum's overflow), RV64 and the host model.
+     */
+    static LibraryFunction means2x2(int bits, String mode) {
+        ScalarType word = ScalarType.integerOfBits(4 * bits);
+        return new LibraryFunction("byodt_p" + bits + "x4_mean2x2_" + mode, word, Collections.nCopies(4, word));
+    }
+
+    /**
      * Every function fixed_p.c defines for registers of {@code registerLanes} 16-bit lanes (2 on riscv32, 4 on
      * riscv64 and the host model, which add the 64-bit words' functions).
      */
@@ -130,6 +140,12 @@ final class PFunctions {
             all.add(accumulateWord(16, lanes));
             all.add(accumulate(8, 2 * lanes));
             all.add(accumulateWord(8, 2 * lanes));
+        }
+        if (registerLanes == 4) {
+            for (String mode : PRODUCT_MODES) {
+                all.add(means2x2(16, mode));
+                all.add(means2x2(8, mode));
+            }
         }
         return all;
     }

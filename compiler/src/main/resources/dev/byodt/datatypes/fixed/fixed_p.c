@@ -517,3 +517,74 @@ PRODUCTS(nearest_saturate, 0, 0)
 PRODUCTS(truncate_saturate, 1, 0)
 PRODUCTS(nearest_wrap, 0, 1)
 PRODUCTS(truncate_wrap, 1, 1)
+
+/*
+ * The means of 2x2 windows with exact sums, fixed.c's AveragePool under --accumulate exact for fxp16_P: each
+ * window's four values summed exactly (acc_add), the sum fitted to 16 bits once (acc_round: saturated, or
+ * wrapped with --overflow wrap), then divided by 4 (div_i32 or div, the same shifts: nearest-even, or toward
+ * zero with --rounding truncate). KADD16 of pairs would saturate at each step (32767, 32767, -32768, -32768 sum
+ * to -2 in fixed.c, to -1 saturated pairwise), so the sums are widened: SMBB16 and SMTT16 by ones give the
+ * values of lanes 0, 2 and 1, 3 in 32-bit lanes, and ADD32 adds each window's four, exactly (|sum| < 2^17).
+ * KSLL32 by 16 (SLL32 wrapping) fits each sum to 16 bits in its lane's top half, as the products do; base
+ * instructions put the sums of outputs 0, 2 and 1, 3 in the same registers (a 32-bit lane of each word moves),
+ * so that PKTT16 gathers the four in lane order. The division works on the 16-bit lanes: SRA16 by 2 floors;
+ * the correction of 0 or 1, from each lane's two discarded bits and its kept lowest bit (or sign), is computed
+ * by base instructions in lanes that never carry (at most 6), and ADD16 adds it without overflow (|floor| < 2^13).
+ * top0, top1 are a window row's 8 values (outputs 0, 1 and 2, 3), bottom0, bottom1 the next row's:
+ * byodt_p16x4_mean2x2_MODE, RV64 and the host model.
+ */
+#if XLEN == 64
+static reg_t window_sums16(reg_t top, reg_t bottom) {
+    reg_t ones = (reg_t)0x0001000100010001ULL;
+    return p_add32(p_add32(p_smbb16(top, ones), p_smtt16(top, ones)), p_add32(p_smbb16(bottom, ones), p_smtt16(bottom, ones)));
+}
+
+static reg_t quartered16(reg_t v, int truncate) {
+    reg_t one = (reg_t)0x0001000100010001ULL, three = 3 * one, four = 4 * one;
+    reg_t floor = p_sra16(v, 2), rest = v & three;
+    reg_t up = truncate ? ((v >> 15) & one) & (((rest + three) & four) >> 2)
+                        : ((rest + (floor & one) + one) & four) >> 2;
+    return p_add16(floor, up);
+}
+
+static reg_t means2x2_16(reg_t top0, reg_t top1, reg_t bottom0, reg_t bottom1, int truncate, int wrap) {
+    reg_t shift = 16, low = (reg_t)0x00000000FFFFFFFFULL;
+    reg_t first = window_sums16(top0, bottom0), second = window_sums16(top1, bottom1);
+    first = wrap ? p_sll32(first, shift) : p_ksll32(first, shift);
+    second = wrap ? p_sll32(second, shift) : p_ksll32(second, shift);
+    reg_t even = (first & low) | (second << 32), odd = (first >> 32) | (second & ~low);
+    return quartered16(p_pktt16(odd, even), truncate);
+}
+
+/*
+ * fxp8_P's the same one size down: a window row's 8 bytes (two 32-bit words) in one register, SLL16 and SRA16 by 8
+ * widen its even and its odd bytes to 16-bit lanes in output order, ADD16 sums each window's four exactly
+ * (|sum| <= 512), SCLIP16 by 7 fits the sums to 8 bits (SLL16 and SRA16 by 8 wrapping), the same division by 4,
+ * and base instructions gather the four low bytes into a 32-bit word: byodt_p8x4_mean2x2_MODE, RV64 and the host
+ * model.
+ */
+static reg_t pair_sums8(uint32_t first, uint32_t second) {
+    reg_t bytes = (reg_t)first | (reg_t)second << 32, eight = 8;
+    return p_add16(p_sra16(p_sll16(bytes, eight), eight), p_sra16(bytes, eight));
+}
+
+static uint32_t means2x2_8(uint32_t top0, uint32_t top1, uint32_t bottom0, uint32_t bottom1, int truncate, int wrap) {
+    reg_t eight = 8, sums = p_add16(pair_sums8(top0, top1), pair_sums8(bottom0, bottom1));
+    sums = wrap ? p_sra16(p_sll16(sums, eight), eight) : SCLIP16(7, sums);
+    reg_t means = quartered16(sums, truncate) & (reg_t)0x00FF00FF00FF00FFULL;
+    means = (means | means >> 8) & (reg_t)0x0000FFFF0000FFFFULL;
+    return (uint32_t)(means | means >> 16);
+}
+
+#define MEANS2X2(mode, truncate, wrap)                                                                          \
+    EXPORT uint64_t byodt_p16x4_mean2x2_##mode(uint64_t top0, uint64_t top1, uint64_t bottom0, uint64_t bottom1) { \
+        return (uint64_t)means2x2_16(top0, top1, bottom0, bottom1, truncate, wrap);                             \
+    }                                                                                                           \
+    EXPORT uint32_t byodt_p8x4_mean2x2_##mode(uint32_t top0, uint32_t top1, uint32_t bottom0, uint32_t bottom1) { \
+        return means2x2_8(top0, top1, bottom0, bottom1, truncate, wrap);                                        \
+    }
+MEANS2X2(nearest_saturate, 0, 0)
+MEANS2X2(truncate_saturate, 1, 0)
+MEANS2X2(nearest_wrap, 0, 1)
+MEANS2X2(truncate_wrap, 1, 1)
+#endif
