@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Version.class,
     description = "Bring your own datatype: compile and run ONNX models in custom number formats through LLVM.",
-    subcommands = {CompileCommand.class, RunCommand.class, SweepCommand.class, TrainCommand.class, DtypesCommand.class, InspectCommand.class, ConformanceCommand.class, BenchCommand.class, BenchDtypesCommand.class,
+    subcommands = {CompileCommand.class, RunCommand.class, SweepCommand.class, TrainCommand.class, TrainReportCommand.class, DtypesCommand.class, InspectCommand.class, ConformanceCommand.class, BenchCommand.class, BenchDtypesCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main {
     static final int MODEL_ERROR = 1;

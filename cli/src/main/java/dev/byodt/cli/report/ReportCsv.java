@@ -61,7 +61,7 @@ public final class ReportCsv {
         out.append(String.join(",", quoted)).append("\r\n");
     }
 
-    static String quote(String field) {
+    public static String quote(String field) {
         boolean needsQuotes = field.contains(",") || field.contains("\"") || field.contains("\n") || field.contains("\r");
         return needsQuotes ? "\"" + field.replace("\"", "\"\"") + "\"" : field;
     }

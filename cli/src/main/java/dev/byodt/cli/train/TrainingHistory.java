@@ -2,18 +2,25 @@ package dev.byodt.cli.train;
 
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
 import dev.byodt.cli.chart.ChartFiles;
 import dev.byodt.compiler.train.StepStatistics;
 import dev.byodt.runtime.AtomicFiles;
+import dev.byodt.runtime.ByodtException;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,7 +29,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * The record of a training run, written after every epoch so that an interrupted run keeps what it did:
  * history.csv (one row per epoch), history.json (the configuration and the epochs), and the loss and accuracy
- * charts as PNG and SVG.
+ * charts as PNG and SVG. {@link #read} loads a history.json back, to compare runs ({@link TrainingComparison}).
  */
 public final class TrainingHistory {
     private static final int WIDTH = 640;
@@ -37,6 +44,34 @@ public final class TrainingHistory {
     }
 
     public void add(EpochRecord epoch) { epochs.add(epoch); }
+
+    public Map<String, String> configuration() { return configuration; }
+
+    public List<EpochRecord> epochs() { return epochs; }
+
+    /** The history a run wrote into {@code folder} (its history.json), as many epochs as it finished. */
+    public static TrainingHistory read(Path folder) {
+        Path file = folder.resolve("history.json");
+        if (!Files.isRegularFile(file)) throw new ByodtException("no training history " + file + " (byodt train writes it after each epoch)");
+        try {
+            JsonObject root = JsonParser.parseString(Files.readString(file)).getAsJsonObject();
+            Map<String, String> configuration = new LinkedHashMap<>();
+            root.getAsJsonObject("configuration").entrySet().forEach(e -> configuration.put(e.getKey(), e.getValue().getAsString()));
+            TrainingHistory history = new TrainingHistory(configuration);
+            for (JsonElement element : root.getAsJsonArray("epochs")) {
+                JsonObject o = element.getAsJsonObject();
+                history.add(new EpochRecord(o.get("epoch").getAsInt(), o.get("loss").getAsDouble(), o.get("train_top1").getAsDouble(),
+                    o.get("test_top1").getAsDouble(), o.get("seconds").getAsDouble(), new StepStatistics.Counts(
+                        o.get("zero_gradients").getAsLong(), o.get("saturated_gradients").getAsLong(),
+                        o.get("vanished_updates").getAsLong(), o.get("saturated_updates").getAsLong())));
+            }
+            return history;
+        } catch (IOException e) {
+            throw new ByodtException("cannot read " + file + ": " + e.getMessage());
+        } catch (JsonParseException | IllegalStateException | UnsupportedOperationException | NullPointerException | ClassCastException e) {
+            throw new ByodtException(file + " is not a training history: " + e.getMessage());
+        }
+    }
 
     /** Writes every file into {@code folder}. */
     public void write(Path folder) {
