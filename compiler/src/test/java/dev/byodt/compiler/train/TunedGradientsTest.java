@@ -125,35 +125,8 @@ class TunedGradientsTest {
         Program reference = TrainingStep.of(graph, Loss.CROSS_ENTROPY, adam, LossScaling.NONE, Optional.empty());
         Program tuned = TrainingStep.of(graph, Loss.CROSS_ENTROPY, adam, LossScaling.NONE,
             Optional.of(Compiler.lanesOf(CompileOptions.host().withDatatype(datatype))));
-        List<Tensor> inputs = stepInputs(reference.inputSpecs(), graph, adam);
+        List<Tensor> inputs = SampleBatches.adamStepInputs(reference.inputSpecs(), graph, adam);
         assertBitsEqual(bits(run(reference, datatype, inputs)), bits(run(tuned, datatype, inputs)), "training step in " + datatype);
-    }
-
-    /** A batch of sample images and labels, the model's weights, Adam's state (small moments) and first step's scalars. */
-    private static List<Tensor> stepInputs(List<TensorSpec> specs, TrainableGraph graph, Optimizer adam) {
-        IdxSource data = SampleBatches.images((int) specs.get(1).shape()[0]);
-        Map<String, Tensor> weights = new LinkedHashMap<>();
-        graph.weights().forEach((v, t) -> weights.put(v.name(), t));
-        Random random = new Random(7);
-        List<Tensor> inputs = new ArrayList<>();
-        for (TensorSpec spec : specs) {
-            Tensor t = Tensor.zeros(spec.type(), spec.shape());
-            if (inputs.isEmpty()) {
-                long itemBytes = t.data().byteSize() / data.size();
-                for (int i = 0; i < data.size(); i++) data.readItem(i, t.data().asSlice(i * itemBytes, itemBytes));
-            } else if (inputs.size() == 1) {
-                for (int i = 0; i < data.size(); i++) t.setLong(i, data.label(i));
-            } else if (weights.containsKey(spec.name())) {
-                t = weights.get(spec.name());
-            } else if (spec.name().equals(TrainingStep.STEP_SCALARS)) {
-                float[] scalars = adam.stepScalars(1);
-                for (int i = 0; i < scalars.length; i++) t.setFloat(i, scalars[i]);
-            } else {
-                for (long i = 0; i < t.elementCount(); i++) t.setFloat(i, random.nextInt(64) / 4096f);
-            }
-            inputs.add(t);
-        }
-        return inputs;
     }
 
     private static List<Tensor> run(Program program, String datatype, List<Tensor> inputs) {
