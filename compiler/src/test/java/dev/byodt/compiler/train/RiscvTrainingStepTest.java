@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * A training step compiles for RISC-V as for the host, through the same lowering, library inlining and code
  * generation in the target's own schedules: one step of the small CNN (Conv, Tanh, pools, Gemm, Relu, the loss
- * and Adam) at batch 4, run under qemu-user, gives the host's step. Posits and fixed point are integer arithmetic
+ * and Adam) at batch 4, run under qemu-user, gives the host's step. Posits and fixed point are integer
  * arithmetic, exactly rounded on every path, so every output (loss, logits, updated weights, Adam's moments, the
  * gradient and update counts) has the host's bits. Two cases, a 64- and a 32-bit target: each costs a compilation
  * and a qemu run in the default test run.

@@ -14,8 +14,6 @@ import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.ops.Operators;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
-import dev.byodt.runtime.TensorSpec;
-import dev.byodt.runtime.data.IdxSource;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
