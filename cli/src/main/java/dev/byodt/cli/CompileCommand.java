@@ -6,7 +6,12 @@ import dev.byodt.compiler.aot.EmitKind;
 import dev.byodt.compiler.aot.Emitter;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.counts.InstructionCounts;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.target.TargetExtension;
+import dev.byodt.compiler.train.OnnxWeights;
+import dev.byodt.compiler.train.TrainableGraph;
+import dev.byodt.compiler.train.TrainingStep;
 import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,12 +29,16 @@ import java.util.concurrent.Callable;
         + "a shared library, or a static executable that needs no C library.",
         "The object and library export one C function, void ENTRY(const T *input..., T *output..., void *workspace), "
             + "declared in the generated header with the workspace size.",
-        "The executable runs as: MODEL [-o OUTDIR] input_0.pb [input_1.pb ...] and writes OUTDIR/output_N.pb."},
+        "The executable runs as: MODEL [-o OUTDIR] input_0.pb [input_1.pb ...] and writes OUTDIR/output_N.pb.",
+        "With --train it writes the training step byodt train runs instead, for any --target: inputs the batch, its "
+            + "labels, the weights, the optimizer state and the step's scalars; outputs the loss, the batch's logits, "
+            + "the updated weights and state, and the gradient and update counts (the header names each)."},
     footer = {"", "Examples:",
         "  byodt compile models/lenet5-fashion.onnx --emit obj -o lenet5.o      # also writes lenet5.h",
         "  byodt compile models/lenet5-fashion.onnx --emit exe -o lenet5 --shape image=64x1x28x28",
         "  byodt compile models/lenet5-fashion.onnx --emit llvm --no-opt -o lenet5.ll",
-        "  byodt compile models/lenet5-fashion.onnx --dtype custom[posit]16 --emit llvm --no-inline-lib -o lenet5-posit16.ll"})
+        "  byodt compile models/lenet5-fashion.onnx --dtype custom[posit]16 --emit llvm --no-inline-lib -o lenet5-posit16.ll",
+        "  byodt compile models/lenet5-fashion-untrained.onnx --train --optimizer adam --dtype custom[posit]16 --target riscv64 --emit obj -o step.o"})
 final class CompileCommand implements Callable<Integer> {
     @Mixin
     ModelOptions modelOptions;
@@ -53,6 +62,14 @@ final class CompileCommand implements Callable<Integer> {
         description = "With a RISC-V --target: print the static instruction count of each kernel (and how many are P instructions).")
     boolean stats;
 
+    @Option(names = "--train",
+        description = "Write the training step of the model (forward pass, loss, backward pass and update) rather than its forward pass; "
+            + "the options below say what the step computes, as for byodt train.")
+    boolean train;
+
+    @Mixin
+    TrainingStepOptions step;
+
     @Mixin
     CommonOptions common;
 
@@ -71,15 +88,24 @@ final class CompileCommand implements Callable<Integer> {
         Path out = output != null ? output : Path.of(baseName(modelOptions.model) + kind.fileExtension());
         Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
         if (apart.isPresent()) return apart.get();
-        CompileOptions options = modelOptions.compileOptions().withEntrySymbol(entry).withOptimize(!noOpt);
+        if (train) step.check();
+        CompileOptions options = (train ? step.compileOptions(modelOptions) : modelOptions.compileOptions())
+            .withEntrySymbol(entry).withOptimize(!noOpt);
         if (stats && !options.target().isRiscv()) throw new UsageException("--stats counts RISC-V instructions: give a RISC-V --target");
-        try (CompiledModule module = Compiler.compile(modelOptions.load(), options)) {
+        try (CompiledModule module = train ? Compiler.compile(trainingStep(options), options) : Compiler.compile(modelOptions.load(), options)) {
             ModelOptions.reportFallbacks(module);
             List<Path> written = new Emitter().emit(kind, module, out);
             for (Path p : written) System.out.println("wrote " + p);
             if (stats) printStats(module);
         }
         return 0;
+    }
+
+    /** The step byodt train runs, tuned for the target's vector lanes. */
+    private Program trainingStep(CompileOptions options) {
+        Graph model = step.batchedModel(modelOptions);
+        TrainableGraph graph = TrainableGraph.of(model, OnnxWeights.floatInitializers(modelOptions.model));
+        return TrainingStep.of(graph, step.lossFunction(), step.optimizer(), step.lossScaling(), Optional.of(Compiler.lanesOf(options)));
     }
 
     private static void printStats(CompiledModule module) {

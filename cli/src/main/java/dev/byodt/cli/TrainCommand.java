@@ -7,11 +7,8 @@ import dev.byodt.cli.train.TrainingData;
 import dev.byodt.cli.train.TrainingHistory;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.graph.Graph;
-import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.train.Loss;
 import dev.byodt.compiler.train.LossScaling;
-import dev.byodt.compiler.train.MasterWeights;
-import dev.byodt.compiler.train.NodeDatatypes;
 import dev.byodt.compiler.train.OnnxWeights;
 import dev.byodt.compiler.train.Optimizer;
 import dev.byodt.compiler.train.StepStatistics;
@@ -19,7 +16,6 @@ import dev.byodt.compiler.train.TrainableGraph;
 import dev.byodt.compiler.train.Trainer;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.Tensor;
-import dev.byodt.runtime.TensorSpec;
 import dev.byodt.runtime.data.DataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -80,55 +76,14 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--epochs", defaultValue = "1", paramLabel = "N", description = "Passes over the training data (default: ${DEFAULT-VALUE}).")
     int epochs;
 
-    @Option(names = "--batch", defaultValue = "32", paramLabel = "N", description = "Items per step (default: ${DEFAULT-VALUE}).")
-    int batch;
-
-    @Option(names = "--optimizer", defaultValue = "sgd", paramLabel = "sgd|momentum|adam",
-        description = "As torch.optim.SGD (without and with momentum) and torch.optim.Adam compute it (default: ${DEFAULT-VALUE}).")
-    String optimizer;
-
-    @Option(names = "--lr", paramLabel = "X", description = "Learning rate (default: 0.01, for adam 0.001).")
-    Double learningRate;
-
-    @Option(names = "--momentum", defaultValue = "0.9", paramLabel = "X", description = "With momentum (default: ${DEFAULT-VALUE}).")
-    double momentum;
-
-    @Option(names = "--weight-decay", defaultValue = "0", paramLabel = "X", description = "L2 weight decay added to the gradient (default: ${DEFAULT-VALUE}).")
-    double weightDecay;
-
-    @Option(names = "--beta1", defaultValue = "0.9", paramLabel = "X", description = "Adam's first moment decay (default: ${DEFAULT-VALUE}).")
-    double beta1;
-
-    @Option(names = "--beta2", defaultValue = "0.999", paramLabel = "X", description = "Adam's second moment decay (default: ${DEFAULT-VALUE}).")
-    double beta2;
-
-    @Option(names = "--epsilon", defaultValue = "1e-8", paramLabel = "X", description = "Adam's epsilon (default: ${DEFAULT-VALUE}).")
-    double epsilon;
-
-    @Option(names = "--loss", defaultValue = "cross-entropy", paramLabel = "cross-entropy|mse",
-        description = "cross-entropy on the logits (a final Softmax or LogSoftmax is folded into it), or mean squared "
-            + "error against one-hot labels (default: ${DEFAULT-VALUE}).")
-    String loss;
+    @Mixin
+    TrainingStepOptions step;
 
     @Option(names = "--shuffle", description = "Visit the training items in a new random order each epoch (seeded by --seed).")
     boolean shuffle;
 
     @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle and of Dropout's masks: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
     long seed;
-
-    @Option(names = "--loss-scale", paramLabel = "N|dynamic",
-        description = "Multiply the loss's gradient by N before the backward pass and each weight's gradient by 1/N before "
-            + "its update, both in the datatype, so that small gradients survive a narrow format (N and 1/N must be "
-            + "values of it: a power of two). dynamic starts at 65536, skips a step whose scaled gradients overflow "
-            + "(reach the datatype's largest magnitude or are not a number) and halves, and doubles after 2000 steps "
-            + "without overflow, as PyTorch's GradScaler. Default: no scaling.")
-    String lossScale;
-
-    @Option(names = "--master-weights", paramLabel = "float32",
-        description = "Keep the weights and the optimizer state in float32 and update them there, as mixed-precision "
-            + "training does; the forward and backward passes round the weights into --dtype as they load them. "
-            + "Default: the updates compute in --dtype.")
-    String masterWeights;
 
     @Option(names = "--limit", paramLabel = "N", description = "Train on the first N training items only.")
     Integer limit;
@@ -144,18 +99,16 @@ final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Loss chosenLoss = Loss.named(loss);
-        Optimizer.Kind kind = Optimizer.Kind.named(optimizer);
-        checkUsage(chosenLoss, kind);
-        LossScaling scaling = lossScaling();
+        checkUsage();
+        Loss chosenLoss = step.lossFunction();
+        LossScaling scaling = step.lossScaling();
+        int batch = step.batch;
         Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
         if (apart.isPresent()) return apart.get();
-        CompileOptions perNode = NodeDatatypes.withGradients(modelOptions.compileOptions());
-        CompileOptions options = masterWeights != null ? MasterWeights.inFloat32(perNode) : perNode;
-        double lr = learningRate != null ? learningRate : kind == Optimizer.Kind.ADAM ? 0.001 : 0.01;
-        Optimizer chosenOptimizer = new Optimizer(kind, lr, momentum, weightDecay, beta1, beta2, epsilon);
+        CompileOptions options = step.compileOptions(modelOptions);
+        Optimizer chosenOptimizer = step.optimizer();
 
-        Graph model = batchedModel();
+        Graph model = step.batchedModel(modelOptions);
         TrainingData sets = TrainingData.open(data, labels, testData, testLabels, Baseline.singleInput(model).shape(), limit, testLimit);
         DataSource training = sets.training(), test = sets.test();
         // A label past the model's classes would index past its scores in the loss kernel (an output of another
@@ -170,8 +123,8 @@ final class TrainCommand implements Callable<Integer> {
 
         TrainableGraph graph = TrainableGraph.of(model, OnnxWeights.floatInitializers(modelOptions.model));
         Map<String, String> configuration = configuration(training, test, chosenOptimizer, chosenLoss);
-        if (masterWeights != null) configuration.put("master", "float32 weights and optimizer state");
-        if (lossScale != null) configuration.put("loss scale", lossScale.equals("dynamic") ? "dynamic, from 65536" : lossScale);
+        if (step.masterWeights != null) configuration.put("master", "float32 weights and optimizer state");
+        if (step.lossScale != null) configuration.put("loss scale", step.lossScale.equals("dynamic") ? "dynamic, from 65536" : step.lossScale);
         configuration.forEach((key, value) -> System.out.printf("%-10s %s%n", key, value));
         Files.createDirectories(out);
         TrainingHistory history = new TrainingHistory(configuration);
@@ -222,25 +175,14 @@ final class TrainCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void checkUsage(Loss chosenLoss, Optimizer.Kind kind) {
-        if (chosenLoss == null) throw new UsageException("--loss " + loss + ": expected cross-entropy or mse");
-        if (kind == null) throw new UsageException("--optimizer " + optimizer + ": expected sgd, momentum or adam");
+    private void checkUsage() {
+        step.check();
         if (epochs <= 0) throw new UsageException("--epochs must be positive");
-        if (batch <= 0) throw new UsageException("--batch must be positive");
         if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
         if (testLimit != null && testLimit <= 0) throw new UsageException("--test-limit must be positive");
-        if (masterWeights != null && !masterWeights.equals("float32")) {
-            throw new UsageException("--master-weights " + masterWeights + ": only float32 is available");
-        }
-        if (modelOptions.target().isRiscv()) throw new UsageException("train runs on the host only; --target " + modelOptions.target + " does not apply");
-    }
-
-    private LossScaling lossScaling() {
-        if (lossScale == null) return LossScaling.NONE;
-        try {
-            return LossScaling.parse(lossScale);
-        } catch (ByodtException e) {
-            throw new UsageException(e.getMessage());
+        if (modelOptions.target().isRiscv()) {
+            throw new UsageException("train runs on the host only; --target " + modelOptions.target
+                + " does not apply (byodt compile --train writes the training step for it)");
         }
     }
 
@@ -248,18 +190,6 @@ final class TrainCommand implements Callable<Integer> {
     private static String lossScaleText(double scale) {
         int exponent = Math.getExponent(scale);
         return scale == Math.scalb(1.0, exponent) ? "2^" + exponent : Double.toString(scale);
-    }
-
-    /** The model with its input's first dimension set to --batch. */
-    private Graph batchedModel() {
-        Graph declared = modelOptions.load();
-        TensorSpec input = Baseline.singleInput(declared);
-        long[] shape = input.shape();
-        if (shape.length == 0) throw new ByodtException("input '" + input.name() + "' is a scalar: it has no batch dimension");
-        shape[0] = batch;
-        Map<String, long[]> shapes = new LinkedHashMap<>(modelOptions.shapeOverrides());
-        shapes.put(input.name(), shape);
-        return OnnxLoader.load(modelOptions.model, shapes, modelOptions.boundInputs());
     }
 
     private Map<String, String> configuration(DataSource training, DataSource test, Optimizer o, Loss l) {
@@ -276,7 +206,7 @@ final class TrainCommand implements Callable<Integer> {
         c.put("optimizer", o.kind().optionName() + ", lr " + o.learningRate() + hyper
             + (o.weightDecay() != 0 ? ", weight decay " + o.weightDecay() : ""));
         c.put("loss", l.optionName());
-        c.put("batches", batch + " items, " + epochs + " epoch" + (epochs == 1 ? "" : "s")
+        c.put("batches", step.batch + " items, " + epochs + " epoch" + (epochs == 1 ? "" : "s")
             + (shuffle ? ", shuffled with seed " + seed : ", in file order"));
         return c;
     }
@@ -323,10 +253,10 @@ final class TrainCommand implements Callable<Integer> {
     /** Top-1 in percent on the test split, in batches of --batch; the last batch's padding is not counted. */
     private double testTop1(Trainer trainer, DataSource test) {
         Tensor input = trainer.predictionInput();
-        long itemBytes = input.data().byteSize() / batch;
+        long itemBytes = input.data().byteSize() / step.batch;
         long correct = 0;
-        for (int start = 0; start < test.size(); start += batch) {
-            int count = Math.min(batch, test.size() - start);
+        for (int start = 0; start < test.size(); start += step.batch) {
+            int count = Math.min(step.batch, test.size() - start);
             input.data().fill((byte) 0);
             for (int i = 0; i < count; i++) test.readItem(start + i, input.data().asSlice(i * itemBytes, itemBytes));
             Tensor scores = trainer.predict();

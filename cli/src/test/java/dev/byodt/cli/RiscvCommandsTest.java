@@ -30,6 +30,28 @@ class RiscvCommandsTest {
     private static String row(String output, String dtype) { return line(output, dtype + " "); }
 
     @Test
+    void compileTrainWritesTheTrainingStepForRiscv() throws IOException {
+        Path object = tmp.resolve("step.o");
+        CommandLineRun run = CommandLineRun.of("compile", LENET.resolveSibling("lenet5-fashion-untrained.onnx").toString(), "--train",
+            "--optimizer", "adam", "--batch", "2", "--dtype", "custom[posit]16", "--target", "riscv64", "--emit", "obj", "-o", object.toString());
+        assertEquals(0, run.exitCode(), run.err());
+        byte[] elf = Files.readAllBytes(object);
+        assertEquals(0xF3, elf[18] & 0xFF, "an ELF object for RISC-V (e_machine 243)");
+        String header = Files.readString(tmp.resolve("step.h"));
+        assertTrue(header.contains("float32[2x1x28x28]") && header.contains("int64[2]"), "the batch and its labels: " + header);
+        for (String tensor : List.of("optimizer.step", "loss", "step.gradient_counts", "step.update_counts")) {
+            assertTrue(header.contains(tensor), tensor + " in " + header);
+        }
+
+        CommandLineRun wrongOptimizer = CommandLineRun.of("compile", LENET.toString(), "--train", "--optimizer", "lbfgs", "-o", tmp.resolve("x.o").toString());
+        assertEquals(Main.USAGE_ERROR, wrongOptimizer.exitCode(), wrongOptimizer.out());
+        assertTrue(wrongOptimizer.err().contains("--optimizer lbfgs: expected sgd, momentum or adam"), wrongOptimizer.err());
+        CommandLineRun train = CommandLineRun.of("train", LENET.toString(), "--target", "riscv64", "--out", tmp.resolve("t").toString());
+        assertEquals(Main.USAGE_ERROR, train.exitCode(), train.out());
+        assertTrue(train.err().contains("byodt compile --train writes the training step for it"), train.err());
+    }
+
+    @Test
     void runOnRiscv64PrintsAndWritesTheHostsComparison() throws IOException {
         Path json = tmp.resolve("rv.json"), csv = tmp.resolve("rv.csv"), hostJson = tmp.resolve("host.json");
         CommandLineRun riscv = CommandLineRun.of("run", LENET.toString(), "--target", "riscv64", "--dtype", "fxp16_13", "--limit", "24",
