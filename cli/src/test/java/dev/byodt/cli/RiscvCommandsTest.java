@@ -33,7 +33,7 @@ class RiscvCommandsTest {
     void compileTrainWritesTheTrainingStepForRiscv() throws IOException {
         Path object = tmp.resolve("step.o");
         CommandLineRun run = CommandLineRun.of("compile", LENET.resolveSibling("lenet5-fashion-untrained.onnx").toString(), "--train",
-            "--optimizer", "adam", "--batch", "2", "--dtype", "custom[posit]16", "--target", "riscv64", "--emit", "obj", "-o", object.toString());
+            "--optimizer", "adam", "--batch", "2", "--target", "riscv64", "--emit", "obj", "-o", object.toString());
         assertEquals(0, run.exitCode(), run.err());
         byte[] elf = Files.readAllBytes(object);
         assertEquals(0xF3, elf[18] & 0xFF, "an ELF object for RISC-V (e_machine 243)");
