@@ -28,13 +28,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * generation in the target's own schedules: one step of the small CNN (Conv, Tanh, pools, Gemm, Relu, the loss
  * and Adam) at batch 4, run under qemu-user, gives the host's step. Posits and fixed point are integer
  * arithmetic, exactly rounded on every path, so every output (loss, logits, updated weights, Adam's moments, the
- * gradient and update counts) has the host's bits. Two cases, a 64- and a 32-bit target: each costs a compilation
- * and a qemu run in the default test run.
+ * gradient and update counts) has the host's bits. One case, the posit work's datatype: each costs two compilations
+ * and a qemu run in the default test run (fxp16_13 on riscv32 passed as well when it was written, as did bfloat16 on riscv32f and float32
+ * on riscv64 when float32 is compared within 1e-5 relative).
  */
 @Execution(ExecutionMode.CONCURRENT)
 class RiscvTrainingStepTest {
     @ParameterizedTest(name = "{0} on {1}")
-    @CsvSource({"custom[posit]16, riscv64", "fxp16_13, riscv32"})
+    @CsvSource({"custom[posit]16, riscv64"})
     void aTrainingStepOnRiscvGivesTheHostsStep(String datatype, String targetName) {
         TrainableGraph graph = SampleBatches.smallCnn();
         Optimizer adam = new Optimizer(Optimizer.Kind.ADAM, 0.001, 0, 0, 0.9, 0.999, 1e-8);
