@@ -28,9 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * generation in the target's own schedules: one step of the small CNN (Conv, Tanh, pools, Gemm, Relu, the loss
  * and Adam) at batch 4, run under qemu-user, gives the host's step. Posits and fixed point are integer
  * arithmetic, exactly rounded on every path, so every output (loss, logits, updated weights, Adam's moments, the
- * gradient and update counts) has the host's bits. One case, the posit work's datatype: each costs two compilations
- * and a qemu run in the default test run (fxp16_13 on riscv32 passed as well when it was written, as did bfloat16 on riscv32f and float32
- * on riscv64 when float32 is compared within 1e-5 relative).
+ * gradient and update counts) has the host's bits. One case, the posit work's datatype, since each costs two
+ * compilations and a qemu run in the default test run (when this was written, fxp16_13 on riscv32 and bfloat16 on
+ * riscv32f gave the host's bits as well, and float32 on riscv64 the host's values within 1e-5 relative).
  */
 @Execution(ExecutionMode.CONCURRENT)
 class RiscvTrainingStepTest {
