@@ -43,8 +43,6 @@ public final class SweepChart {
     private static final String REFERENCE_DTYPE = "float32";
     /** The rounding a sweep records for a datatype without a rounding option. */
     private static final String NOT_APPLICABLE = "-";
-    private static final Color[] PALETTE = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd),
-        new Color(0xff7f0e), new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf), new Color(0x7f7f7f), new Color(0xbcbd22)};
 
     private SweepChart() {}
 
@@ -109,9 +107,9 @@ public final class SweepChart {
         renderer.setDefaultSeriesVisibleInLegend(inLegend);
         for (int i = 0; i < series.size(); i++) {
             renderer.setSeriesStroke(i, new BasicStroke(2f));
-            renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+            renderer.setSeriesPaint(i, SeriesColours.of(i));
             // Shapes advance one more step per round of colours, so no two of the first 100 families look alike.
-            renderer.setSeriesShape(i, SHAPES[(i + i / PALETTE.length) % SHAPES.length]);
+            renderer.setSeriesShape(i, SHAPES[(i + i / SeriesColours.count()) % SHAPES.length]);
         }
         XYPlot plot = new XYPlot(data, null, y, renderer);
         plot.setBackgroundPaint(Color.WHITE);

@@ -1,6 +1,7 @@
 package dev.byodt.cli.train;
 
 import dev.byodt.cli.chart.ChartFiles;
+import dev.byodt.cli.chart.SeriesColours;
 import dev.byodt.cli.report.ReportCsv;
 import dev.byodt.runtime.AtomicFiles;
 import org.jfree.chart.ChartFactory;
@@ -12,6 +13,8 @@ import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
+import java.awt.BasicStroke;
+import java.awt.Color;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -102,7 +105,15 @@ public final class TrainingComparison {
         XYPlot plot = chart.getXYPlot();
         ((NumberAxis) plot.getDomainAxis()).setStandardTickUnits(NumberAxis.createIntegerTickUnits());
         ((NumberAxis) plot.getRangeAxis()).setAutoRangeIncludesZero(false);
-        plot.setRenderer(new XYLineAndShapeRenderer(true, true));
+        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+        for (int i = 0; i < runs.size(); i++) {
+            renderer.setSeriesPaint(i, SeriesColours.of(i));
+            renderer.setSeriesStroke(i, new BasicStroke(2f));
+        }
+        plot.setRenderer(renderer);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         return chart;
     }
 
