@@ -28,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * generation in the target's own schedules: one step of the small CNN (Conv, Tanh, pools, Gemm, Relu, the loss
  * and Adam) at batch 4, run under qemu-user, gives the host's step. Posits and fixed point are integer
  * arithmetic, exactly rounded on every path, so every output (loss, logits, updated weights, Adam's moments, the
- * gradient and update counts) has the host's bits. One case, the cheapest to build (5 s, where posit16's library
- * on riscv64 takes 20 s), in the default test run (when this was written, posit16 on riscv64 and bfloat16 on
+ * gradient and update counts) has the host's bits. One case, the cheapest to build (about 5 s; posit16 on riscv64
+ * took 20 s beside other tests), in the default test run (when this was written, posit16 on riscv64 and bfloat16 on
  * riscv32f gave the host's bits as well, and float32 on riscv64 the host's values within 1e-5 relative).
  */
 @Execution(ExecutionMode.CONCURRENT)
