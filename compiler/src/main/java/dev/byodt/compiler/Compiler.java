@@ -98,7 +98,7 @@ public final class Compiler {
         MemoryPlan memory = MemoryPlan.of(machine);
         Activity.ownCode("generating and optimizing the model's code");
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
-            machine.outputSpecs(), memory.workspaceBytes());
+            machine.outputSpecs(), memory.workspaceBytes(), options.threads());
 
         Llvm.initializeNative();
         LLVMTargetMachineRef targetMachine = options.target().createTargetMachine();
@@ -116,7 +116,7 @@ public final class Compiler {
                 calls.check(libraries, log, libraryOfDatatype(plan));
             }
             boolean unrolls = unrollsLoops(plan, options.target());
-            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls);
+            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls, options.threads());
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);

@@ -108,7 +108,7 @@ final class MatMul implements Operator {
         Buffer a = kb.input(0);
         Buffer b = kb.input(1);
         Buffer y = kb.output(0);
-        s.forEachMatrix(kb, at -> kb.loop(s.m(), i -> row.emit(s.k(), k -> kb.load(a, at.a(i, k)),
+        s.forEachMatrix(kb, at -> kb.splitLoop(s.m(), i -> row.emit(s.k(), k -> kb.load(a, at.a(i, k)),
             (k, j) -> kb.load(b, at.b(k, j)), (j, sum) -> kb.store(y, at.y(i, j), sum))));
     }
 }

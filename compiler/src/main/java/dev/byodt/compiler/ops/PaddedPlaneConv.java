@@ -92,7 +92,9 @@ public final class PaddedPlaneConv {
                 Expr onPlane = add(mul(add(at[1], window.padBefore(0)), planeWidth), add(at[2], window.padBefore(1)));
                 kb.store(planes, add(mul(at[0], planeLength), onPlane), kb.load(x, flatIndex(x.shape(), n, at[0], at[1], at[2])));
             });
-            kb.loop(groups, group -> kb.loop(mapsPerGroup / mapsTogether, mapBlock -> {
+            // Threads divide the groups among themselves, or the blocks of maps of the one group; each fills
+            // its own planes.
+            kb.loop(groups, groups > 1, group -> kb.loop(mapsPerGroup / mapsTogether, groups == 1, mapBlock -> {
                 Expr firstMap = add(mul(group, mapsPerGroup), mul(mapBlock, mapsTogether));
                 kb.loop(blocks, b -> {
                     Expr start = mul(b, block);
