@@ -124,7 +124,7 @@ final class Conv implements Operator {
         long rowLength = outSpatial[outSpatial.length - 1];
         Value weights = node.input(1);
         if (s.mapsPerGroup() > rowLength) {
-            ConvAcrossMaps.lower(s, weights.isConstant() ? Optional.of(weights.constant()) : Optional.empty(), kb, lanes);
+            ConvAcrossMaps.lower(s, weights.isConstant() ? Optional.of(weights.constant()) : Optional.empty(), kb);
         }
         else if (PaddedPlaneConv.fits(s.window())) {
             PaddedPlaneConv.lower(kb, s.groups(), s.mapsPerGroup(), s.window(), lanes);

@@ -16,10 +16,7 @@ import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.mac;
-import static dev.byodt.compiler.kernel.Exprs.max;
-import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.mul;
-import static dev.byodt.compiler.kernel.Exprs.select;
 
 /**
  * A tuned schedule of {@link Conv}: it vectorizes across the output channels of a group: per output position, a scratch row of accumulators,
@@ -31,28 +28,12 @@ import static dev.byodt.compiler.kernel.Exprs.select;
  * <p>A few neighbouring positions along the last axis take each term together: their sums are
  * independent, so the adder works on several at once instead of waiting for one sum's previous add,
  * and each packed weight row loaded serves all of them.
- *
- * <p>On targets with vectors of 8 lanes or more, the maps are taken a block at a time, a few vectors' worth
- * ({@link #mapBlock}), so that a block's accumulators for those positions fit in registers and stay there across
- * the whole sum, loaded and stored once instead of once per term; and an input element in the padding is read
- * as 0 (from a clamped position, then selected away) instead of skipping its term, because a term skipped
- * under a condition keeps LLVM from holding the accumulators in registers. Adding 0 times a weight changes no
- * sum (it starts at +0 and, rounding to nearest, never becomes -0), unless the weight is infinite or NaN, where the
- * padding's zeros make the result NaN as ONNX defines padding (as {@link PaddedPlaneConv} does).
  */
 final class ConvAcrossMaps {
-    /** Vectors of accumulators a block of positions and maps keeps in registers at most (AVX-512 has 32). */
-    private static final long ACCUMULATOR_VECTORS = 24;
-    /** The fewest lanes a vector must have for blocks of maps; narrower targets keep the rows of all maps. */
-    private static final long LANES_FOR_MAP_BLOCKS = 8;
-
     private ConvAcrossMaps() {}
 
-    /**
-     * {@code weights}: the constant weights, or empty for weights the kernel reads at run time; {@code lanes}: the
-     * elements of the datatype one of the target's vectors holds.
-     */
-    static void lower(Conv.Shape s, Optional<Tensor> weights, KernelBuilder kb, long lanes) {
+    /** {@code weights}: the constant weights, or empty for weights the kernel reads at run time. */
+    static void lower(Conv.Shape s, Optional<Tensor> weights, KernelBuilder kb) {
         Buffer x = kb.input(0);
         Buffer w = kb.input(1);
         Buffer bias = kb.input(2);
@@ -75,83 +56,52 @@ final class ConvAcrossMaps {
         long together = positionsTogether(outSpatial[last]);
         long[] blockedSpatial = outSpatial.clone();
         blockedSpatial[last] = outSpatial[last] / together;
-        boolean blocksMaps = lanes >= LANES_FOR_MAP_BLOCKS;
-        long mapBlock = blocksMaps ? mapBlock(maps, together, lanes) : maps;
-        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {together, mapBlock});
+        Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {together, maps});
         // Threads divide the groups among themselves, or the outer spatial axis of the one group.
         long[] innerSpatial = Arrays.copyOfRange(blockedSpatial, 1, blockedSpatial.length);
-        kb.loop(s.batch(), batch -> kb.loop(s.groups(), s.groups() > 1, group -> kb.loop(blockedSpatial[0], s.groups() == 1, outer -> kb.loops(innerSpatial, inner -> kb.loop(maps / mapBlock, firstMapBlock -> {
+        kb.loop(s.batch(), batch -> kb.loop(s.groups(), s.groups() > 1, group -> kb.loop(blockedSpatial[0], s.groups() == 1, outer -> kb.loops(innerSpatial, inner -> {
             Expr[] block = new Expr[blockedSpatial.length];
             block[0] = outer;
             System.arraycopy(inner, 0, block, 1, inner.length);
-            Expr firstMap = mul(firstMapBlock, mapBlock);
-            kb.loop(together * mapBlock, i -> kb.store(acc, i, constant(ScalarType.ACC, 0)));
+            kb.loop(together * maps, i -> kb.store(acc, i, constant(ScalarType.ACC, 0)));
             kb.loop(s.channelsPerGroup(), channelInGroup -> {
                 Expr channel = add(mul(group, s.channelsPerGroup()), channelInGroup);
                 kb.loops(taps, tap -> kb.loop(together, j -> {
                     Expr[] at = block.clone();
                     at[last] = add(mul(block[last], together), j);
                     Expr[] position = new Expr[at.length];
-                    for (int axis = 0; axis < at.length; axis++) position[axis] = window.inputPosition(axis, at[axis], tap[axis]);
-                    Expr inside = insideInput(window, position);
-                    boolean readsZero = blocksMaps && inside != null;
-                    Expr[] read = readsZero ? clamped(position, x) : position;
+                    Expr inside = null;
+                    for (int axis = 0; axis < at.length; axis++) {
+                        position[axis] = window.inputPosition(axis, at[axis], tap[axis]);
+                        Expr axisInside = window.insideInput(axis, position[axis]);
+                        if (axisInside != null) inside = inside == null ? axisInside : and(inside, axisInside);
+                    }
                     Runnable term = () -> {
-                        Expr xAt = kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, read)));
-                        Expr termAt = readsZero ? select(inside, xAt, constant(ScalarType.REAL, 0)) : xAt;
+                        Expr xAt = kb.load(x, flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)));
                         Expr[] packedAt = new Expr[packedShape.length];
                         packedAt[0] = group;
                         packedAt[1] = channelInGroup;
                         System.arraycopy(tap, 0, packedAt, 2, tap.length);
-                        kb.loop(mapBlock, m -> {
-                            packedAt[packedAt.length - 1] = add(firstMap, m);
+                        kb.loop(maps, m -> {
+                            packedAt[packedAt.length - 1] = m;
                             Expr wAt = kb.load(packed, flatIndex(packedShape, packedAt));
-                            Expr accAt = add(mul(j, mapBlock), m);
-                            kb.store(acc, accAt, mac(kb.load(acc, accAt), termAt, wAt));
+                            Expr accAt = add(mul(j, maps), m);
+                            kb.store(acc, accAt, mac(kb.load(acc, accAt), xAt, wAt));
                         });
                     };
-                    if (inside == null || readsZero) term.run();
+                    if (inside == null) term.run();
                     else kb.when(inside, term);
                 }));
             });
-            kb.loop(together, j -> kb.loop(mapBlock, m -> {
+            kb.loop(together, j -> kb.loop(maps, m -> {
                 Expr[] at = block.clone();
                 at[last] = add(mul(block[last], together), j);
-                Expr map = add(add(mul(group, maps), firstMap), m);
-                Expr result = cast(ScalarType.REAL, kb.load(acc, add(mul(j, mapBlock), m)));
+                Expr map = add(mul(group, maps), m);
+                Expr result = cast(ScalarType.REAL, kb.load(acc, add(mul(j, maps), m)));
                 if (bias != null) result = add(result, kb.load(bias, map));
                 kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
             }));
-        })))));
-    }
-
-    /**
-     * The maps a block takes together: the largest divisor of {@code maps} whose accumulators for {@code together}
-     * positions fit in {@link #ACCUMULATOR_VECTORS} vectors of {@code lanes}.
-     */
-    private static long mapBlock(long maps, long together, long lanes) {
-        long limit = lanes * Math.max(1, ACCUMULATOR_VECTORS / together);
-        for (long n = Math.min(maps, limit); n > 1; n--) {
-            if (maps % n == 0) return n;
-        }
-        return 1;
-    }
-
-    /** Whether {@code position} is inside the input on every spatial axis; null where it always is. */
-    private static Expr insideInput(WindowGeometry window, Expr[] position) {
-        Expr inside = null;
-        for (int axis = 0; axis < position.length; axis++) {
-            Expr axisInside = window.insideInput(axis, position[axis]);
-            if (axisInside != null) inside = inside == null ? axisInside : and(inside, axisInside);
-        }
-        return inside;
-    }
-
-    /** {@code position} moved inside x on every spatial axis: where a padding tap reads (a value selected away). */
-    private static Expr[] clamped(Expr[] position, Buffer x) {
-        Expr[] inside = new Expr[position.length];
-        for (int axis = 0; axis < position.length; axis++) inside[axis] = max(min(position[axis], x.dim(axis + 2) - 1), 0);
-        return inside;
+        }))));
     }
 
     /** How many positions along a row of {@code rowLength} take each term together: the largest divisor up to 8. */
