@@ -24,6 +24,7 @@ import dev.byodt.compiler.ops.Operators;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -80,6 +81,29 @@ class BlockDotsTest {
         checkQuantization(name, rows);
         // Without the edge rows, whose extremes set NVFP4's tensor scale.
         checkQuantization(name, Arrays.copyOfRange(rows, EDGE_ROWS, rows.length));
+    }
+
+    /**
+     * Every scale rule at run time, each rule on other elements: the MX elements under E8M0, FP4 under a UE4M3
+     * scale (powers of two clamped to 2^-9 .. 2^8, and rceil onto its grid under a tensor scale). Every MX
+     * element under every rule with -Pexhaustive.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"block[custom[fp8e4m3]8,32,e8m0,ceil]", "block[fxp8_6,32,e8m0,even]", "block[custom[fp4e2m1]4,32,e8m0,rceil]",
+        "block[custom[fp6e2m3]6,32,e8m0,midmax]", "block[custom[fp8e5m2]8,32,e8m0,even]", "block[custom[fp6e3m2]6,32,e8m0,midmax]",
+        "block[custom[fp4e2m1]4,16,ue4m3,floor]", "block[custom[fp4e2m1]4,16,ue4m3,rceil,tensor]"})
+    void everyScaleRuleQuantizesAsTheExactReference(String name) {
+        checkQuantization(name, rows(name));
+    }
+
+    @Tag("exhaustive")
+    @ParameterizedTest
+    @ValueSource(strings = {"custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[fp6e3m2]6", "custom[fp6e2m3]6", "custom[fp4e2m1]4", "fxp8_6"})
+    void everyMxElementUnderEveryScaleRule(String element) {
+        for (String rule : List.of("floor", "ceil", "even", "rceil", "midmax", "nearest")) {
+            String name = "block[" + element + ",32,e8m0," + rule + "]";
+            checkQuantization(name, rows(name));
+        }
     }
 
     private static void checkQuantization(String name, float[][] rows) {
@@ -253,6 +277,93 @@ class BlockDotsTest {
         assertBits(name, expected, actual);
     }
 
+    /**
+     * Attention's Q K^T: a MatMul of two activations, each quantized when the node runs along K (A's rows, B's
+     * columns), under broadcast batch dimensions ([2, 1] against [3]), NVFP4's tensor scale over each whole operand.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
+    void matMulOfTwoActivations(String name) {
+        int m = 3, n = 4;
+        long[] aShape = {2, 1, m, K}, bShape = {3, K, n}, yShape = {2, 3, m, n};
+        float[] a = seeded(name.hashCode() + 11, 2 * m * K, 8), b = seeded(name.hashCode() + 12, 3 * K * n, 0.05);
+        a[5] = Float.NaN;
+        b[7 * n + 1] = -0f;
+        Graph graph = activations("MatMul", aShape, bShape, yShape, Map.of(), null);
+        float[] actual = run(graph, name, List.of(Tensor.ofFloats(aShape, a), Tensor.ofFloats(bShape, b)));
+        BlockReference reference = reference(name);
+        float[] expected = new float[2 * 3 * m * n];
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 3; j++)
+                for (int row = 0; row < m; row++)
+                    for (int col = 0; col < n; col++) {
+                        float[] x = Arrays.copyOfRange(a, (i * m + row) * K, (i * m + row + 1) * K);
+                        float[] w = new float[K];
+                        for (int k = 0; k < K; k++) w[k] = b[(j * K + k) * n + col];
+                        expected[((i * 3 + j) * m + row) * n + col] = blockDot(reference, named(name).blockSize(), x, w, tensorScale(name, a), tensorScale(name, b));
+                    }
+        assertTrue(Float.isNaN(expected[0]) && Float.isNaN(expected[m * n]) && !Float.isNaN(expected[n]), "the NaN's row, and only it, is NaN");
+        assertBits(name, expected, actual);
+    }
+
+    /** Gemm with transA, an activation B, alpha and beta: alpha, beta and C apply to the dot product's float32 result in the vector datatype. */
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxint8", "nvfp4"})
+    void gemmWithTransposedActivationsAlphaAndBeta(String name) {
+        int m = 3, n = 5;
+        float alpha = 0.375f, beta = -1.5f;
+        float[] a = seeded(name.hashCode() + 13, K * m, 3), b = seeded(name.hashCode() + 14, K * n, 0.2), c = seeded(15, m * n, 1);
+        Map<String, Attribute> attributes = Map.of("transA", new Attribute.IntAttr(1), "alpha", new Attribute.FloatAttr(alpha),
+            "beta", new Attribute.FloatAttr(beta));
+        Graph graph = activations("Gemm", new long[] {K, m}, new long[] {K, n}, new long[] {m, n}, attributes, Tensor.ofFloats(new long[] {m, n}, c));
+        float[] actual = run(graph, name, List.of(Tensor.ofFloats(new long[] {K, m}, a), Tensor.ofFloats(new long[] {K, n}, b)));
+        BlockReference reference = reference(name);
+        float[] expected = new float[m * n];
+        for (int row = 0; row < m; row++) {
+            for (int col = 0; col < n; col++) {
+                float[] x = new float[K], w = new float[K];
+                for (int k = 0; k < K; k++) {
+                    x[k] = a[k * m + row];
+                    w[k] = b[k * n + col];
+                }
+                float dot = blockDot(reference, named(name).blockSize(), x, w, tensorScale(name, a), tensorScale(name, b));
+                expected[row * n + col] = alpha * dot + beta * c[row * n + col];
+            }
+        }
+        assertBits(name, expected, actual);
+    }
+
+    /** A grouped Conv: each map's blocks run along its own group's input channels (20 of them: a partial block). */
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp4", "nvfp4"})
+    void groupedConvBlocksRunAlongEachGroupsChannels(String name) {
+        int batch = 2, groups = 2, perGroup = 20, maps = 4, h = 4, w = 3, kh = 2, kw = 2;
+        int oh = h - 1, ow = w - 1, mapsPerGroup = maps / groups, channels = groups * perGroup;
+        float[] x = seeded(name.hashCode() + 16, batch * channels * h * w, 2), weights = seeded(name.hashCode() + 17, maps * perGroup * kh * kw, 0.5);
+        Graph graph = node("Conv", new long[] {batch, channels, h, w}, new long[] {batch, maps, oh, ow}, Map.of("group", new Attribute.IntAttr(groups)),
+            Tensor.ofFloats(new long[] {maps, perGroup, kh, kw}, weights), null);
+        float[] actual = run(graph, name, new long[] {batch, channels, h, w}, x);
+        BlockReference reference = reference(name);
+        float[] expected = new float[batch * maps * oh * ow];
+        for (int nb = 0; nb < batch; nb++)
+            for (int m = 0; m < maps; m++)
+                for (int y = 0; y < oh; y++)
+                    for (int xo = 0; xo < ow; xo++) {
+                        float acc = 0;
+                        for (int ky = 0; ky < kh; ky++)
+                            for (int kx = 0; kx < kw; kx++) {
+                                float[] in = new float[perGroup], ws = new float[perGroup];
+                                for (int c = 0; c < perGroup; c++) {
+                                    in[c] = x[((nb * channels + m / mapsPerGroup * perGroup + c) * h + y + ky) * w + xo + kx];
+                                    ws[c] = weights[((m * perGroup + c) * kh + ky) * kw + kx];
+                                }
+                                acc = addBlocks(acc, reference, named(name).blockSize(), in, ws, tensorScale(name, x), tensorScale(name, weights));
+                            }
+                        expected[((nb * maps + m) * oh + y) * ow + xo] = scaled(acc, tensorScale(name, x), tensorScale(name, weights));
+                    }
+        assertBits(name, expected, actual);
+    }
+
     /** The same Conv with bfloat16 as the vector datatype: inputs that are bfloat16s, each output the float32 one rounded to bfloat16. */
     @Test
     void theVectorDatatypeRoundsTheDotProductsFloat32Result() {
@@ -365,6 +476,10 @@ class BlockDotsTest {
             int to = Math.min(x.length, from + size);
             BlockReference.Block qx = reference.quantize(Arrays.copyOfRange(x, from, to), tx);
             BlockReference.Block qw = reference.quantize(Arrays.copyOfRange(w, from, to), tw);
+            if (qx.scale() == null || qw.scale() == null) {
+                acc = Float.NaN;
+                continue;
+            }
             Rational sum = Rational.ZERO;
             for (int j = 0; j < to - from; j++) sum = sum.add(signed(qx, j).multiply(signed(qw, j)));
             acc += toFloat(sum.multiply(qx.scale()).multiply(qw.scale()));
@@ -410,6 +525,23 @@ class BlockDotsTest {
         return new Graph("dot", List.of(x), List.of(y), List.of(node));
     }
 
+    /** One {@code op} node of two graph inputs, A and B, and an optional constant C. */
+    private static Graph activations(String op, long[] aShape, long[] bShape, long[] outputShape, Map<String, Attribute> attributes, Tensor c) {
+        Value a = new Value("A"), b = new Value("B"), y = new Value("Y");
+        a.setType(new TensorType(ElementType.FLOAT32, aShape));
+        b.setType(new TensorType(ElementType.FLOAT32, bShape));
+        List<Value> inputs = new java.util.ArrayList<>(List.of(a, b));
+        if (c != null) {
+            Value constant = new Value("C");
+            constant.setConstant(c);
+            inputs.add(constant);
+        }
+        Node node = new Node("dot", op, "", 13, inputs, List.of(y), attributes);
+        y.setType(Operators.lookup(op).inferTypes(node).getFirst());
+        assertEquals(Arrays.toString(outputShape), Arrays.toString(y.type().shape()));
+        return new Graph("dot", List.of(a, b), List.of(y), List.of(node));
+    }
+
     /** The graph with a Neg node before its dot product, so that the dot product reads a tensor of the workspace. */
     private static Graph negatedFirst(Graph graph) {
         Node dot = graph.nodes().getFirst();
@@ -423,8 +555,12 @@ class BlockDotsTest {
     }
 
     private static float[] run(Graph graph, String name, long[] shape, float[] input) {
+        return run(graph, name, List.of(Tensor.ofFloats(shape, input)));
+    }
+
+    private static float[] run(Graph graph, String name, List<Tensor> inputs) {
         try (CompiledModule module = Compiler.compile(graph, options(name)); HostModel model = Compiler.jit(module)) {
-            return model.run(List.of(Tensor.ofFloats(shape, input))).getFirst().toFloatArray();
+            return model.run(inputs).getFirst().toFloatArray();
         }
     }
 
