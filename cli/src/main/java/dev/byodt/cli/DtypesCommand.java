@@ -80,14 +80,15 @@ final class DtypesCommand implements Callable<Integer> {
         System.out.printf("  %-44s %s%n", "truncate", "fixed point: the TVM fork's (conversions and quotients toward zero, "
             + "products toward -infinity)");
         System.out.println();
-        System.out.println("block datatypes (quantization only: models do not compute in them yet)");
+        System.out.println("block datatypes (--dtype or --dtype-map: the dot products of MatMul, Gemm and Conv in blocks, added in float32 or, "
+            + "with --accumulate dtype, in --vector-dtype; every other operation in --vector-dtype, bfloat16 by default)");
         for (Map.Entry<String, BlockDatatypeName> builtIn : BlockDatatypeName.builtIns().entrySet()) {
             BlockDatatypeName b = BlockFormat.resolve(builtIn.getValue(), registry).name();
             System.out.printf("%-22s %d x %s under %s, scale rule %s%s%n", builtIn.getKey(), b.blockSize(), b.element(), b.scale(),
                 b.rule().optionName(), b.tensorScale() ? ", float32 tensor scale" : "");
         }
         System.out.println("block[ELEMENT,SIZE,SCALE,RULE[,tensor]]  any minifloat or fixed-point element and scale; RULE "
-            + ScaleRule.names());
+            + ScaleRule.names() + " (floor, ceil, even and midmax without a tensor scale)");
         return 0;
     }
 }

@@ -163,10 +163,10 @@ class ComparisonCommandsTest {
             "--limit", "12", "--out", tmp.resolve("blocks").toString());
         assertEquals(0, run.exitCode(), run.err());
         assertEquals(3, Files.readAllLines(tmp.resolve("blocks").resolve("results.csv")).size(), "header and 2 configurations");
-        CommandLineRun unsupported = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxfp4,block[custom[fp4e2m1]4,16,ue4m3,rceil]",
-            "--out", tmp.resolve("rceil").toString());
+        CommandLineRun unsupported = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxfp4,block[custom[fp4e2m1]4,16,ue4m3,even,tensor]",
+            "--out", tmp.resolve("even").toString());
         assertEquals(Main.USAGE_ERROR, unsupported.exitCode());
-        assertTrue(unsupported.err().contains("activations are quantized at run time under the floor rule"), unsupported.err());
+        assertTrue(unsupported.err().contains("activations are quantized at run time under the even rule without a tensor scale only"), unsupported.err());
     }
 
     @Test

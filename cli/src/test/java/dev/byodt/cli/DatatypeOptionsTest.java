@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -112,13 +113,30 @@ class DatatypeOptionsTest {
         assertTrue(run.out().contains("\nmxfp4 with --vector-dtype float32 "), run.out());
     }
 
+    /** --dtype-map puts one node's dot products in blocks; --accumulate dtype adds a block --dtype's block results in the vector datatype. */
+    @Test
+    void aDtypeMapEntryAndAccumulateTakeBlockDatatypes() {
+        CommandLineRun mapped = CommandLineRun.of("run", LENET.toString(), "--dtype-map", "/fc1/Gemm=mxint8,/conv2/*=block[custom[fp4e2m1]4,32,e8m0,rceil]",
+            "--limit", "20");
+        assertEquals(0, mapped.exitCode(), mapped.err());
+        assertTrue(mapped.out().contains("\nfloat32 with --dtype-map /fc1/Gemm=mxint8,/conv2/*=block[custom[fp4e2m1]4,32,e8m0,rceil] with --vector-dtype bfloat16 "),
+            mapped.out());
+        assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype bfloat16 +float32 ").matcher(
+            CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--limit", "20").out()).find(), "float32 by default");
+        CommandLineRun summed = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--accumulate", "dtype", "--limit", "20");
+        assertEquals(0, summed.exitCode(), summed.err());
+        assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype bfloat16 +dtype ").matcher(summed.out()).find(), summed.out());
+    }
+
     @Test
     void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
         String[][] cases = {
-            {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,rceil]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
-            {"--dtype", "mxfp4", "--dtype-map", "conv*=bfloat16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"}};
-        String[] expected = {"under the floor rule with a power-of-two scale and no tensor scale", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
-            "without --dtype-map", "'mxint8' is a block datatype, which only run's and compile's --dtype take"};
+            {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,ceil,tensor]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
+            {"--dtype", "mxfp4", "--accumulate", "exact"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"}, {"--dtype", "mxfp4", "--target", "riscv64"},
+            {"--dtype-map", "fc*=block[custom[posit]8,32,e8m0,floor]"}, {"--dtype-map", "fc*=block[fxp16_12,32,e8m0,floor]"}};
+        String[] expected = {"under the ceil rule without a tensor scale only", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
+            "--accumulate exact: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
+            "mxfp4: a block datatype runs on the host", "custom[posit]8 declares no grid of values", "more than two doubles' 53 bits"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 2];
             args[0] = "run";

@@ -1,5 +1,6 @@
 package dev.byodt.compiler;
 
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 
@@ -15,33 +16,35 @@ import dev.byodt.compiler.target.Target;
  * @param optimize        run LLVM's O3 pipeline; without it the module is left as generated, for reading
  * @param inlineLibraries let datatype library functions inline into the kernels (off: every call stays a call,
  *                        to read what a datatype was lowered to, or to measure calls as TVM makes them)
- * @param block           the block datatype of MatMul, Gemm and Conv, whose other operations compute in
- *                        {@code datatypes} (the vector datatype), or empty
+ * @param blocks          the block datatypes of MatMul, Gemm and Conv nodes, whose other operations compute in
+ *                        {@code datatypes} (the vector datatype)
  */
 public record CompileOptions(Target target, String entrySymbol, DatatypeChoice datatypes, boolean optimize,
-                             boolean inlineLibraries, Optional<BlockDatatypeName> block) {
+                             boolean inlineLibraries, BlockChoice blocks) {
     public static final String DEFAULT_ENTRY = "byodt_model";
 
     /** float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}. */
     public static CompileOptions host() {
-        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, Optional.empty());
+        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, BlockChoice.none());
     }
 
-    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, block); }
+    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks); }
 
-    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, block); }
+    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks); }
 
-    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, block); }
+    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks); }
 
     /** Every float tensor in {@code datatype} (a --dtype name), the rest of the choice unchanged. */
     public CompileOptions withDatatype(String datatype) { return withDatatypes(datatypes.withDatatype(datatype)); }
 
-    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, block); }
+    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks); }
 
-    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, block); }
+    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks); }
 
     /** MatMul, Gemm and Conv in the block datatype {@code b}, everything else in the datatypes chosen. */
-    public CompileOptions withBlock(Optional<BlockDatatypeName> b) {
+    public CompileOptions withBlock(Optional<BlockDatatypeName> b) { return withBlocks(BlockChoice.everywhere(b)); }
+
+    public CompileOptions withBlocks(BlockChoice b) {
         return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b);
     }
 }

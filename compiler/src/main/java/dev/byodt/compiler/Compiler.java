@@ -11,6 +11,7 @@ import dev.byodt.compiler.codegen.Optimizer;
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.compiler.codegen.VectorVariants;
 import dev.byodt.compiler.codegen.VectorWidth;
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.DatatypeChoice;
@@ -68,9 +69,10 @@ public final class Compiler {
 
     /** Compiles a graph, each operator in its schedule tuned for the target and the datatype of its node. */
     public static CompiledModule compile(Graph graph, CompileOptions options) {
-        Optional<BlockFormat> block = options.block().map(name -> BlockFormat.resolve(name, options.datatypes().registry()));
-        return compile(GraphLowering.lowerScheduled(graph, lanesOf(options),
-            (node, bufferOf) -> block.flatMap(format -> BlockDots.lower(node, bufferOf, format))), options);
+        BlockChoice blocks = options.blocks();
+        return compile(GraphLowering.lowerScheduled(graph, lanesOf(options), (node, bufferOf) ->
+            blocks.forNode(node.name(), node.outputs().stream().map(Value::name).toList())
+                .flatMap(name -> BlockDots.lower(node, bufferOf, BlockFormat.resolve(name, options.datatypes().registry()), blocks.accumulation()))), options);
     }
 
     /**

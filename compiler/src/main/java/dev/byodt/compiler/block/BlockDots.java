@@ -1,10 +1,12 @@
 package dev.byodt.compiler.block;
 
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
@@ -37,7 +39,7 @@ public final class BlockDots {
     private BlockDots() {}
 
     /** The kernel of {@code node} in {@code format} when it is a MatMul, Gemm or Conv, else empty (the node computes in the vector datatype). */
-    public static Optional<Kernel> lower(Node node, Function<Value, Buffer> bufferOf, BlockFormat format) {
+    public static Optional<Kernel> lower(Node node, Function<Value, Buffer> bufferOf, BlockFormat format, BlockChoice.Accumulation accumulation) {
         return switch (node.opType()) {
             case "MatMul", "Gemm", "Conv" -> {
                 Optional<String> unsupported = unsupported(format);
@@ -45,11 +47,11 @@ public final class BlockDots {
                 List<Buffer> inputs = new ArrayList<>();
                 for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
                 KernelBuilder kb = new KernelBuilder(node.name(), node.opType(), inputs, node.outputs().stream().map(bufferOf).toList());
-                ExactBlockSum sum = ExactBlockSum.of(format).orElseThrow();
+                Sums sums = new Sums(kb, format, ExactBlockSum.of(format).orElseThrow(), accumulation);
                 switch (node.opType()) {
-                    case "MatMul" -> matMul(node, kb, format, sum);
-                    case "Gemm" -> gemm(node, kb, format, sum);
-                    default -> conv(node, kb, format, sum);
+                    case "MatMul" -> matMul(node, kb, format, sums);
+                    case "Gemm" -> gemm(node, kb, format, sums);
+                    default -> conv(node, kb, format, sums);
                 }
                 yield Optional.of(kb.build());
             }
@@ -72,7 +74,7 @@ public final class BlockDots {
      * node runs; B's columns of K at compile time when B is a constant, else when the node runs, each operand
      * quantized once before the node's loops.
      */
-    private static void matMul(Node node, KernelBuilder kb, BlockFormat format, ExactBlockSum exact) {
+    private static void matMul(Node node, KernelBuilder kb, BlockFormat format, Sums sums) {
         MatMul.Shape s = MatMul.shape(node, node.input(0).type(), node.input(1).type());
         long m = s.m(), k = s.k(), n = s.n();
         long aMatrices = Shapes.elementCount(s.aBatch(), "A"), bMatrices = Shapes.elementCount(s.bBatch(), "B");
@@ -82,7 +84,7 @@ public final class BlockDots {
         long[] output = {Shapes.elementCount(s.batch(), "output"), m, n};
         kb.loops(s.batch(), at -> kb.loops(new long[] {m, n}, ij -> {
             QuantizedOperand.Vector row = a.at(add(mul(s.aMatrix(at), m), ij[0]), idx(0));
-            Expr dot = dot(kb, format, exact, row, bColumns.apply(s.bMatrix(at)).apply(ij[1]));
+            Expr dot = sums.dot(row, bColumns.apply(s.bMatrix(at)).apply(ij[1]));
             kb.store(y, flatIndex(output, flatIndex(s.batch(), at), ij[0], ij[1]), cast(ScalarType.REAL, dot));
         }));
     }
@@ -91,7 +93,7 @@ public final class BlockDots {
      * Gemm: alpha A' B' + beta C, A' and B' A and B transposed as transA and transB say; the dot products in
      * blocks, alpha, beta and C in the vector datatype, as the scalar Gemm orders them.
      */
-    private static void gemm(Node node, KernelBuilder kb, BlockFormat format, ExactBlockSum exact) {
+    private static void gemm(Node node, KernelBuilder kb, BlockFormat format, Sums sums) {
         boolean transA = node.intAttr("transA", 0) != 0, transB = node.intAttr("transB", 0) != 0;
         float alpha = node.floatAttr("alpha", 1), beta = node.floatAttr("beta", 1);
         long[] aShape = node.input(0).type().shape(), bShape = node.input(1).type().shape();
@@ -102,7 +104,7 @@ public final class BlockDots {
         Buffer c = beta == 0 || node.input(2) == null ? null : kb.input(2);
         Buffer y = kb.output(0);
         kb.loops(new long[] {m, n}, at -> {
-            Expr dot = cast(ScalarType.REAL, dot(kb, format, exact, aRows.apply(at[0]), bColumns.apply(at[1])));
+            Expr dot = cast(ScalarType.REAL, sums.dot(aRows.apply(at[0]), bColumns.apply(at[1])));
             Expr result = alpha == 1 ? dot : mul(real(alpha), dot);
             if (c != null) {
                 Expr cValue = kb.load(c, flatIndex(c.shape(), broadcastIndices(c.shape(), at)));
@@ -116,7 +118,7 @@ public final class BlockDots {
      * Conv (any rank, any group count) with constant W [M, C / group, K...] and an optional bias: the blocks run
      * along each group's input channels at each tap of the window.
      */
-    private static void conv(Node node, KernelBuilder kb, BlockFormat format, ExactBlockSum exact) {
+    private static void conv(Node node, KernelBuilder kb, BlockFormat format, Sums sums) {
         Value weights = node.input(1);
         if (!weights.isConstant()) {
             throw node.error("block datatype " + format.name() + ": the weights '" + weights.name()
@@ -136,11 +138,11 @@ public final class BlockDots {
         QuantizedOperand w = QuantizedOperand.atCompileTime(kb, format, "W", transposed(values, maps, channels, taps), maps * taps, channels, 1);
         QuantizedOperand input = QuantizedOperand.atRunTime(kb, format, "X", x, x.dim(0) * groups, channels, plane);
         kb.loop(x.dim(0), batch -> kb.loop(maps, map -> kb.loops(window.outputShape(), at -> {
-            Local acc = kb.local("acc", constant(ScalarType.F32, 0));
+            Local acc = sums.accumulator();
             Expr inputs = add(mul(batch, groups), div(map, idx(mapsPerGroup)));
-            window.forEachTap(kb, at, (position, tap) -> addBlockSums(kb, format, exact, acc,
-                input.at(inputs, flatIndex(spatial, position)), w.at(add(mul(map, taps), flatIndex(kernel, tap)), idx(0))));
-            Expr result = cast(ScalarType.REAL, tensorScaled(format, kb.get(acc), input.at(idx(0), idx(0)), w.at(idx(0), idx(0))));
+            window.forEachTap(kb, at, (position, tap) -> sums.add(acc, input.at(inputs, flatIndex(spatial, position)),
+                w.at(add(mul(map, taps), flatIndex(kernel, tap)), idx(0))));
+            Expr result = cast(ScalarType.REAL, sums.tensorScaled(kb.get(acc), input.at(idx(0), idx(0)), w.at(idx(0), idx(0))));
             if (bias != null) result = add(result, kb.load(bias, map));
             kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
         })));
@@ -167,38 +169,47 @@ public final class BlockDots {
         return matrix -> row -> q.at(add(mul(matrix, rows), row), idx(0));
     }
 
-    /** The dot product of two vectors, F32: their block sums added (see {@link #addBlockSums}), times both tensor scales. */
-    private static Expr dot(KernelBuilder kb, BlockFormat format, ExactBlockSum exact, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
-        Local acc = kb.local("acc", constant(ScalarType.F32, 0));
-        addBlockSums(kb, format, exact, acc, a, b);
-        return tensorScaled(format, kb.get(acc), a, b);
-    }
-
     /**
-     * Over two vectors in blocks: each block's exact sum of products of elements times both blocks' scales,
-     * rounded once to float32 and added to the F32 {@code acc}, block after block.
+     * How one format's dot products add up: each block's exact sum of products of elements times both blocks'
+     * scales, rounded once to float32, then added from +0 in the order of the blocks in float32 or, converted to
+     * it, in the vector datatype ({@link BlockChoice.Accumulation}), then times both tensor scales.
      */
-    private static void addBlockSums(KernelBuilder kb, BlockFormat format, ExactBlockSum exact, Local acc, QuantizedOperand.Vector a,
-                                     QuantizedOperand.Vector b) {
-        long size = format.blockSize(), length = a.operand().length();
-        kb.loop(a.operand().blocks(), block -> {
-            Expr blockStart = mul(block, size);
-            Expr sum = exact.emit(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
-                Expr k = add(blockStart, j);
-                return product(a.element(k), b.element(k));
+    private record Sums(KernelBuilder kb, BlockFormat format, ExactBlockSum exact, BlockChoice.Accumulation accumulation) {
+        /** The dot product of two vectors, F32 or REAL as the accumulation is. */
+        Expr dot(QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
+            Local acc = accumulator();
+            add(acc, a, b);
+            return tensorScaled(kb.get(acc), a, b);
+        }
+
+        /** A sum of block results from +0: F32, or REAL (the vector datatype). */
+        Local accumulator() {
+            return kb.local("acc", accumulation == BlockChoice.Accumulation.FLOAT32 ? constant(ScalarType.F32, 0) : real(0));
+        }
+
+        /** Adds the block results of two vectors to {@code acc}, block after block. */
+        void add(Local acc, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
+            long size = format.blockSize(), length = a.operand().length();
+            ScalarType type = kb.get(acc).type();
+            kb.loop(a.operand().blocks(), block -> {
+                Expr blockStart = mul(block, size);
+                Expr sum = exact.emit(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
+                    Expr k = Exprs.add(blockStart, j);
+                    return product(a.element(k), b.element(k));
+                });
+                Expr result = cast(ScalarType.F32, mul(sum, product(a.scale(block), b.scale(block))));
+                kb.assign(acc, Exprs.add(kb.get(acc), cast(type, result)));
             });
-            kb.assign(acc, add(kb.get(acc), cast(ScalarType.F32, mul(sum, product(a.scale(block), b.scale(block))))));
-        });
-    }
+        }
 
-    /**
-     * The float32 sum of blocks times both tensor scales, as a GEMM's alpha: their product rounded to float32
-     * (exact in double first: 24 + 24 bits), then the product with the sum rounded to float32. Without tensor
-     * scales, the sum.
-     */
-    private static Expr tensorScaled(BlockFormat format, Expr sum, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
-        if (!format.name().tensorScale()) return sum;
-        return mul(sum, cast(ScalarType.F32, mul(a.tensorScale(), b.tensorScale())));
+        /**
+         * The sum of blocks times both tensor scales, as a GEMM's alpha: their product rounded to float32 (exact in
+         * double first: 24 + 24 bits), then the product with the sum, in the sum's type. Without tensor scales, the sum.
+         */
+        Expr tensorScaled(Expr sum, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
+            if (!format.name().tensorScale()) return sum;
+            return mul(sum, cast(sum.type(), cast(ScalarType.F32, mul(a.tensorScale(), b.tensorScale()))));
+        }
     }
 
     /**

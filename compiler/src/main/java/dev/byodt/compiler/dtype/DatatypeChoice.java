@@ -85,7 +85,8 @@ public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Ov
     public static List<Override> parseOverrides(String map) {
         List<Override> parsed = new ArrayList<>();
         if (map == null || map.isBlank()) return parsed;
-        for (String entry : map.split(",")) {
+        // Commas inside brackets belong to a block datatype's spelling (fc*=block[fxp8_6,32,e8m0,rceil]).
+        for (String entry : DatatypeName.topLevelParts(map)) {
             int eq = entry.indexOf('=');
             if (eq <= 0 || eq == entry.length() - 1) {
                 throw new ByodtException("--dtype-map entry '" + entry + "': expected PATTERN=DTYPE");

@@ -4,6 +4,7 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
@@ -374,10 +375,7 @@ class BlockDotsTest {
             Tensor.ofFloats(new long[] {maps, channels, 3, 2}, weights), null);
         float[] inFloat32 = run(graph, "mxfp8e4m3", new long[] {batch, channels, h, w}, x);
         float[] expected = new float[inFloat32.length];
-        for (int i = 0; i < expected.length; i++) {
-            int bits = Float.floatToRawIntBits(inFloat32[i]);
-            expected[i] = Float.intBitsToFloat((bits + 0x7FFF + ((bits >>> 16) & 1)) & 0xFFFF0000);
-        }
+        for (int i = 0; i < expected.length; i++) expected[i] = bfloat16(inFloat32[i]);
         float[] inBfloat16;
         try (CompiledModule module = Compiler.compile(graph, options("mxfp8e4m3").withDatatype("bfloat16")); HostModel model = Compiler.jit(module)) {
             inBfloat16 = model.run(List.of(Tensor.ofFloats(new long[] {batch, channels, h, w}, x))).getFirst().toFloatArray();
@@ -419,6 +417,71 @@ class BlockDotsTest {
         Node b = new Node("conv2", "Conv", "", 13, inputs, conv2.outputs(), Map.of());
         Graph chain = new Graph("chain", first.inputs(), conv2.outputs(), List.of(a, neg, b));
         assertBits("mxfp8e4m3 chain", alone, run(chain, "mxfp8e4m3", xShape, x));
+    }
+
+    /**
+     * --accumulate dtype: each block's float32 result converted to the vector datatype (bfloat16, nearest even) and
+     * added there from +0 in block order; a float32 add of two bfloat16s rounded to bfloat16 is the exact sum
+     * rounded once (24 >= 2 * 8 + 2 bits), so the expected values are computed so.
+     */
+    @Test
+    void accumulateDtypeAddsTheBlocksResultsInTheVectorDatatype() {
+        int m = 4, n = 3, k = 160;
+        float[] a = seeded(51, m * k, 3), b = seeded(52, k * n, 1);
+        for (int i = 0; i < a.length; i++) a[i] = bfloat16(a[i]);
+        Graph graph = node("MatMul", new long[] {m, k}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {k, n}, b), null);
+        CompileOptions options = CompileOptions.host().withBlocks(new BlockChoice(Optional.of(named("mxfp6e2m3")), List.of(), BlockChoice.Accumulation.DTYPE))
+            .withDatatype("bfloat16");
+        float[] actual;
+        try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
+            actual = model.run(List.of(Tensor.ofFloats(new long[] {m, k}, a))).getFirst().toFloatArray();
+        }
+        BlockReference reference = reference("mxfp6e2m3");
+        float[] expected = new float[m * n];
+        for (int row = 0; row < m; row++) {
+            for (int col = 0; col < n; col++) {
+                float acc = 0;
+                for (int from = 0; from < k; from += 32) {
+                    float[] x = Arrays.copyOfRange(a, row * k + from, row * k + from + 32), w = new float[32];
+                    for (int j = 0; j < 32; j++) w[j] = b[(from + j) * n + col];
+                    acc = bfloat16(acc + bfloat16(addBlocks(0f, reference, 32, x, w, Rational.of(1), Rational.of(1))));
+                }
+                expected[row * n + col] = acc;
+            }
+        }
+        assertBits("mxfp6e2m3 accumulate dtype", expected, actual);
+    }
+
+    /** A --dtype-map entry puts one node of a float32 model in blocks: the second of two Convs gives what it gives alone on the first's float32 output. */
+    @Test
+    void aDtypeMapEntryPutsOneNodesDotProductsInBlocks() {
+        long[] xShape = {1, 1, 12, 12}, hShape = {1, 6, 8, 8}, yShape = {1, 4, 4, 4};
+        float[] x = seeded(61, 144, 1), w1 = seeded(62, 6 * 25, 0.5), w2 = seeded(63, 4 * 6 * 25, 0.2);
+        Graph first = node("Conv", xShape, hShape, Map.of(), Tensor.ofFloats(new long[] {6, 1, 5, 5}, w1), null);
+        Graph second = node("Conv", hShape, yShape, Map.of(), Tensor.ofFloats(new long[] {4, 6, 5, 5}, w2), null);
+        float[] hidden;
+        try (CompiledModule module = Compiler.compile(first, CompileOptions.host()); HostModel model = Compiler.jit(module)) {
+            hidden = model.run(List.of(Tensor.ofFloats(xShape, x))).getFirst().toFloatArray();
+        }
+        float[] alone = run(second, "mxfp4", hShape, hidden);
+
+        Node conv1 = first.nodes().getFirst(), conv2 = second.nodes().getFirst();
+        Value h = new Value("h");
+        h.setType(new TensorType(ElementType.FLOAT32, hShape));
+        List<Value> inputs = new java.util.ArrayList<>(conv2.inputs());
+        inputs.set(0, h);
+        Graph chain = new Graph("chain", first.inputs(), conv2.outputs(), List.of(new Node("conv1", "Conv", "", 13, conv1.inputs(), List.of(h), Map.of()),
+            new Node("conv2", "Conv", "", 13, inputs, conv2.outputs(), Map.of())));
+        CompileOptions mapped = CompileOptions.host().withBlocks(new BlockChoice(Optional.empty(), DatatypeChoice.parseOverrides("conv2=mxfp4"),
+            BlockChoice.Accumulation.FLOAT32));
+        try (CompiledModule module = Compiler.compile(chain, mapped); HostModel model = Compiler.jit(module)) {
+            assertBits("conv2=mxfp4", alone, model.run(List.of(Tensor.ofFloats(xShape, x))).getFirst().toFloatArray());
+        }
+    }
+
+    private static float bfloat16(float v) {
+        int bits = Float.floatToRawIntBits(v);
+        return Float.intBitsToFloat((bits + 0x7FFF + ((bits >>> 16) & 1)) & 0xFFFF0000);
     }
 
     /**
