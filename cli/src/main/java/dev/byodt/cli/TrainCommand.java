@@ -227,6 +227,9 @@ final class TrainCommand implements Callable<Integer> {
         if (kind == null) throw new UsageException("--optimizer " + optimizer + ": expected sgd, momentum or adam");
         if (epochs <= 0) throw new UsageException("--epochs must be positive");
         if (batch <= 0) throw new UsageException("--batch must be positive");
+        if (modelOptions.blocks().any()) {
+            throw new UsageException("train: block datatypes (" + modelOptions.blocks().blockNames().getFirst() + ") compute inference only for now");
+        }
         if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
         if (testLimit != null && testLimit <= 0) throw new UsageException("--test-limit must be positive");
         if (masterWeights != null && !masterWeights.equals("float32")) {

@@ -134,6 +134,14 @@ class TrainCommandTest {
     }
 
     @Test
+    void blockDatatypesAreForInferenceOnly() {
+        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--dtype-map", "fc*=mxfp4", "--out", temp.resolve("mx").toString());
+        assertEquals(Main.USAGE_ERROR, run.exitCode(), run.out());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("train: block datatypes (mxfp4) compute inference only for now"), run.err());
+    }
+
+    @Test
     void operatorsWithoutGradientsAreListedInOneLine() throws IOException {
         Path model = OnnxModels.graph().input("x", FLOAT, 32, 1, 28, 28).floats("w", 0.01f, 784, 10)
             .longs("shape", -1, 784)
