@@ -572,37 +572,38 @@ class BlockDotsTest {
         return q.signum() < 0 ? -f : f;
     }
 
+    /** One {@code op} node of graph input X, constant weights W and an optional constant bias B. */
     private static Graph node(String op, long[] inputShape, long[] outputShape, Map<String, Attribute> attributes, Tensor weights, Tensor bias) {
-        Value x = new Value("X"), w = new Value("W"), y = new Value("Y");
-        x.setType(new TensorType(ElementType.FLOAT32, inputShape));
-        w.setConstant(weights);
-        List<Value> inputs = new java.util.ArrayList<>(List.of(x, w));
-        if (bias != null) {
-            Value b = new Value("B");
-            b.setConstant(bias);
-            inputs.add(b);
-        }
-        Node node = new Node("dot", op, "", 13, inputs, List.of(y), attributes);
-        y.setType(Operators.lookup(op).inferTypes(node).getFirst());
-        assertEquals(Arrays.toString(outputShape), Arrays.toString(y.type().shape()));
-        return new Graph("dot", List.of(x), List.of(y), List.of(node));
+        Value x = input("X", inputShape);
+        return graph(op, List.of(x), List.of(x, constantValue("W", weights)), bias == null ? null : constantValue("B", bias), outputShape, attributes);
     }
 
     /** One {@code op} node of two graph inputs, A and B, and an optional constant C. */
     private static Graph activations(String op, long[] aShape, long[] bShape, long[] outputShape, Map<String, Attribute> attributes, Tensor c) {
-        Value a = new Value("A"), b = new Value("B"), y = new Value("Y");
-        a.setType(new TensorType(ElementType.FLOAT32, aShape));
-        b.setType(new TensorType(ElementType.FLOAT32, bShape));
-        List<Value> inputs = new java.util.ArrayList<>(List.of(a, b));
-        if (c != null) {
-            Value constant = new Value("C");
-            constant.setConstant(c);
-            inputs.add(constant);
-        }
-        Node node = new Node("dot", op, "", 13, inputs, List.of(y), attributes);
+        Value a = input("A", aShape), b = input("B", bShape);
+        return graph(op, List.of(a, b), List.of(a, b), c == null ? null : constantValue("C", c), outputShape, attributes);
+    }
+
+    private static Graph graph(String op, List<Value> graphInputs, List<Value> inputs, Value optional, long[] outputShape, Map<String, Attribute> attributes) {
+        List<Value> all = new java.util.ArrayList<>(inputs);
+        if (optional != null) all.add(optional);
+        Value y = new Value("Y");
+        Node node = new Node("dot", op, "", 13, all, List.of(y), attributes);
         y.setType(Operators.lookup(op).inferTypes(node).getFirst());
         assertEquals(Arrays.toString(outputShape), Arrays.toString(y.type().shape()));
-        return new Graph("dot", List.of(a, b), List.of(y), List.of(node));
+        return new Graph("dot", graphInputs, List.of(y), List.of(node));
+    }
+
+    private static Value input(String name, long[] shape) {
+        Value v = new Value(name);
+        v.setType(new TensorType(ElementType.FLOAT32, shape));
+        return v;
+    }
+
+    private static Value constantValue(String name, Tensor value) {
+        Value v = new Value(name);
+        v.setConstant(value);
+        return v;
     }
 
     /** The graph with a Neg node before its dot product, so that the dot product reads a tensor of the workspace. */
