@@ -67,15 +67,15 @@ final class ModelOptions {
 
     @Option(names = "--dtype-map", paramLabel = "PATTERN=DTYPE,...",
         description = "Per-node datatypes: node or output tensor names (globs with * and ?) mapped to datatypes, "
-            + "e.g. 'conv1=fxp16_13,fc*=custom[posit]16' or 'fc*=mxfp4' (a block datatype: that MatMul, Gemm or Conv's dot products "
-            + "in blocks, the node's other operations in --vector-dtype); the first match wins, --dtype elsewhere.")
+            + "e.g. 'conv1=fxp16_13,fc*=custom[posit]16' or 'fc*=mxfp4' (a block datatype: the dot products of that MatMul, Gemm or Conv "
+            + "in blocks, the rest of the node in --vector-dtype); the first match wins, --dtype elsewhere.")
     String dtypeMap;
 
     @Option(names = "--accumulate", paramLabel = "MODE",
         description = "How sums accumulate: dtype (round every add and multiply), float32 (products and sums in float32, "
             + "round once), exact (the datatype's wide accumulator, round once), int:W[:wrap|:saturate] (fixed point: exact products "
             + "summed in a W-bit two's-complement register that wraps (the default) or saturates at every add, round once). Default: dtype. "
-            + "With a block datatype as --dtype, how each dot product adds its blocks' float32 results: float32 (the default) or dtype "
+            + "With a block datatype as --dtype, how each dot product adds the float32 results of its blocks: float32 (the default) or dtype "
             + "(in --vector-dtype).")
     String accumulate;
 

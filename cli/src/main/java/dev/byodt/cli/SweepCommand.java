@@ -90,7 +90,7 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--accumulate", paramLabel = "MODE[,MODE...]",
         description = "Accumulation modes to cross with, as --accumulate takes them: dtype, float32, exact, int:W[:wrap|:saturate], "
             + "fused:F=<bits>,G=<group>[,rounding=rz|rne], fused:hopper-fp8, fused:volta-fp16; for the block datatypes, how their dot "
-            + "products add the blocks' results: float32 or dtype (in --vector-dtype). Default: dtype, float32 for the block datatypes.")
+            + "products add the results of their blocks: float32 or dtype (in --vector-dtype). Default: dtype, float32 for the block datatypes.")
     String accumulate;
 
     @Option(names = "--rounding", defaultValue = "nearest", paramLabel = "MODE[,MODE...]",
