@@ -108,7 +108,7 @@ class DatatypeOptionsTest {
 
     @Test
     void aBlockDatatypeRunsTheModelsDotProductsWithTheRestInTheVectorDatatype() {
-        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--vector-dtype", "float32");
+        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--vector-dtype", "float32", "--limit", "20");
         assertEquals(0, run.exitCode(), run.err());
         assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype float32 +float32 ").matcher(run.out()).find(), "blocks added in float32 by default: " + run.out());
     }
