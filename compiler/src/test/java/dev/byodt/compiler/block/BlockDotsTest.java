@@ -259,29 +259,7 @@ class BlockDotsTest {
         Graph graph = node("Conv", new long[] {batch, channels, h, w}, new long[] {batch, maps, oh, ow}, attributes,
             Tensor.ofFloats(new long[] {maps, channels, kh, kw}, weights), Tensor.ofFloats(new long[] {maps}, bias));
         float[] actual = run(graph, name, new long[] {batch, channels, h, w}, x);
-        BlockReference reference = reference(name);
-        int size = named(name).blockSize();
-        float[] expected = new float[batch * maps * oh * ow];
-        for (int nb = 0; nb < batch; nb++)
-            for (int m = 0; m < maps; m++)
-                for (int y = 0; y < oh; y++)
-                    for (int xo = 0; xo < ow; xo++) {
-                        float acc = 0;
-                        for (int ky = 0; ky < kh; ky++) {
-                            int iy = y + ky - 1;
-                            if (iy < 0 || iy >= h) continue;
-                            for (int kx = 0; kx < kw; kx++) {
-                                int ix = xo + kx;
-                                float[] in = new float[channels], ws = new float[channels];
-                                for (int c = 0; c < channels; c++) {
-                                    in[c] = x[((nb * channels + c) * h + iy) * w + ix];
-                                    ws[c] = weights[((m * channels + c) * kh + ky) * kw + kx];
-                                }
-                                acc = addBlocks(acc, reference, size, in, ws, tensorScale(name, x), tensorScale(name, weights));
-                            }
-                        }
-                        expected[((nb * maps + m) * oh + y) * ow + xo] = scaled(acc, tensorScale(name, x), tensorScale(name, weights)) + bias[m];
-                    }
+        float[] expected = expectedConv(name, x, weights, bias, new int[] {batch, channels, h, w}, 1, new int[] {maps, kh, kw}, 1);
         assertBits(name, expected, actual);
     }
 
@@ -295,11 +273,13 @@ class BlockDotsTest {
         checkMatMulOfTwoActivations(name);
     }
 
+    /** The cases below of two activations, transA, alpha and beta, and groups, in more formats. */
     @Tag("exhaustive")
-    @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8"})
-    void matMulOfTwoActivationsInTheOtherFormats(String name) {
-        checkMatMulOfTwoActivations(name);
+    @Test
+    void theNewDotProductsInTheOtherFormats() {
+        for (String name : List.of("mxfp8e4m3", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8")) checkMatMulOfTwoActivations(name);
+        for (String name : List.of("mxfp8e4m3", "mxint8")) checkGemmWithTransposedActivationsAlphaAndBeta(name);
+        for (String name : List.of("mxfp4", "nvfp4")) checkGroupedConv(name);
     }
 
     private static void checkMatMulOfTwoActivations(String name) {
@@ -329,13 +309,6 @@ class BlockDotsTest {
     @Test
     void gemmWithTransposedActivationsAlphaAndBeta() {
         checkGemmWithTransposedActivationsAlphaAndBeta("nvfp4");
-    }
-
-    @Tag("exhaustive")
-    @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxint8"})
-    void gemmWithTransposedActivationsAlphaAndBetaInOtherFormats(String name) {
-        checkGemmWithTransposedActivationsAlphaAndBeta(name);
     }
 
     private static void checkGemmWithTransposedActivationsAlphaAndBeta(String name) {
@@ -368,38 +341,14 @@ class BlockDotsTest {
         checkGroupedConv("mxfp8e4m3");
     }
 
-    @Tag("exhaustive")
-    @ParameterizedTest
-    @ValueSource(strings = {"mxfp4", "nvfp4"})
-    void groupedConvInOtherFormats(String name) {
-        checkGroupedConv(name);
-    }
-
     private static void checkGroupedConv(String name) {
         int batch = 2, groups = 2, perGroup = 20, maps = 4, h = 4, w = 3, kh = 2, kw = 2;
-        int oh = h - 1, ow = w - 1, mapsPerGroup = maps / groups, channels = groups * perGroup;
+        int oh = h - 1, ow = w - 1, channels = groups * perGroup;
         float[] x = seeded(name.hashCode() + 16, batch * channels * h * w, 2), weights = seeded(name.hashCode() + 17, maps * perGroup * kh * kw, 0.5);
         Graph graph = node("Conv", new long[] {batch, channels, h, w}, new long[] {batch, maps, oh, ow}, Map.of("group", new Attribute.IntAttr(groups)),
             Tensor.ofFloats(new long[] {maps, perGroup, kh, kw}, weights), null);
         float[] actual = run(graph, name, new long[] {batch, channels, h, w}, x);
-        BlockReference reference = reference(name);
-        float[] expected = new float[batch * maps * oh * ow];
-        for (int nb = 0; nb < batch; nb++)
-            for (int m = 0; m < maps; m++)
-                for (int y = 0; y < oh; y++)
-                    for (int xo = 0; xo < ow; xo++) {
-                        float acc = 0;
-                        for (int ky = 0; ky < kh; ky++)
-                            for (int kx = 0; kx < kw; kx++) {
-                                float[] in = new float[perGroup], ws = new float[perGroup];
-                                for (int c = 0; c < perGroup; c++) {
-                                    in[c] = x[((nb * channels + m / mapsPerGroup * perGroup + c) * h + y + ky) * w + xo + kx];
-                                    ws[c] = weights[((m * perGroup + c) * kh + ky) * kw + kx];
-                                }
-                                acc = addBlocks(acc, reference, named(name).blockSize(), in, ws, tensorScale(name, x), tensorScale(name, weights));
-                            }
-                        expected[((nb * maps + m) * oh + y) * ow + xo] = scaled(acc, tensorScale(name, x), tensorScale(name, weights));
-                    }
+        float[] expected = expectedConv(name, x, weights, null, new int[] {batch, channels, h, w}, groups, new int[] {maps, kh, kw}, 0);
         assertBits(name, expected, actual);
     }
 
@@ -562,6 +511,39 @@ class BlockDotsTest {
         BlockFormat wide = BlockFormat.resolve(named("block[bfloat16,32,e8m0,floor]"), DatatypeChoice.builtInRegistry());
         assertEquals(Optional.of("block datatype block[bfloat16,32,custom[e8m0]8,floor]: its block sums need more than two doubles' 53 bits"),
             BlockDots.unsupported(wide));
+    }
+
+    /**
+     * A Conv's outputs (stride 1, {@code padH} rows of padding above and below, none at the sides), x [N, C, H, W]
+     * and weights [M, C / groups, KH, KW]: at each tap in the window's order, the group's channels in blocks.
+     */
+    private static float[] expectedConv(String name, float[] x, float[] weights, float[] bias, int[] xShape, int groups, int[] wShape, int padH) {
+        int batch = xShape[0], channels = xShape[1], h = xShape[2], w = xShape[3], maps = wShape[0], kh = wShape[1], kw = wShape[2];
+        int perGroup = channels / groups, mapsPerGroup = maps / groups, oh = h + 2 * padH - kh + 1, ow = w - kw + 1;
+        BlockReference reference = reference(name);
+        Rational tx = tensorScale(name, x), tw = tensorScale(name, weights);
+        float[] expected = new float[batch * maps * oh * ow];
+        for (int nb = 0; nb < batch; nb++)
+            for (int m = 0; m < maps; m++)
+                for (int y = 0; y < oh; y++)
+                    for (int xo = 0; xo < ow; xo++) {
+                        float acc = 0;
+                        for (int ky = 0; ky < kh; ky++) {
+                            int iy = y + ky - padH;
+                            if (iy < 0 || iy >= h) continue;
+                            for (int kx = 0; kx < kw; kx++) {
+                                float[] in = new float[perGroup], ws = new float[perGroup];
+                                for (int c = 0; c < perGroup; c++) {
+                                    in[c] = x[((nb * channels + m / mapsPerGroup * perGroup + c) * h + iy) * w + xo + kx];
+                                    ws[c] = weights[((m * perGroup + c) * kh + ky) * kw + kx];
+                                }
+                                acc = addBlocks(acc, reference, named(name).blockSize(), in, ws, tx, tw);
+                            }
+                        }
+                        float dot = scaled(acc, tx, tw);
+                        expected[((nb * maps + m) * oh + y) * ow + xo] = bias == null ? dot : dot + bias[m];
+                    }
+        return expected;
     }
 
     /**
