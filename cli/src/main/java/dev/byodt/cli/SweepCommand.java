@@ -24,6 +24,8 @@ import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.DatatypeName;
+import dev.byodt.compiler.dtype.RoundingMode;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.data.DataSource;
@@ -93,8 +95,15 @@ final class SweepCommand implements Callable<Integer> {
 
     @Option(names = "--rounding", defaultValue = "nearest", paramLabel = "MODE[,MODE...]",
         description = "Rounding modes to cross with, as --rounding takes them (nearest, nearest-away, toward-zero, up, down, "
-            + "odd; fixed point: nearest, truncate), each with the datatypes that take it. Default: ${DEFAULT-VALUE}.")
+            + "odd, stochastic; fixed point also truncate), each with the datatypes that take it. Default: ${DEFAULT-VALUE}.")
     String rounding;
+
+    @Option(names = "--sr-bits", paramLabel = "N", description = "Stochastic rounding's random bits, as run's --sr-bits (default 16).")
+    String srBits;
+
+    @Option(names = "--seed", defaultValue = "0", paramLabel = "N",
+        description = "Seed of stochastic rounding's random bits, as run's --seed. Default: ${DEFAULT-VALUE}.")
+    long seed;
 
     @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around.")
     String overflow;
@@ -189,7 +198,8 @@ final class SweepCommand implements Callable<Integer> {
         List<String> leftOut = new ArrayList<>();
         for (String name : names) {
             DatatypeInstance instance = plugins.registry().instance(scalar(name), options("nearest"));
-            List<String> applicable = applicableRoundings(name, instance, roundings, leftOut);
+            List<String> applicable = applicableRoundings(name, instance, roundings, leftOut).stream()
+                .filter(r -> takes(name, r, leftOut)).toList();
             for (String acc : accumulations) {
                 try {
                     instance.requireAccumulation(AccumulationMode.parse(acc));
@@ -232,6 +242,18 @@ final class SweepCommand implements Callable<Integer> {
         return applicable;
     }
 
+    /** Whether the datatype {@code name} takes --rounding {@code r} at its width; if not, the reason goes to {@code leftOut}. */
+    private boolean takes(String name, String r, List<String> leftOut) {
+        if (r.equals(NOT_APPLICABLE)) return true;
+        try {
+            plugins.registry().instance(scalar(name), options(r));
+            return true;
+        } catch (ByodtException e) {
+            leftOut.add(e.getMessage());
+            return false;
+        }
+    }
+
     /**
      * The block datatype {@code name} names, or empty for a scalar one; one models cannot compute in yet is an
      * error (a usage error while planning).
@@ -260,6 +282,7 @@ final class SweepCommand implements Callable<Integer> {
         Map<String, String> options = new LinkedHashMap<>();
         if (overflow != null) options.put("overflow", overflow);
         if (!roundingMode.equals(NOT_APPLICABLE)) options.put("rounding", roundingMode);
+        if (srBits != null && roundingMode.equals(RoundingMode.STOCHASTIC.optionName())) options.put(StochasticRounding.BITS_OPTION, srBits);
         return options;
     }
 
@@ -269,7 +292,7 @@ final class SweepCommand implements Callable<Integer> {
         try {
             DatatypeChoice choice = DatatypeChoice.float32().withRegistry(plugins.registry()).withDatatype(scalar(point.dtype()))
                 .withAccumulation(AccumulationMode.parse(point.accumulate()))
-                .withFallbackToFloat32(fallback != null).withOptions(options);
+                .withFallbackToFloat32(fallback != null).withOptions(options).withSeed(seed);
             overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);
             String label = point.dtype() + " " + point.accumulate() + (point.rounding().equals(NOT_APPLICABLE) ? "" : " " + point.rounding());
             CompileOptions compileOptions = CompileOptions.host().withDatatypes(choice).withBlock(block(point.dtype()));
