@@ -134,7 +134,7 @@ class PositRoundingModesTest {
     }
 
     /** Every pair of the special values and their neighbours, then seeded random pairs. */
-    private static long[][] seededPairs(PositReference ref, int count) {
+    static long[][] seededPairs(PositReference ref, int count) {
         long one = 1L << (ref.n - 2);
         long[] edges = {0, ref.nar(), one, ref.negate(one), one + 1, 1, 2, ref.negate(1), ref.maxPos(), ref.maxPos() - 1, ref.negate(ref.maxPos())};
         long[] a = new long[edges.length * edges.length + count], b = new long[a.length];
