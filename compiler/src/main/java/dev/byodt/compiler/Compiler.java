@@ -70,7 +70,11 @@ public final class Compiler {
 
     /** Compiles a graph, each operator in its schedule tuned for the target and the datatype of its node. */
     public static CompiledModule compile(Graph graph, CompileOptions options) {
-        Optional<BlockFormat> block = options.block().map(name -> BlockFormat.resolve(name, options.datatypes().registry()));
+        Optional<String> rounding = Optional.ofNullable(options.datatypes().options().get("rounding"));
+        Optional<BlockFormat> block = options.block().map(name -> {
+            BlockFormat format = BlockFormat.resolve(name, options.datatypes().registry());
+            return rounding.map(format::withElementRounding).orElse(format);
+        });
         return compile(GraphLowering.lowerScheduled(graph, lanesOf(options),
             (node, bufferOf) -> block.flatMap(format -> BlockDots.lower(node, bufferOf, format))), options);
     }
