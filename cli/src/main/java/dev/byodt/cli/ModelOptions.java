@@ -10,8 +10,6 @@ import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.DatatypeName;
-import dev.byodt.compiler.dtype.RoundingMode;
-import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.target.Target;
@@ -90,15 +88,8 @@ final class ModelOptions {
             + "up, down, odd or stochastic; fixed point also truncate ('byodt dtypes' lists each datatype's modes).")
     String rounding;
 
-    @Option(names = "--sr-bits", paramLabel = "N",
-        description = "With --rounding stochastic: how many random bits each rounding adds to as many cut bits, 1 to 16 "
-            + "(default 16).")
-    String srBits;
-
-    @Option(names = "--seed", defaultValue = "0", paramLabel = "N",
-        description = "Seed of the random bits: stochastic rounding's (a hash of the seed, the operation and the element), "
-            + "and in train those of --shuffle and Dropout's masks; the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
-    long seed;
+    @Mixin
+    StochasticRoundingOptions stochastic;
 
     @Option(names = "--no-inline-lib",
         description = "Keep datatype library functions out of line, so the code shows every call (with --emit llvm), "
@@ -199,10 +190,8 @@ final class ModelOptions {
         Map<String, String> datatypeOptions = new LinkedHashMap<>();
         if (overflow != null) datatypeOptions.put("overflow", overflow);
         if (rounding != null) datatypeOptions.put("rounding", rounding);
-        if (srBits != null) {
-            if (!RoundingMode.STOCHASTIC.optionName().equals(rounding)) throw new UsageException("--sr-bits " + srBits + " needs --rounding stochastic");
-            datatypeOptions.put(StochasticRounding.BITS_OPTION, srBits);
-        }
+        stochastic.requireStochastic(rounding);
+        stochastic.addTo(datatypeOptions, rounding);
         // Loading the user's datatypes is not part of the try: a broken plug-in is an error in a file, not in usage.
         DatatypeChoice registered = DatatypeChoice.float32().withRegistry(plugins.registry());
         try {
@@ -211,7 +200,7 @@ final class ModelOptions {
                 .withAccumulation(AccumulationMode.parse(accumulate))
                 .withFallbackToFloat32(fallback != null)
                 .withOptions(datatypeOptions)
-                .withSeed(seed);
+                .withSeed(stochastic.seed);
             List<DatatypeInstance> instances = choice.instances();
             datatypeOptions.forEach((option, value) -> {
                 if (instances.stream().noneMatch(i -> i.definition().options().containsKey(option))) {
@@ -234,8 +223,7 @@ final class ModelOptions {
         if (fallback != null) text.append(", fallback ").append(fallback);
         if (overflow != null) text.append(", overflow ").append(overflow);
         if (rounding != null) text.append(", rounding ").append(rounding);
-        if (srBits != null) text.append(", sr-bits ").append(srBits);
-        if (RoundingMode.STOCHASTIC.optionName().equals(rounding)) text.append(", seed ").append(seed);
+        text.append(stochastic.describe(rounding));
         return text.toString();
     }
 

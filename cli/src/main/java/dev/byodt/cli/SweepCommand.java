@@ -24,8 +24,6 @@ import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.DatatypeName;
-import dev.byodt.compiler.dtype.RoundingMode;
-import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.data.DataSource;
@@ -98,12 +96,8 @@ final class SweepCommand implements Callable<Integer> {
             + "odd, stochastic; fixed point also truncate), each with the datatypes that take it. Default: ${DEFAULT-VALUE}.")
     String rounding;
 
-    @Option(names = "--sr-bits", paramLabel = "N", description = "Stochastic rounding's random bits, as run's --sr-bits (default 16).")
-    String srBits;
-
-    @Option(names = "--seed", defaultValue = "0", paramLabel = "N",
-        description = "Seed of stochastic rounding's random bits, as run's --seed. Default: ${DEFAULT-VALUE}.")
-    long seed;
+    @Mixin
+    StochasticRoundingOptions stochastic;
 
     @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around.")
     String overflow;
@@ -158,6 +152,7 @@ final class SweepCommand implements Callable<Integer> {
         Shard part;
         try {
             part = Shard.parse(shard);
+            stochastic.requireStochastic(rounding);
             all = plan(DatatypeSpec.expand(dtypes), SweepPlan.accumulations(accumulate),
                 SweepPlan.choices("--rounding", rounding, roundingModes()));
         } catch (ByodtException e) {
@@ -282,7 +277,7 @@ final class SweepCommand implements Callable<Integer> {
         Map<String, String> options = new LinkedHashMap<>();
         if (overflow != null) options.put("overflow", overflow);
         if (!roundingMode.equals(NOT_APPLICABLE)) options.put("rounding", roundingMode);
-        if (srBits != null && roundingMode.equals(RoundingMode.STOCHASTIC.optionName())) options.put(StochasticRounding.BITS_OPTION, srBits);
+        stochastic.addTo(options, roundingMode);
         return options;
     }
 
@@ -292,7 +287,7 @@ final class SweepCommand implements Callable<Integer> {
         try {
             DatatypeChoice choice = DatatypeChoice.float32().withRegistry(plugins.registry()).withDatatype(scalar(point.dtype()))
                 .withAccumulation(AccumulationMode.parse(point.accumulate()))
-                .withFallbackToFloat32(fallback != null).withOptions(options).withSeed(seed);
+                .withFallbackToFloat32(fallback != null).withOptions(options).withSeed(stochastic.seed);
             overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);
             String label = point.dtype() + " " + point.accumulate() + (point.rounding().equals(NOT_APPLICABLE) ? "" : " " + point.rounding());
             CompileOptions compileOptions = CompileOptions.host().withDatatypes(choice).withBlock(block(point.dtype()));

@@ -175,8 +175,8 @@ final class TrainCommand implements Callable<Integer> {
         long compileStart = System.nanoTime();
         try (Trainer trainer = Trainer.compile(graph, chosenLoss, chosenOptimizer, scaling, options)) {
             System.out.printf("%-10s %.2f s%n", "compile", (System.nanoTime() - compileStart) / 1e9);
-            trainer.seedDropout(modelOptions.seed);
-            Random random = new Random(modelOptions.seed);
+            trainer.seedDropout(modelOptions.stochastic.seed);
+            Random random = new Random(modelOptions.stochastic.seed);
             int[] order = IntStream.range(0, training.size()).toArray();
             for (int epoch = 1; epoch <= epochs; epoch++) {
                 long start = System.nanoTime();
@@ -274,7 +274,7 @@ final class TrainCommand implements Callable<Integer> {
             + (o.weightDecay() != 0 ? ", weight decay " + o.weightDecay() : ""));
         c.put("loss", l.optionName());
         c.put("batches", batch + " items, " + epochs + " epoch" + (epochs == 1 ? "" : "s")
-            + (shuffle ? ", shuffled with seed " + modelOptions.seed : ", in file order"));
+            + (shuffle ? ", shuffled with seed " + modelOptions.stochastic.seed : ", in file order"));
         return c;
     }
 

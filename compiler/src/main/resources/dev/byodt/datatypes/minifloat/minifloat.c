@@ -79,7 +79,7 @@
 #endif
 /* Stochastic rounding reads the first BYODT_SR_BITS (<= 16) cut bits, exact in every result when p <= 14:
    the square root's 30 bits are the shortest. */
-#if BYODT_ROUNDING == BYODT_ROUNDING_STOCHASTIC && (MF_UNSIGNED ? 0 : 1) + MF_EXP_BITS + MF_FRAC_BITS > 16
+#if defined(BYODT_ROUNDING_STOCHASTIC) && BYODT_ROUNDING == BYODT_ROUNDING_STOCHASTIC && (MF_UNSIGNED ? 0 : 1) + MF_EXP_BITS + MF_FRAC_BITS > 16
 #error "minifloat.c rounds stochastically only formats of up to 16 bits"
 #endif
 

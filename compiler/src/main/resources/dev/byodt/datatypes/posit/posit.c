@@ -87,7 +87,7 @@ typedef int32_t posit_signed;
 #endif
 /* Stochastic rounding reads the first BYODT_SR_BITS (<= 16) cut bits of encode_fraction's 32-bit string, which
    holds 33 - N of them, every one exact for N <= 16 (the adder keeps 16 exact bits below posit16's significand). */
-#if BYODT_ROUNDING == BYODT_ROUNDING_STOCHASTIC && N > 16
+#if defined(BYODT_ROUNDING_STOCHASTIC) && BYODT_ROUNDING == BYODT_ROUNDING_STOCHASTIC && N > 16
 #error "posit.c rounds stochastically only posits of up to 16 bits"
 #endif
 /* The significand bits (hidden bit included) of the most precise posits: N - 2 - ES, at least 1. */

@@ -55,7 +55,8 @@ class BlockQuantizationTest {
                 BlockFormat format = BlockFormat.resolve(name, REGISTRY).withElementRounding(mode.optionName());
                 BlockReference reference = new BlockReference(VALUES.get(name.element().toString()), VALUES.get(name.scale().toString()),
                     name.rule().optionName(), mode);
-                for (float[] tensor : tensors(name, format)) checkTensor(name, format, reference, tensor);
+                // The edge tensor and 8 seeded ones: each mode's steps, cheaply.
+                for (float[] tensor : tensors(name, format).subList(0, 9)) checkTensor(name, format, reference, tensor);
             }
             ByodtException stochastic = assertThrows(ByodtException.class,
                 () -> BlockFormat.resolve(name, REGISTRY).withElementRounding("stochastic"));
