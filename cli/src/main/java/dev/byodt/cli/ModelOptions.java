@@ -153,6 +153,7 @@ final class ModelOptions {
         try {
             BlockFormat format = BlockFormat.resolve(block.get(), plugins.registry());
             BlockDots.unsupported(format).ifPresent(problem -> { throw new UsageException(problem); });
+            if (rounding != null) format.withElementRounding(rounding);
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
         }

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * result must be one of x's two neighbours lo < x < hi (the model's own results with --rounding down and up), and
  * the mean error must lie within five standard deviations of the mean, 5 (hi - lo) sqrt(p (1 - p) / 4096) with
  * p = (x - lo) / (hi - lo), plus the bias that cutting the fraction to k random bits allows, (hi - lo) / 2^k. The
- * seed is fixed, so the test is deterministic; the probes keep p within [0.3, 0.7], where rounding down's error
+ * seed is fixed, so the test is deterministic. bfloat16 and posit8 with 16 random bits, posit16 with 4 and fxp8_2
+ * with 2 (where the truncation bias counts); the probes keep p within [0.3, 0.7], where rounding down's error
  * p (hi - lo) exceeds that bound for every probe, which the test checks too, so that it fails for a rounding
  * that is biased (or for counters that repeat, which make all 4,096 roundings of a probe alike).
  */
@@ -30,7 +31,7 @@ class StochasticRoundingUnbiasedTest {
     private static final int COPIES = 4_096;
 
     @ParameterizedTest
-    @CsvSource({"bfloat16, 16, 100", "custom[fp8e4m3]8, 16, 100", "custom[posit]8, 16, 3", "custom[posit]16, 4, 1000", "fxp16_8, 16, 100", "fxp8_2, 2, 20"})
+    @CsvSource({"bfloat16, 16, 100", "custom[posit]8, 16, 3", "custom[posit]16, 4, 1000", "fxp8_2, 2, 20"})
     void theMeanOfManyRoundingsIsTheValue(String datatype, int srBits, double range) {
         Random random = new Random(datatype.hashCode());
         float[] candidates = new float[400];
