@@ -89,9 +89,11 @@ final class ModelOptions {
 
     @Option(names = "--rounding", paramLabel = "MODE",
         description = "How the datatype rounds every result: nearest (ties to even, the default), nearest-away, toward-zero, "
-            + "up, down or odd for the floats and posits; nearest or truncate for fixed point ('byodt dtypes' lists each "
-            + "datatype's modes).")
+            + "up, down, odd or stochastic; fixed point also truncate ('byodt dtypes' lists each datatype's modes).")
     String rounding;
+
+    @Mixin
+    StochasticRoundingOptions stochastic;
 
     @Option(names = "--no-inline-lib",
         description = "Keep datatype library functions out of line, so the code shows every call (with --emit llvm), "
@@ -153,7 +155,9 @@ final class ModelOptions {
             choice = new BlockChoice(everywhere, DatatypeChoice.parseOverrides(dtypeMap),
                 everywhere.isPresent() ? BlockChoice.Accumulation.parse(accumulation()) : BlockChoice.Accumulation.FLOAT32);
             for (BlockDatatypeName name : choice.blockNames()) {
-                BlockDots.unsupported(BlockFormat.resolve(name, plugins.registry())).ifPresent(problem -> { throw new UsageException(problem); });
+                BlockFormat format = BlockFormat.resolve(name, plugins.registry());
+                BlockDots.unsupported(format).ifPresent(problem -> { throw new UsageException(problem); });
+                if (rounding != null) format.withElementRounding(rounding);
             }
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
@@ -206,6 +210,8 @@ final class ModelOptions {
         Map<String, String> datatypeOptions = new LinkedHashMap<>();
         if (overflow != null) datatypeOptions.put("overflow", overflow);
         if (rounding != null) datatypeOptions.put("rounding", rounding);
+        stochastic.requireStochastic(rounding);
+        stochastic.addTo(datatypeOptions, rounding);
         // Loading the user's datatypes is not part of the try: a broken plug-in is an error in a file, not in usage.
         DatatypeChoice registered = DatatypeChoice.float32().withRegistry(plugins.registry());
         try {
@@ -217,7 +223,8 @@ final class ModelOptions {
                 .withOverrides(overrides)
                 .withAccumulation(block().isPresent() ? AccumulationMode.DTYPE : AccumulationMode.parse(accumulation()))
                 .withFallbackToFloat32(fallback != null)
-                .withOptions(datatypeOptions);
+                .withOptions(datatypeOptions)
+                .withSeed(stochastic.seed);
             List<DatatypeInstance> instances = choice.instances();
             datatypeOptions.forEach((option, value) -> {
                 if (instances.stream().noneMatch(i -> i.definition().options().containsKey(option))) {
@@ -240,6 +247,7 @@ final class ModelOptions {
         if (fallback != null) text.append(", fallback ").append(fallback);
         if (overflow != null) text.append(", overflow ").append(overflow);
         if (rounding != null) text.append(", rounding ").append(rounding);
+        text.append(stochastic.describe(rounding));
         return text.toString();
     }
 

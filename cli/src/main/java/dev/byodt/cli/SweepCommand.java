@@ -95,8 +95,11 @@ final class SweepCommand implements Callable<Integer> {
 
     @Option(names = "--rounding", defaultValue = "nearest", paramLabel = "MODE[,MODE...]",
         description = "Rounding modes to cross with, as --rounding takes them (nearest, nearest-away, toward-zero, up, down, "
-            + "odd; fixed point: nearest, truncate), each with the datatypes that take it. Default: ${DEFAULT-VALUE}.")
+            + "odd, stochastic; fixed point also truncate), each with the datatypes that take it. Default: ${DEFAULT-VALUE}.")
     String rounding;
+
+    @Mixin
+    StochasticRoundingOptions stochastic;
 
     @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around.")
     String overflow;
@@ -151,6 +154,7 @@ final class SweepCommand implements Callable<Integer> {
         Shard part;
         try {
             part = Shard.parse(shard);
+            stochastic.requireStochastic(rounding);
             all = plan(DatatypeSpec.expand(dtypes), SweepPlan.accumulations(accumulate == null ? "dtype" : accumulate),
                 SweepPlan.choices("--rounding", rounding, roundingModes()));
         } catch (ByodtException e) {
@@ -191,7 +195,8 @@ final class SweepCommand implements Callable<Integer> {
         List<String> leftOut = new ArrayList<>();
         for (String name : names) {
             DatatypeInstance instance = plugins.registry().instance(scalar(name), options("nearest"));
-            List<String> applicable = applicableRoundings(name, instance, roundings, leftOut);
+            List<String> applicable = applicableRoundings(name, instance, roundings, leftOut).stream()
+                .filter(r -> takes(name, r, leftOut)).toList();
             boolean block = block(name).isPresent();
             for (String acc : accumulate != null ? accumulations : List.of(block ? BlockChoice.Accumulation.FLOAT32.optionName() : "dtype")) {
                 try {
@@ -236,6 +241,18 @@ final class SweepCommand implements Callable<Integer> {
         return applicable;
     }
 
+    /** Whether the datatype {@code name} takes --rounding {@code r} at its width; if not, the reason goes to {@code leftOut}. */
+    private boolean takes(String name, String r, List<String> leftOut) {
+        if (r.equals(NOT_APPLICABLE)) return true;
+        try {
+            plugins.registry().instance(scalar(name), options(r));
+            return true;
+        } catch (ByodtException e) {
+            leftOut.add(e.getMessage());
+            return false;
+        }
+    }
+
     /**
      * The block datatype {@code name} names, or empty for a scalar one; one models cannot compute in yet is an
      * error (a usage error while planning).
@@ -264,6 +281,7 @@ final class SweepCommand implements Callable<Integer> {
         Map<String, String> options = new LinkedHashMap<>();
         if (overflow != null) options.put("overflow", overflow);
         if (!roundingMode.equals(NOT_APPLICABLE)) options.put("rounding", roundingMode);
+        stochastic.addTo(options, roundingMode);
         return options;
     }
 
@@ -275,7 +293,7 @@ final class SweepCommand implements Callable<Integer> {
             // A block datatype's --accumulate is the sum across its blocks; its vector datatype rounds every operation.
             DatatypeChoice choice = DatatypeChoice.float32().withRegistry(plugins.registry()).withDatatype(scalar(point.dtype()))
                 .withAccumulation(block.isPresent() ? AccumulationMode.DTYPE : AccumulationMode.parse(point.accumulate()))
-                .withFallbackToFloat32(fallback != null).withOptions(options);
+                .withFallbackToFloat32(fallback != null).withOptions(options).withSeed(stochastic.seed);
             overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);
             String label = point.dtype() + " " + point.accumulate() + (point.rounding().equals(NOT_APPLICABLE) ? "" : " " + point.rounding());
             CompileOptions compileOptions = CompileOptions.host().withDatatypes(choice).withBlocks(block.isPresent()

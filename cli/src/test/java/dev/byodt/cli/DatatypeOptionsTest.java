@@ -31,27 +31,39 @@ class DatatypeOptionsTest {
     void dtypesListsTheRoundingModesOfEachDatatypeAndWhatEachMeans() {
         CommandLineRun run = CommandLineRun.of("dtypes");
         assertEquals(0, run.exitCode(), run.err());
-        String every = "    --rounding nearest|nearest-away|toward-zero|up|down|odd\n";
+        String every = "    --rounding nearest|nearest-away|toward-zero|up|down|odd|stochastic\n";
         for (String name : new String[] {"posit ", "float16", "bfloat", "fp8e4m3 ", "fp4e2m1"}) {
             int at = run.out().indexOf("\n" + name);
             assertTrue(at >= 0 && run.out().indexOf(every, at) == run.out().indexOf("\n    --rounding", at) + 1, name + ":\n" + run.out());
         }
-        assertTrue(run.out().contains("    --rounding nearest|nearest-away|toward-zero|up|down\n"), "e8m0 has no odd:\n" + run.out());
-        assertTrue(run.out().contains("    --rounding nearest|truncate\n"), run.out());
+        assertTrue(run.out().contains("    --rounding nearest|nearest-away|toward-zero|up|down|stochastic\n"), "e8m0 has no odd:\n" + run.out());
+        assertTrue(run.out().contains("    --rounding nearest|truncate|nearest-away|toward-zero|up|down|odd|stochastic\n"), run.out());
+        assertTrue(run.out().contains("    --sr-bits 16|1|2|3|4|5|6|7|8|9|10|11|12|13|14|15\n"), run.out());
+        assertTrue(run.out().contains("\n  stochastic                                   up with the probability of the cut fraction"), run.out());
         assertTrue(run.out().contains("\n  odd                                          to odd: an inexact result takes the neighbour whose last bit is 1"),
             run.out());
     }
 
     @Test
     void aRoundingModeTheDatatypeDoesNotTakeIsAOneLineUsageErrorNamingIt() {
-        String[][] cases = {{"fxp16_13", "up"}, {"custom[e8m0]8", "odd"}, {"float32", "down"}, {"bfloat16", "truncate"}};
-        String[] expected = {"datatype fxp16_13: --rounding up is not one of [nearest, truncate]",
-            "datatype custom[e8m0]8: --rounding odd is not one of [nearest, nearest-away, toward-zero, up, down]",
+        String[][] cases = {{"fxp16_13", "sideways"}, {"custom[e8m0]8", "odd"}, {"float32", "down"}, {"bfloat16", "truncate"},
+            {"custom[posit]32", "stochastic"}};
+        String[] expected = {"datatype fxp16_13: --rounding sideways is not one of [nearest, truncate, nearest-away, toward-zero, up, down, odd, stochastic]",
+            "datatype custom[e8m0]8: --rounding odd is not one of [nearest, nearest-away, toward-zero, up, down, stochastic]",
             "--rounding down: datatype float32 has no such option",
-            "datatype bfloat16: --rounding truncate is not one of [nearest, nearest-away, toward-zero, up, down, odd]"};
+            "datatype bfloat16: --rounding truncate is not one of [nearest, nearest-away, toward-zero, up, down, odd, stochastic]",
+            "datatype custom[posit]32: --rounding stochastic takes formats of at most 16 bits"};
         for (int i = 0; i < cases.length; i++) {
             assertOneLineUsageError(expected[i], "compile", LENET.toString(), "--dtype", cases[i][0], "--rounding", cases[i][1], "--emit", "llvm");
         }
+        assertOneLineUsageError("--sr-bits 4 needs --rounding stochastic", "compile", LENET.toString(), "--dtype", "bfloat16",
+            "--rounding", "up", "--sr-bits", "4", "--emit", "llvm");
+        assertOneLineUsageError("datatype bfloat16: --sr-bits 17 is not one of [16, 1,", "compile", LENET.toString(), "--dtype", "bfloat16",
+            "--rounding", "stochastic", "--sr-bits", "17", "--emit", "llvm");
+        assertOneLineUsageError("block datatype mxfp8e4m3: its elements round in the deterministic --rounding modes, not stochastic",
+            "compile", LENET.toString(), "--dtype", "mxfp8e4m3", "--rounding", "stochastic", "--emit", "llvm");
+        assertOneLineUsageError("datatype fxp16_13 on target riscv64p: the P extension's kernels round to nearest or truncate, not --rounding up",
+            "compile", LENET.toString(), "--dtype", "fxp16_13", "--rounding", "up", "--target", "riscv64p", "--emit", "llvm");
     }
 
     private static void assertOneLineUsageError(String expected, String... args) {

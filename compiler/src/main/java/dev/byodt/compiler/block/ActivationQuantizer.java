@@ -1,6 +1,7 @@
 package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ScaleRule;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Buffer;
@@ -24,7 +25,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     is a power of two, so |v| / X is exact.</li>
  * <li>Rounding q = |v| / X to the element grid: its step is s = max(2^floor(log2 q), 2^minExponent) *
  *     2^-fractionBits (a power of two, so q / s is exact), and q / s < 2^(fractionBits + 2) is rounded to an
- *     integer, ties to even, by adding and subtracting 2^52 (the doubles from 2^52 to 2^53 are the integers).</li>
+ *     integer, ties to even, by adding and subtracting 2^52 (the doubles from 2^52 to 2^53 are the integers).
+ *     In the format's other element rounding modes that integer less one where it went above q / s is the
+ *     floor, and q / s less the floor the exact fraction that decides the mode's step up.</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
@@ -89,7 +92,7 @@ final class ActivationQuantizer {
             Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
-                Expr element = select(special, f64(Double.NaN), signed(nearest(div(abs(v), kb.get(divisor)), format.element()), v));
+                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(divisor)), v), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
@@ -169,8 +172,7 @@ final class ActivationQuantizer {
      */
     private static Expr nearest(Expr q, ValueGrid grid) {
         Expr step = step(q, grid);
-        Expr multiple = sub(add(div(q, step), f64(TWO_52)), f64(TWO_52));
-        return min(mul(multiple, step), f64(grid.largest()));
+        return min(mul(nearestInteger(div(q, step)), step), f64(grid.largest()));
     }
 
     /** The grid's spacing at q >= 0: 2^(floor(log2 q) - fraction bits), or the subnormals' below the smallest binade. */
@@ -179,10 +181,50 @@ final class ActivationQuantizer {
         return mul(max(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
     }
 
+    /** The integer nearest x (0 <= x < 2^52), ties to even: x + 2^52 - 2^52. */
+    private static Expr nearestInteger(Expr x) { return sub(add(x, f64(TWO_52)), f64(TWO_52)); }
+
+    /**
+     * The element magnitude of q = |v| / (X t) >= 0 in the format's element rounding, clamped to the largest: to the
+     * nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says so (q / s
+     * is exact as for nearest, so its floor and fraction are too).
+     */
+    private Expr element(Expr q, Expr v) {
+        ValueGrid grid = format.element();
+        RoundingMode mode = format.elementRounding();
+        if (mode == RoundingMode.NEAREST_EVEN) return nearest(q, grid);
+        Expr step = step(q, grid), steps = div(q, step);
+        Expr even = nearestInteger(steps);
+        Expr floor = select(gt(even, steps), sub(even, f64(1)), even);
+        Expr fraction = sub(steps, floor);
+        Expr down = min(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
+        Expr up = min(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
+        return select(isNegative(v), down, up);
+    }
+
+    /** Whether a magnitude of that floor (in steps) and fraction of a step goes up a step in {@code direction}. */
+    private static Expr stepsUp(ValueGrid.Direction direction, Expr floor, Expr fraction) {
+        return switch (direction) {
+            case NEAREST_EVEN -> throw new IllegalArgumentException("nearest even rounds through nearest()");
+            case NEAREST_AWAY -> ge(fraction, f64(0.5));
+            case UP -> gt(fraction, f64(0));
+            case TOWARD_ZERO -> bool(false);
+            case ODD -> and(gt(fraction, f64(0)), isEven(floor));
+        };
+    }
+
+    /** Whether the integer n >= 0 (a double) is even: n / 2 is an integer. */
+    private static Expr isEven(Expr n) {
+        Expr half = mul(n, f64(0.5));
+        return eq(nearestInteger(half), half);
+    }
+
+    /** Whether v is negative, -0 included (1 / -0 is -infinity). */
+    private static Expr isNegative(Expr v) { return or(lt(v, f64(0)), lt(div(f64(1), v), f64(0))); }
+
     /** magnitude with the sign of v, -0 included. */
     private static Expr signed(Expr magnitude, Expr v) {
-        Expr negative = or(lt(v, f64(0)), lt(div(f64(1), v), f64(0)));
-        return select(negative, neg(magnitude), magnitude);
+        return select(isNegative(v), neg(magnitude), magnitude);
     }
 
     /** 2^floor(log2 a) of a positive double, by Veltkamp's split (see the class comment). */

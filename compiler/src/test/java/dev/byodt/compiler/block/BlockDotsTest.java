@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeName;
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.reference.BlockReference;
 import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.compiler.dtype.reference.Rounding;
@@ -28,6 +29,7 @@ import dev.byodt.runtime.TensorSpec;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.math.BigInteger;
@@ -63,10 +65,12 @@ class BlockDotsTest {
 
     private static BlockFormat format(String name) { return BlockFormat.resolve(named(name), DatatypeChoice.builtInRegistry()); }
 
-    private static BlockReference reference(String name) {
+    private static BlockReference reference(String name) { return reference(name, RoundingMode.NEAREST_EVEN); }
+
+    private static BlockReference reference(String name, RoundingMode elementRounding) {
         BlockDatatypeName n = named(name);
         return new BlockReference(BlockReference.BUILT_IN_VALUES.get(n.element().toString()), BlockReference.BUILT_IN_VALUES.get(n.scale().toString()),
-            n.rule().optionName());
+            n.rule().optionName(), elementRounding);
     }
 
     private static CompileOptions options(String name) {
@@ -79,9 +83,9 @@ class BlockDotsTest {
     @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
     void activationsQuantizeAsTheExactReference(String name) {
         float[][] rows = rows(name);
-        checkQuantization(name, rows);
+        checkQuantization(name, RoundingMode.NEAREST_EVEN, rows);
         // Without the edge rows, whose extremes set NVFP4's tensor scale.
-        checkQuantization(name, Arrays.copyOfRange(rows, EDGE_ROWS, rows.length));
+        checkQuantization(name, RoundingMode.NEAREST_EVEN, Arrays.copyOfRange(rows, EDGE_ROWS, rows.length));
     }
 
     /**
@@ -93,7 +97,7 @@ class BlockDotsTest {
     @ValueSource(strings = {"block[custom[fp8e4m3]8,32,e8m0,ceil]", "block[fxp8_6,32,e8m0,even]", "block[custom[fp4e2m1]4,32,e8m0,rceil]",
         "block[custom[fp6e2m3]6,32,e8m0,midmax]", "block[custom[fp4e2m1]4,16,ue4m3,rceil,tensor]"})
     void everyScaleRuleQuantizesAsTheExactReference(String name) {
-        checkQuantization(name, rows(name));
+        checkQuantization(name, RoundingMode.NEAREST_EVEN, rows(name));
     }
 
     @Tag("exhaustive")
@@ -102,7 +106,7 @@ class BlockDotsTest {
     void everyMxElementUnderEveryScaleRule(String element) {
         for (String rule : List.of("floor", "ceil", "even", "rceil", "midmax", "nearest")) {
             String name = "block[" + element + ",32,e8m0," + rule + "]";
-            checkQuantization(name, rows(name));
+            checkQuantization(name, RoundingMode.NEAREST_EVEN, rows(name));
         }
     }
 
@@ -111,16 +115,23 @@ class BlockDotsTest {
     @Test
     void fp4UnderAUe4m3ScaleByTheFloorRule() {
         String name = "block[custom[fp4e2m1]4,16,ue4m3,floor]";
-        checkQuantization(name, rows(name));
+        checkQuantization(name, RoundingMode.NEAREST_EVEN, rows(name));
     }
 
-    private static void checkQuantization(String name, float[][] rows) {
+    /** The elements in --rounding's other deterministic modes (--rounding reaches them), edge rows and seeded ones. */
+    @ParameterizedTest
+    @CsvSource({"mxfp8e4m3, up", "mxfp8e4m3, toward-zero", "mxint8, down", "mxint8, nearest-away", "nvfp4, odd", "mxfp6e2m3, down"})
+    void activationsQuantizeInTheOtherRoundingModesAsTheExactReference(String name, String mode) {
+        checkQuantization(name, RoundingMode.of(mode), rows(name));
+    }
+
+    private static void checkQuantization(String name, RoundingMode mode, float[][] rows) {
         float[] flat = new float[rows.length * K];
         for (int r = 0; r < rows.length; r++) System.arraycopy(rows[r], 0, flat, r * K, K);
-        BlockFormat format = format(name);
+        BlockFormat format = format(name).withElementRounding(mode.optionName());
         int size = format.blockSize(), blocks = (K + size - 1) / size;
         List<float[]> quantized = quantizeAtRunTime(format, rows.length, flat);
-        BlockReference reference = reference(name);
+        BlockReference reference = reference(name, mode);
         Rational tensorScale = named(name).tensorScale() ? reference.tensorScale(flat) : Rational.of(1);
         if (named(name).tensorScale()) assertEquals(toFloat(tensorScale), quantized.get(2)[0], name + ": tensor scale");
         for (int r = 0; r < rows.length; r++) {

@@ -82,7 +82,7 @@ class DecodedOperandsTest {
         DatatypeChoice choice = DatatypeChoice.float32().withDatatype(name);
         DatatypeInstance instance = choice.registry().instance(name, choice.options());
         return new RegisteredDatatype(instance, mode, LoweringTarget.HOST, Optional.empty(),
-            new LoweringLog(), (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage()));
+            new LoweringLog(), (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage(), 0));
     }
 
     /** The program with its kernels renamed to an operator the pass does not decode for. */

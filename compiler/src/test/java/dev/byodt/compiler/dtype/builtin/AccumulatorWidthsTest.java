@@ -53,7 +53,7 @@ class AccumulatorWidthsTest {
         formats.add(new MinifloatFormat(2, 3, MinifloatFormat.Specials.NONE, false));  // fp6e2m3
         formats.add(new MinifloatFormat(2, 1, MinifloatFormat.Specials.NONE, false));  // fp4e2m1
         for (MinifloatFormat format : formats) {
-            List<String> defines = new ArrayList<>(MinifloatLibrary.defines(format, RoundingMode.NEAREST_EVEN));
+            List<String> defines = new ArrayList<>(MinifloatLibrary.defines(format, RoundingMode.NEAREST_EVEN.defines()));
             defines.add("BYODT_PREFIX=p");
             // MF_ACC_BITS is 64 * ACC_WORDS, and the preprocessor lists the words as a number.
             int width = 64 * macro("dev/byodt/datatypes/minifloat/minifloat.c", "ACC_WORDS", defines);

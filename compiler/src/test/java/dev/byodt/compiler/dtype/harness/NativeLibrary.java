@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.harness;
 
+import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.compiler.toolchain.BundledTools;
@@ -22,7 +23,9 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * A datatype's C library compiled for the host and loaded into this JVM, for tests: the library source (a
@@ -126,11 +129,19 @@ public final class NativeLibrary implements AutoCloseable {
             return this;
         }
 
+        /** The functions that take a counter: those of {@link DatatypeOp#takesRandomCounter} in a stochastically rounding build. */
+        private Set<String> countedFunctions() {
+            if (!"BYODT_ROUNDING_STOCHASTIC".equals(defines.get("BYODT_ROUNDING"))) return Set.of();
+            return DatatypeOp.values().stream().filter(DatatypeOp::takesRandomCounter).map(op -> prefix + "_" + op.functionSuffix())
+                .collect(Collectors.toSet());
+        }
+
         public NativeLibrary build() {
             Map<String, FunctionShape> functions = new LinkedHashMap<>();
             operations.forEach((op, shape) -> functions.put(prefix + "_" + op, shape));
             String storage = "uint" + storageBits + "_t";
-            String unit = new String(source.read(), StandardCharsets.UTF_8) + LoopDrivers.source(storage, functions, prefix, accumulatorBits / 64);
+            String unit = new String(source.read(), StandardCharsets.UTF_8)
+                + LoopDrivers.source(storage, functions, countedFunctions(), prefix, accumulatorBits / 64);
             List<String> clangFlags = new ArrayList<>(List.of("-fPIC", "-ffp-contract=off", "-DBYODT_PREFIX=" + prefix));
             defines.forEach((name, value) -> clangFlags.add("-D" + name + "=" + value));
             clangFlags.addAll(flags);
