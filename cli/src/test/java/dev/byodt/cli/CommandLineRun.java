@@ -6,7 +6,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Runs the byodt command line in-process and captures what it prints. Test classes run two at a time, so runs
+ * Runs the byodt command line in-process and captures what it prints. Test classes run concurrently, so runs
  * do not swap System.out and System.err: those are replaced once by streams that write to the capture of the
  * thread printing, which the threads a run starts inherit (the workers of its model calls, the readers of an
  * isolated child's output), and to the original streams outside a run.
