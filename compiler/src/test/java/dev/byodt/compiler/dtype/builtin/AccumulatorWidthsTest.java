@@ -5,6 +5,8 @@ import dev.byodt.compiler.toolchain.BundledTools;
 import dev.byodt.compiler.toolchain.ProcessResult;
 import dev.byodt.runtime.MinifloatFormat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a mismatch would let a library write past the accumulator byodt allocated. Each library is run through
  * the bundled clang's preprocessor, which states the width as a macro.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class AccumulatorWidthsTest {
     private static final Pattern DEFINE = Pattern.compile("#define (\\w+) (\\d+)");
 
