@@ -113,9 +113,6 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--shuffle", description = "Visit the training items in a new random order each epoch (seeded by --seed).")
     boolean shuffle;
 
-    @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle and of Dropout's masks: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
-    long seed;
-
     @Option(names = "--loss-scale", paramLabel = "N|dynamic",
         description = "Multiply the loss's gradient by N before the backward pass and each weight's gradient by 1/N before "
             + "its update, both in the datatype, so that small gradients survive a narrow format (N and 1/N must be "
@@ -178,8 +175,8 @@ final class TrainCommand implements Callable<Integer> {
         long compileStart = System.nanoTime();
         try (Trainer trainer = Trainer.compile(graph, chosenLoss, chosenOptimizer, scaling, options)) {
             System.out.printf("%-10s %.2f s%n", "compile", (System.nanoTime() - compileStart) / 1e9);
-            trainer.seedDropout(seed);
-            Random random = new Random(seed);
+            trainer.seedDropout(modelOptions.stochastic.seed);
+            Random random = new Random(modelOptions.stochastic.seed);
             int[] order = IntStream.range(0, training.size()).toArray();
             for (int epoch = 1; epoch <= epochs; epoch++) {
                 long start = System.nanoTime();
@@ -227,6 +224,9 @@ final class TrainCommand implements Callable<Integer> {
         if (kind == null) throw new UsageException("--optimizer " + optimizer + ": expected sgd, momentum or adam");
         if (epochs <= 0) throw new UsageException("--epochs must be positive");
         if (batch <= 0) throw new UsageException("--batch must be positive");
+        if (modelOptions.blocks().any()) {
+            throw new UsageException("train: block datatypes (" + modelOptions.blocks().blockNames().getFirst() + ") compute inference only for now");
+        }
         if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
         if (testLimit != null && testLimit <= 0) throw new UsageException("--test-limit must be positive");
         if (masterWeights != null && !masterWeights.equals("float32")) {
@@ -277,7 +277,7 @@ final class TrainCommand implements Callable<Integer> {
             + (o.weightDecay() != 0 ? ", weight decay " + o.weightDecay() : ""));
         c.put("loss", l.optionName());
         c.put("batches", batch + " items, " + epochs + " epoch" + (epochs == 1 ? "" : "s")
-            + (shuffle ? ", shuffled with seed " + seed : ", in file order"));
+            + (shuffle ? ", shuffled with seed " + modelOptions.stochastic.seed : ", in file order"));
         return c;
     }
 

@@ -37,8 +37,11 @@ public interface Datatype {
      */
     Expr lower(Expr.Op op, List<Expr> loweredArgs);
 
-    /** Weights: float32 values (raw bytes) converted once, at compile time, to this datatype's storage. */
-    MemorySegment convertWeights(MemorySegment float32Values);
+    /**
+     * Weights: float32 values (raw bytes) converted once, at compile time, to this datatype's storage; {@code tensor}
+     * names them (stochastic rounding's counters hash it).
+     */
+    MemorySegment convertWeights(MemorySegment float32Values, String tensor);
 
     /**
      * Whether a mac may take its operands as F32 values this datatype decoded (its to_f32), so that a dot
@@ -52,7 +55,7 @@ public interface Datatype {
      * Weights as a mac with decoded operands reads them: rounded to the datatype ({@link #convertWeights}) and
      * decoded by its to_f32, as float32 values (raw bytes), when its to_f32 can run at compile time.
      */
-    Optional<MemorySegment> decodedWeights(MemorySegment float32Values);
+    Optional<MemorySegment> decodedWeights(MemorySegment float32Values, String tensor);
 
     /** The library the datatype's calls go to, if it has one. */
     Optional<NativeLibrary> library();

@@ -347,9 +347,16 @@ public final class DatatypeDefinition {
             return this;
         }
 
-        /** A check beyond the width: returns what is wrong with an instance, or null ("fxp8_9: P must be below N"). */
+        /**
+         * A check beyond the width: returns what is wrong with an instance, or null ("fxp8_9: P must be below N");
+         * with several checks, the first problem found.
+         */
         public Builder check(Function<DatatypeInstance, String> problemOfInstance) {
-            instanceCheck = problemOfInstance;
+            Function<DatatypeInstance, String> earlier = instanceCheck;
+            instanceCheck = i -> {
+                String problem = earlier.apply(i);
+                return problem != null ? problem : problemOfInstance.apply(i);
+            };
             return this;
         }
 

@@ -97,12 +97,12 @@ public final class RegisteredDatatype implements Datatype {
      * what from_f64 makes of it (a posit's NaR, which would spread through the Softmax of every masked row).
      */
     @Override
-    public MemorySegment convertWeights(MemorySegment float32Values) {
+    public MemorySegment convertWeights(MemorySegment float32Values, String tensor) {
         if (valuesAreFloat32) return float32Values;
         CompileTimeConversion c = conversion();
         long count = float32Values.byteSize() / Float.BYTES;
         if (c == null) return MemorySegment.ofArray(new byte[(int) (count * storageBytes())]);
-        MemorySegment converted = c.convertAll(float32Values);
+        MemorySegment converted = c.convertAll(float32Values, tensor);
         for (long i = 0; i < count; i++) {
             if (float32Values.getAtIndex(ValueLayout.JAVA_FLOAT, i) == Float.NEGATIVE_INFINITY) {
                 OptionalLong lowest = lowestBits();
@@ -126,10 +126,10 @@ public final class RegisteredDatatype implements Datatype {
 
     /** Each distinct storage value is decoded once (a 16-bit datatype has at most 65,536 of them). */
     @Override
-    public Optional<MemorySegment> decodedWeights(MemorySegment float32Values) {
+    public Optional<MemorySegment> decodedWeights(MemorySegment float32Values, String tensor) {
         CompileTimeConversion c = conversion();
         if (c == null || c.valueOf(0).isEmpty()) return Optional.empty();
-        MemorySegment storage = convertWeights(float32Values);
+        MemorySegment storage = convertWeights(float32Values, tensor);
         long count = float32Values.byteSize() / Float.BYTES;
         MemorySegment decoded = Arena.ofAuto().allocate(Math.max(1, count * Float.BYTES), 64).asSlice(0, count * Float.BYTES);
         Map<Long, Float> values = new HashMap<>();

@@ -121,7 +121,7 @@ public final class DecodedOperands {
         Map<Buffer, Buffer> ofDatatype = decodedConstants.computeIfAbsent(datatype, d -> new HashMap<>());
         Buffer known = ofDatatype.get(b);
         if (known != null) return Optional.of(known);
-        return datatype.decodedWeights(constants.get(b)).map(values -> {
+        return datatype.decodedWeights(constants.get(b), b.name()).map(values -> {
             Buffer copy = new Buffer(b.name() + ".decoded", ScalarType.F32, b.shape());
             constants.put(copy, values);
             ofDatatype.put(b, copy);

@@ -23,7 +23,7 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
  * ONNX MatMul, numpy's matmul: a stack of matrix products over the broadcast leading (batch) dimensions.
  * A 1-D A is a row vector and a 1-D B a column vector, and that dimension is dropped from the result.
  */
-final class MatMul implements Operator {
+public final class MatMul implements Operator {
     /** The fewest lanes a vector must have for rows taken together (P targets keep the row nest they pair up). */
     private static final int LANES_FOR_ROWS_TOGETHER = 8;
     /** Rows taken together at most (a block of rows leaves two blocks at least, for two threads). */
@@ -36,11 +36,17 @@ final class MatMul implements Operator {
     }
 
     /** The operands as batches of M x K and K x N matrices, and the shapes of everything involved. */
-    record Shape(long[] aBatch, long[] bBatch, long[] batch, long m, long k, long n, long[] output) {
+    public record Shape(long[] aBatch, long[] bBatch, long[] batch, long m, long k, long n, long[] output) {
+        /** Which of A's matrices (A seen as [matrices, M, K]) the output's matrix at batch indices {@code at} reads. */
+        public Expr aMatrix(Expr[] at) { return Broadcasting.index(aBatch, at); }
+
+        /** Which of B's matrices (B seen as [matrices, K, N]) the output's matrix at batch indices {@code at} reads. */
+        public Expr bMatrix(Expr[] at) { return Broadcasting.index(bBatch, at); }
+
+
         /** Loops over the output's batch, each matrix of the stack handed to {@code body} as its flat offsets. */
         void forEachMatrix(KernelBuilder kb, Consumer<Offsets> body) {
-            kb.loops(batch, at -> body.accept(new Offsets(this, mul(Broadcasting.index(aBatch, at), m * k),
-                mul(Broadcasting.index(bBatch, at), k * n), flatIndex(batch, at))));
+            kb.loops(batch, at -> body.accept(new Offsets(this, mul(aMatrix(at), m * k), mul(bMatrix(at), k * n), flatIndex(batch, at))));
         }
     }
 
@@ -66,7 +72,7 @@ final class MatMul implements Operator {
     }
 
     /** The shapes of the product of a and b, as numpy's matmul has it, or an error naming the node. */
-    static Shape shape(Node node, TensorType aType, TensorType bType) {
+    public static Shape shape(Node node, TensorType aType, TensorType bType) {
         long[] a = Operands.requireRank(node, aType, "A", 1).shape();
         long[] b = Operands.requireRank(node, bType, "B", 1).shape();
         long[] a2 = a.length == 1 ? new long[] {1, a[0]} : a;

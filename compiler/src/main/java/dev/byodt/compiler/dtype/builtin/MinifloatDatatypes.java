@@ -8,6 +8,7 @@ import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.RoundingMode;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.runtime.MinifloatFormat;
 
 import java.util.List;
@@ -50,7 +51,9 @@ public final class MinifloatDatatypes implements DatatypePlugin {
                                                 Function<DatatypeInstance, String> prefix, List<RoundingMode> roundings) {
         return DatatypeDefinition.register(name, code)
             .option("rounding", RoundingMode.optionNames(roundings))
-            .library(LIBRARY, i -> MinifloatLibrary.defines(format.apply(i), RoundingMode.of(i.option("rounding"))))
+            .option(StochasticRounding.BITS_OPTION, StochasticRounding.bitsOptionValues())
+            .check(StochasticRounding::widthProblem)
+            .library(LIBRARY, i -> MinifloatLibrary.defines(format.apply(i), StochasticRounding.defines(i)))
             .prefix(prefix)
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.COMPARISONS)
