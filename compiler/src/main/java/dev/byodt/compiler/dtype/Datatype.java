@@ -6,6 +6,7 @@ import dev.byodt.compiler.kernel.ScalarType;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * A number format, as code generation needs it: the machine type its values are stored in, and how each
@@ -50,6 +51,14 @@ public interface Datatype {
      * in float32 registers) and the values are not float32 already.
      */
     boolean multipliesDecodedOperands();
+
+    /**
+     * With --accumulate exact on the host, for a datatype whose every value is a float32 of at most this many
+     * significand bits and whose exact sums, when a double holds them, round as from_f64 rounds that double: a
+     * dot product may then sum its products in double wherever its operands' magnitudes prove each partial sum
+     * exact ({@link dev.byodt.compiler.lower.DoubleSums}). Empty otherwise.
+     */
+    OptionalInt exactSumSignificandBits();
 
     /**
      * Weights as a mac with decoded operands reads them: rounded to the datatype ({@link #convertWeights}) and

@@ -100,7 +100,7 @@ class DecodedOperandsTest {
         assertArrayEquals(perProduct, TunedSchedulesTest.bits(run(scheduled, datatype, mode, inputs)), c + " in " + datatype);
     }
 
-    private static RegisteredDatatype registered(String name, AccumulationMode mode) {
+    static RegisteredDatatype registered(String name, AccumulationMode mode) {
         DatatypeChoice choice = DatatypeChoice.float32().withDatatype(name);
         DatatypeInstance instance = choice.registry().instance(name, choice.options());
         return new RegisteredDatatype(instance, mode, LoweringTarget.HOST, Optional.empty(),
@@ -108,7 +108,7 @@ class DecodedOperandsTest {
     }
 
     /** The program with its kernels renamed to an operator the pass does not decode for. */
-    private static Program perProduct(Program p) {
+    static Program perProduct(Program p) {
         List<Kernel> kernels = new ArrayList<>();
         for (Kernel k : p.kernels()) {
             kernels.add(new Kernel(k.name(), "per-product " + k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(), k.body()));
@@ -116,7 +116,7 @@ class DecodedOperandsTest {
         return new Program(p.name(), kernels, p.inputs(), p.inputSpecs(), p.outputs(), p.outputSpecs(), p.constants(), p.temporaries());
     }
 
-    private static Tensor run(Program program, String datatype, AccumulationMode mode, List<Tensor> inputs) {
+    static Tensor run(Program program, String datatype, AccumulationMode mode, List<Tensor> inputs) {
         CompileOptions options = CompileOptions.host().withDatatypes(DatatypeChoice.float32().withDatatype(datatype).withAccumulation(mode));
         try (CompiledModule module = Compiler.compile(program, options); HostModel model = Compiler.jit(module)) {
             return model.run(inputs).getFirst();

@@ -10,6 +10,7 @@ import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.StochasticRounding;
 
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 
 /**
@@ -49,6 +50,8 @@ public final class PositDatatypes implements DatatypePlugin {
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
             .fusedAccumulation(i -> exactInFloat32(i.bits(), es))
+            // acc_round and from_f64 both round the exact value by encode().
+            .exactSumsInDouble(i -> exactInFloat32(i.bits(), es) ? OptionalInt.of(Math.max(1, i.bits() - 2 - es)) : OptionalInt.empty())
             .build();
     }
 
