@@ -25,6 +25,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 import static dev.byodt.compiler.kernel.Exprs.abs;
+import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.eq;
@@ -56,9 +57,9 @@ import static dev.byodt.compiler.kernel.Exprs.select;
  * would round the accumulator (the definition declares it), so both branches give the same bits.
  *
  * <p>min and max are taken over each operand's whole tensor: weights decoded at compile time, activations by a loop
- * over them as the kernel starts. On data whose magnitudes span less than 2^((53 - 2p - log2 K) / 2) on each side
- * (bfloat16: 2^15 for K = 576; posit16 2^9; float16 2^12; the 8-bit formats always), every output takes the fast
- * branch.
+ * over them as the kernel starts. The kernel sums in double when each side's magnitudes span less than about
+ * 2^((52 - 2p - log2 K) / 2): for K = 576, 2^9.4 in posit16, 2^13.4 in bfloat16, 2^10.4 in float16, 2^17.4 in the
+ * 8-bit formats.
  */
 final class DoubleSums {
     private final Kernel kernel;
@@ -134,7 +135,8 @@ final class DoubleSums {
 
     private Optional<Kernel> build(long terms, int significandBits) {
         InDouble inDouble = new InDouble();
-        List<Stmt> doubleBody = inDouble.body(decoding.body());
+        RowPairs rowPairs = new RowPairs();
+        List<Stmt> doubleBody = rowPairs.body(new ColumnTiles().body(inDouble.body(decoding.body())));
         if (inDouble.unsupported) return Optional.empty();
         List<Set<Buffer>> sides = List.of(new LinkedHashSet<>(), new LinkedHashSet<>());
         boolean[] plain = {true};
@@ -156,6 +158,7 @@ final class DoubleSums {
         Set<Buffer> scratch = new LinkedHashSet<>(kernel.scratch());
         scratch.addAll(decoding.scratch());
         scratch.addAll(inDouble.accumulators.values());
+        scratch.addAll(rowPairs.secondRows);
         return Optional.of(new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(), new ArrayList<>(scratch),
             kernel.constants(), body));
     }
@@ -238,6 +241,149 @@ final class DoubleSums {
     }
 
     private static Expr f64(double value) { return constant(ScalarType.F64, value); }
+
+    /**
+     * A row of sums (a loop over terms k around a loop over columns j that adds term k to acc[j], {@link
+     * dev.byodt.compiler.ops.RowOfSums}) taken {@value #TILE} columns at a time, the loop over k inside: float32's
+     * rows of 256 sums stay in 16 vector registers across k, where 256 doubles would not fit and went through
+     * memory at every term (4.7 times float32's time per product rather than about 2). Each column still sums its
+     * own terms in the order of k (in double, exact here, any order would do).
+     */
+    private static final class ColumnTiles extends KernelRewriter {
+        /** Columns a tile: 8 vectors of AVX-512's doubles, 16 of AVX2's. */
+        static final long TILE = 64;
+
+        @Override
+        public List<Stmt> stmt(Stmt s) {
+            if (!(s instanceof Stmt.For terms) || terms.body().size() != 1 || !(terms.body().getFirst() instanceof Stmt.For columns)
+                || !(columns.extent() instanceof Expr.IntConst n) || n.value() <= TILE || n.value() % TILE != 0
+                || !updatesOnlyItsColumn(columns)) {
+                return super.stmt(s);
+            }
+            LoopVar tile = new LoopVar(columns.var().name() + ".tile"), within = new LoopVar(columns.var().name() + ".within");
+            Expr column = add(mul(new Expr.Var(tile), TILE), new Expr.Var(within));
+            KernelRewriter renamed = new KernelRewriter() {
+                @Override
+                public Expr expr(Expr e) { return e instanceof Expr.Var v && v.var() == columns.var() ? column : rebuilt(e); }
+            };
+            return List.of(new Stmt.For(tile, idx(n.value() / TILE), List.of(new Stmt.For(terms.var(), terms.extent(),
+                List.of(new Stmt.For(within, idx(TILE), renamed.body(columns.body())))))));
+        }
+
+        /** Whether {@code columns}' body is one store to acc[j] of a value that reads acc at j only (j its variable). */
+        private static boolean updatesOnlyItsColumn(Stmt.For columns) {
+            if (columns.body().size() != 1 || !(columns.body().getFirst() instanceof Stmt.Store store)
+                || store.buffer().elementType() != ScalarType.F64 || !isVar(store.index(), columns.var())) {
+                return false;
+            }
+            boolean[] only = {true};
+            KernelWalker.visit(store.value(), e -> {
+                if (e instanceof Expr.Load l && l.buffer() == store.buffer()) only[0] &= isVar(l.index(), columns.var());
+            });
+            return only[0];
+        }
+
+        private static boolean isVar(Expr e, LoopVar v) { return e instanceof Expr.Var var && var.var() == v; }
+    }
+
+    /**
+     * Rows of sums two at a time: a loop over rows whose body starts by zeroing a whole row of accumulators (then
+     * sums into it and stores the outputs) runs the bodies of rows 2r and 2r + 1 jammed, loop in loop, the second
+     * row in a row of accumulators of its own. Each term of B a tile loads then serves two rows (with {@link
+     * ColumnTiles}, 16 vectors of sums stay in registers): loads of B bounded the loop, 8 bytes a product. The rows
+     * share nothing but their operands (the body writes no buffer it reads, but its row of accumulators, which it
+     * zeroes first), so any order of their statements gives the same sums.
+     */
+    private static final class RowPairs extends KernelRewriter {
+        final List<Buffer> secondRows = new ArrayList<>();
+
+        @Override
+        public List<Stmt> stmt(Stmt s) {
+            if (!(s instanceof Stmt.For rows) || !(rows.extent() instanceof Expr.IntConst m) || m.value() < 2) return super.stmt(s);
+            Optional<Buffer> accumulators = zeroedRow(rows.body());
+            if (accumulators.isEmpty() || !independent(rows.body(), accumulators.get())) return super.stmt(s);
+            Buffer acc = accumulators.get();
+            Buffer second = new Buffer(acc.name() + ".second", ScalarType.F64, acc.shape());
+            secondRows.add(second);
+            LoopVar pair = new LoopVar(rows.var().name() + ".pair");
+            List<Stmt> first = substituted(rows.body(), rows.var(), mul(new Expr.Var(pair), 2), acc, acc);
+            List<Stmt> next = substituted(rows.body(), rows.var(), add(mul(new Expr.Var(pair), 2), idx(1)), acc, second);
+            List<Stmt> out = new ArrayList<>(List.of(new Stmt.For(pair, idx(m.value() / 2), jammedNests(first, next))));
+            if (m.value() % 2 == 1) out.addAll(substituted(rows.body(), rows.var(), idx(m.value() - 1), acc, acc));
+            return out;
+        }
+
+        /** The F64 buffer the body's first statement zeroes whole (for j < its size: acc[j] = 0), if it does. */
+        private static Optional<Buffer> zeroedRow(List<Stmt> body) {
+            if (body.isEmpty() || !(body.getFirst() instanceof Stmt.For zero) || zero.body().size() != 1
+                || !(zero.body().getFirst() instanceof Stmt.Store store) || store.buffer().elementType() != ScalarType.F64
+                || !(store.index() instanceof Expr.Var v) || v.var() != zero.var() || !(store.value() instanceof Expr.RealConst c)
+                || c.value() != 0 || !(zero.extent() instanceof Expr.IntConst n) || n.value() != store.buffer().size()) {
+                return Optional.empty();
+            }
+            return Optional.of(store.buffer());
+        }
+
+        /** Whether the body loads no buffer it stores but {@code acc}, and its loops' extents are constants. */
+        private static boolean independent(List<Stmt> body, Buffer acc) {
+            Set<Buffer> stored = DecodedOperands.writtenBuffers(body);
+            boolean[] ok = {true};
+            new KernelRewriter() {
+                @Override
+                public List<Stmt> stmt(Stmt s) {
+                    if (s instanceof Stmt.For f) ok[0] &= f.extent() instanceof Expr.IntConst;
+                    return super.stmt(s);
+                }
+            }.body(body);
+            KernelWalker.forEachExpr(body, e -> {
+                if (e instanceof Expr.Load l && l.buffer() != acc) ok[0] &= !stored.contains(l.buffer());
+            });
+            return ok[0];
+        }
+
+        private static List<Stmt> substituted(List<Stmt> body, LoopVar row, Expr at, Buffer acc, Buffer into) {
+            return new KernelRewriter() {
+                @Override
+                public Expr expr(Expr e) { return e instanceof Expr.Var v && v.var() == row ? at : rebuilt(e); }
+
+                @Override
+                public Buffer buffer(Buffer b) { return b == acc ? into : b; }
+            }.body(body);
+        }
+
+        /**
+         * The two rows' bodies, their loop nests jammed and their single loops (zeroing, rounding) one after the other:
+         * a single loop of two rows' outputs vectorized two lanes wide where each alone takes the whole vector.
+         */
+        private static List<Stmt> jammedNests(List<Stmt> a, List<Stmt> b) {
+            List<Stmt> out = new ArrayList<>();
+            for (int n = 0; n < a.size(); n++) {
+                boolean nest = a.get(n) instanceof Stmt.For x && x.body().stream().anyMatch(t -> t instanceof Stmt.For);
+                if (nest) out.addAll(jammed(List.of(a.get(n)), List.of(b.get(n))));
+                else out.addAll(List.of(a.get(n), b.get(n)));
+            }
+            return out;
+        }
+
+        /** Two bodies of the same shape as one: loops over the same variable merged, other statements one after the other. */
+        private static List<Stmt> jammed(List<Stmt> a, List<Stmt> b) {
+            if (a.size() != b.size()) {
+                List<Stmt> both = new ArrayList<>(a);
+                both.addAll(b);
+                return both;
+            }
+            List<Stmt> out = new ArrayList<>();
+            for (int n = 0; n < a.size(); n++) {
+                if (a.get(n) instanceof Stmt.For x && b.get(n) instanceof Stmt.For y && x.var() == y.var()) {
+                    out.add(new Stmt.For(x.var(), x.extent(), jammed(x.body(), y.body())));
+                } else {
+                    out.add(a.get(n));
+                    out.add(b.get(n));
+                }
+            }
+            return out;
+        }
+    }
 
     /**
      * The decoded body with its accumulators in double: a mac adds the double product of its decoded operands, and

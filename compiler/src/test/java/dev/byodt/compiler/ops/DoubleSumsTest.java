@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import static dev.byodt.compiler.ops.DecodedOperandsTest.perProduct;
@@ -31,6 +31,7 @@ import static dev.byodt.compiler.ops.DecodedOperandsTest.run;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * With --accumulate exact, MatMul, Gemm and Conv in datatypes whose values are float32s sum in double where their
@@ -39,19 +40,24 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
  * leaves alone). On values of a grid of 1/64 in [-2, 2) (signs mixed, so sums cancel) the double branch alone
  * gives them too; on values whose magnitudes span up to 2^38, and with a NaN or infinities among the operands,
  * the whole kernel gives them (the check sends such sums to the quire). Default run: a convolution on padded
- * planes with weights at run time and a Gemm with constant B; every case of {@link TunedSchedulesTest} with -Pexhaustive.
+ * planes with weights at run time, a Gemm with constant B and three rows, and a MatMul of four rows of 128 columns;
+ * every case of {@link TunedSchedulesTest} as well with -Pexhaustive.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DoubleSumsTest {
     private static final String[] DATATYPES = {"custom[posit]16", "custom[posit]8", "bfloat16", "float16", "custom[fp8e4m3]8"};
     private static final Set<String> DEFAULT_CASES = Set.of("padded planes, uneven pads, dilation", "gemm, constant transposed B, C, alpha, beta");
 
-    static Stream<Arguments> defaultCases() { return cases(c -> DEFAULT_CASES.contains(c.name())); }
+    /** Rows of 128 sums, two tiles of 64 in registers, rows taken two at a time (DoubleSums' ColumnTiles and RowPairs). */
+    private static final TunedSchedulesTest.Case TILED = new TunedSchedulesTest.Case("matmul, 128 columns, rows in pairs",
+        TunedSchedulesTest.Schedule.ROW_OF_SUMS, "MatMul", Map.of(), List.of(new long[] {4, 9}, new long[] {9, 128}), new boolean[] {false, true});
+
+    static Stream<Arguments> defaultCases() { return cases(c -> c == TILED || DEFAULT_CASES.contains(c.name())); }
 
     static Stream<Arguments> allCases() { return cases(c -> true); }
 
-    private static Stream<Arguments> cases(Function<TunedSchedulesTest.Case, Boolean> chosen) {
-        return TunedSchedulesTest.CASES.stream().filter(chosen::apply)
+    private static Stream<Arguments> cases(Predicate<TunedSchedulesTest.Case> chosen) {
+        return Stream.concat(TunedSchedulesTest.CASES.stream(), Stream.of(TILED)).filter(chosen)
             .flatMap(c -> Arrays.stream(DATATYPES).map(d -> Arguments.of(c, d)));
     }
 
@@ -107,6 +113,9 @@ class DoubleSumsTest {
         List<Stmt> body = new ArrayList<>(k.body().subList(0, k.body().size() - 1));
         body.addAll(assertInstanceOf(Stmt.If.class, k.body().getLast()).then());
         Kernel fast = new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(), body);
+        if (k.inputs().get(1).dim(1) == 128) {
+            assertTrue(k.scratch().stream().anyMatch(b -> b.name().endsWith(".second")), "rows of 128 sums are taken in pairs");
+        }
         return perProduct(new Program(p.name(), List.of(fast), p.inputs(), p.inputSpecs(), p.outputs(), p.outputSpecs(), p.constants(), p.temporaries()));
     }
 

@@ -51,7 +51,7 @@ class TunedSchedulesTest {
     private static final String[] DATATYPES = {"float32", "custom[posit]8", "custom[posit]16", "fxp16_13", "custom[posit]32"};
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
-    private enum Schedule {
+    enum Schedule {
         ACROSS_MAPS("packed"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
 
         final String buffer;
