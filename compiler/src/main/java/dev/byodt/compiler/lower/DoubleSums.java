@@ -308,7 +308,7 @@ final class DoubleSums {
             LoopVar pair = new LoopVar(rows.var().name() + ".pair");
             List<Stmt> first = substituted(rows.body(), rows.var(), mul(new Expr.Var(pair), 2), acc, acc);
             List<Stmt> next = substituted(rows.body(), rows.var(), add(mul(new Expr.Var(pair), 2), idx(1)), acc, second);
-            List<Stmt> out = new ArrayList<>(List.of(new Stmt.For(pair, idx(m.value() / 2), jammedNests(first, next))));
+            List<Stmt> out = new ArrayList<>(List.of(new Stmt.For(pair, idx(m.value() / 2), jammedNests(first, next, acc))));
             if (m.value() % 2 == 1) out.addAll(substituted(rows.body(), rows.var(), idx(m.value() - 1), acc, acc));
             return out;
         }
@@ -341,24 +341,36 @@ final class DoubleSums {
             return ok[0];
         }
 
+        /**
+         * {@code body} for the row {@code at}, summing into {@code into} rather than {@code acc}; the second row's
+         * copy ({@code into} not {@code acc}) has locals of its own (a bias each row reads), since the rows' statements interleave.
+         */
         private static List<Stmt> substituted(List<Stmt> body, LoopVar row, Expr at, Buffer acc, Buffer into) {
+            Map<Local, Local> locals = new HashMap<>();
             return new KernelRewriter() {
                 @Override
                 public Expr expr(Expr e) { return e instanceof Expr.Var v && v.var() == row ? at : rebuilt(e); }
 
                 @Override
                 public Buffer buffer(Buffer b) { return b == acc ? into : b; }
+
+                @Override
+                public Local local(Local l) {
+                    return into == acc ? l : locals.computeIfAbsent(l, own -> new Local(own.name() + ".second", own.type()));
+                }
             }.body(body);
         }
 
         /**
-         * The two rows' bodies, their loop nests jammed and their single loops (zeroing, rounding) one after the other:
-         * a single loop of two rows' outputs vectorized two lanes wide where each alone takes the whole vector.
+         * The two rows' bodies ({@code a}'s accumulators {@code acc}), their loop nests that write nothing but the
+         * accumulators jammed, and the rest one after the other: a single loop of two rows' outputs vectorized two
+         * lanes wide where each alone takes the whole vector, and the rows' stores elsewhere keep their order.
          */
-        private static List<Stmt> jammedNests(List<Stmt> a, List<Stmt> b) {
+        private static List<Stmt> jammedNests(List<Stmt> a, List<Stmt> b, Buffer acc) {
             List<Stmt> out = new ArrayList<>();
             for (int n = 0; n < a.size(); n++) {
-                boolean nest = a.get(n) instanceof Stmt.For x && x.body().stream().anyMatch(t -> t instanceof Stmt.For);
+                boolean nest = a.get(n) instanceof Stmt.For x && x.body().stream().anyMatch(t -> t instanceof Stmt.For)
+                    && DecodedOperands.writtenBuffers(List.of(x)).equals(Set.of(acc));
                 if (nest) out.addAll(jammed(List.of(a.get(n)), List.of(b.get(n))));
                 else out.addAll(List.of(a.get(n), b.get(n)));
             }

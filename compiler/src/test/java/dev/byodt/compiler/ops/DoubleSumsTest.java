@@ -39,14 +39,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the bits of its operator's reference nest with a quire per output (compiled under an operator name the pass
  * leaves alone). On values of a grid of 1/64 in [-2, 2) (signs mixed, so sums cancel) the double branch alone
  * gives them too; on values whose magnitudes span up to 2^38, and with a NaN or infinities among the operands,
- * the whole kernel gives them (the check sends such sums to the quire). Default run: a convolution on padded
- * planes with weights at run time, a Gemm with constant B and three rows, and a MatMul of four rows of 128 columns;
- * every case of {@link TunedSchedulesTest} as well with -Pexhaustive.
+ * the whole kernel gives them (the check sends such sums to the quire). Default run: a grouped convolution on padded
+ * planes with weights at run time (its maps summed two at a time, each with its bias), a Gemm with constant B and
+ * three rows, and a MatMul of four rows of 128 columns; every case of {@link TunedSchedulesTest} as well with
+ * -Pexhaustive.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DoubleSumsTest {
     private static final String[] DATATYPES = {"custom[posit]16", "custom[posit]8", "bfloat16", "float16", "custom[fp8e4m3]8"};
-    private static final Set<String> DEFAULT_CASES = Set.of("padded planes, uneven pads, dilation", "gemm, constant transposed B, C, alpha, beta");
+    private static final Set<String> DEFAULT_CASES = Set.of("padded planes, groups, 7 maps", "gemm, constant transposed B, C, alpha, beta");
 
     /** Rows of 128 sums, two tiles of 64 in registers, rows taken two at a time (DoubleSums' ColumnTiles and RowPairs). */
     private static final TunedSchedulesTest.Case TILED = new TunedSchedulesTest.Case("matmul, 128 columns, rows in pairs",
