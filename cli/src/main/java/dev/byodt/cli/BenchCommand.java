@@ -38,10 +38,21 @@ import java.util.concurrent.Future;
         "byodt runs one thread, ONNX Runtime's default session uses one per core. Where the batch divides among "
         + "the cores, further columns show byodt spread the way `byodt run` spreads images (the model compiled "
         + "for the batch's share of one core, one call per core, concurrently) and its ratio: both engines on "
-        + "every core."})
+        + "every core.",
+        "With --threads N, one table for all the models given: both engines on N threads (ONNX Runtime's intra-op "
+        + "threads; byodt's batch of 1 split within each convolution and matrix product, a batch that divides by N "
+        + "spread over the threads), byodt on one thread beside them, and how far byodt's outputs are from ONNX "
+        + "Runtime's on the same images (largest difference over largest |output|; more than 1e-4 fails the run)."})
 final class BenchCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "MODEL", description = "The ONNX model file.")
-    Path model;
+    /** The largest difference from ONNX Runtime's outputs, over the largest of them, that --threads accepts. */
+    static final double TOLERANCE = 1e-4;
+
+    @Parameters(arity = "1..*", paramLabel = "MODEL", description = "The ONNX model files (several only with --threads).")
+    List<Path> models;
+
+    @Option(names = "--threads", paramLabel = "N",
+        description = "Compare at equal thread counts, N threads each, in one table for all models (see above).")
+    Integer threads;
 
     @Option(names = "--batch", split = ",", defaultValue = "1,64", paramLabel = "N[,N...]",
         description = "Batch sizes to measure (default: ${DEFAULT-VALUE}).")
@@ -55,6 +66,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws OrtException {
+        if (threads != null) return new EqualThreadsBench(models, batches, seconds, threads).run() ? 0 : 1;
+        if (models.size() != 1) throw new UsageException("several models need --threads");
+        Path model = models.getFirst();
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         System.out.printf("%s, float32, host, %d cores%n", model, Runtime.getRuntime().availableProcessors());
         int cores = Runtime.getRuntime().availableProcessors();
@@ -80,8 +94,8 @@ final class BenchCommand implements Callable<Integer> {
                      HostModel byodt = Compiler.jit(module);
                      OnnxTensor ortInput = OnnxTensor.createTensor(env, FloatBuffer.wrap(input.toFloatArray()), shape)) {
                     double compileSeconds = (System.nanoTime() - compileStart) / 1e9;
-                    double ours = imagesPerSecond(batch, () -> byodt.run(List.of(input)));
-                    double theirs = imagesPerSecond(batch, () -> {
+                    double ours = imagesPerSecond(seconds, batch, () -> byodt.run(List.of(input)));
+                    double theirs = imagesPerSecond(seconds, batch, () -> {
                         try (OrtSession.Result r = session.run(Map.of(inputName, ortInput))) {
                             r.get(0);
                         } catch (OrtException e) {
@@ -89,7 +103,7 @@ final class BenchCommand implements Callable<Integer> {
                         }
                     });
                     boolean spreads = cores > 1 && batch % cores == 0;
-                    double spread = spreads ? spreadImagesPerSecond(inputName, shape, cores) : Double.NaN;
+                    double spread = spreads ? spreadImagesPerSecond(model, seconds, inputName, shape, cores) : Double.NaN;
                     System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %20s  %8s  %11.2f s%n", batch, ours, theirs, ours / theirs,
                         spreads ? String.format("%.0f", spread) : "-", spreads ? String.format("%.2fx", spread / theirs) : "-",
                         compileSeconds);
@@ -103,7 +117,7 @@ final class BenchCommand implements Callable<Integer> {
      * Images per second of byodt with the batch split evenly over {@code cores} threads: the model compiled for
      * one share, each thread running it on its own share (its own input, output and workspace) at the same time.
      */
-    private double spreadImagesPerSecond(String inputName, long[] shape, int cores) {
+    static double spreadImagesPerSecond(Path model, double seconds, String inputName, long[] shape, int cores) {
         long[] share = shape.clone();
         share[0] = shape[0] / cores;
         List<Tensor> inputs = new ArrayList<>();
@@ -113,7 +127,7 @@ final class BenchCommand implements Callable<Integer> {
              ExecutorService threads = Executors.newFixedThreadPool(cores)) {
             List<Callable<List<Tensor>>> calls = inputs.stream()
                 .map(in -> (Callable<List<Tensor>>) () -> byodt.run(List.of(in))).toList();
-            return imagesPerSecond((int) shape[0], () -> {
+            return imagesPerSecond(seconds, (int) shape[0], () -> {
                 try {
                     for (Future<List<Tensor>> f : threads.invokeAll(calls)) f.get();
                 } catch (InterruptedException e) {
@@ -126,7 +140,7 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private static Tensor randomInput(long[] shape) {
+    static Tensor randomInput(long[] shape) {
         Tensor t = Tensor.zeros(ElementType.FLOAT32, shape);
         Random random = new Random(1);
         for (long i = 0; i < t.elementCount(); i++) t.setFloat(i, random.nextFloat());
@@ -134,7 +148,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** Runs the inference repeatedly: a warm-up of a quarter of the time, then counts calls for the measuring time. */
-    private double imagesPerSecond(int batch, Runnable inference) {
+    static double imagesPerSecond(double seconds, int batch, Runnable inference) {
         long warmupEnd = System.nanoTime() + (long) (seconds * 0.25e9);
         while (System.nanoTime() < warmupEnd) inference.run();
         long start = System.nanoTime(), end = start + (long) (seconds * 1e9);

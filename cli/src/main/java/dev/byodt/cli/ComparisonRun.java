@@ -102,9 +102,9 @@ final class ComparisonRun {
             referenceDescription = baseline.description();
         }
         String datatype = modelOptions.dtype + (modelOptions.dtypeMap == null ? "" : " with --dtype-map " + modelOptions.dtypeMap)
-            + (test.block().isPresent() ? " with --vector-dtype " + test.datatypes().datatype() : "");
+            + (modelOptions.blocks().any() ? " with --vector-dtype " + modelOptions.vectorDtype() : "");
         Map<String, String> chosen = test.datatypes().instances().get(0).options();
-        ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulate, chosen.getOrDefault("rounding", "-"),
+        ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulation(), chosen.getOrDefault("rounding", "-"),
             chosen.getOrDefault("overflow", "-"), figures);
         RunSetup setup = new RunSetup(modelOptions.model.toString(), ModelHash.sha256(modelOptions.model),
             executor.describe(), Version.get(), data.description(), referenceDescription);

@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.FusedPreset;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ScaleRule;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -79,15 +80,18 @@ final class DtypesCommand implements Callable<Integer> {
         for (RoundingMode mode : RoundingMode.values()) System.out.printf("  %-44s %s%n", mode.optionName(), mode.meaning());
         System.out.printf("  %-44s %s%n", "truncate", "fixed point: the TVM fork's (conversions and quotients toward zero, "
             + "products toward -infinity)");
+        System.out.printf("  %-44s %s%n", "--sr-bits N, --seed S", "stochastic: N random bits (1.." + StochasticRounding.MAX_BITS
+            + ", default " + StochasticRounding.DEFAULT_BITS + ") added to the first N cut bits, hashed from S, the operation and the element");
         System.out.println();
-        System.out.println("block datatypes (quantization only: models do not compute in them yet)");
+        System.out.println("block datatypes (--dtype or --dtype-map: the dot products of MatMul, Gemm and Conv in blocks, added in float32 or, "
+            + "with --accumulate dtype, in --vector-dtype; every other operation in --vector-dtype, bfloat16 by default)");
         for (Map.Entry<String, BlockDatatypeName> builtIn : BlockDatatypeName.builtIns().entrySet()) {
             BlockDatatypeName b = BlockFormat.resolve(builtIn.getValue(), registry).name();
             System.out.printf("%-22s %d x %s under %s, scale rule %s%s%n", builtIn.getKey(), b.blockSize(), b.element(), b.scale(),
                 b.rule().optionName(), b.tensorScale() ? ", float32 tensor scale" : "");
         }
         System.out.println("block[ELEMENT,SIZE,SCALE,RULE[,tensor]]  any minifloat or fixed-point element and scale; RULE "
-            + ScaleRule.names());
+            + ScaleRule.names() + " (floor, ceil, even and midmax without a tensor scale)");
         return 0;
     }
 }

@@ -5,6 +5,7 @@ import dev.byodt.compiler.Targets;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
@@ -53,26 +54,29 @@ final class ModelOptions {
 
     @Option(names = "--dtype", defaultValue = "float32", paramLabel = "DTYPE",
         description = "Datatype of every float tensor: float32, float16, bfloat16, fxpN_P or custom[NAME]BITS "
-            + "(see 'byodt dtypes'), or a block datatype (mxfp8e4m3, mxfp8e5m2, mxfp6e3m2, mxfp6e2m3, mxfp4, mxint8, nvfp4) for the dot products "
-            + "of MatMul, Gemm and Conv, the rest in --vector-dtype. Inputs and outputs stay float32. On a P target fxp16_P packs 2 (riscv32p) or 4 "
+            + "(see 'byodt dtypes'), or a block datatype (mxfp8e4m3, mxfp8e5m2, mxfp6e3m2, mxfp6e2m3, mxfp4, mxint8, nvfp4, "
+            + "block[ELEMENT,SIZE,SCALE,RULE[,tensor]]) for the dot products of MatMul, Gemm and Conv, the rest in --vector-dtype. Inputs and outputs stay float32. On a P target fxp16_P packs 2 (riscv32p) or 4 "
             + "(riscv64p) values per register by default; fxp16_PxLANES (x2, x4) chooses the lanes. Default: ${DEFAULT-VALUE}.")
     String dtype;
 
     @Option(names = "--vector-dtype", paramLabel = "DTYPE",
-        description = "With a block datatype as --dtype (mxfp8e4m3, ..., nvfp4, see 'byodt dtypes'): the scalar datatype of "
-            + "everything but the dot products of MatMul, Gemm and Conv (activations, pooling, normalization, residual adds, "
+        description = "With a block datatype in --dtype or --dtype-map (mxfp8e4m3, ..., nvfp4, see 'byodt dtypes'): the scalar datatype of "
+            + "everything but their dot products of MatMul, Gemm and Conv (activations, pooling, normalization, residual adds, "
             + "biases), as the OCP MX spec's vector operations. Default: bfloat16.")
     String vectorDtype;
 
     @Option(names = "--dtype-map", paramLabel = "PATTERN=DTYPE,...",
         description = "Per-node datatypes: node or output tensor names (globs with * and ?) mapped to datatypes, "
-            + "e.g. 'conv1=fxp16_13,fc*=custom[posit]16'; the first match wins, --dtype elsewhere.")
+            + "e.g. 'conv1=fxp16_13,fc*=custom[posit]16' or 'fc*=mxfp4' (a block datatype: the dot products of that MatMul, Gemm or Conv "
+            + "in blocks, the rest of the node in --vector-dtype); the first match wins, --dtype elsewhere.")
     String dtypeMap;
 
-    @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE",
+    @Option(names = "--accumulate", paramLabel = "MODE",
         description = "How sums accumulate: dtype (round every add and multiply), float32 (products and sums in float32, "
             + "round once), exact (the datatype's wide accumulator, round once), int:W[:wrap|:saturate] (fixed point: exact products "
-            + "summed in a W-bit two's-complement register that wraps (the default) or saturates at every add, round once). Default: ${DEFAULT-VALUE}.")
+            + "summed in a W-bit two's-complement register that wraps (the default) or saturates at every add, round once). Default: dtype. "
+            + "With a block datatype as --dtype, how each dot product adds the float32 results of its blocks: float32 (the default) or dtype "
+            + "(in --vector-dtype).")
     String accumulate;
 
     @Option(names = "--fallback", paramLabel = "float32",
@@ -85,9 +89,11 @@ final class ModelOptions {
 
     @Option(names = "--rounding", paramLabel = "MODE",
         description = "How the datatype rounds every result: nearest (ties to even, the default), nearest-away, toward-zero, "
-            + "up, down or odd for the floats and posits; nearest or truncate for fixed point ('byodt dtypes' lists each "
-            + "datatype's modes).")
+            + "up, down, odd or stochastic; fixed point also truncate ('byodt dtypes' lists each datatype's modes).")
     String rounding;
+
+    @Mixin
+    StochasticRoundingOptions stochastic;
 
     @Option(names = "--no-inline-lib",
         description = "Keep datatype library functions out of line, so the code shows every call (with --emit llvm), "
@@ -124,43 +130,59 @@ final class ModelOptions {
         chosen.extension().flatMap(extension -> extension.coverageNote(chosen, datatypes))
             .ifPresent(note -> System.err.println("byodt: " + note));
         return CompileOptions.host().withTarget(chosen).withDatatypes(datatypes).withInlineLibraries(!noInlineLibraries)
-            .withBlock(block());
+            .withBlocks(blocks());
     }
 
     private static final String DEFAULT_VECTOR_DTYPE = "bfloat16";
 
-    /**
-     * The block datatype --dtype names, or empty for a scalar one. A block datatype models cannot compute in yet,
-     * or one combined with options it does not take yet, is a usage error.
-     */
+    /** The block datatype --dtype names, or empty for a scalar one; a malformed one is a usage error. */
     Optional<BlockDatatypeName> block() {
-        Optional<BlockDatatypeName> block;
         try {
-            block = DatatypeName.parseBlock(dtype);
+            return DatatypeName.parseBlock(dtype);
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
         }
-        if (block.isEmpty()) {
-            if (vectorDtype != null) throw new UsageException("--vector-dtype " + vectorDtype + " goes with a block datatype as --dtype, not " + dtype);
-            return block;
-        }
-        if (dtypeMap != null || !accumulate.equals("dtype") || fallback != null || !target.equals("host")) {
-            throw new UsageException("--dtype " + dtype + ": a block datatype runs on the host without --dtype-map, --accumulate"
-                + " and --fallback for now");
-        }
-        try {
-            BlockFormat format = BlockFormat.resolve(block.get(), plugins.registry());
-            BlockDots.unsupported(format).ifPresent(problem -> { throw new UsageException(problem); });
-        } catch (ByodtException e) {
-            throw new UsageException(e.getMessage());
-        }
-        return block;
     }
 
-    /** The scalar datatype of every tensor: --dtype, or --vector-dtype under a block datatype. */
-    private String scalarDtype() {
-        return block().isPresent() ? (vectorDtype == null ? DEFAULT_VECTOR_DTYPE : vectorDtype) : dtype;
+    /**
+     * The block datatypes of --dtype and --dtype-map, and --accumulate's mode for the sum across blocks. One that
+     * models cannot compute in yet, or one combined with options it does not take yet, is a usage error.
+     */
+    BlockChoice blocks() {
+        Optional<BlockDatatypeName> everywhere = block();
+        BlockChoice choice;
+        try {
+            choice = new BlockChoice(everywhere, DatatypeChoice.parseOverrides(dtypeMap),
+                everywhere.isPresent() ? BlockChoice.Accumulation.parse(accumulation()) : BlockChoice.Accumulation.FLOAT32);
+            for (BlockDatatypeName name : choice.blockNames()) {
+                BlockFormat format = BlockFormat.resolve(name, plugins.registry());
+                BlockDots.unsupported(format).ifPresent(problem -> { throw new UsageException(problem); });
+                if (rounding != null) format.withElementRounding(rounding);
+            }
+        } catch (ByodtException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (!choice.any()) {
+            if (vectorDtype != null) {
+                throw new UsageException("--vector-dtype " + vectorDtype + " goes with a block datatype in --dtype or --dtype-map, not " + dtype);
+            }
+        } else if (fallback != null) {
+            throw new UsageException(choice.blockNames().getFirst() + ": a block datatype runs without --fallback for now");
+        } else if (target().isRiscv32()) {
+            // The quantizers' double min and max become calls to fmaximum and fminimum, which no rv32 library here has.
+            throw new UsageException(choice.blockNames().getFirst() + ": a block datatype runs on the host, riscv64 and riscv64p for now, not on "
+                + target + " (its quantizers compute in double)");
+        }
+        return choice;
     }
+
+    /** --accumulate as given, or its default: float32 for a block datatype's dot products, else dtype. */
+    String accumulation() { return accumulate != null ? accumulate : block().isPresent() ? BlockChoice.Accumulation.FLOAT32.optionName() : "dtype"; }
+
+    /** The scalar datatype of every tensor: --dtype, or --vector-dtype under a block datatype. */
+    private String scalarDtype() { return block().isPresent() ? vectorDtype() : dtype; }
+
+    String vectorDtype() { return vectorDtype == null ? DEFAULT_VECTOR_DTYPE : vectorDtype; }
 
     /** --target with --mattr and --p-opcode; an unknown target is a usage error listing the known ones. */
     Target target() {
@@ -188,14 +210,21 @@ final class ModelOptions {
         Map<String, String> datatypeOptions = new LinkedHashMap<>();
         if (overflow != null) datatypeOptions.put("overflow", overflow);
         if (rounding != null) datatypeOptions.put("rounding", rounding);
+        stochastic.requireStochastic(rounding);
+        stochastic.addTo(datatypeOptions, rounding);
         // Loading the user's datatypes is not part of the try: a broken plug-in is an error in a file, not in usage.
         DatatypeChoice registered = DatatypeChoice.float32().withRegistry(plugins.registry());
         try {
+            // Nodes mapped to a block datatype compute everything but their dot products in the vector datatype; under a
+            // block --dtype, --accumulate is the blocks' and the vector datatype rounds every operation.
+            List<DatatypeChoice.Override> overrides = DatatypeChoice.parseOverrides(dtypeMap).stream()
+                .map(o -> DatatypeName.parseBlock(o.datatype()).isPresent() ? new DatatypeChoice.Override(o.pattern(), vectorDtype()) : o).toList();
             DatatypeChoice choice = registered.withDatatype(scalarDtype())
-                .withOverrides(DatatypeChoice.parseOverrides(dtypeMap))
-                .withAccumulation(AccumulationMode.parse(accumulate))
+                .withOverrides(overrides)
+                .withAccumulation(block().isPresent() ? AccumulationMode.DTYPE : AccumulationMode.parse(accumulation()))
                 .withFallbackToFloat32(fallback != null)
-                .withOptions(datatypeOptions);
+                .withOptions(datatypeOptions)
+                .withSeed(stochastic.seed);
             List<DatatypeInstance> instances = choice.instances();
             datatypeOptions.forEach((option, value) -> {
                 if (instances.stream().noneMatch(i -> i.definition().options().containsKey(option))) {
@@ -212,12 +241,13 @@ final class ModelOptions {
     /** ", dtype-map conv1=fxp16_13, accumulate exact": the datatype options beyond --dtype that were given. */
     String describeDatatypeOptions() {
         StringBuilder text = new StringBuilder();
-        if (block().isPresent()) text.append(", vector-dtype ").append(scalarDtype());
+        if (blocks().any()) text.append(", vector-dtype ").append(vectorDtype());
         if (dtypeMap != null) text.append(", dtype-map ").append(dtypeMap);
-        if (!accumulate.equals("dtype")) text.append(", accumulate ").append(accumulate);
+        if (accumulate != null) text.append(", accumulate ").append(accumulate);
         if (fallback != null) text.append(", fallback ").append(fallback);
         if (overflow != null) text.append(", overflow ").append(overflow);
         if (rounding != null) text.append(", rounding ").append(rounding);
+        text.append(stochastic.describe(rounding));
         return text.toString();
     }
 

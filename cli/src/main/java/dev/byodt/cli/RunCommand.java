@@ -172,7 +172,7 @@ final class RunCommand implements Callable<Integer> {
             throw new UsageException(e.getMessage());
         }
         CompileOptions options = modelOptions.compileOptions();
-        boolean compare = !options.datatypes().isFloat32Only() || options.block().isPresent() || !reference.equals(Baseline.BYODT) || perLayer
+        boolean compare = !options.datatypes().isFloat32Only() || options.blocks().any() || !reference.equals(Baseline.BYODT) || perLayer
             || json != null || csv != null || gate.isSet();
         int status = compare
             ? new ComparisonRun(modelOptions, options, dataOptions, mode.data, classAxis.classAxis, reference, perLayer, json, csv, chart, gate,

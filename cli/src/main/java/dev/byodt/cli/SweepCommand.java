@@ -18,6 +18,7 @@ import dev.byodt.cli.sweep.SweepPoint;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
@@ -86,15 +87,19 @@ final class SweepCommand implements Callable<Integer> {
             + "but their dot products, as run's --vector-dtype. Default: ${DEFAULT-VALUE}.")
     String vectorDtype;
 
-    @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE[,MODE...]",
+    @Option(names = "--accumulate", paramLabel = "MODE[,MODE...]",
         description = "Accumulation modes to cross with, as --accumulate takes them: dtype, float32, exact, int:W[:wrap|:saturate], "
-            + "fused:F=<bits>,G=<group>[,rounding=rz|rne], fused:hopper-fp8, fused:volta-fp16. Default: ${DEFAULT-VALUE}.")
+            + "fused:F=<bits>,G=<group>[,rounding=rz|rne], fused:hopper-fp8, fused:volta-fp16; for the block datatypes, how their dot "
+            + "products add the results of their blocks: float32 or dtype (in --vector-dtype). Default: dtype, float32 for the block datatypes.")
     String accumulate;
 
     @Option(names = "--rounding", defaultValue = "nearest", paramLabel = "MODE[,MODE...]",
         description = "Rounding modes to cross with, as --rounding takes them (nearest, nearest-away, toward-zero, up, down, "
-            + "odd; fixed point: nearest, truncate), each with the datatypes that take it. Default: ${DEFAULT-VALUE}.")
+            + "odd, stochastic; fixed point also truncate), each with the datatypes that take it. Default: ${DEFAULT-VALUE}.")
     String rounding;
+
+    @Mixin
+    StochasticRoundingOptions stochastic;
 
     @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around.")
     String overflow;
@@ -149,7 +154,8 @@ final class SweepCommand implements Callable<Integer> {
         Shard part;
         try {
             part = Shard.parse(shard);
-            all = plan(DatatypeSpec.expand(dtypes), SweepPlan.accumulations(accumulate),
+            stochastic.requireStochastic(rounding);
+            all = plan(DatatypeSpec.expand(dtypes), SweepPlan.accumulations(accumulate == null ? "dtype" : accumulate),
                 SweepPlan.choices("--rounding", rounding, roundingModes()));
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
@@ -189,10 +195,13 @@ final class SweepCommand implements Callable<Integer> {
         List<String> leftOut = new ArrayList<>();
         for (String name : names) {
             DatatypeInstance instance = plugins.registry().instance(scalar(name), options("nearest"));
-            List<String> applicable = applicableRoundings(name, instance, roundings, leftOut);
-            for (String acc : accumulations) {
+            List<String> applicable = applicableRoundings(name, instance, roundings, leftOut).stream()
+                .filter(r -> takes(name, r, leftOut)).toList();
+            boolean block = block(name).isPresent();
+            for (String acc : accumulate != null ? accumulations : List.of(block ? BlockChoice.Accumulation.FLOAT32.optionName() : "dtype")) {
                 try {
-                    instance.requireAccumulation(AccumulationMode.parse(acc));
+                    if (block) BlockChoice.Accumulation.parse(acc);
+                    else instance.requireAccumulation(AccumulationMode.parse(acc));
                 } catch (ByodtException e) {
                     leftOut.add(e.getMessage());
                     continue;
@@ -202,8 +211,8 @@ final class SweepCommand implements Callable<Integer> {
         }
         leftOut.forEach(reason -> System.err.println("byodt: left out: " + reason));
         if (points.isEmpty()) {
-            throw new ByodtException("--dtypes '" + dtypes + "' with --accumulate " + accumulate + " and --rounding " + rounding
-                + " leaves no configuration to run");
+            throw new ByodtException("--dtypes '" + dtypes + "' with --accumulate " + (accumulate == null ? "its default" : accumulate)
+                + " and --rounding " + rounding + " leaves no configuration to run");
         }
         return points;
     }
@@ -230,6 +239,18 @@ final class SweepCommand implements Callable<Integer> {
             else leftOut.add("datatype " + name + ": --rounding " + r + " is not one of " + option.values());
         }
         return applicable;
+    }
+
+    /** Whether the datatype {@code name} takes --rounding {@code r} at its width; if not, the reason goes to {@code leftOut}. */
+    private boolean takes(String name, String r, List<String> leftOut) {
+        if (r.equals(NOT_APPLICABLE)) return true;
+        try {
+            plugins.registry().instance(scalar(name), options(r));
+            return true;
+        } catch (ByodtException e) {
+            leftOut.add(e.getMessage());
+            return false;
+        }
     }
 
     /**
@@ -260,6 +281,7 @@ final class SweepCommand implements Callable<Integer> {
         Map<String, String> options = new LinkedHashMap<>();
         if (overflow != null) options.put("overflow", overflow);
         if (!roundingMode.equals(NOT_APPLICABLE)) options.put("rounding", roundingMode);
+        stochastic.addTo(options, roundingMode);
         return options;
     }
 
@@ -267,12 +289,15 @@ final class SweepCommand implements Callable<Integer> {
         Map<String, String> options = options(point.rounding());
         String overflowShown = NOT_APPLICABLE;
         try {
+            Optional<BlockDatatypeName> block = block(point.dtype());
+            // A block datatype's --accumulate is the sum across its blocks; its vector datatype rounds every operation.
             DatatypeChoice choice = DatatypeChoice.float32().withRegistry(plugins.registry()).withDatatype(scalar(point.dtype()))
-                .withAccumulation(AccumulationMode.parse(point.accumulate()))
-                .withFallbackToFloat32(fallback != null).withOptions(options);
+                .withAccumulation(block.isPresent() ? AccumulationMode.DTYPE : AccumulationMode.parse(point.accumulate()))
+                .withFallbackToFloat32(fallback != null).withOptions(options).withSeed(stochastic.seed);
             overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);
             String label = point.dtype() + " " + point.accumulate() + (point.rounding().equals(NOT_APPLICABLE) ? "" : " " + point.rounding());
-            CompileOptions compileOptions = CompileOptions.host().withDatatypes(choice).withBlock(block(point.dtype()));
+            CompileOptions compileOptions = CompileOptions.host().withDatatypes(choice).withBlocks(block.isPresent()
+                ? new BlockChoice(block, List.of(), BlockChoice.Accumulation.parse(point.accumulate())) : BlockChoice.none());
             List<OutputFigures> figures = DatatypeRun.measure(graph, compileOptions, baseline, label,
                 executor, ComparisonRun::warnFallback);
             return new ReportEntry(point.index(), point.dtype(), point.accumulate(), point.rounding(), overflowShown, figures);

@@ -82,8 +82,6 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--shuffle", description = "Visit the training items in a new random order each epoch (seeded by --seed).")
     boolean shuffle;
 
-    @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of --shuffle and of Dropout's masks: the same seed gives the same bits (default: ${DEFAULT-VALUE}).")
-    long seed;
 
     @Option(names = "--limit", paramLabel = "N", description = "Train on the first N training items only.")
     Integer limit;
@@ -131,8 +129,8 @@ final class TrainCommand implements Callable<Integer> {
         long compileStart = System.nanoTime();
         try (Trainer trainer = Trainer.compile(graph, chosenLoss, chosenOptimizer, scaling, options)) {
             System.out.printf("%-10s %.2f s%n", "compile", (System.nanoTime() - compileStart) / 1e9);
-            trainer.seedDropout(seed);
-            Random random = new Random(seed);
+            trainer.seedDropout(modelOptions.stochastic.seed);
+            Random random = new Random(modelOptions.stochastic.seed);
             int[] order = IntStream.range(0, training.size()).toArray();
             for (int epoch = 1; epoch <= epochs; epoch++) {
                 long start = System.nanoTime();
@@ -178,6 +176,9 @@ final class TrainCommand implements Callable<Integer> {
     private void checkUsage() {
         step.check();
         if (epochs <= 0) throw new UsageException("--epochs must be positive");
+        if (modelOptions.blocks().any()) {
+            throw new UsageException("train: block datatypes (" + modelOptions.blocks().blockNames().getFirst() + ") compute inference only for now");
+        }
         if (limit != null && limit <= 0) throw new UsageException("--limit must be positive");
         if (testLimit != null && testLimit <= 0) throw new UsageException("--test-limit must be positive");
         if (modelOptions.target().isRiscv()) {
@@ -207,7 +208,7 @@ final class TrainCommand implements Callable<Integer> {
             + (o.weightDecay() != 0 ? ", weight decay " + o.weightDecay() : ""));
         c.put("loss", l.optionName());
         c.put("batches", step.batch + " items, " + epochs + " epoch" + (epochs == 1 ? "" : "s")
-            + (shuffle ? ", shuffled with seed " + seed : ", in file order"));
+            + (shuffle ? ", shuffled with seed " + modelOptions.stochastic.seed : ", in file order"));
         return c;
     }
 

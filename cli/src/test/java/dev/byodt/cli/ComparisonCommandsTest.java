@@ -146,14 +146,14 @@ class ComparisonCommandsTest {
 
     @Test
     void sweepCrossesEachDatatypeWithTheRoundingModesItTakesAndLeavesOutTheOthers() throws IOException {
-        CommandLineRun run = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "fxp16_10,custom[fp8e4m3]8",
-            "--rounding", "nearest,truncate,up", "--limit", "12", "--out", tmp.resolve("roundings").toString());
+        CommandLineRun run = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "fxp16_10,custom[fp8e4m3]8,custom[posit]32",
+            "--rounding", "truncate,stochastic", "--limit", "12", "--out", tmp.resolve("roundings").toString());
         assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.err().contains("left out: datatype fxp16_10: --rounding up is not one of [nearest, truncate]"), run.err());
         assertTrue(run.err().contains("left out: datatype custom[fp8e4m3]8: --rounding truncate is not one of"), run.err());
+        assertTrue(run.err().contains("left out: datatype custom[posit]32: --rounding stochastic takes formats of at most 16 bits"), run.err());
         List<String> rows = Files.readAllLines(tmp.resolve("roundings").resolve("results.csv"));
         List<String> configurations = rows.stream().skip(1).map(r -> String.join(",", List.of(r.split(",")).subList(1, 4))).toList();
-        assertEquals(List.of("fxp16_10,dtype,nearest", "fxp16_10,dtype,truncate", "custom[fp8e4m3]8,dtype,nearest", "custom[fp8e4m3]8,dtype,up"),
+        assertEquals(List.of("fxp16_10,dtype,truncate", "fxp16_10,dtype,stochastic", "custom[fp8e4m3]8,dtype,stochastic"),
             configurations);
     }
 
@@ -163,10 +163,10 @@ class ComparisonCommandsTest {
             "--limit", "12", "--out", tmp.resolve("blocks").toString());
         assertEquals(0, run.exitCode(), run.err());
         assertEquals(3, Files.readAllLines(tmp.resolve("blocks").resolve("results.csv")).size(), "header and 2 configurations");
-        CommandLineRun unsupported = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxfp4,block[custom[fp4e2m1]4,16,ue4m3,rceil]",
-            "--out", tmp.resolve("rceil").toString());
+        CommandLineRun unsupported = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxfp4,block[custom[fp4e2m1]4,16,ue4m3,even,tensor]",
+            "--out", tmp.resolve("even").toString());
         assertEquals(Main.USAGE_ERROR, unsupported.exitCode());
-        assertTrue(unsupported.err().contains("activations are quantized at run time under the floor rule"), unsupported.err());
+        assertTrue(unsupported.err().contains("activations are quantized at run time under the even rule without a tensor scale only"), unsupported.err());
     }
 
     @Test

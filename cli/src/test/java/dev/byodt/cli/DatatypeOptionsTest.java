@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -30,27 +31,39 @@ class DatatypeOptionsTest {
     void dtypesListsTheRoundingModesOfEachDatatypeAndWhatEachMeans() {
         CommandLineRun run = CommandLineRun.of("dtypes");
         assertEquals(0, run.exitCode(), run.err());
-        String every = "    --rounding nearest|nearest-away|toward-zero|up|down|odd\n";
+        String every = "    --rounding nearest|nearest-away|toward-zero|up|down|odd|stochastic\n";
         for (String name : new String[] {"posit ", "float16", "bfloat", "fp8e4m3 ", "fp4e2m1"}) {
             int at = run.out().indexOf("\n" + name);
             assertTrue(at >= 0 && run.out().indexOf(every, at) == run.out().indexOf("\n    --rounding", at) + 1, name + ":\n" + run.out());
         }
-        assertTrue(run.out().contains("    --rounding nearest|nearest-away|toward-zero|up|down\n"), "e8m0 has no odd:\n" + run.out());
-        assertTrue(run.out().contains("    --rounding nearest|truncate\n"), run.out());
+        assertTrue(run.out().contains("    --rounding nearest|nearest-away|toward-zero|up|down|stochastic\n"), "e8m0 has no odd:\n" + run.out());
+        assertTrue(run.out().contains("    --rounding nearest|truncate|nearest-away|toward-zero|up|down|odd|stochastic\n"), run.out());
+        assertTrue(run.out().contains("    --sr-bits 16|1|2|3|4|5|6|7|8|9|10|11|12|13|14|15\n"), run.out());
+        assertTrue(run.out().contains("\n  stochastic                                   up with the probability of the cut fraction"), run.out());
         assertTrue(run.out().contains("\n  odd                                          to odd: an inexact result takes the neighbour whose last bit is 1"),
             run.out());
     }
 
     @Test
     void aRoundingModeTheDatatypeDoesNotTakeIsAOneLineUsageErrorNamingIt() {
-        String[][] cases = {{"fxp16_13", "up"}, {"custom[e8m0]8", "odd"}, {"float32", "down"}, {"bfloat16", "truncate"}};
-        String[] expected = {"datatype fxp16_13: --rounding up is not one of [nearest, truncate]",
-            "datatype custom[e8m0]8: --rounding odd is not one of [nearest, nearest-away, toward-zero, up, down]",
+        String[][] cases = {{"fxp16_13", "sideways"}, {"custom[e8m0]8", "odd"}, {"float32", "down"}, {"bfloat16", "truncate"},
+            {"custom[posit]32", "stochastic"}};
+        String[] expected = {"datatype fxp16_13: --rounding sideways is not one of [nearest, truncate, nearest-away, toward-zero, up, down, odd, stochastic]",
+            "datatype custom[e8m0]8: --rounding odd is not one of [nearest, nearest-away, toward-zero, up, down, stochastic]",
             "--rounding down: datatype float32 has no such option",
-            "datatype bfloat16: --rounding truncate is not one of [nearest, nearest-away, toward-zero, up, down, odd]"};
+            "datatype bfloat16: --rounding truncate is not one of [nearest, nearest-away, toward-zero, up, down, odd, stochastic]",
+            "datatype custom[posit]32: --rounding stochastic takes formats of at most 16 bits"};
         for (int i = 0; i < cases.length; i++) {
             assertOneLineUsageError(expected[i], "compile", LENET.toString(), "--dtype", cases[i][0], "--rounding", cases[i][1], "--emit", "llvm");
         }
+        assertOneLineUsageError("--sr-bits 4 needs --rounding stochastic", "compile", LENET.toString(), "--dtype", "bfloat16",
+            "--rounding", "up", "--sr-bits", "4", "--emit", "llvm");
+        assertOneLineUsageError("datatype bfloat16: --sr-bits 17 is not one of [16, 1,", "compile", LENET.toString(), "--dtype", "bfloat16",
+            "--rounding", "stochastic", "--sr-bits", "17", "--emit", "llvm");
+        assertOneLineUsageError("block datatype mxfp8e4m3: its elements round in the deterministic --rounding modes, not stochastic",
+            "compile", LENET.toString(), "--dtype", "mxfp8e4m3", "--rounding", "stochastic", "--emit", "llvm");
+        assertOneLineUsageError("datatype fxp16_13 on target riscv64p: the P extension's kernels round to nearest or truncate, not --rounding up",
+            "compile", LENET.toString(), "--dtype", "fxp16_13", "--rounding", "up", "--target", "riscv64p", "--emit", "llvm");
     }
 
     private static void assertOneLineUsageError(String expected, String... args) {
@@ -107,18 +120,33 @@ class DatatypeOptionsTest {
 
     @Test
     void aBlockDatatypeRunsTheModelsDotProductsWithTheRestInTheVectorDatatype() {
-        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--vector-dtype", "float32");
+        CommandLineRun run = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--vector-dtype", "float32", "--limit", "20");
         assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.out().contains("\nmxfp4 with --vector-dtype float32 "), run.out());
+        assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype float32 +float32 ").matcher(run.out()).find(), "blocks added in float32 by default: " + run.out());
+    }
+
+    /** --dtype-map puts one node's dot products in blocks; --accumulate dtype adds a block --dtype's block results in the vector datatype. */
+    @Test
+    void aDtypeMapEntryAndAccumulateTakeBlockDatatypes() {
+        CommandLineRun mapped = CommandLineRun.of("run", LENET.toString(), "--dtype-map", "/fc1/Gemm=mxint8,/conv2/*=block[custom[fp4e2m1]4,32,e8m0,rceil]",
+            "--limit", "20");
+        assertEquals(0, mapped.exitCode(), mapped.err());
+        assertTrue(mapped.out().contains("\nfloat32 with --dtype-map /fc1/Gemm=mxint8,/conv2/*=block[custom[fp4e2m1]4,32,e8m0,rceil] with --vector-dtype bfloat16 "),
+            mapped.out());
+        CommandLineRun summed = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--accumulate", "dtype", "--limit", "20");
+        assertEquals(0, summed.exitCode(), summed.err());
+        assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype bfloat16 +dtype ").matcher(summed.out()).find(), summed.out());
     }
 
     @Test
     void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
         String[][] cases = {
-            {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,rceil]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
-            {"--dtype", "mxfp4", "--dtype-map", "conv*=bfloat16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"}};
-        String[] expected = {"under the floor rule with a power-of-two scale and no tensor scale", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
-            "without --dtype-map", "'mxint8' is a block datatype, which only run's and compile's --dtype take"};
+            {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,ceil,tensor]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
+            {"--dtype", "mxfp4", "--accumulate", "exact"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"}, {"--dtype", "mxfp4", "--target", "riscv32"},
+            {"--dtype-map", "fc*=block[custom[posit]8,32,e8m0,floor]"}, {"--dtype-map", "fc*=block[bfloat16,32,e8m0,floor]"}};
+        String[] expected = {"under the ceil rule without a tensor scale only", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
+            "--accumulate exact: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
+            "mxfp4: a block datatype runs on the host, riscv64 and riscv64p for now, not on riscv32", "custom[posit]8 declares no grid of values", "more than two doubles' 53 bits"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 2];
             args[0] = "run";

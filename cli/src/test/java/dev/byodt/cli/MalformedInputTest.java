@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.zip.Deflater;
 import static dev.byodt.cli.OnnxModels.FLOAT;
 import static dev.byodt.cli.OnnxModels.INT64;
 import static dev.byodt.cli.OnnxModels.node;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a word, or files left behind: each is now one line on stderr, exit 1 (model or data) or 2 (usage), with no
  * output written and nothing left in the temporary folder.
  */
+@Isolated("it points java.io.tmpdir, which every class's runs use, at a folder of its own")
 class MalformedInputTest {
     private static final Path LENET = Path.of(System.getProperty("byodt.modelsDir", "../models"), "lenet5-fashion.onnx");
     private static final long TWO_TO_THE_20 = 1L << 20;

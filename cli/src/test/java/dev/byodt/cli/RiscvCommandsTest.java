@@ -82,6 +82,19 @@ class RiscvCommandsTest {
         assertTrue(rows.get(1).contains(",\"" + where + "\","), rows.get(1));
     }
 
+    /** Block datatypes on riscv64: MXFP8 E4M3 (one double per block sum) and FP8 E5M2 (two, rounded to odd) give the host's figures. */
+    @Test
+    void blockDatatypesOnRiscv64GiveTheHostsFigures() throws IOException {
+        Path json = tmp.resolve("mx-rv.json"), hostJson = tmp.resolve("mx-host.json");
+        String blocks = "/conv*=mxfp8e4m3,/fc*=mxfp8e5m2";
+        CommandLineRun riscv = CommandLineRun.of("run", LENET.toString(), "--target", "riscv64", "--dtype-map", blocks, "--limit", "12", "--json", json.toString());
+        assertEquals(0, riscv.exitCode(), riscv.err());
+        CommandLineRun host = CommandLineRun.of("run", LENET.toString(), "--dtype-map", blocks, "--limit", "12", "--json", hostJson.toString());
+        assertEquals(0, host.exitCode(), host.err());
+        assertEquals(JsonParser.parseString(Files.readString(hostJson)).getAsJsonObject().get("entries"),
+            JsonParser.parseString(Files.readString(json)).getAsJsonObject().get("entries"));
+    }
+
     @Test
     void runOnRiscv32WithoutADatatypePrintsTheHostsSummary() {
         CommandLineRun riscv = CommandLineRun.of("run", LENET.toString(), "--target", "riscv32", "--limit", "20");

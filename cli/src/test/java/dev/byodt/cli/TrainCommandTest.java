@@ -127,10 +127,19 @@ class TrainCommandTest {
 
     @Test
     void aLossScaleIsANumberOrDynamic() {
-        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--loss-scale", "huge", "--out", temp.resolve("x").toString());
+        assertOneLineUsageError("--loss-scale huge: give a number (such as 1024) or dynamic", "--loss-scale", "huge");
+    }
+
+    @Test
+    void blockDatatypesAreForInferenceOnly() {
+        assertOneLineUsageError("train: block datatypes (mxfp4) compute inference only for now", "--dtype-map", "fc*=mxfp4");
+    }
+
+    private void assertOneLineUsageError(String expected, String option, String value) {
+        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, option, value, "--out", temp.resolve("x").toString());
         assertEquals(Main.USAGE_ERROR, run.exitCode(), run.out());
         assertTrue(run.oneLineError(), run.err());
-        assertTrue(run.err().contains("--loss-scale huge: give a number (such as 1024) or dynamic"), run.err());
+        assertTrue(run.err().contains(expected), run.err());
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.byodt.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * line naming the datatype, the signal or the time limit, and where it happened; byodt's own process carries
  * on, and nothing is left on disk. Each case runs the real command, whose child process really crashes.
  */
+@Isolated("it checks that runs leave no byodt-isolated- folder in java.io.tmpdir, where other classes' runs make theirs")
 class UserCodeIsolationTest {
     private static final String LENET = Path.of(System.getProperty("byodt.modelsDir", "../models"), "lenet5-fashion.onnx").toString();
     private static final Path LNS16_C = PluginJars.EXAMPLES.resolve("lns16/lns16.c").toAbsolutePath().normalize();

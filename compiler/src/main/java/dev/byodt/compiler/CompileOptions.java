@@ -1,5 +1,6 @@
 package dev.byodt.compiler;
 
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 
@@ -15,33 +16,48 @@ import dev.byodt.compiler.target.Target;
  * @param optimize        run LLVM's O3 pipeline; without it the module is left as generated, for reading
  * @param inlineLibraries let datatype library functions inline into the kernels (off: every call stays a call,
  *                        to read what a datatype was lowered to, or to measure calls as TVM makes them)
- * @param block           the block datatype of MatMul, Gemm and Conv, whose other operations compute in
- *                        {@code datatypes} (the vector datatype), or empty
+ * @param blocks          the block datatypes of MatMul, Gemm and Conv nodes, whose other operations compute in
+ *                        {@code datatypes} (the vector datatype)
+ * @param threads         how many threads run each call: above 1, the threads divide the loops operators declare
+ *                        independent (convolutions' output maps, matrix products' rows) among themselves and the
+ *                        entry function is the one {@link dev.byodt.compiler.codegen.HostModel} calls from each
+ *                        (in this process only)
  */
 public record CompileOptions(Target target, String entrySymbol, DatatypeChoice datatypes, boolean optimize,
-                             boolean inlineLibraries, Optional<BlockDatatypeName> block) {
+                             boolean inlineLibraries, BlockChoice blocks, int threads) {
     public static final String DEFAULT_ENTRY = "byodt_model";
 
-    /** float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}. */
-    public static CompileOptions host() {
-        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, Optional.empty());
+    public CompileOptions {
+        if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, not " + threads);
     }
 
-    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, block); }
+    /** float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}, one thread. */
+    public static CompileOptions host() {
+        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, BlockChoice.none(), 1);
+    }
 
-    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, block); }
+    /** Each call run by {@code n} threads (1: by the caller's thread alone). */
+    public CompileOptions withThreads(int n) {
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n);
+    }
 
-    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, block); }
+    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads); }
+
+    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads); }
+
+    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads); }
 
     /** Every float tensor in {@code datatype} (a --dtype name), the rest of the choice unchanged. */
     public CompileOptions withDatatype(String datatype) { return withDatatypes(datatypes.withDatatype(datatype)); }
 
-    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, block); }
+    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads); }
 
-    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, block); }
+    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads); }
 
     /** MatMul, Gemm and Conv in the block datatype {@code b}, everything else in the datatypes chosen. */
-    public CompileOptions withBlock(Optional<BlockDatatypeName> b) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b);
+    public CompileOptions withBlock(Optional<BlockDatatypeName> b) { return withBlocks(BlockChoice.everywhere(b)); }
+
+    public CompileOptions withBlocks(BlockChoice b) {
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads);
     }
 }

@@ -11,6 +11,7 @@ import dev.byodt.compiler.codegen.Optimizer;
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.compiler.codegen.VectorVariants;
 import dev.byodt.compiler.codegen.VectorWidth;
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.DatatypeChoice;
@@ -18,6 +19,7 @@ import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LoweringLog;
 import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.dtype.RegisteredDatatype;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
@@ -32,6 +34,7 @@ import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.lower.RandomCounters;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.Activity;
@@ -68,23 +71,33 @@ public final class Compiler {
 
     /** Compiles a graph, each operator in its schedule tuned for the target and the datatype of its node. */
     public static CompiledModule compile(Graph graph, CompileOptions options) {
-        Optional<BlockFormat> block = options.block().map(name -> BlockFormat.resolve(name, options.datatypes().registry()));
-        return compile(GraphLowering.lowerScheduled(graph, lanesOf(options),
-            (node, bufferOf) -> block.flatMap(format -> BlockDots.lower(node, bufferOf, format))), options);
+        BlockChoice blocks = options.blocks();
+        Optional<String> rounding = Optional.ofNullable(options.datatypes().options().get("rounding"));
+        return compile(GraphLowering.lowerScheduled(graph, lanesOf(options), (node, bufferOf) ->
+            blocks.forNode(node.name(), node.outputs().stream().map(Value::name).toList())
+                .map(name -> BlockFormat.resolve(name, options.datatypes().registry()))
+                .map(format -> rounding.map(format::withElementRounding).orElse(format))
+                .flatMap(format -> BlockDots.lower(node, bufferOf, format, blocks.accumulation()))), options);
     }
 
     /**
      * The elements of a node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds: what
-     * the node's tuned schedules, and a training step's gradient kernels of the node, are sized for.
+     * the node's tuned schedules, and a training step's gradient kernels of the node, are sized for. A
+     * stochastically rounding node's schedule is the same on every target ({@link #STOCHASTIC_LANES}), so that its
+     * loop nest, whose counters its random bits hash (RandomCounters), is.
      */
     public static ToIntFunction<Node> lanesOf(CompileOptions options) {
         return node -> {
             DatatypeChoice choice = options.datatypes();
             String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
             DatatypeInstance instance = choice.registry().instance(name, choice.options());
-            return options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
+            return StochasticRounding.isStochastic(instance) ? STOCHASTIC_LANES
+                : options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
         };
     }
+
+    /** The lanes stochastically rounding nodes are scheduled for on every target: a 256-bit vector's of 32-bit lanes. */
+    static final int STOCHASTIC_LANES = 8;
 
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
     public static CompiledModule compile(Program program, CompileOptions options) {
@@ -92,13 +105,14 @@ public final class Compiler {
         DatatypePlan plan = DecodedOperands.apply(plan(program, options, log));
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
+        machine = RandomCounters.apply(machine, plan, options.datatypes().seed());
         machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
         MemoryPlan memory = MemoryPlan.of(machine);
         Activity.ownCode("generating and optimizing the model's code");
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
-            machine.outputSpecs(), memory.workspaceBytes());
+            machine.outputSpecs(), memory.workspaceBytes(), options.threads());
 
         Llvm.initializeNative();
         LLVMTargetMachineRef targetMachine = options.target().createTargetMachine();
@@ -116,7 +130,7 @@ public final class Compiler {
                 calls.check(libraries, log, libraryOfDatatype(plan));
             }
             boolean unrolls = unrollsLoops(plan, options.target());
-            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls);
+            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls, options.threads());
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);
@@ -187,7 +201,7 @@ public final class Compiler {
                                      Optional<DatatypeInstance> fallback, LoweringLog log) {
         return new RegisteredDatatype(instance, choice.accumulationOf(instance), target.loweringTarget(), fallback, log,
             (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(() -> new dev.byodt.runtime.ByodtException(
-                "datatype " + i + " has no library to convert constants with")), fromF64, toF32, i.storage()));
+                "datatype " + i + " has no library to convert constants with")), fromF64, toF32, i.storage(), choice.seed()));
     }
 
     /**

@@ -49,6 +49,9 @@ public final class Emitter {
      *         no output file is then left behind
      */
     public List<Path> emit(EmitKind kind, CompiledModule compiled, Path output) {
+        if (compiled.signature().threads() > 1) {
+            throw new IllegalArgumentException("a model compiled for several threads runs in this process only (HostModel)");
+        }
         return emit(kind, compiled.module(), compiled.targetMachine(), compiled.signature(), output);
     }
 

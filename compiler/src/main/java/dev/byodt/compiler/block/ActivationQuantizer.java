@@ -1,6 +1,7 @@
 package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ScaleRule;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Buffer;
@@ -24,7 +25,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     is a power of two, so |v| / X is exact.</li>
  * <li>Rounding q = |v| / X to the element grid: its step is s = max(2^floor(log2 q), 2^minExponent) *
  *     2^-fractionBits (a power of two, so q / s is exact), and q / s < 2^(fractionBits + 2) is rounded to an
- *     integer, ties to even, by adding and subtracting 2^52 (the doubles from 2^52 to 2^53 are the integers).</li>
+ *     integer, ties to even, by adding and subtracting 2^52 (the doubles from 2^52 to 2^53 are the integers).
+ *     In the format's other element rounding modes that integer less one where it went above q / s is the
+ *     floor, and q / s less the floor the exact fraction that decides the mode's step up.</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
@@ -47,11 +50,11 @@ final class ActivationQuantizer {
     static String unsupported(BlockFormat format) {
         ScaleRule rule = format.name().rule();
         ValueGrid element = format.element(), scale = format.scale();
-        if (rule == ScaleRule.FLOOR ? format.name().tensorScale() || scale.fractionBits() != 0 : rule != ScaleRule.NEAREST) {
-            return "activations are quantized at run time under the floor rule with a power-of-two scale and no tensor scale (the"
-                + " OCP MX formats), or under the nearest rule (NVFP4), only for now";
+        boolean ontoTheScaleGrid = rule == ScaleRule.NEAREST || rule == ScaleRule.RCEIL;
+        if (!ontoTheScaleGrid && format.name().tensorScale()) {
+            return "activations are quantized at run time under the " + rule.optionName() + " rule without a tensor scale only for now";
         }
-        if (rule == ScaleRule.NEAREST && element.fractionBits() + scale.fractionBits() > 22) {
+        if (ontoTheScaleGrid && element.fractionBits() + scale.fractionBits() > 22) {
             return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
         }
         boolean fitsFloat32 = element.fractionBits() <= 23 && scale.fractionBits() <= 23 && element.smallestExponent() >= -149
@@ -89,7 +92,7 @@ final class ActivationQuantizer {
             Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
-                Expr element = select(special, f64(Double.NaN), signed(nearest(div(abs(v), kb.get(divisor)), format.element()), v));
+                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(divisor)), v), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
@@ -116,21 +119,50 @@ final class ActivationQuantizer {
 
     /**
      * The block's scale for its largest magnitude under tensor scale t (the smallest scale for an all-zero
-     * block, as the exact quantizer gives): the floor rule's power of two, or (nearest) amax / (t * largest element) rounded to
-     * the nearest scale value, never below the smallest. That quotient is one double division of a float32 by a
-     * value of 24 + (element fraction bits + 1) bits, and the scale grid's midpoints have scale fraction bits + 2:
-     * a float32 differs from t * largest * midpoint, when it does, by more than 2^-(28 + both fraction bits) of
-     * itself (NVFP4: 2^-32), so while that is coarser than 2^-50 ({@link #unsupported} checks) the double rounding
-     * cannot carry the quotient across a midpoint, and the quotient is exact when it lands on one.
+     * block, as the exact quantizer gives). The power-of-two rules (t = 1, {@link #unsupported} checks) start from
+     * p = 2^floor(log2 amax), exact, and compare amax with products of p and a value of few bits, all exact:
+     * floor takes X = p 2^-emax; ceil 2X unless amax is p; even 2X when amax >= p (2 - 2^-(M+1)), where rounding
+     * to M + 1 bits carries into the next binade; midmax 2X when amax / X passes the midpoint above the largest
+     * element (never 4X: that midpoint is below 2^(emax+1)). Each is then clamped to the scale datatype's powers
+     * of two. nearest and rceil round amax / (t * largest element) onto the scale grid, to nearest or up. That
+     * quotient is one double division of a float32 by a value of 24 + (element fraction bits + 1) bits, and the
+     * scale grid's points and midpoints have scale fraction bits + 2: a float32 differs from t * largest * such a
+     * point, when it does, by more than 2^-(28 + both fraction bits) of itself (NVFP4: 2^-32), so while that is
+     * coarser than 2^-50 ({@link #unsupported} checks) the double rounding cannot carry the quotient across a point
+     * or a midpoint, and the quotient is exact when it lands on one.
      */
     private Expr scale(Expr amax, Expr t) {
-        ValueGrid scale = format.scale();
-        if (format.name().rule() == ScaleRule.NEAREST) {
-            return max(nearest(div(amax, mul(t, f64(format.element().largest()))), scale), f64(scale.smallest()));
-        }
+        ValueGrid element = format.element(), scale = format.scale();
         Expr positive = select(gt(amax, f64(0)), amax, f64(1));
-        Expr power = mul(powerOfTwoBelow(positive), f64(Math.scalb(1.0, -format.element().maxExponent())));
-        return select(gt(amax, f64(0)), min(max(power, f64(scale.smallest())), f64(scale.largest())), f64(scale.smallest()));
+        Expr quotient = div(positive, mul(t, f64(element.largest())));
+        Expr p = powerOfTwoBelow(positive);
+        Expr x = mul(p, f64(Math.scalb(1.0, -element.maxExponent())));
+        Expr chosen = switch (format.name().rule()) {
+            case NEAREST -> max(nearest(quotient, scale), f64(scale.smallest()));
+            case RCEIL -> up(quotient, scale);
+            case FLOOR -> powerOfTwoScale(x);
+            case CEIL -> powerOfTwoScale(select(eq(positive, p), x, mul(x, f64(2))));
+            case EVEN -> powerOfTwoScale(select(ge(positive, mul(p, f64(2 - Math.scalb(1.0, -element.fractionBits() - 1)))), mul(x, f64(2)), x));
+            case MIDMAX -> powerOfTwoScale(select(gt(positive, mul(x, f64(element.midpointAboveLargest()))), mul(x, f64(2)), x));
+        };
+        return select(gt(amax, f64(0)), chosen, f64(scale.smallest()));
+    }
+
+    /** A power of two clamped to those the scale datatype holds. */
+    private Expr powerOfTwoScale(Expr power) {
+        ValueGrid scale = format.scale();
+        return min(max(power, f64(Math.scalb(1.0, scale.smallestExponent()))), f64(Math.scalb(1.0, scale.maxExponent())));
+    }
+
+    /**
+     * The smallest grid magnitude not below q > 0, clamped to the largest: q / step is exact (see {@link #nearest}),
+     * rounded to an integer by adding and subtracting 2^52, then one step up where that went below.
+     */
+    private static Expr up(Expr q, ValueGrid grid) {
+        Expr step = step(q, grid);
+        Expr steps = div(q, step);
+        Expr nearest = sub(add(steps, f64(TWO_52)), f64(TWO_52));
+        return min(mul(select(lt(nearest, steps), add(nearest, f64(1)), nearest), step), f64(grid.largest()));
     }
 
     /**
@@ -139,16 +171,60 @@ final class ActivationQuantizer {
      * cannot carry it across an element midpoint (X t times a midpoint has the same number of bits as there).
      */
     private static Expr nearest(Expr q, ValueGrid grid) {
-        Expr binade = powerOfTwoBelow(select(gt(q, f64(0)), q, f64(1)));
-        Expr step = mul(max(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
-        Expr multiple = sub(add(div(q, step), f64(TWO_52)), f64(TWO_52));
-        return min(mul(multiple, step), f64(grid.largest()));
+        Expr step = step(q, grid);
+        return min(mul(nearestInteger(div(q, step)), step), f64(grid.largest()));
     }
+
+    /** The grid's spacing at q >= 0: 2^(floor(log2 q) - fraction bits), or the subnormals' below the smallest binade. */
+    private static Expr step(Expr q, ValueGrid grid) {
+        Expr binade = powerOfTwoBelow(select(gt(q, f64(0)), q, f64(1)));
+        return mul(max(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
+    }
+
+    /** The integer nearest x (0 <= x < 2^52), ties to even: x + 2^52 - 2^52. */
+    private static Expr nearestInteger(Expr x) { return sub(add(x, f64(TWO_52)), f64(TWO_52)); }
+
+    /**
+     * The element magnitude of q = |v| / (X t) >= 0 in the format's element rounding, clamped to the largest: to the
+     * nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says so (q / s
+     * is exact as for nearest, so its floor and fraction are too).
+     */
+    private Expr element(Expr q, Expr v) {
+        ValueGrid grid = format.element();
+        RoundingMode mode = format.elementRounding();
+        if (mode == RoundingMode.NEAREST_EVEN) return nearest(q, grid);
+        Expr step = step(q, grid), steps = div(q, step);
+        Expr even = nearestInteger(steps);
+        Expr floor = select(gt(even, steps), sub(even, f64(1)), even);
+        Expr fraction = sub(steps, floor);
+        Expr down = min(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
+        Expr up = min(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
+        return select(isNegative(v), down, up);
+    }
+
+    /** Whether a magnitude of that floor (in steps) and fraction of a step goes up a step in {@code direction}. */
+    private static Expr stepsUp(ValueGrid.Direction direction, Expr floor, Expr fraction) {
+        return switch (direction) {
+            case NEAREST_EVEN -> throw new IllegalArgumentException("nearest even rounds through nearest()");
+            case NEAREST_AWAY -> ge(fraction, f64(0.5));
+            case UP -> gt(fraction, f64(0));
+            case TOWARD_ZERO -> bool(false);
+            case ODD -> and(gt(fraction, f64(0)), isEven(floor));
+        };
+    }
+
+    /** Whether the integer n >= 0 (a double) is even: n / 2 is an integer. */
+    private static Expr isEven(Expr n) {
+        Expr half = mul(n, f64(0.5));
+        return eq(nearestInteger(half), half);
+    }
+
+    /** Whether v is negative, -0 included (1 / -0 is -infinity). */
+    private static Expr isNegative(Expr v) { return or(lt(v, f64(0)), lt(div(f64(1), v), f64(0))); }
 
     /** magnitude with the sign of v, -0 included. */
     private static Expr signed(Expr magnitude, Expr v) {
-        Expr negative = or(lt(v, f64(0)), lt(div(f64(1), v), f64(0)));
-        return select(negative, neg(magnitude), magnitude);
+        return select(isNegative(v), neg(magnitude), magnitude);
     }
 
     /** 2^floor(log2 a) of a positive double, by Veltkamp's split (see the class comment). */

@@ -1,17 +1,19 @@
 package dev.byodt.compiler.block;
 
+import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
-import dev.byodt.compiler.dtype.QuantizedBlock;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.ops.MatMul;
 import dev.byodt.compiler.ops.WindowGeometry;
-import dev.byodt.runtime.Tensor;
+import dev.byodt.runtime.Shapes;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,20 +24,22 @@ import java.util.function.Function;
 import static dev.byodt.compiler.kernel.Exprs.*;
 
 /**
- * MatMul, Gemm and Conv in a block datatype: both operands quantized in blocks along the reduction axis (the
- * constant weights at compile time by {@link BlockFormat#quantize}, the activation when the node runs by
- * {@link ActivationQuantizer}, the same elements and scales), and each output the sum, in float32 from +0 in
- * the order of the blocks, of each block's exact sum of products of elements times both blocks' scales, rounded
- * once to float32 ({@link ExactBlockSum} says why that rounding is exact, scales included), and for formats with
- * tensor scales (NVFP4) that float32 sum times the float32 product of both tensor scales. For Conv the blocks run along the input channels at each tap
- * of the window, taps in the window's order (those in the padding left out, as in Conv's reference nest). A bias
- * (Gemm's C, Conv's B) is added to the result in the vector datatype, outside the dot product.
+ * MatMul, Gemm and Conv in a block datatype: both operands quantized in blocks along the reduction axis
+ * ({@link QuantizedOperand}: constants at compile time, activations when the node runs, the same elements and
+ * scales), and each output the sum, in float32 from +0 in the order of the blocks, of each block's exact sum of
+ * products of elements times both blocks' scales, rounded once to float32 ({@link ExactBlockSum} says why that
+ * rounding is exact, scales included), and for formats with tensor scales (NVFP4) that float32 sum times the
+ * float32 product of both tensor scales. MatMul and Gemm take two activations as well as an activation and
+ * weights (attention's Q K^T and its weights times V). For Conv the blocks run along each group's input channels
+ * at each tap of the window, taps in the window's order (those in the padding left out, as in Conv's reference
+ * nest). Gemm's alpha, beta and C and Conv's bias apply to the result in the vector datatype, outside the dot
+ * product.
  */
 public final class BlockDots {
     private BlockDots() {}
 
     /** The kernel of {@code node} in {@code format} when it is a MatMul, Gemm or Conv, else empty (the node computes in the vector datatype). */
-    public static Optional<Kernel> lower(Node node, Function<Value, Buffer> bufferOf, BlockFormat format) {
+    public static Optional<Kernel> lower(Node node, Function<Value, Buffer> bufferOf, BlockFormat format, BlockChoice.Accumulation accumulation) {
         return switch (node.opType()) {
             case "MatMul", "Gemm", "Conv" -> {
                 Optional<String> unsupported = unsupported(format);
@@ -43,9 +47,12 @@ public final class BlockDots {
                 List<Buffer> inputs = new ArrayList<>();
                 for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
                 KernelBuilder kb = new KernelBuilder(node.name(), node.opType(), inputs, node.outputs().stream().map(bufferOf).toList());
-                ExactBlockSum sum = ExactBlockSum.of(format).orElseThrow();
-                if (node.opType().equals("Conv")) conv(node, kb, format, sum);
-                else matMul(node, kb, format, sum);
+                Sums sums = new Sums(kb, format, ExactBlockSum.of(format).orElseThrow(), accumulation);
+                switch (node.opType()) {
+                    case "MatMul" -> matMul(node, kb, format, sums);
+                    case "Gemm" -> gemm(node, kb, format, sums);
+                    default -> conv(node, kb, format, sums);
+                }
                 yield Optional.of(kb.build());
             }
             default -> Optional.empty();
@@ -62,135 +69,154 @@ public final class BlockDots {
         return Optional.empty();
     }
 
-    /** MatMul (A [..., M, K] times a constant B [K, N]) and Gemm (A [M, K], B [K, N] or transB, alpha = beta = 1, C). */
-    private static void matMul(Node node, KernelBuilder kb, BlockFormat format, ExactBlockSum exact) {
-        boolean gemm = node.opType().equals("Gemm");
-        if (gemm && (node.intAttr("transA", 0) != 0 || node.floatAttr("alpha", 1) != 1 || node.floatAttr("beta", 1) != 1)) {
-            throw node.error("block datatype " + format.name() + ": Gemm with transA, alpha or beta other than 1 is not supported yet");
-        }
-        boolean transB = gemm && node.intAttr("transB", 0) != 0;
-        Value weights = constantWeights(node, format);
-        long[] b = weights.type().shape();
-        if (b.length != 2) throw node.error("block datatype " + format.name() + ": B must be a matrix, not of shape " + Arrays.toString(b));
-        long k = transB ? b[1] : b[0], n = transB ? b[0] : b[1];
-        long blocks = blocks(format, k);
-        float[] values = weights.constant().toFloatArray();
-        // The weights as [N, K], each row of K quantized in blocks.
-        Quantized w = quantize(format, transB ? values : transpose(values, (int) k, (int) n), (int) n, (int) k, 1);
-        Buffer wElements = kb.constant("B.elements", ScalarType.F32, Tensor.ofFloats(new long[] {n, k}, w.elements()));
-        Buffer wScales = kb.constant("B.scales", ScalarType.F32, Tensor.ofFloats(new long[] {n, blocks}, w.scales()));
-        Buffer a = kb.input(0);
+    /**
+     * MatMul, A [..., M, K] times B [..., K, N] with broadcast batch dimensions: A's rows of K quantized when the
+     * node runs; B's columns of K at compile time when B is a constant, else when the node runs, each operand
+     * quantized once before the node's loops.
+     */
+    private static void matMul(Node node, KernelBuilder kb, BlockFormat format, Sums sums) {
+        MatMul.Shape s = MatMul.shape(node, node.input(0).type(), node.input(1).type());
+        long m = s.m(), k = s.k(), n = s.n();
+        long aMatrices = Shapes.elementCount(s.aBatch(), "A"), bMatrices = Shapes.elementCount(s.bBatch(), "B");
+        QuantizedOperand a = QuantizedOperand.atRunTime(kb, format, "A", kb.input(0), aMatrices * m, k, 1);
+        Function<Expr, Function<Expr, QuantizedOperand.Vector>> bColumns = matrices(kb, format, "B", node.input(1), 1, bMatrices, k, n, true);
         Buffer y = kb.output(0);
-        long rowsOfA = a.size() / k;
-        Buffer aElements = kb.scratch("A.elements", ScalarType.F32, a.shape());
-        Buffer aScales = kb.scratch("A.scales", ScalarType.F32, new long[] {rowsOfA, blocks});
-        Buffer aTensorScale = tensorScaleBuffer(kb, format, "A");
-        new ActivationQuantizer(format).emit(kb, a, aElements, aScales, aTensorScale, rowsOfA, k, 1);
-        Buffer c = gemm ? kb.input(2) : null;
-        kb.loops(new long[] {rowsOfA, n}, at -> {
-            Local acc = kb.local("acc", constant(ScalarType.F32, 0));
-            addBlockSums(kb, format, exact, k, acc, (block, j) -> product(
-                kb.load(aElements, add(mul(at[0], k), j)), kb.load(wElements, add(mul(at[1], k), j))),
-                block -> scales(kb.load(aScales, add(mul(at[0], blocks), block)), kb.load(wScales, add(mul(at[1], blocks), block))));
-            Expr result = cast(ScalarType.REAL, tensorScaled(kb, kb.get(acc), aTensorScale, w.tensorScale()));
-            if (c != null) result = add(result, kb.load(c, flatIndex(c.shape(), broadcastIndices(c.shape(), at))));
+        long[] output = {Shapes.elementCount(s.batch(), "output"), m, n};
+        kb.loops(s.batch(), at -> kb.loops(new long[] {m, n}, ij -> {
+            QuantizedOperand.Vector row = a.at(add(mul(s.aMatrix(at), m), ij[0]), idx(0));
+            Expr dot = sums.dot(row, bColumns.apply(s.bMatrix(at)).apply(ij[1]));
+            kb.store(y, flatIndex(output, flatIndex(s.batch(), at), ij[0], ij[1]), cast(ScalarType.REAL, dot));
+        }));
+    }
+
+    /**
+     * Gemm: alpha A' B' + beta C, A' and B' A and B transposed as transA and transB say; the dot products in
+     * blocks, alpha, beta and C in the vector datatype, as the scalar Gemm orders them.
+     */
+    private static void gemm(Node node, KernelBuilder kb, BlockFormat format, Sums sums) {
+        boolean transA = node.intAttr("transA", 0) != 0, transB = node.intAttr("transB", 0) != 0;
+        float alpha = node.floatAttr("alpha", 1), beta = node.floatAttr("beta", 1);
+        long[] aShape = node.input(0).type().shape(), bShape = node.input(1).type().shape();
+        long m = transA ? aShape[1] : aShape[0], k = transA ? aShape[0] : aShape[1], n = transB ? bShape[0] : bShape[1];
+        // A' [M, K] has its rows of K, stored K-first when transA; B' [K, N] its columns, K-first unless transB.
+        Function<Expr, QuantizedOperand.Vector> aRows = matrices(kb, format, "A", node.input(0), 0, 1, k, m, transA).apply(idx(0));
+        Function<Expr, QuantizedOperand.Vector> bColumns = matrices(kb, format, "B", node.input(1), 1, 1, k, n, !transB).apply(idx(0));
+        Buffer c = beta == 0 || node.input(2) == null ? null : kb.input(2);
+        Buffer y = kb.output(0);
+        kb.loops(new long[] {m, n}, at -> {
+            Expr dot = cast(ScalarType.REAL, sums.dot(aRows.apply(at[0]), bColumns.apply(at[1])));
+            Expr result = alpha == 1 ? dot : mul(real(alpha), dot);
+            if (c != null) {
+                Expr cValue = kb.load(c, flatIndex(c.shape(), broadcastIndices(c.shape(), at)));
+                result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
+            }
             kb.store(y, add(mul(at[0], n), at[1]), result);
         });
     }
 
-    /** Conv (any rank, group 1) with constant W [M, C, K...] and an optional bias. */
-    private static void conv(Node node, KernelBuilder kb, BlockFormat format, ExactBlockSum exact) {
-        if (node.intAttr("group", 1) != 1) throw node.error("block datatype " + format.name() + ": grouped Conv is not supported yet");
-        Value weights = constantWeights(node, format);
+    /**
+     * Conv (any rank, any group count) with constant W [M, C / group, K...] and an optional bias: the blocks run
+     * along each group's input channels at each tap of the window.
+     */
+    private static void conv(Node node, KernelBuilder kb, BlockFormat format, Sums sums) {
+        Value weights = node.input(1);
+        if (!weights.isConstant()) {
+            throw node.error("block datatype " + format.name() + ": the weights '" + weights.name()
+                + "' are not a constant; Conv of two activations is not supported yet");
+        }
         Buffer x = kb.input(0), bias = kb.input(2), y = kb.output(0);
+        long groups = node.intAttr("group", 1);
         long[] ws = weights.type().shape();
-        long maps = ws[0], channels = ws[1], blocks = blocks(format, channels);
+        long maps = ws[0], channels = ws[1], mapsPerGroup = maps / groups;
         long[] kernel = Arrays.copyOfRange(ws, 2, ws.length);
         long taps = Arrays.stream(kernel).reduce(1, (p, q) -> p * q);
         long[] spatial = Arrays.copyOfRange(x.shape(), 2, x.rank());
         long plane = Arrays.stream(spatial).reduce(1, (p, q) -> p * q);
         WindowGeometry window = WindowGeometry.of(node, spatial, kernel);
-        // Elements as [M, taps, C], each tap's channels contiguous; scales as quantized, [M, blocks, taps].
-        Quantized w = quantize(format, weights.constant().toFloatArray(), (int) maps, (int) channels, (int) taps);
-        float[] perTap = new float[w.elements().length];
-        for (int m = 0; m < maps; m++)
-            for (int c = 0; c < channels; c++)
-                for (int t = 0; t < taps; t++) perTap[(int) ((m * taps + t) * channels + c)] = w.elements()[(int) ((m * channels + c) * taps + t)];
-        Buffer wElements = kb.constant("W.elements", ScalarType.F32, Tensor.ofFloats(new long[] {maps, taps, channels}, perTap));
-        Buffer wScales = kb.constant("W.scales", ScalarType.F32, Tensor.ofFloats(new long[] {maps, blocks, taps}, w.scales()));
-        Buffer xElements = kb.scratch("X.elements", ScalarType.F32, x.shape());
-        Buffer xScales = kb.scratch("X.scales", ScalarType.F32, new long[] {x.dim(0), blocks, plane});
-        Buffer xTensorScale = tensorScaleBuffer(kb, format, "X");
-        new ActivationQuantizer(format).emit(kb, x, xElements, xScales, xTensorScale, x.dim(0), channels, plane);
+        // W as [M, taps, C / group], each tap's channels a vector; X as [N * group, C / group, plane].
+        float[] values = weights.constant().toFloatArray();
+        QuantizedOperand w = QuantizedOperand.atCompileTime(kb, format, "W", transposed(values, maps, channels, taps), maps * taps, channels, 1);
+        QuantizedOperand input = QuantizedOperand.atRunTime(kb, format, "X", x, x.dim(0) * groups, channels, plane);
         kb.loop(x.dim(0), batch -> kb.loop(maps, map -> kb.loops(window.outputShape(), at -> {
-            Local acc = kb.local("acc", constant(ScalarType.F32, 0));
-            window.forEachTap(kb, at, (position, tap) -> {
-                Expr inputAt = flatIndex(x.shape(), WindowGeometry.indices(batch, idx(0), position));
-                Expr positionInPlane = flatIndex(spatial, position);
-                Expr tapIndex = flatIndex(kernel, tap);
-                addBlockSums(kb, format, exact, channels, acc, (block, c) -> product(
-                    kb.load(xElements, add(inputAt, mul(c, plane))),
-                    kb.load(wElements, add(mul(add(mul(map, taps), tapIndex), channels), c))),
-                    block -> scales(kb.load(xScales, add(mul(add(mul(batch, blocks), block), plane), positionInPlane)),
-                        kb.load(wScales, add(mul(add(mul(map, blocks), block), taps), tapIndex))));
-            });
-            Expr result = cast(ScalarType.REAL, tensorScaled(kb, kb.get(acc), xTensorScale, w.tensorScale()));
+            Local acc = sums.accumulator();
+            Expr inputs = add(mul(batch, groups), div(map, idx(mapsPerGroup)));
+            window.forEachTap(kb, at, (position, tap) -> sums.add(acc, input.at(inputs, flatIndex(spatial, position)),
+                w.at(add(mul(map, taps), flatIndex(kernel, tap)), idx(0))));
+            Expr result = cast(ScalarType.REAL, sums.tensorScaled(kb.get(acc), input.at(idx(0), idx(0)), w.at(idx(0), idx(0))));
             if (bias != null) result = add(result, kb.load(bias, map));
             kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
         })));
     }
 
-    /** The weights operand: a constant, the only kind quantized at compile time for now. */
-    private static Value constantWeights(Node node, BlockFormat format) {
-        Value weights = node.input(1);
-        if (!weights.isConstant()) {
-            throw node.error("block datatype " + format.name() + ": the second operand '" + weights.name()
-                + "' is not a constant; dot products of two activations are not supported yet");
+    /**
+     * {@code count} matrices of {@code rows} vectors of {@code k} along the reduction axis, stored K-first
+     * ([count, K, rows]) when {@code kFirst}, else [count, rows, K]: a constant quantized at compile time as
+     * [count, rows, K], each vector contiguous, anything else when the node runs, as it is stored. Gives each
+     * matrix's vectors.
+     */
+    private static Function<Expr, Function<Expr, QuantizedOperand.Vector>> matrices(KernelBuilder kb, BlockFormat format, String name, Value value,
+                                                                                    int input, long count, long k, long rows, boolean kFirst) {
+        if (value.isConstant()) {
+            float[] values = value.constant().toFloatArray();
+            QuantizedOperand q = QuantizedOperand.atCompileTime(kb, format, name, kFirst ? transposed(values, count, k, rows) : values, count * rows, k, 1);
+            return matrix -> row -> q.at(add(mul(matrix, rows), row), idx(0));
         }
-        return weights;
-    }
-
-    private static long blocks(BlockFormat format, long length) { return (length + format.blockSize() - 1) / format.blockSize(); }
-
-    /** The product of the elements at reduction index k (F64). */
-    interface Term {
-        Expr at(Expr block, Expr k);
-    }
-
-    /**
-     * Over a reduction of {@code length} in blocks: each block's exact sum of terms times {@code scales} of the
-     * block, rounded once to float32 and added to the F32 {@code acc}, block after block.
-     */
-    private static void addBlockSums(KernelBuilder kb, BlockFormat format, ExactBlockSum exact, long length, Local acc, Term term,
-                                     Function<Expr, Expr> scales) {
-        long size = format.blockSize();
-        kb.loop(blocks(format, length), block -> {
-            Expr blockStart = mul(block, size);
-            Expr sum = exact.emit(kb, min(idx(size), sub(idx(length), blockStart)), j -> term.at(block, add(blockStart, j)));
-            kb.assign(acc, add(kb.get(acc), cast(ScalarType.F32, mul(sum, scales.apply(block)))));
-        });
-    }
-
-    /** The activation's tensor scale, for a format with one; else null. */
-    private static Buffer tensorScaleBuffer(KernelBuilder kb, BlockFormat format, String operand) {
-        return format.name().tensorScale() ? kb.scratch(operand + ".tensor.scale", ScalarType.F32, new long[] {1}) : null;
+        if (kFirst) {
+            QuantizedOperand q = QuantizedOperand.atRunTime(kb, format, name, kb.input(input), count, k, rows);
+            return matrix -> row -> q.at(matrix, row);
+        }
+        QuantizedOperand q = QuantizedOperand.atRunTime(kb, format, name, kb.input(input), count * rows, k, 1);
+        return matrix -> row -> q.at(add(mul(matrix, rows), row), idx(0));
     }
 
     /**
-     * The float32 sum of blocks times both tensor scales, as a GEMM's alpha: their product rounded to float32
-     * (exact in double first: 24 + 24 bits), then the product with the sum rounded to float32. Without tensor
-     * scales, the sum.
+     * How one format's dot products add up: each block's exact sum of products of elements times both blocks'
+     * scales, rounded once to float32, then added from +0 in the order of the blocks in float32 or, converted to
+     * it, in the vector datatype ({@link BlockChoice.Accumulation}), then times both tensor scales.
      */
-    private static Expr tensorScaled(KernelBuilder kb, Expr sum, Buffer activationScale, double weightScale) {
-        if (activationScale == null) return sum;
-        Expr alpha = cast(ScalarType.F32, mul(cast(ScalarType.F64, kb.load(activationScale, idx(0))), constant(ScalarType.F64, weightScale)));
-        return mul(sum, alpha);
+    private record Sums(KernelBuilder kb, BlockFormat format, ExactBlockSum exact, BlockChoice.Accumulation accumulation) {
+        /** The dot product of two vectors, F32 or REAL as the accumulation is. */
+        Expr dot(QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
+            Local acc = accumulator();
+            add(acc, a, b);
+            return tensorScaled(kb.get(acc), a, b);
+        }
+
+        /** A sum of block results from +0: F32, or REAL (the vector datatype). */
+        Local accumulator() {
+            return kb.local("acc", accumulation == BlockChoice.Accumulation.FLOAT32 ? constant(ScalarType.F32, 0) : real(0));
+        }
+
+        /** Adds the block results of two vectors to {@code acc}, block after block. */
+        void add(Local acc, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
+            long size = format.blockSize(), length = a.operand().length();
+            ScalarType type = kb.get(acc).type();
+            kb.loop(a.operand().blocks(), block -> {
+                Expr blockStart = mul(block, size);
+                Expr sum = exact.emit(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
+                    Expr k = Exprs.add(blockStart, j);
+                    return product(a.element(k), b.element(k));
+                });
+                Expr result = cast(ScalarType.F32, mul(sum, product(a.scale(block), b.scale(block))));
+                kb.assign(acc, Exprs.add(kb.get(acc), cast(type, result)));
+            });
+        }
+
+        /**
+         * The sum of blocks times both tensor scales, as a GEMM's alpha: their product rounded to float32 (exact in
+         * double first: 24 + 24 bits), then the product with the sum, in the sum's type. Without tensor scales, the sum.
+         */
+        Expr tensorScaled(Expr sum, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
+            if (!format.name().tensorScale()) return sum;
+            return mul(sum, cast(sum.type(), cast(ScalarType.F32, mul(a.tensorScale(), b.tensorScale()))));
+        }
     }
 
+    /**
+     * The product of two F32 values, exact in double: two elements (at most 24 bits each) or two blocks' scales
+     * (MX's powers of two, NVFP4's UE4M3 4 bits).
+     */
     private static Expr product(Expr a, Expr b) { return mul(cast(ScalarType.F64, a), cast(ScalarType.F64, b)); }
-
-    /** Two blocks' scales multiplied, exactly: each has at most 24 bits (MX's powers of two, NVFP4's UE4M3 4). */
-    private static Expr scales(Expr a, Expr b) { return product(a, b); }
 
     /** C's indices for output [m, n] under broadcasting (C of rank 0, 1 or 2). */
     private static Expr[] broadcastIndices(long[] shape, Expr[] at) {
@@ -202,38 +228,14 @@ public final class BlockDots {
         return indices;
     }
 
-    /** A tensor's elements (its layout), its blocks' scales ([outer, blocks, inner]) and its tensor scale (1 without one). */
-    record Quantized(float[] elements, float[] scales, double tensorScale) {}
-
-    /**
-     * {@code values} seen as [outer, length, inner], quantized in blocks along the middle axis: every element and
-     * scale a float32 exactly ({@link ActivationQuantizer} admits such formats only). A block with a NaN scale
-     * keeps the quantizer's zero elements; its NaN scale makes its sums NaN.
-     */
-    static Quantized quantize(BlockFormat format, float[] values, int outer, int length, int inner) {
-        double tensorScale = format.tensorScale(values);
-        int blocks = (int) blocks(format, length);
-        float[] elements = new float[values.length];
-        float[] scales = new float[outer * blocks * inner];
-        float[] block = new float[format.blockSize()];
-        for (int o = 0; o < outer; o++) {
-            for (int i = 0; i < inner; i++) {
-                for (int b = 0; b < blocks; b++) {
-                    int start = b * format.blockSize(), count = Math.min(format.blockSize(), length - start);
-                    for (int j = 0; j < count; j++) block[j] = values[(o * length + start + j) * inner + i];
-                    QuantizedBlock q = format.quantize(block, 0, count, tensorScale);
-                    scales[(o * blocks + b) * inner + i] = (float) q.scale();
-                    for (int j = 0; j < count; j++) elements[(o * length + start + j) * inner + i] = (float) q.element(j);
-                }
-            }
-        }
-        return new Quantized(elements, scales, tensorScale);
-    }
-
-    private static float[] transpose(float[] values, int rows, int columns) {
+    /** {@code count} matrices [rows, columns], each transposed. */
+    private static float[] transposed(float[] values, long count, long rows, long columns) {
         float[] t = new float[values.length];
-        for (int r = 0; r < rows; r++)
-            for (int c = 0; c < columns; c++) t[c * rows + r] = values[r * columns + c];
+        for (long m = 0; m < count; m++) {
+            long base = m * rows * columns;
+            for (long r = 0; r < rows; r++)
+                for (long c = 0; c < columns; c++) t[(int) (base + c * rows + r)] = values[(int) (base + r * columns + c)];
+        }
         return t;
     }
 }

@@ -2,6 +2,7 @@ package dev.byodt.compiler.codegen;
 
 import dev.byodt.compiler.dtype.CompileTimeConversion;
 import dev.byodt.compiler.dtype.NativeLibrary;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.target.Llvm;
@@ -34,48 +35,47 @@ import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
  * A datatype library's {@code T f(double)} conversion, compiled for this machine and called at compile time,
- * so constants and weights get exactly the library's rounding, once, whatever the target; and its
+ * so constants and weights get exactly the library's rounding, once, whatever the target (a stochastically
+ * rounding library's {@code T f(double, uint64_t counter)}, each weight with the counter of its tensor and
+ * index, each constant with one of its value: {@link StochasticRounding}); and its
  * {@code float f(T)}, when it has one, to read a constant's value back. The library is JIT-compiled together
  * with a small loop that converts a whole float32 array per call. A {@code T f(void)} (the library's lowest
  * value) is run the same way, for the value it returns. Conversions are kept for the life of the process (one
  * per library build and pair of functions).
  */
 public final class HostConversion implements CompileTimeConversion {
-    private static final Map<String, HostConversion> CACHE = new ConcurrentHashMap<>();
+    private static final Map<String, Compiled> CACHE = new ConcurrentHashMap<>();
 
-    private final String function;
-    private final ScalarType storage;
-    private final boolean constant;
-    private final MethodHandle convertArray;
-    private final MethodHandle convertOne;
-    private final Optional<MethodHandle> valueOf;
+    /** The JIT-compiled drivers of one library's functions, shared by every seed. */
+    private record Compiled(String function, ScalarType storage, boolean constant, MethodHandle convertArray,
+                            MethodHandle convertOne, Optional<MethodHandle> valueOf) {}
 
-    private HostConversion(String function, ScalarType storage, boolean constant, MethodHandle convertArray,
-                           MethodHandle convertOne, Optional<MethodHandle> valueOf) {
-        this.function = function;
-        this.storage = storage;
-        this.constant = constant;
-        this.convertArray = convertArray;
-        this.convertOne = convertOne;
-        this.valueOf = valueOf;
+    private final Compiled compiled;
+    private final long seed;
+
+    private HostConversion(Compiled compiled, long seed) {
+        this.compiled = compiled;
+        this.seed = seed;
     }
 
     /**
      * The conversion {@code function} of {@code library}, whose values are stored as {@code storage}, and its
-     * conversion back {@code toF32} when there is one.
+     * conversion back {@code toF32} when there is one; {@code seed} is --seed, which a stochastically rounding
+     * conversion's counters hash.
      */
-    public static HostConversion of(NativeLibrary library, String function, Optional<String> toF32, ScalarType storage) {
-        return CACHE.computeIfAbsent(library + "\0" + function + "\0" + toF32.orElse("") + "\0" + storage,
-            key -> compile(library, function, toF32, storage));
+    public static HostConversion of(NativeLibrary library, String function, Optional<String> toF32, ScalarType storage, long seed) {
+        return new HostConversion(CACHE.computeIfAbsent(library + "\0" + function + "\0" + toF32.orElse("") + "\0" + storage,
+            key -> compile(library, function, toF32, storage)), seed);
     }
 
     @Override
-    public boolean isConstant() { return constant; }
+    public boolean isConstant() { return compiled.constant(); }
 
     @Override
     public long convert(double value) {
-        try (Activity.Step step = Activity.userCode("converting a constant with " + function)) {
-            return (long) convertOne.invokeExact(value);
+        long counter = StochasticRounding.key(seed, "constant") + Double.doubleToRawLongBits(value);
+        try (Activity.Step step = Activity.userCode("converting a constant with " + compiled.function())) {
+            return (long) compiled.convertOne().invokeExact(value, counter);
         } catch (Throwable e) {
             throw new IllegalStateException("calling the compile-time conversion failed", e);
         }
@@ -83,31 +83,32 @@ public final class HostConversion implements CompileTimeConversion {
 
     @Override
     public Optional<Double> valueOf(long bits) {
-        if (valueOf.isEmpty()) return Optional.empty();
+        if (compiled.valueOf().isEmpty()) return Optional.empty();
         try (Activity.Step step = Activity.userCode("reading a constant back")) {
-            return Optional.of((double) valueOf.get().invokeExact(bits));
+            return Optional.of((double) compiled.valueOf().get().invokeExact(bits));
         } catch (Throwable e) {
             throw new IllegalStateException("calling the compile-time conversion failed", e);
         }
     }
 
     @Override
-    public MemorySegment convertAll(MemorySegment float32Values) {
+    public MemorySegment convertAll(MemorySegment float32Values, String tensor) {
         long count = float32Values.byteSize() / Float.BYTES;
         Arena arena = Arena.ofAuto();
         MemorySegment in = arena.allocate(Math.max(1, float32Values.byteSize()), 64).asSlice(0, float32Values.byteSize());
         in.copyFrom(float32Values);
-        long bytes = count * MachineTypes.byteSize(storage);
+        long bytes = count * MachineTypes.byteSize(compiled.storage());
         MemorySegment out = arena.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
-        try (Activity.Step step = Activity.userCode("converting " + count + " weights with " + function)) {
-            convertArray.invokeExact(in, out, count);
+        long firstCounter = StochasticRounding.key(seed, "weights " + tensor);
+        try (Activity.Step step = Activity.userCode("converting " + count + " weights with " + compiled.function())) {
+            compiled.convertArray().invokeExact(in, out, count, firstCounter);
         } catch (Throwable e) {
             throw new IllegalStateException("calling the compile-time conversion failed", e);
         }
         return out;
     }
 
-    private static HostConversion compile(NativeLibrary library, String function, Optional<String> toF32, ScalarType storage) {
+    private static Compiled compile(NativeLibrary library, String function, Optional<String> toF32, ScalarType storage) {
         Llvm.initializeNative();
         Target host = Target.host();
         LLVMOrcThreadSafeContextRef threadSafeContext = LLVMOrcCreateNewThreadSafeContext();
@@ -115,24 +116,25 @@ public final class HostConversion implements CompileTimeConversion {
         LLVMModuleRef libraryModule = LibraryLinker.load(library, host, context);
         Map<String, String> defined = LibraryLinker.definedFunctions(libraryModule);
         boolean constant = (llvmType(storage) + " ()").equals(defined.get(function));
+        boolean stochastic = (llvmType(storage) + " (double, i64)").equals(defined.get(function));
         try {
             if (constant) requireFunction(library, defined, function, llvmType(storage) + " ()", "lowest", "constants and weights");
-            else requireFunction(library, defined, function, llvmType(storage) + " (double)", "from_f64", "constants and weights");
+            else if (!stochastic) requireFunction(library, defined, function, llvmType(storage) + " (double)", "from_f64", "constants and weights");
             toF32.ifPresent(f -> requireFunction(library, defined, f, "float (" + llvmType(storage) + ")", "to_f32", "reading constants back"));
         } catch (ByodtException e) {
             LLVMDisposeModule(libraryModule);
             throw e;
         }
-        LLVMOrcLLJITRef jit = jit(libraryModule, driverIr(function, storage, constant) + toF32.map(f -> readBackIr(f, storage)).orElse(""),
+        LLVMOrcLLJITRef jit = jit(libraryModule, driverIr(function, storage, constant, stochastic) + toF32.map(f -> readBackIr(f, storage)).orElse(""),
             threadSafeContext);
         Linker linker = Linker.nativeLinker();
         MethodHandle array = linker.downcallHandle(lookup(jit, "byodt_convert_array"),
-            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
         MethodHandle one = linker.downcallHandle(lookup(jit, "byodt_convert_one"),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE));
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_DOUBLE, ValueLayout.JAVA_LONG));
         Optional<MethodHandle> back = toF32.map(f -> linker.downcallHandle(lookup(jit, "byodt_value_of"),
             FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ValueLayout.JAVA_LONG)));
-        return new HostConversion(function, storage, constant, array, one, back);
+        return new Compiled(function, storage, constant, array, one, back);
     }
 
     /**
@@ -183,15 +185,17 @@ public final class HostConversion implements CompileTimeConversion {
 
     /**
      * for (i < n) out[i] = f((double) in[i]); and the zero-extended bits of f(x) for one x. A function of no
-     * argument ({@code constant}: a value the library defines, such as its lowest) gives that value for every x.
+     * argument ({@code constant}: a value the library defines, such as its lowest) gives that value for every x;
+     * a {@code stochastic} one takes the counter too, first + i for element i.
      */
-    private static String driverIr(String function, ScalarType storage, boolean constant) {
+    private static String driverIr(String function, ScalarType storage, boolean constant, boolean stochastic) {
         String t = llvmType(storage);
         String f = "@\"" + function + "\"";
+        String counted = stochastic ? ", i64 %counter" : "";
         return """
             declare %1$s %2$s(%3$s)
 
-            define void @byodt_convert_array(ptr noalias %%in, ptr noalias %%out, i64 %%n) {
+            define void @byodt_convert_array(ptr noalias %%in, ptr noalias %%out, i64 %%n, i64 %%first) {
             entry:
               %%empty = icmp sle i64 %%n, 0
               br i1 %%empty, label %%done, label %%loop
@@ -200,6 +204,7 @@ public final class HostConversion implements CompileTimeConversion {
               %%src = getelementptr inbounds float, ptr %%in, i64 %%i
               %%x = load float, ptr %%src
               %%wide = fpext float %%x to double
+              %%counter = add i64 %%first, %%i
               %%v = call %1$s %2$s(%4$s)
               %%dst = getelementptr inbounds %1$s, ptr %%out, i64 %%i
               store %1$s %%v, ptr %%dst
@@ -210,12 +215,13 @@ public final class HostConversion implements CompileTimeConversion {
               ret void
             }
 
-            define i64 @byodt_convert_one(double %%x) {
+            define i64 @byodt_convert_one(double %%x, i64 %%counter) {
               %%v = call %1$s %2$s(%5$s)
               %%bits = zext %1$s %%v to i64
               ret i64 %%bits
             }
-            """.formatted(t, f, constant ? "" : "double", constant ? "" : "double %wide", constant ? "" : "double %x");
+            """.formatted(t, f, constant ? "" : stochastic ? "double, i64" : "double", constant ? "" : "double %wide" + counted,
+                constant ? "" : "double %x" + counted);
     }
 
     /** The value of storage bits (the low bits of an i64) by {@code toF32}, widened to double. */

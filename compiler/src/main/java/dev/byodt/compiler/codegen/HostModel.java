@@ -1,5 +1,6 @@
 package dev.byodt.compiler.codegen;
 
+import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.runtime.Activity;
 import dev.byodt.runtime.ByodtException;
@@ -27,6 +28,10 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
@@ -36,6 +41,10 @@ import static org.bytedeco.llvm.global.LLVM.*;
  *
  * <p>Thread-safe: each thread that runs the model gets its own workspace. Close it only when no thread
  * is running it any more; closing frees the machine code.
+ *
+ * <p>A model compiled for several threads ({@link ProgramSignature#threads()}) keeps that many minus one
+ * worker threads: each call hands every worker its part and runs part 0 on the caller's thread, each thread with
+ * its own workspace for scratch buffers and the caller's for the tensors between kernels. Its calls take turns.
  */
 public final class HostModel implements LoadedModel {
     private final ProgramSignature signature;
@@ -43,6 +52,10 @@ public final class HostModel implements LoadedModel {
     private final MethodHandle entry;
     private final Arena workspaces = Arena.ofShared();
     private final ThreadLocal<MemorySegment> workspace;
+    private final ExecutorService workers;
+    private final MemorySegment barrier;
+    /** Held by a call of a model for several threads: the workers and the barrier serve one call at a time. */
+    private final Object partsInUse = new Object();
     private boolean closed;
 
     private HostModel(ProgramSignature signature, LLVMOrcLLJITRef jit, MethodHandle entry) {
@@ -51,6 +64,14 @@ public final class HostModel implements LoadedModel {
         this.entry = entry;
         long bytes = signature.workspaceBytes();
         this.workspace = ThreadLocal.withInitial(() -> bytes == 0 ? MemorySegment.NULL : allocateWorkspace(bytes));
+        int threads = signature.threads();
+        this.workers = threads == 1 ? null : Executors.newFixedThreadPool(threads - 1, task -> {
+            Thread t = new Thread(task, "byodt-model-part");
+            t.setDaemon(true);
+            return t;
+        });
+        // The barrier's arrival count and generation, zero (Arena.allocate zeroes).
+        this.barrier = threads == 1 ? null : workspaces.allocate(2 * Long.BYTES, MemoryPlan.ALIGNMENT);
     }
 
     /** JIT-compiles a module built for the host; the compiled module can be closed afterwards. */
@@ -83,9 +104,13 @@ public final class HostModel implements LoadedModel {
 
             ProgramSignature signature = compiled.signature();
             int params = signature.inputs().size() + signature.outputs().size() + 1;
-            MemoryLayout[] pointers = Collections.nCopies(params, ValueLayout.ADDRESS).toArray(new MemoryLayout[0]);
+            List<MemoryLayout> layouts = new ArrayList<>(Collections.nCopies(params, ValueLayout.ADDRESS));
+            if (signature.threads() > 1) {
+                layouts.addAll(List.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
+                params += 4;
+            }
             MethodHandle handle = Linker.nativeLinker().downcallHandle(MemorySegment.ofAddress(address[0]),
-                FunctionDescriptor.ofVoid(pointers));
+                FunctionDescriptor.ofVoid(layouts.toArray(new MemoryLayout[0])));
             return new HostModel(signature, jit, handle.asSpreader(Object[].class, params));
         } catch (RuntimeException e) {
             LLVMOrcDisposeLLJIT(jit);
@@ -146,9 +171,52 @@ public final class HostModel implements LoadedModel {
         for (Tensor t : outputs) args[i++] = t.data();
         args[i] = workspace.get();
         try (Activity.Step step = Activity.userCode("running the model")) {
-            entry.invoke(args);
+            if (workers == null) entry.invoke(args);
+            else runParts(args);
         } catch (Throwable e) {
             throw new IllegalStateException("calling the compiled model failed", e);
+        }
+    }
+
+    /** Calls the entry function of a model for several threads from each of them, part 0 on this thread. */
+    private void runParts(Object[] shared) throws Throwable {
+        synchronized (partsInUse) {
+            callParts(shared);
+        }
+    }
+
+    private void callParts(Object[] shared) throws Throwable {
+        int threads = signature.threads();
+        List<Future<?>> others = new ArrayList<>();
+        for (int part = 1; part < threads; part++) {
+            long p = part;
+            others.add(workers.submit(() -> {
+                callPart(shared, workspace.get(), p);
+                return null;
+            }));
+        }
+        callPart(shared, shared[shared.length - 1], 0);
+        for (Future<?> other : others) {
+            try {
+                other.get();
+            } catch (ExecutionException e) {
+                throw e.getCause();
+            }
+        }
+    }
+
+    private void callPart(Object[] shared, Object threadWorkspace, long part) throws Exception {
+        Object[] args = Arrays.copyOf(shared, shared.length + 4);
+        args[shared.length] = threadWorkspace;
+        args[shared.length + 1] = part;
+        args[shared.length + 2] = (long) signature.threads();
+        args[shared.length + 3] = barrier;
+        try {
+            entry.invoke(args);
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -180,6 +248,7 @@ public final class HostModel implements LoadedModel {
     public synchronized void close() {
         if (closed) return;
         closed = true;
+        if (workers != null) workers.shutdown();
         LLVMOrcDisposeLLJIT(jit);
         workspaces.close();
     }

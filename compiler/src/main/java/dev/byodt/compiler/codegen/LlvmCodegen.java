@@ -25,6 +25,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,13 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * of the same {@link KernelStructure} (a transformer's layers) share one function.
  * Weights are private constants of raw bytes, 64-byte aligned. The program must contain machine types
  * only (after datatype lowering); calls name functions the caller links into the module.
+ *
+ * <p>A module for several threads has the entry function
+ * {@code ENTRY(inputs..., outputs..., ptr %workspace, ptr %thread.workspace, i64 %part, i64 %parts, ptr %barrier)},
+ * which every thread calls at once, each with its own part (0 to parts - 1) and its own workspace for scratch
+ * buffers (part 0 passes the shared one). A kernel with a loop to split ({@link SplitLoops}) takes %part and
+ * %parts after its buffers and runs its part's range of that loop in every thread; any other kernel runs in part
+ * 0 only. The threads meet at a {@link ThreadBarrier} before and after each split kernel.
  */
 public final class LlvmCodegen {
     private final LLVMContextRef context;
@@ -63,10 +71,16 @@ public final class LlvmCodegen {
     private final Map<Local, LLVMValueRef> localSlots = new HashMap<>();
     private final Map<ScalarType, LLVMValueRef> accumulatorSlots = new HashMap<>();
     private final boolean interleavesPlainLoops;
+    private final boolean threaded;
+    // In a kernel function of a module for several threads: the loop it splits, and its part and parts.
+    private LoopVar splitVar;
+    private LLVMValueRef part;
+    private LLVMValueRef parts;
 
-    private LlvmCodegen(LLVMContextRef context, String moduleName, boolean interleavesPlainLoops) {
+    private LlvmCodegen(LLVMContextRef context, String moduleName, boolean interleavesPlainLoops, boolean threaded) {
         this.context = context;
         this.interleavesPlainLoops = interleavesPlainLoops;
+        this.threaded = threaded;
         this.module = LLVMModuleCreateWithNameInContext(moduleName, context);
         this.builder = LLVMCreateBuilderInContext(context);
         this.voidType = LLVMVoidTypeInContext(context);
@@ -77,12 +91,13 @@ public final class LlvmCodegen {
     /**
      * A new module in {@code context} whose external function {@code entrySymbol} runs the program; with
      * {@code interleavesPlainLoops}, its innermost loops without library calls are marked to be interleaved
-     * ({@link InterleavedLoops}), for an optimizer that interleaves no other loop.
+     * ({@link InterleavedLoops}), for an optimizer that interleaves no other loop. With {@code threads} above 1
+     * the entry function is the one for several threads (see above).
      */
     public static LLVMModuleRef generate(Program program, MemoryPlan plan, String entrySymbol, LLVMContextRef context,
-                                         boolean interleavesPlainLoops) {
+                                         boolean interleavesPlainLoops, int threads) {
         LlvmCodegen codegen = new LlvmCodegen(context, program.name() == null || program.name().isEmpty() ? "model" : program.name(),
-            interleavesPlainLoops);
+            interleavesPlainLoops, threads > 1);
         try {
             codegen.emitProgram(program, plan, entrySymbol);
             return codegen.module;
@@ -99,15 +114,19 @@ public final class LlvmCodegen {
 
         List<LLVMValueRef> kernelFunctions = new ArrayList<>();
         List<List<Buffer>> kernelParams = new ArrayList<>();
+        List<Boolean> kernelSplits = new ArrayList<>();
         Map<String, LLVMValueRef> emitted = new HashMap<>();
         Map<String, Integer> users = new HashMap<>();
         for (int k = 0; k < program.kernels().size(); k++) {
             Kernel kernel = program.kernels().get(k);
             List<Buffer> params = parameters(kernel);
             int index = k;
+            // Kernels of one structure split the same loop or none (SplitLoops reads nothing else).
             String structure = KernelStructure.of(kernel, params);
-            kernelFunctions.add(emitted.computeIfAbsent(structure, s -> emitKernel(kernel, index, params)));
+            LoopVar split = threaded ? SplitLoops.of(kernel).orElse(null) : null;
+            kernelFunctions.add(emitted.computeIfAbsent(structure, s -> emitKernel(kernel, index, params, split)));
             kernelParams.add(params);
+            kernelSplits.add(split != null);
             users.merge(structure, 1, Integer::sum);
         }
         // A function that several nodes share is named after the first, with how many others run it:
@@ -120,7 +139,8 @@ public final class LlvmCodegen {
         List<Buffer> entryParams = new ArrayList<>(program.inputs());
         entryParams.addAll(program.outputs());
         int paramCount = entryParams.size() + 1;
-        LLVMValueRef entry = LLVMAddFunction(module, entrySymbol, functionType(voidType, paramCount));
+        LLVMValueRef entry = LLVMAddFunction(module, entrySymbol, threaded
+            ? functionType(voidType, paramCount + 1, 2, 1) : functionType(voidType, paramCount));
         addFunctionAttribute(entry, "nounwind");
         Map<Buffer, LLVMValueRef> callerMemory = new HashMap<>();
         for (int i = 0; i < entryParams.size(); i++) {
@@ -131,20 +151,56 @@ public final class LlvmCodegen {
         }
         LLVMValueRef workspace = LLVMGetParam(entry, paramCount - 1);
         name(workspace, "workspace");
-        addParamAttribute(entry, paramCount - 1, "noalias");
+        LLVMValueRef threadWorkspace = workspace;
+        LLVMValueRef entryPart = null, entryParts = null, barrierState = null, barrier = null;
+        if (threaded) {
+            threadWorkspace = LLVMGetParam(entry, paramCount);
+            entryPart = LLVMGetParam(entry, paramCount + 1);
+            entryParts = LLVMGetParam(entry, paramCount + 2);
+            barrierState = LLVMGetParam(entry, paramCount + 3);
+            name(threadWorkspace, "thread.workspace");
+            name(entryPart, "part");
+            name(entryParts, "parts");
+            name(barrierState, "barrier");
+            barrier = ThreadBarrier.emit(context, module);
+        } else {
+            addParamAttribute(entry, paramCount - 1, "noalias");
+        }
 
         LLVMPositionBuilderAtEnd(builder, LLVMAppendBasicBlockInContext(context, entry, "entry"));
         for (int k = 0; k < kernelFunctions.size(); k++) {
             List<Buffer> params = kernelParams.get(k);
-            PointerPointer<LLVMValueRef> args = new PointerPointer<>(params.size());
+            Set<Buffer> scratch = new HashSet<>(program.kernels().get(k).scratch());
+            boolean splits = kernelSplits.get(k);
+            if (threaded && k > 0 && (splits || kernelSplits.get(k - 1))) {
+                LLVMBuildCall2(builder, ThreadBarrier.type(context), barrier,
+                    new PointerPointer<>(2).put(0, barrierState).put(1, entryParts), 2, "");
+            }
+            int argCount = params.size() + (splits ? 2 : 0);
+            PointerPointer<LLVMValueRef> args = new PointerPointer<>(argCount);
             for (int i = 0; i < params.size(); i++) {
                 Buffer b = params.get(i);
                 LLVMValueRef pointer = callerMemory.containsKey(b) ? callerMemory.get(b)
                     : weights.containsKey(b) ? weights.get(b)
-                    : gep(LLVMInt8TypeInContext(context), workspace, LLVMConstInt(i64, plan.offsetOf(b), 0), b.name());
+                    : gep(LLVMInt8TypeInContext(context), scratch.contains(b) ? threadWorkspace : workspace,
+                        LLVMConstInt(i64, plan.offsetOf(b), 0), b.name());
                 args.put(i, pointer);
             }
-            LLVMBuildCall2(builder, functionType(voidType, params.size()), kernelFunctions.get(k), args, params.size(), "");
+            if (splits) {
+                args.put(params.size(), entryPart);
+                args.put(params.size() + 1, entryParts);
+                LLVMBuildCall2(builder, functionType(voidType, params.size(), 2, 0), kernelFunctions.get(k), args, argCount, "");
+            } else if (threaded) {
+                LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(context, entry, "part0.k" + k);
+                LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(context, entry, "after.k" + k);
+                LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntEQ, entryPart, LLVMConstInt(i64, 0, 0), ""), run, after);
+                LLVMPositionBuilderAtEnd(builder, run);
+                LLVMBuildCall2(builder, functionType(voidType, params.size()), kernelFunctions.get(k), args, argCount, "");
+                LLVMBuildBr(builder, after);
+                LLVMPositionBuilderAtEnd(builder, after);
+            } else {
+                LLVMBuildCall2(builder, functionType(voidType, params.size()), kernelFunctions.get(k), args, argCount, "");
+            }
         }
         LLVMBuildRetVoid(builder);
     }
@@ -178,9 +234,11 @@ public final class LlvmCodegen {
 
     // ---- kernel functions
 
-    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params) {
+    /** The kernel's function; with {@code split}, the loop its part and parts (extra i64 parameters) divide. */
+    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params, LoopVar split) {
         String name = "k" + index + "." + kernel.opType() + "." + kernel.name();
-        function = LLVMAddFunction(module, name, functionType(voidType, params.size()));
+        function = LLVMAddFunction(module, name, split == null ? functionType(voidType, params.size())
+            : functionType(voidType, params.size(), 2, 0));
         LLVMSetLinkage(function, LLVMInternalLinkage);
         addFunctionAttribute(function, "nounwind");
         // Each kernel stays a function of its own: its loop nest is then optimized against its noalias
@@ -197,6 +255,13 @@ public final class LlvmCodegen {
             name(param, params.get(i).name());
             addParamAttribute(function, i, "noalias");
             bufferPointers.put(params.get(i), param);
+        }
+        splitVar = split;
+        if (split != null) {
+            part = LLVMGetParam(function, params.size());
+            parts = LLVMGetParam(function, params.size() + 1);
+            name(part, "part");
+            name(parts, "parts");
         }
         LLVMPositionBuilderAtEnd(builder, LLVMAppendBasicBlockInContext(context, function, "entry"));
         declareLocals(kernel.body());
@@ -242,10 +307,17 @@ public final class LlvmCodegen {
      * header: %i = phi i64 [0, %before], [%i.next, %latch]; br (%i < extent), %body, %exit
      * body:   ...; %i.next = add nsw i64 %i, 1; br %header
      * </pre>
+     * The loop a kernel splits runs from extent * part / parts up to extent * (part + 1) / parts instead.
      */
     private void emitLoop(Stmt.For loop) {
         String name = loop.var().name();
         LLVMValueRef extent = expr(loop.extent());
+        LLVMValueRef start = LLVMConstInt(i64, 0, 0);
+        if (loop.var() == splitVar) {
+            start = LLVMBuildSDiv(builder, LLVMBuildNSWMul(builder, extent, part, ""), parts, name + ".start");
+            extent = LLVMBuildSDiv(builder, LLVMBuildNSWMul(builder, extent,
+                LLVMBuildNSWAdd(builder, part, LLVMConstInt(i64, 1, 0), ""), ""), parts, name + ".end");
+        }
         LLVMBasicBlockRef before = LLVMGetInsertBlock(builder);
         LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(context, function, name + ".header");
         LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(context, function, name + ".body");
@@ -254,7 +326,7 @@ public final class LlvmCodegen {
 
         LLVMPositionBuilderAtEnd(builder, header);
         LLVMValueRef i = LLVMBuildPhi(builder, i64, name);
-        LLVMAddIncoming(i, LLVMConstInt(i64, 0, 0), before, 1);
+        LLVMAddIncoming(i, start, before, 1);
         LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntSLT, i, extent, name + ".inside"), body, exit);
 
         LLVMPositionBuilderAtEnd(builder, body);
@@ -502,9 +574,15 @@ public final class LlvmCodegen {
 
     /** void (ptr, ptr, ...) */
     private LLVMTypeRef functionType(LLVMTypeRef result, int pointerParams) {
-        PointerPointer<LLVMTypeRef> params = new PointerPointer<>(pointerParams);
-        for (int i = 0; i < pointerParams; i++) params.put(i, ptrType);
-        return LLVMFunctionType(result, params, pointerParams, 0);
+        return functionType(result, pointerParams, 0, 0);
+    }
+
+    /** void (ptr x pointers, i64 x integers, ptr x trailingPointers) */
+    private LLVMTypeRef functionType(LLVMTypeRef result, int pointers, int integers, int trailingPointers) {
+        int count = pointers + integers + trailingPointers;
+        PointerPointer<LLVMTypeRef> params = new PointerPointer<>(count);
+        for (int i = 0; i < count; i++) params.put(i, i >= pointers && i < pointers + integers ? i64 : ptrType);
+        return LLVMFunctionType(result, params, count, 0);
     }
 
     private void addFunctionAttribute(LLVMValueRef fn, String attribute) {

@@ -3,16 +3,18 @@ package dev.byodt.compiler.dtype;
 import dev.byodt.runtime.ByodtException;
 
 import java.math.BigDecimal;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
  * A block datatype resolved in a registry: its name and the grids of its element and scale datatypes, and
  * how it quantizes values: a tensor scale for a whole tensor (for formats that have one), then, block by block,
  * the shared scale by the format's {@link ScaleRule} and each element the exact quotient value / (scale *
- * tensor scale) rounded to the nearest element, ties to even, clamped to the largest element magnitude.
+ * tensor scale) rounded to an element, clamped to the largest element magnitude: to the nearest, ties to even,
+ * or in {@code elementRounding}, --rounding's mode where it is a deterministic one.
  * All of it in exact rational arithmetic, so the result does not depend on how a float division would round.
  */
-public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid scale) {
+public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid scale, RoundingMode elementRounding) {
     /** The block datatype {@code name} names, its element and scale datatypes looked up in {@code registry}. */
     public static BlockFormat resolve(BlockDatatypeName name, DatatypeRegistry registry) {
         ValueGrid element = grid(name, "element", name.element(), registry);
@@ -20,7 +22,19 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
             throw new ByodtException("block datatype " + name + ": the element " + name.element()
                 + " has no sign or no zero; elements must hold negative values and 0");
         }
-        return new BlockFormat(name, element, grid(name, "scale", name.scale(), registry));
+        return new BlockFormat(name, element, grid(name, "scale", name.scale(), registry), RoundingMode.NEAREST_EVEN);
+    }
+
+    /**
+     * The format with its elements rounded in --rounding's {@code mode} (an option name): a deterministic mode of
+     * {@link RoundingMode}; stochastic rounding and fixed point's truncate are not block modes.
+     */
+    public BlockFormat withElementRounding(String mode) {
+        boolean deterministic = Arrays.stream(RoundingMode.values()).anyMatch(m -> m.optionName().equals(mode) && m != RoundingMode.STOCHASTIC);
+        if (!deterministic) {
+            throw new ByodtException("block datatype " + name + ": its elements round in the deterministic --rounding modes, not " + mode);
+        }
+        return new BlockFormat(name, element, scale, RoundingMode.of(mode));
     }
 
     private static ValueGrid grid(BlockDatatypeName block, String role, DatatypeName datatype, DatatypeRegistry registry) {
@@ -64,7 +78,7 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
         BigDecimal divisor = new BigDecimal(shared).multiply(exactTensorScale);
         for (int i = 0; i < count; i++) {
             float v = values[from + i];
-            double magnitude = element.round(new BigDecimal(Math.abs(v)), divisor, ValueGrid.Direction.NEAREST_EVEN);
+            double magnitude = element.round(new BigDecimal(Math.abs(v)), divisor, ValueGrid.Direction.of(elementRounding, v < 0));
             elements[i] = Math.copySign(magnitude, v);
         }
         return new QuantizedBlock(shared, tensorScale, elements);

@@ -16,8 +16,11 @@ public interface CompileTimeConversion {
     /** The storage bits of {@code value}, zero-extended. */
     long convert(double value);
 
-    /** Every float32 of {@code float32Values} converted, as storage integers in native byte order. */
-    MemorySegment convertAll(MemorySegment float32Values);
+    /**
+     * Every float32 of {@code float32Values} converted, as storage integers in native byte order; {@code tensor}
+     * names them, for the counters of stochastic rounding.
+     */
+    MemorySegment convertAll(MemorySegment float32Values, String tensor);
 
     /** The value of the storage bits {@code bits} by the library's to_f32, if its to_f32 is a function to call. */
     Optional<Double> valueOf(long bits);

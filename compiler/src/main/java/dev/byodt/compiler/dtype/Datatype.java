@@ -6,6 +6,7 @@ import dev.byodt.compiler.kernel.ScalarType;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * A number format, as code generation needs it: the machine type its values are stored in, and how each
@@ -37,8 +38,11 @@ public interface Datatype {
      */
     Expr lower(Expr.Op op, List<Expr> loweredArgs);
 
-    /** Weights: float32 values (raw bytes) converted once, at compile time, to this datatype's storage. */
-    MemorySegment convertWeights(MemorySegment float32Values);
+    /**
+     * Weights: float32 values (raw bytes) converted once, at compile time, to this datatype's storage; {@code tensor}
+     * names them (stochastic rounding's counters hash it).
+     */
+    MemorySegment convertWeights(MemorySegment float32Values, String tensor);
 
     /**
      * Whether a mac may take its operands as F32 values this datatype decoded (its to_f32), so that a dot
@@ -49,10 +53,18 @@ public interface Datatype {
     boolean multipliesDecodedOperands();
 
     /**
+     * With --accumulate exact on the host, for a datatype whose every value is a float32 of at most this many
+     * significand bits and whose exact sums, when a double holds them, round as from_f64 rounds that double: a
+     * dot product may then sum its products in double wherever its operands' magnitudes prove each partial sum
+     * exact ({@link dev.byodt.compiler.lower.DoubleSums}). Empty otherwise.
+     */
+    OptionalInt exactSumSignificandBits();
+
+    /**
      * Weights as a mac with decoded operands reads them: rounded to the datatype ({@link #convertWeights}) and
      * decoded by its to_f32, as float32 values (raw bytes), when its to_f32 can run at compile time.
      */
-    Optional<MemorySegment> decodedWeights(MemorySegment float32Values);
+    Optional<MemorySegment> decodedWeights(MemorySegment float32Values, String tensor);
 
     /** The library the datatype's calls go to, if it has one. */
     Optional<NativeLibrary> library();

@@ -10,12 +10,13 @@ import java.util.regex.Pattern;
 /**
  * The datatypes a model is compiled in, as the command line chooses them: --dtype for every float tensor,
  * --dtype-map overrides per node or tensor name (globs with * and ?), --accumulate, --fallback float32, and
- * the datatype options (--overflow, --rounding), all resolved in {@code registry}.
+ * the datatype options (--overflow, --rounding, --sr-bits), all resolved in {@code registry}, and --seed, which
+ * stochastic rounding's random bits hash ({@link StochasticRounding}).
  *
  * @param overrides in order; the first whose pattern matches a node's name or one of its output tensors' names wins
  */
 public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Override> overrides,
-                             AccumulationMode accumulation, boolean fallbackToFloat32, Map<String, String> options) {
+                             AccumulationMode accumulation, boolean fallbackToFloat32, Map<String, String> options, long seed) {
     private static volatile DatatypeRegistry builtIns;
 
     /** One --dtype-map entry: PATTERN=DTYPE. */
@@ -42,7 +43,7 @@ public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Ov
 
     /** Everything in float32, with the built-in registry: what byodt compiles without datatype options. */
     public static DatatypeChoice float32() {
-        return new DatatypeChoice(builtInRegistry(), "float32", List.of(), AccumulationMode.DTYPE, false, Map.of());
+        return new DatatypeChoice(builtInRegistry(), "float32", List.of(), AccumulationMode.DTYPE, false, Map.of(), 0);
     }
 
     /** The built-in datatypes, registered once per process. */
@@ -58,34 +59,39 @@ public record DatatypeChoice(DatatypeRegistry registry, String datatype, List<Ov
     }
 
     public DatatypeChoice withDatatype(String name) {
-        return new DatatypeChoice(registry, name, overrides, accumulation, fallbackToFloat32, options);
+        return new DatatypeChoice(registry, name, overrides, accumulation, fallbackToFloat32, options, seed);
     }
 
     public DatatypeChoice withOverrides(List<Override> o) {
-        return new DatatypeChoice(registry, datatype, o, accumulation, fallbackToFloat32, options);
+        return new DatatypeChoice(registry, datatype, o, accumulation, fallbackToFloat32, options, seed);
     }
 
     public DatatypeChoice withAccumulation(AccumulationMode mode) {
-        return new DatatypeChoice(registry, datatype, overrides, mode, fallbackToFloat32, options);
+        return new DatatypeChoice(registry, datatype, overrides, mode, fallbackToFloat32, options, seed);
     }
 
     public DatatypeChoice withFallbackToFloat32(boolean fallback) {
-        return new DatatypeChoice(registry, datatype, overrides, accumulation, fallback, options);
+        return new DatatypeChoice(registry, datatype, overrides, accumulation, fallback, options, seed);
     }
 
     public DatatypeChoice withOptions(Map<String, String> o) {
-        return new DatatypeChoice(registry, datatype, overrides, accumulation, fallbackToFloat32, o);
+        return new DatatypeChoice(registry, datatype, overrides, accumulation, fallbackToFloat32, o, seed);
+    }
+
+    public DatatypeChoice withSeed(long s) {
+        return new DatatypeChoice(registry, datatype, overrides, accumulation, fallbackToFloat32, options, s);
     }
 
     public DatatypeChoice withRegistry(DatatypeRegistry r) {
-        return new DatatypeChoice(r, datatype, overrides, accumulation, fallbackToFloat32, options);
+        return new DatatypeChoice(r, datatype, overrides, accumulation, fallbackToFloat32, options, seed);
     }
 
     /** Parses --dtype-map: "conv1=fxp16_13,fc*=custom[posit]16". */
     public static List<Override> parseOverrides(String map) {
         List<Override> parsed = new ArrayList<>();
         if (map == null || map.isBlank()) return parsed;
-        for (String entry : map.split(",")) {
+        // Commas inside brackets belong to a block datatype's spelling (fc*=block[fxp8_6,32,e8m0,rceil]).
+        for (String entry : DatatypeName.topLevelParts(map)) {
             int eq = entry.indexOf('=');
             if (eq <= 0 || eq == entry.length() - 1) {
                 throw new ByodtException("--dtype-map entry '" + entry + "': expected PATTERN=DTYPE");

@@ -72,6 +72,7 @@ public final class DatatypeDefinition {
     private final ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
     private final Predicate<DatatypeInstance> valuesExactInFloat32;
     private final Predicate<DatatypeInstance> arithmeticInFloat32;
+    private final Function<DatatypeInstance, OptionalInt> exactSumSignificandBits;
     private final Function<DatatypeInstance, ValueGrid> valueGrid;
     private final Function<DatatypeInstance, List<DatatypeOp>> tabulated;
     private final Map<String, Option> options;
@@ -96,6 +97,7 @@ public final class DatatypeDefinition {
         integerAccumulationFractionBits = b.integerAccumulationFractionBits;
         valuesExactInFloat32 = b.valuesExactInFloat32;
         arithmeticInFloat32 = b.arithmeticInFloat32;
+        exactSumSignificandBits = b.exactSumSignificandBits;
         valueGrid = b.valueGrid;
         tabulated = b.tabulated;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
@@ -119,6 +121,7 @@ public final class DatatypeDefinition {
         integerAccumulationFractionBits = d.integerAccumulationFractionBits;
         valuesExactInFloat32 = d.valuesExactInFloat32;
         arithmeticInFloat32 = d.arithmeticInFloat32;
+        exactSumSignificandBits = d.exactSumSignificandBits;
         valueGrid = d.valueGrid;
         tabulated = d.tabulated;
         options = d.options;
@@ -158,6 +161,9 @@ public final class DatatypeDefinition {
 
     /** Whether {@code instance}'s add and mul are its float32 ones rounded once ({@link Builder#arithmeticInFloat32}). */
     boolean arithmeticInFloat32(DatatypeInstance instance) { return arithmeticInFloat32.test(instance); }
+
+    /** The significand bits of {@code instance}'s values when its exact sums may run in double ({@link Builder#exactSumsInDouble}). */
+    OptionalInt exactSumSignificandBits(DatatypeInstance instance) { return exactSumSignificandBits.apply(instance); }
 
     /** Whether a fused unit can take {@code instance}'s values: float32 holds each exactly, so products are exact in double. */
     boolean fusedAccepts(DatatypeInstance instance) { return valuesExactInFloat32 != null && valuesExactInFloat32.test(instance); }
@@ -280,6 +286,7 @@ public final class DatatypeDefinition {
         private ToIntFunction<DatatypeInstance> integerAccumulationFractionBits;
         private Predicate<DatatypeInstance> valuesExactInFloat32;
         private Predicate<DatatypeInstance> arithmeticInFloat32 = i -> false;
+        private Function<DatatypeInstance, OptionalInt> exactSumSignificandBits = i -> OptionalInt.empty();
         private Function<DatatypeInstance, ValueGrid> valueGrid;
         private Function<DatatypeInstance, List<DatatypeOp>> tabulated = i -> List.of();
         private final Map<String, Option> options = new LinkedHashMap<>();
@@ -347,9 +354,16 @@ public final class DatatypeDefinition {
             return this;
         }
 
-        /** A check beyond the width: returns what is wrong with an instance, or null ("fxp8_9: P must be below N"). */
+        /**
+         * A check beyond the width: returns what is wrong with an instance, or null ("fxp8_9: P must be below N");
+         * with several checks, the first problem found.
+         */
         public Builder check(Function<DatatypeInstance, String> problemOfInstance) {
-            instanceCheck = problemOfInstance;
+            Function<DatatypeInstance, String> earlier = instanceCheck;
+            instanceCheck = i -> {
+                String problem = earlier.apply(i);
+                return problem != null ? problem : problemOfInstance.apply(i);
+            };
             return this;
         }
 
@@ -425,6 +439,19 @@ public final class DatatypeDefinition {
          */
         public Builder arithmeticInFloat32(Predicate<DatatypeInstance> roundedFromFloat32) {
             this.arithmeticInFloat32 = roundedFromFloat32;
+            return this;
+        }
+
+        /**
+         * Declares that for the instances {@code significandBits} gives a number for, every value is a float32 with
+         * at most that many significand bits (to_f32 exact, a NaN, infinity or NaR decoded to a NaN or infinity),
+         * and acc_round rounds an exact sum that a double holds as from_f64 rounds that double. Then on the host
+         * --accumulate exact sums a dot product in double wherever the magnitudes of its operands prove every
+         * partial sum exact ({@link dev.byodt.compiler.lower.DoubleSums}), and in the accumulator elsewhere. The
+         * library's own comments must prove the rounding claim.
+         */
+        public Builder exactSumsInDouble(Function<DatatypeInstance, OptionalInt> significandBits) {
+            this.exactSumSignificandBits = significandBits;
             return this;
         }
 

@@ -91,7 +91,8 @@ public record DatatypeName(String name, int bits, int lanes) {
     }
 
     /** The parts between commas that are not inside brackets, so that custom[NAME]BITS stays one part. */
-    private static List<String> topLevelParts(String inner) {
+    /** The comma-separated parts of {@code inner}, splitting only at commas outside brackets. */
+    static List<String> topLevelParts(String inner) {
         List<String> parts = new ArrayList<>();
         int depth = 0, start = 0;
         for (int i = 0; i < inner.length(); i++) {

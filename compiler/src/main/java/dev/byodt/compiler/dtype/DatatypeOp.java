@@ -5,6 +5,7 @@ import dev.byodt.compiler.kernel.ScalarOp;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -101,6 +102,19 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
     public boolean isComparison() { return scalarOp != null && scalarOp.isComparison(); }
 
     public boolean isAccumulatorOp() { return params.contains(Kind.ACCUMULATOR); }
+
+    /**
+     * Whether a stochastically rounding library's function for it takes the counter of its random bits, one more
+     * uint64_t argument after the others (common/rounding.c's SR_PARAM): every function whose result is a value
+     * the library computes and may round (+ - * / sqrt, the functions through double, floor, ceil and round among
+     * them, the conversions to the datatype, div_i32, acc_round); not those that only move a sign or choose an
+     * operand (neg, abs, min, max), compare, convert from the datatype, give its lowest value or update an
+     * accumulator.
+     */
+    public boolean takesRandomCounter() {
+        if (result != Kind.VALUE || this == LOWEST) return false;
+        return scalarOp == null || !EnumSet.of(ScalarOp.NEG, ScalarOp.ABS, ScalarOp.MIN, ScalarOp.MAX).contains(scalarOp);
+    }
 
     /** Whether a datatype may leave it out with nothing missing: byodt computes it otherwise (div_i32). */
     public boolean isOptional() { return this == DIV_I32; }

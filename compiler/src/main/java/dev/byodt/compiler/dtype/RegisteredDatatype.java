@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -97,12 +98,12 @@ public final class RegisteredDatatype implements Datatype {
      * what from_f64 makes of it (a posit's NaR, which would spread through the Softmax of every masked row).
      */
     @Override
-    public MemorySegment convertWeights(MemorySegment float32Values) {
+    public MemorySegment convertWeights(MemorySegment float32Values, String tensor) {
         if (valuesAreFloat32) return float32Values;
         CompileTimeConversion c = conversion();
         long count = float32Values.byteSize() / Float.BYTES;
         if (c == null) return MemorySegment.ofArray(new byte[(int) (count * storageBytes())]);
-        MemorySegment converted = c.convertAll(float32Values);
+        MemorySegment converted = c.convertAll(float32Values, tensor);
         for (long i = 0; i < count; i++) {
             if (float32Values.getAtIndex(ValueLayout.JAVA_FLOAT, i) == Float.NEGATIVE_INFINITY) {
                 OptionalLong lowest = lowestBits();
@@ -124,12 +125,19 @@ public final class RegisteredDatatype implements Datatype {
     @Override
     public boolean multipliesDecodedOperands() { return !valuesAreFloat32 && accumulator instanceof DecodedProducts; }
 
+    /** Declared by the definition ({@link DatatypeDefinition.Builder#exactSumsInDouble}); host code only, where doubles are hardware. */
+    @Override
+    public OptionalInt exactSumSignificandBits() {
+        if (target != LoweringTarget.HOST || !(accumulator instanceof ExactAccumulator)) return OptionalInt.empty();
+        return instance.definition().exactSumSignificandBits(instance);
+    }
+
     /** Each distinct storage value is decoded once (a 16-bit datatype has at most 65,536 of them). */
     @Override
-    public Optional<MemorySegment> decodedWeights(MemorySegment float32Values) {
+    public Optional<MemorySegment> decodedWeights(MemorySegment float32Values, String tensor) {
         CompileTimeConversion c = conversion();
         if (c == null || c.valueOf(0).isEmpty()) return Optional.empty();
-        MemorySegment storage = convertWeights(float32Values);
+        MemorySegment storage = convertWeights(float32Values, tensor);
         long count = float32Values.byteSize() / Float.BYTES;
         MemorySegment decoded = Arena.ofAuto().allocate(Math.max(1, count * Float.BYTES), 64).asSlice(0, count * Float.BYTES);
         Map<Long, Float> values = new HashMap<>();
@@ -278,7 +286,9 @@ public final class RegisteredDatatype implements Datatype {
         }
         return switch (from) {
             case F32 -> apply(DatatypeOp.FROM_F32, List.of(value));
-            case F64 -> apply(DatatypeOp.FROM_F32, List.of(new Expr.Op(ScalarOp.CAST, ScalarType.F32, List.of(value))));
+            // Rounded once where the library converts doubles (an exact sum in double, DoubleSums), else through float32.
+            case F64 -> instance.lowering(DatatypeOp.FROM_F64, target).isPresent() ? apply(DatatypeOp.FROM_F64, List.of(value))
+                : apply(DatatypeOp.FROM_F32, List.of(new Expr.Op(ScalarOp.CAST, ScalarType.F32, List.of(value))));
             case BOOL -> new Expr.Op(ScalarOp.SELECT, storageType(), List.of(value, constant(1), constant(0)));
             case I32 -> apply(DatatypeOp.FROM_I32, List.of(value));
             default -> apply(DatatypeOp.FROM_I32, List.of(new Expr.Op(ScalarOp.CAST, ScalarType.I32, List.of(value))));

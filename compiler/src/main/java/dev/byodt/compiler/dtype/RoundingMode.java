@@ -4,9 +4,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The roundings --rounding chooses among for the datatypes whose libraries offer them (minifloat.c's and
- * posit.c's, through common/rounding.c), each the rounding of every result of the datatype: conversions from
- * float32, float64 and int32, and every arithmetic result (docs/datatypes.md, "Rounding modes").
+ * The roundings --rounding chooses among for the datatypes whose libraries offer them (minifloat.c's, posit.c's
+ * and fixed.c's, through common/rounding.c), each the rounding of every result of the datatype: conversions from
+ * float32, float64 and int32, and every arithmetic result (docs/datatypes.md, "Rounding modes"). Stochastic
+ * rounding also takes {@link StochasticRounding}'s --sr-bits and --seed.
  */
 public enum RoundingMode {
     NEAREST_EVEN("nearest", "to nearest, ties to the even significand (the default)"),
@@ -14,7 +15,9 @@ public enum RoundingMode {
     TOWARD_ZERO("toward-zero", "toward zero"),
     UP("up", "toward +infinity"),
     DOWN("down", "toward -infinity"),
-    ODD("odd", "to odd: an inexact result takes the neighbour whose last bit is 1");
+    ODD("odd", "to odd: an inexact result takes the neighbour whose last bit is 1"),
+    STOCHASTIC("stochastic", "up with the probability of the cut fraction (its first --sr-bits bits), from random bits "
+        + "that hash --seed, the operation and the element");
 
     private final String optionName;
     private final String meaning;

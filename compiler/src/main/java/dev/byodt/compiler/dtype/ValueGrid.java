@@ -14,8 +14,29 @@ import java.math.BigInteger;
  * @param signed whether negative values exist (an unsigned grid, such as a scale's, holds magnitudes only)
  */
 public record ValueGrid(int fractionBits, int minExponent, double largest, boolean hasZero, boolean signed) {
-    /** How a value between two grid points goes to one of them. */
-    public enum Direction { NEAREST_EVEN, UP }
+    /**
+     * How a magnitude between two grid points goes to one of them: the nearest (ties to the even multiple of the
+     * step, or to the larger), the larger (UP, away from zero), the smaller (toward zero), or the odd multiple.
+     */
+    public enum Direction {
+        NEAREST_EVEN, NEAREST_AWAY, UP, TOWARD_ZERO, ODD;
+
+        /**
+         * The direction of a magnitude whose value has sign {@code negative} under a deterministic --rounding
+         * mode: up and down turn by the sign.
+         */
+        public static Direction of(RoundingMode mode, boolean negative) {
+            return switch (mode) {
+                case NEAREST_EVEN -> NEAREST_EVEN;
+                case NEAREST_AWAY -> NEAREST_AWAY;
+                case TOWARD_ZERO -> TOWARD_ZERO;
+                case UP -> negative ? TOWARD_ZERO : UP;
+                case DOWN -> negative ? UP : TOWARD_ZERO;
+                case ODD -> ODD;
+                case STOCHASTIC -> throw new IllegalArgumentException("a grid rounds in the deterministic modes only");
+            };
+        }
+    }
 
     public ValueGrid {
         if (fractionBits < 0 || fractionBits > 52) throw new IllegalArgumentException("fraction bits " + fractionBits);
@@ -47,8 +68,8 @@ public record ValueGrid(int fractionBits, int minExponent, double largest, boole
 
     /**
      * The grid point for the exact positive quotient {@code numerator / denominator} (both nonnegative,
-     * denominator positive) in {@code direction}, clamped to [smallest or 0, largest]: the nearest one, ties to
-     * the even multiple, or the smallest one not below it. A grid without zero gives its smallest value for 0.
+     * denominator positive) in {@code direction}, clamped to [smallest or 0, largest]. A grid without zero gives
+     * its smallest value for 0.
      */
     public double round(BigDecimal numerator, BigDecimal denominator, Direction direction) {
         if (numerator.signum() == 0) return hasZero ? 0 : smallest();
@@ -59,12 +80,14 @@ public record ValueGrid(int fractionBits, int minExponent, double largest, boole
         BigDecimal[] quotientAndRemainder = scaledNumerator.divideAndRemainder(scaledDenominator);
         BigInteger multiple = quotientAndRemainder[0].toBigIntegerExact();
         BigDecimal remainder = quotientAndRemainder[1];
+        int half = remainder.multiply(BigDecimal.TWO).compareTo(scaledDenominator);
+        boolean inexact = remainder.signum() > 0;
         boolean stepUp = switch (direction) {
-            case UP -> remainder.signum() > 0;
-            case NEAREST_EVEN -> {
-                int half = remainder.multiply(BigDecimal.TWO).compareTo(scaledDenominator);
-                yield half > 0 || (half == 0 && multiple.testBit(0));
-            }
+            case UP -> inexact;
+            case TOWARD_ZERO -> false;
+            case NEAREST_AWAY -> half >= 0;
+            case ODD -> inexact && !multiple.testBit(0);
+            case NEAREST_EVEN -> half > 0 || (half == 0 && multiple.testBit(0));
         };
         if (stepUp) multiple = multiple.add(BigInteger.ONE);
         double value = Math.scalb(multiple.doubleValue(), -shift);

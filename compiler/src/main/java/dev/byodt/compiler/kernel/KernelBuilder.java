@@ -77,12 +77,26 @@ public final class KernelBuilder {
 
     /** for (i = 0; i < extent; i++) body(i) */
     public void loop(long extent, Consumer<Expr> body) {
+        loop(extent, false, body);
+    }
+
+    /**
+     * for (i = 0; i < extent; i++) body(i), a loop whose iterations are independent (see {@link LoopVar#splits()}),
+     * so that threads may each run a range of them: each iteration writes its own output elements and reads
+     * none another writes. A kernel splits one loop at most, and writes nothing but scratch buffers outside it.
+     */
+    public void splitLoop(long extent, Consumer<Expr> body) {
+        loop(extent, true, body);
+    }
+
+    /** {@link #splitLoop} where {@code splits}, else {@link #loop(long, Consumer)}. */
+    public void loop(long extent, boolean splits, Consumer<Expr> body) {
         if (extent <= 0) return;
         if (extent == 1) {
             body.accept(Exprs.idx(0));
             return;
         }
-        LoopVar var = new LoopVar("i" + nextId++);
+        LoopVar var = new LoopVar("i" + nextId++, splits);
         scopes.push(new ArrayList<>());
         body.accept(new Expr.Var(var));
         List<Stmt> inner = scopes.pop();

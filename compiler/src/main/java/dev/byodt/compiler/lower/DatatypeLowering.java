@@ -64,7 +64,7 @@ public final class DatatypeLowering extends KernelRewriter {
         }
         Map<Buffer, MemorySegment> constants = new LinkedHashMap<>();
         p.constants().forEach((b, bytes) -> constants.put(buffer(b), b.elementType() == ScalarType.REAL
-            ? datatypeOf(b).convertWeights(bytes) : bytes));
+            ? datatypeOf(b).convertWeights(bytes, b.name()) : bytes));
         return new Program(p.name(), kernels, p.inputs().stream().map(this::buffer).toList(), p.inputSpecs(),
             p.outputs().stream().map(this::buffer).toList(), p.outputSpecs(), constants,
             p.temporaries().stream().map(this::buffer).toList());

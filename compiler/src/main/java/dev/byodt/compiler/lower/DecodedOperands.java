@@ -20,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 import static dev.byodt.compiler.kernel.Exprs.cast;
@@ -39,7 +40,8 @@ import static dev.byodt.compiler.kernel.Exprs.idx;
  *       which the memory plan places like every scratch buffer.</li>
  * </ul>
  * Each product multiplies the same float32 values as before, in the same order, so the results keep every
- * bit; the loops become float32 multiplies and adds, which vectorize. Runs before {@link DatatypeLowering}.
+ * bit; the loops become float32 multiplies and adds, which vectorize. With --accumulate exact, where the datatype's
+ * sums may run in double, the decoded kernel is the fast branch of {@link DoubleSums}. Runs before {@link DatatypeLowering}.
  */
 public final class DecodedOperands {
     /** The operators whose every operand element takes part in many products, so that one decode serves many. */
@@ -61,7 +63,7 @@ public final class DecodedOperands {
         for (int k = 0; k < p.kernels().size(); k++) {
             Kernel kernel = p.kernels().get(k);
             Datatype d = plan.datatypeOf(k);
-            kernels.add(DOT_PRODUCTS.contains(kernel.opType()) && d.multipliesDecodedOperands() ? pass.decoded(kernel, d) : kernel);
+            kernels.add(DOT_PRODUCTS.contains(kernel.opType()) ? pass.decodedIfUseful(kernel, d) : kernel);
         }
         // A constant that only products read is now read decoded: it need not be kept as well.
         Set<Buffer> loaded = new HashSet<>();
@@ -72,7 +74,31 @@ public final class DecodedOperands {
         return new DatatypePlan(decoded, plan.kernelDatatypes(), plan.boundary());
     }
 
-    private Kernel decoded(Kernel kernel, Datatype datatype) {
+    /**
+     * The kernel reading decoded operands where its datatype multiplies them, or summing in double where its
+     * exact sums may ({@link DoubleSums}); else the kernel as it is.
+     */
+    private Kernel decodedIfUseful(Kernel kernel, Datatype datatype) {
+        if (datatype.multipliesDecodedOperands()) {
+            Decoding d = decoding(kernel, datatype);
+            if (d.copies().isEmpty()) return kernel;
+            List<Stmt> body = new ArrayList<>(d.loops());
+            body.addAll(d.body());
+            return new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(), d.scratch(), kernel.constants(), body);
+        }
+        OptionalInt bits = datatype.exactSumSignificandBits();
+        if (bits.isEmpty()) return kernel;
+        return DoubleSums.of(kernel, decoding(kernel, datatype), bits.getAsInt(), constants).orElse(kernel);
+    }
+
+    /**
+     * A kernel's operands decoded: the loops that decode activations ahead of the kernel's loops, the kernel's
+     * body reading the decoded copies, its scratch buffers with the copies, each copy by the buffer it decodes,
+     * and the scratch buffers the body fills with decoded values.
+     */
+    record Decoding(List<Stmt> loops, List<Stmt> body, List<Buffer> scratch, Map<Buffer, Buffer> copies, Set<Buffer> filledDecoded) {}
+
+    private Decoding decoding(Kernel kernel, Datatype datatype) {
         Set<Buffer> operands = new LinkedHashSet<>();
         Map<Buffer, Integer> loads = new HashMap<>(), operandLoads = new HashMap<>();
         KernelWalker.forEachExpr(kernel.body(), e -> {
@@ -110,10 +136,7 @@ public final class DecodedOperands {
             decodeLoops.add(new Stmt.For(i, idx(b.size()), List.of(
                 new Stmt.Store(copy, at, cast(ScalarType.F32, new Expr.Load(b, at))))));
         }
-        if (copies.isEmpty()) return kernel;
-        List<Stmt> body = new ArrayList<>(decodeLoops);
-        body.addAll(new Rewriter(copies, filledDecoded).body(kernel.body()));
-        return new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(), scratch, kernel.constants(), body);
+        return new Decoding(decodeLoops, new Rewriter(copies, filledDecoded).body(kernel.body()), scratch, copies, filledDecoded);
     }
 
     /** The float32 copy of the constant {@code b} in {@code datatype}, when its to_f32 runs at compile time. */
@@ -121,7 +144,7 @@ public final class DecodedOperands {
         Map<Buffer, Buffer> ofDatatype = decodedConstants.computeIfAbsent(datatype, d -> new HashMap<>());
         Buffer known = ofDatatype.get(b);
         if (known != null) return Optional.of(known);
-        return datatype.decodedWeights(constants.get(b)).map(values -> {
+        return datatype.decodedWeights(constants.get(b), b.name()).map(values -> {
             Buffer copy = new Buffer(b.name() + ".decoded", ScalarType.F32, b.shape());
             constants.put(copy, values);
             ofDatatype.put(b, copy);
@@ -139,7 +162,7 @@ public final class DecodedOperands {
         return found;
     }
 
-    private static Set<Buffer> writtenBuffers(List<Stmt> body) {
+    static Set<Buffer> writtenBuffers(List<Stmt> body) {
         Set<Buffer> written = new HashSet<>();
         new KernelRewriter() {
             @Override

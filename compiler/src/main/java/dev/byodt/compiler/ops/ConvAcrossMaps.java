@@ -57,7 +57,12 @@ final class ConvAcrossMaps {
         long[] blockedSpatial = outSpatial.clone();
         blockedSpatial[last] = outSpatial[last] / together;
         Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {together, maps});
-        kb.loop(s.batch(), batch -> kb.loop(s.groups(), group -> kb.loops(blockedSpatial, block -> {
+        // Threads divide the groups among themselves, or the outer spatial axis of the one group.
+        long[] innerSpatial = Arrays.copyOfRange(blockedSpatial, 1, blockedSpatial.length);
+        kb.loop(s.batch(), batch -> kb.loop(s.groups(), s.groups() > 1, group -> kb.loop(blockedSpatial[0], s.groups() == 1, outer -> kb.loops(innerSpatial, inner -> {
+            Expr[] block = new Expr[blockedSpatial.length];
+            block[0] = outer;
+            System.arraycopy(inner, 0, block, 1, inner.length);
             kb.loop(together * maps, i -> kb.store(acc, i, constant(ScalarType.ACC, 0)));
             kb.loop(s.channelsPerGroup(), channelInGroup -> {
                 Expr channel = add(mul(group, s.channelsPerGroup()), channelInGroup);
@@ -96,7 +101,7 @@ final class ConvAcrossMaps {
                 if (bias != null) result = add(result, kb.load(bias, map));
                 kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
             }));
-        })));
+        }))));
     }
 
     /** How many positions along a row of {@code rowLength} take each term together: the largest divisor up to 8. */

@@ -43,7 +43,8 @@ final class ConvAlongRows {
         long interiorStart = constantOf(window.firstValidOutput(last, idx(0)));
         long interiorEnd = Math.max(interiorStart, constantOf(window.validOutputEnd(last, idx(kernelWidth - 1))));
         Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {rowLength});
-        kb.loop(s.batch(), batch -> kb.loop(s.groups(), group -> kb.loop(s.mapsPerGroup(), mapInGroup -> {
+        // Threads divide the groups among themselves, or the maps of the one group.
+        kb.loop(s.batch(), batch -> kb.loop(s.groups(), s.groups() > 1, group -> kb.loop(s.mapsPerGroup(), s.groups() == 1, mapInGroup -> {
             Expr map = add(mul(group, s.mapsPerGroup()), mapInGroup);
             kb.loops(Arrays.copyOf(outSpatial, last), row -> {
                 kb.loop(rowLength, o -> kb.store(acc, o, constant(ScalarType.ACC, 0)));

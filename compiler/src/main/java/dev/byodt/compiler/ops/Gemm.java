@@ -84,7 +84,7 @@ final class Gemm implements Operator {
         Buffer a = kb.input(0);
         Buffer c = beta == 0 ? null : kb.input(2);
         Buffer y = kb.output(0);
-        kb.loop(s.m(), i -> row.emit(s.k(),
+        kb.splitLoop(s.m(), i -> row.emit(s.k(),
             k -> kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k)),
             (k, j) -> kb.load(bRows, bTransposed ? add(mul(j, s.k()), k) : add(mul(k, s.n()), j)),
             (j, sum) -> {

@@ -5,6 +5,8 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.function.BiConsumer;
+
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
@@ -87,12 +89,22 @@ public final class PaddedPlaneConv {
         Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {mapsTogether, blocks * block});
         long accLength = blocks * block;
         kb.loop(batch, n -> {
-            kb.loop(channels * planeLength, i -> kb.store(planes, i, constant(ScalarType.REAL, 0)));
-            kb.loops(new long[] {channels, height, width}, at -> {
-                Expr onPlane = add(mul(add(at[1], window.padBefore(0)), planeWidth), add(at[2], window.padBefore(1)));
-                kb.store(planes, add(mul(at[0], planeLength), onPlane), kb.load(x, flatIndex(x.shape(), n, at[0], at[1], at[2])));
-            });
-            kb.loop(groups, group -> kb.loop(mapsPerGroup / mapsTogether, mapBlock -> {
+            // The planes of channels [first, first + count): all at once, or, where each group is one block of
+            // maps (a depthwise convolution), each group's as its turn comes: its planes are then used while
+            // they are in cache, and each thread fills only the planes of its own groups.
+            BiConsumer<Expr, Long> fill = (first, count) -> {
+                kb.loop(count * planeLength, i -> kb.store(planes, add(mul(first, planeLength), i), constant(ScalarType.REAL, 0)));
+                kb.loops(new long[] {count, height, width}, at -> {
+                    Expr channel = add(first, at[0]);
+                    Expr onPlane = add(mul(add(at[1], window.padBefore(0)), planeWidth), add(at[2], window.padBefore(1)));
+                    kb.store(planes, add(mul(channel, planeLength), onPlane), kb.load(x, flatIndex(x.shape(), n, channel, at[1], at[2])));
+                });
+            };
+            boolean fillsPerGroup = groups > 1 && mapsPerGroup == mapsTogether;
+            if (!fillsPerGroup) fill.accept(idx(0), channels);
+            // Threads divide the groups among themselves, or the blocks of maps of the one group.
+            kb.loop(groups, groups > 1, group -> kb.loop(mapsPerGroup / mapsTogether, groups == 1, mapBlock -> {
+                if (fillsPerGroup) fill.accept(mul(group, channelsPerGroup), channelsPerGroup);
                 Expr firstMap = add(mul(group, mapsPerGroup), mul(mapBlock, mapsTogether));
                 kb.loop(blocks, b -> {
                     Expr start = mul(b, block);

@@ -7,6 +7,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.List;
 import java.util.function.Predicate;
 
 /**
@@ -56,6 +57,9 @@ public final class FixedPointP {
     private static Expr product(LoweringSite s) {
         return PFunctions.product(s.instance().bits(), 1, mode(s.instance())).call(s.arg(0), s.arg(1), new Expr.IntConst(ScalarType.I32, s.instance().parameter()));
     }
+
+    /** The --rounding modes the P kernels have (PExtension checks the datatypes against them). */
+    public static final List<String> ROUNDINGS = List.of("nearest", "truncate");
 
     /** The rounding and overflow of a datatype as the P library's functions name them ({@link PFunctions#PRODUCT_MODES}). */
     static String mode(DatatypeInstance instance) {

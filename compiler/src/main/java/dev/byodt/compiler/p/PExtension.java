@@ -73,8 +73,21 @@ public record PExtension(int opcode) implements TargetExtension {
     @Override
     public LoweringTarget loweringTarget() { return LoweringTarget.P_EXTENSION; }
 
+    /**
+     * The packed lanes fit the target, and the P kernels round as fixed.c does in the datatype's mode: they have
+     * its nearest and truncate, not the other --rounding modes.
+     */
     @Override
-    public void check(Target target, DatatypeChoice datatypes) { lanes(target, datatypes); }
+    public void check(Target target, DatatypeChoice datatypes) {
+        lanes(target, datatypes);
+        for (DatatypeInstance instance : datatypes.instances()) {
+            String rounding = instance.definition().options().containsKey("rounding") ? instance.option("rounding") : "";
+            if ((isFxp16(instance) || isFxp8(instance)) && !FixedPointP.ROUNDINGS.contains(rounding)) {
+                throw new ByodtException("datatype " + instance + " on target " + target.name() + ": the P extension's kernels "
+                    + "round to nearest or truncate, not --rounding " + rounding + " (choose a target without P)");
+            }
+        }
+    }
 
     /**
      * fxp16_P's and fxp8_P's 2x2 means packed (on registers of 4 16-bit lanes), dot products grouped, symmetric clips, element-wise loops packed,

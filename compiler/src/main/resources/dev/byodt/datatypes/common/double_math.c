@@ -265,10 +265,11 @@ DOUBLE_MATH double cos_d(double x) { return sin_quarter_turns(x, 1); }
  * One line per operation in each library. THROUGH_DOUBLE(op) defines the library function FN(op) as op_d of
  * the argument's exact value, rounded once to the format; THROUGH_DOUBLE_BINARY(op) likewise for two operands.
  * A library names its storage type T, its functions' attributes EXPORT and its functions FN(op), and defines
- * EXACT_DOUBLE(a) (the value of a as a double) and ROUNDED(y) (y rounded to the format) before using them.
+ * EXACT_DOUBLE(a) (the value of a as a double) and ROUNDED(y) (y rounded to the format) before using them;
+ * a stochastic library's functions take the counter of common/rounding.c (SR_PARAM), which ROUNDED passes on.
  */
-#define THROUGH_DOUBLE(op) EXPORT T FN(op)(T a) { return ROUNDED(op##_d(EXACT_DOUBLE(a))); }
-#define THROUGH_DOUBLE_BINARY(op) EXPORT T FN(op)(T a, T b) { return ROUNDED(op##_d(EXACT_DOUBLE(a), EXACT_DOUBLE(b))); }
+#define THROUGH_DOUBLE(op) EXPORT T FN(op)(T a SR_PARAM) { return ROUNDED(op##_d(EXACT_DOUBLE(a))); }
+#define THROUGH_DOUBLE_BINARY(op) EXPORT T FN(op)(T a, T b SR_PARAM) { return ROUNDED(op##_d(EXACT_DOUBLE(a), EXACT_DOUBLE(b))); }
 /* What every built-in library computes with the lines above: EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE). */
 #define EVERY_LIBRARY_THROUGH_DOUBLE(X) X(exp) X(erf) X(sin) X(cos)
 /* Exact through double wherever the format holds the integers next to its values (floats and posits do). */

@@ -215,7 +215,8 @@ static const int64_t TANH_C2[256] = {
     -602, -565, -531, -499,
 };
 
-#if N <= 16
+/* The fixed-point route rounds to nearest or as FXP_TRUNCATE does; the other --rounding modes go through double. */
+#if N <= 16 && !FXP_DIRECTED
 /* tanh(a / 2^input_p) in Q40 for a >= 0 (input_p <= 16), and whether a / 2^input_p < 8 (else 0). */
 static int64_t tanh_q40(int64_t a, int input_p, int *in_range) {
     uint64_t w = (uint64_t)a << (TANH_V_BITS + TANH_SEGMENT_BITS - input_p);

@@ -44,6 +44,9 @@
  * exact value: to odd at 53 bits keeps every mode's rounding at p <= 51 bits (Boldo and Melquiond, "Emulation
  * of FMA and correctly rounded sums: proved algorithms using rounding to odd", 2008). Not with E > 8, whose
  * products can overflow double.
+ * Stochastic rounding (formats of up to 16 bits) adds random bits to the first cut bits of that double, which
+ * are the exact value's, overflows like nearest (to infinity in the IEEE style), and its functions take a
+ * counter (SR_PARAM, common/rounding.c).
  */
 #include <stdint.h>
 
@@ -73,6 +76,11 @@
 #define NEAREST_EVEN (BYODT_ROUNDING == BYODT_ROUNDING_NEAREST_EVEN)
 #if !NEAREST_EVEN && MF_EXP_BITS > 8
 #error "minifloat.c rounds other than to nearest even only with MF_EXP_BITS <= 8 (products exact in double)"
+#endif
+/* Stochastic rounding reads the first BYODT_SR_BITS (<= 16) cut bits, exact in every result when p <= 14:
+   the square root's 30 bits are the shortest. */
+#if defined(BYODT_ROUNDING_STOCHASTIC) && BYODT_ROUNDING == BYODT_ROUNDING_STOCHASTIC && (MF_UNSIGNED ? 0 : 1) + MF_EXP_BITS + MF_FRAC_BITS > 16
+#error "minifloat.c rounds stochastically only formats of up to 16 bits"
 #endif
 
 #define E MF_EXP_BITS
@@ -186,7 +194,7 @@ static double to_double(T a) {
 static uint32_t overflowed(int negative) {
 #if MF_SPECIALS == MF_SPECIALS_IEEE
     int away = BYODT_ROUNDING == BYODT_ROUNDING_NEAREST_EVEN || BYODT_ROUNDING == BYODT_ROUNDING_NEAREST_AWAY
-        || (BYODT_ROUNDING == BYODT_ROUNDING_UP && !negative) || (BYODT_ROUNDING == BYODT_ROUNDING_DOWN && negative);
+        || BYODT_ROUNDING == BYODT_ROUNDING_STOCHASTIC || (BYODT_ROUNDING == BYODT_ROUNDING_UP && !negative) || (BYODT_ROUNDING == BYODT_ROUNDING_DOWN && negative);
     return away ? INFINITY_BITS : LARGEST_BITS;
 #else
     (void)negative;
@@ -201,19 +209,20 @@ static uint32_t overflowed(int negative) {
  * exponent, and a carry out of the largest exponent land beyond the largest finite encoding, where it overflows.
  * Without subnormals (E8M0) everything below the smallest value 2^-BIAS rounds to it.
  */
-static T from_double(double x) {
+static T from_double(double x SR_PARAM) {
     uint64_t u = bits_of(x);
     uint64_t magnitude = u & 0x7fffffffffffffffULL;
     int negative = (int)(u >> 63);
     int exponent = (int)(magnitude >> 52) - 1023;      /* double subnormals are far below the format's range */
     uint64_t significand = (magnitude & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
     int normal = exponent >= MIN_EXPONENT + M;
-    int shift = 52 - M + (normal ? 0 : MIN_EXPONENT + M - exponent);
-    shift = shift > 60 ? 60 : shift;
+    int exact_shift = 52 - M + (normal ? 0 : MIN_EXPONENT + M - exponent);
+    int shift = exact_shift > 60 ? 60 : exact_shift;
     uint64_t kept = significand >> shift;
     uint64_t rest = significand & (((uint64_t)1 << shift) - 1);
     uint64_t half = (uint64_t)1 << (shift - 1);
-    kept += rounding_increment((uint32_t)kept & 1, rest >= half, (rest & (half - 1)) != 0, (uint32_t)negative);
+    kept += rounding_increment((uint32_t)kept & 1, rest >= half, (rest & (half - 1)) != 0, (uint32_t)negative,
+                               first_cut_bits(significand, exact_shift), SR_RANDOM);
     int64_t encoded = normal ? ((int64_t)(exponent + BIAS - 1) << M) + (int64_t)kept : SUBNORMALS ? (int64_t)kept : 0;
     encoded = magnitude == 0 ? 0 : encoded;
     encoded = encoded > LARGEST_BITS ? overflowed(negative) : encoded;
@@ -331,7 +340,7 @@ static uint64_t isqrt(uint64_t v) {
  * floor(sqrt(m)) has 30 or 31 bits (>= M + 3), and a sticky bit for an inexact root; that, as a double, rounds
  * once to the correct result.
  */
-static T sqrt_format(T a) {
+static T sqrt_format(T a SR_PARAM) {
     uint64_t m = significand_of(a);
     int e = exponent_of(a);
     int leading = 63 - __builtin_clzll(m | 1);
@@ -341,7 +350,7 @@ static T sqrt_format(T a) {
     uint64_t root = isqrt(scaled);
     uint64_t inexact = root * root != scaled;
     double y = (double)((root << 1) | inexact) * pow2((e - scale) / 2 - 1);
-    T result = from_double(y);
+    T result = from_double(y SR_ARG);
     result = is_zero(a) || (a == INFINITY_BITS) ? a : result;              /* sqrt(+-0) = +-0, sqrt(inf) = inf */
     return (a & SIGN_BIT) && !is_zero(a) ? (T)NAN_BITS : is_nan(a) ? (T)NAN_BITS : result;
 }
@@ -423,10 +432,10 @@ static int ordered(T a, T b) { return !is_nan(a) && !is_nan(b); }
 /* ---- the library ---- */
 
 #if !NEAREST_EVEN
-EXPORT T FN(add)(T a, T b) { return from_double(sum_to_odd(to_double(a), to_double(b))); }
-EXPORT T FN(sub)(T a, T b) { return from_double(sum_to_odd(to_double(a), -to_double(b))); }
-EXPORT T FN(mul)(T a, T b) { return from_double(to_double(a) * to_double(b)); }     /* exact: p <= 26, E <= 8 */
-EXPORT T FN(div)(T a, T b) { return from_double(quotient_to_odd(a, b)); }
+EXPORT T FN(add)(T a, T b SR_PARAM) { return from_double(sum_to_odd(to_double(a), to_double(b)) SR_ARG); }
+EXPORT T FN(sub)(T a, T b SR_PARAM) { return from_double(sum_to_odd(to_double(a), -to_double(b)) SR_ARG); }
+EXPORT T FN(mul)(T a, T b SR_PARAM) { return from_double(to_double(a) * to_double(b) SR_ARG); } /* exact: p <= 26, E <= 8 */
+EXPORT T FN(div)(T a, T b SR_PARAM) { return from_double(quotient_to_odd(a, b) SR_ARG); }
 #elif MF_VIA_FLOAT
 EXPORT T FN(add)(T a, T b) { return from_float(to_float(a) + to_float(b)); }
 EXPORT T FN(sub)(T a, T b) { return from_float(to_float(a) - to_float(b)); }
@@ -445,11 +454,11 @@ EXPORT T FN(max)(T a, T b) { return is_nan(a) || is_nan(b) ? (T)NAN_BITS : order
 EXPORT T FN(neg)(T a) { return negated(a); }
 /* Clears the sign bit, except that FNUZ's NaN (the -0 pattern) stays NaN. */
 EXPORT T FN(abs)(T a) { return MF_SPECIALS == MF_SPECIALS_FNUZ && is_nan(a) ? a : (T)(a & MAGNITUDE_MASK); }
-EXPORT T FN(sqrt)(T a) { return sqrt_format(a); }
+EXPORT T FN(sqrt)(T a SR_PARAM) { return sqrt_format(a SR_ARG); }
 
 /* The functions computed in double and rounded once (common/double_math.c); floor, ceil and round are exact. */
 #define EXACT_DOUBLE(a) to_double(a)
-#define ROUNDED(y) from_double(y)
+#define ROUNDED(y) from_double(y SR_ARG)
 EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)
 THROUGH_DOUBLE(log)
 THROUGH_DOUBLE(tanh)
@@ -470,12 +479,12 @@ EXPORT T FN(from_f32)(float x) { return from_float(x); }
 /* The canonical float32 NaN for every NaN, as through double. */
 EXPORT float FN(to_f32)(T a) { return is_nan(a) ? f32_of(0x7fc00000u) : to_float(a); }
 #else
-EXPORT T FN(from_f32)(float x) { return from_double(x); }
+EXPORT T FN(from_f32)(float x SR_PARAM) { return from_double(x SR_ARG); }
 /* Exact when E <= 8 and M <= 23; otherwise one rounding of the exact value. */
 EXPORT float FN(to_f32)(T a) { return (float)to_double(a); }
 #endif
-EXPORT T FN(from_f64)(double x) { return from_double(x); }
-EXPORT T FN(from_i32)(int32_t x) { return from_double(x); }
+EXPORT T FN(from_f64)(double x SR_PARAM) { return from_double(x SR_ARG); }
+EXPORT T FN(from_i32)(int32_t x SR_PARAM) { return from_double(x SR_ARG); }
 /* Truncation toward zero, saturating at the int32 range; NaN gives 0. */
 EXPORT int32_t FN(to_i32)(T a) {
     double x = clamp_d(to_double(a), -2147483648.0, 2147483647.0);
@@ -559,7 +568,7 @@ EXPORT void FN(acc_add)(uint64_t *acc, T a) {
  * a 53-bit integer that is exactly a double, and rounding that to the format (at most 26 bits of precision)
  * gives the same result as rounding the exact value.
  */
-EXPORT T FN(acc_round)(const uint64_t *acc) {
+EXPORT T FN(acc_round)(const uint64_t *acc SR_PARAM) {
     uint64_t flags = acc[ACC_WORDS - 1] & FLAGS;
     uint64_t words[ACC_WORDS];
     for (int i = 0; i < ACC_WORDS; i++) words[i] = acc[i];
@@ -587,7 +596,7 @@ EXPORT T FN(acc_round)(const uint64_t *acc) {
     /* 2^(low - F) as two factors, each within double's normal range. */
     int scale = low - ACC_FRACTION_BITS;
     double value = (double)(int64_t)window * pow2(scale / 2) * pow2(scale - scale / 2);
-    T result = from_double(negative ? -value : value);
+    T result = from_double((negative ? -value : value) SR_ARG);
     result = flags & FLAG_PLUS_INF ? (T)INFINITY_BITS : result;
     result = flags & FLAG_MINUS_INF ? (T)(SIGN_BIT | INFINITY_BITS) : result;
     int nan = (flags & FLAG_NAN) || ((flags & FLAG_PLUS_INF) && (flags & FLAG_MINUS_INF));

@@ -14,7 +14,8 @@
  * -DBYODT_ROUNDING=BYODT_ROUNDING_<mode> (common/rounding.c) rounds that bit string in another way instead: ties
  * away from zero, toward zero, up, down or to odd (the last bit of the pattern set when inexact), keeping the
  * standard's two rules at the ends (no 0, no NaR) in every mode; those modes use the exact integer arithmetic
- * for every operation and from_double for conversions from float32.
+ * for every operation and from_double for conversions from float32. Stochastic rounding (posits of up to 16
+ * bits) adds random bits to the first cut bits of that string, and its functions take a counter (SR_PARAM).
  *
  * Arithmetic, each exact (correctly rounded); the aim is narrow vector lanes (16-bit ones for N <= 8, else 32-bit):
  * - N <= 8 (not on RISC-V with float hardware), add, sub and mul in 16-bit integer operations only (small_add,
@@ -83,6 +84,11 @@ typedef int32_t posit_signed;
 #endif
 #if !POSIT_INTEGER_ARITHMETIC && BYODT_ROUNDING != BYODT_ROUNDING_NEAREST_EVEN
 #error "posit.c rounds other than to nearest even only with its integer arithmetic"
+#endif
+/* Stochastic rounding reads the first BYODT_SR_BITS (<= 16) cut bits of encode_fraction's 32-bit string, which
+   holds 33 - N of them, every one exact for N <= 16 (the adder keeps 16 exact bits below posit16's significand). */
+#if defined(BYODT_ROUNDING_STOCHASTIC) && BYODT_ROUNDING == BYODT_ROUNDING_STOCHASTIC && N > 16
+#error "posit.c rounds stochastically only posits of up to 16 bits"
 #endif
 /* The significand bits (hidden bit included) of the most precise posits: N - 2 - ES, at least 1. */
 #define MAX_SIGNIFICAND_BITS (N - 2 - ES > 1 ? N - 2 - ES : 1)
@@ -186,7 +192,7 @@ INLINE unpacked decode(int32_t p) {
  * below the fraction's last bit (or that value rounded in the BYODT_ROUNDING mode). Returns the sign-extended pattern. 32-bit operations only, so that a vector
  * holds as many lanes as it holds posits.
  */
-INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fraction, uint32_t sticky) {
+INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fraction, uint32_t sticky SR_PARAM) {
     int32_t regime = scale >> ES; /* floor division */
     /* The magnitude's bit string from its top bit: regime r >= 0 is "10" shifted right arithmetically by r
        (r + 1 ones, a zero), r < 0 is "01" shifted right by -r - 1 (-r zeros, a one); the exponent and the
@@ -207,7 +213,8 @@ INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fracti
     uint32_t dropped = (string << shift) != word;
     uint32_t rest = ((string & ((1u << (cut - 1)) - 1)) != 0) | dropped | ((fraction << (30 - ES)) != 0) | sticky;
     /* At most 2^(N-1): no overflow. */
-    magnitude += rounding_increment(magnitude & 1, guard, rest != 0, negative);
+    /* Stochastic rounding's first cut bits are the string's (posits of up to 16 bits: 17 of them or more). */
+    magnitude += rounding_increment(magnitude & 1, guard, rest != 0, negative, first_cut_bits(string, cut), SR_RANDOM);
     magnitude = magnitude < 1 ? 1 : magnitude > (uint32_t)MAXPOS_PATTERN ? (uint32_t)MAXPOS_PATTERN : magnitude;
     return negative ? -(int32_t)magnitude : (int32_t)magnitude;
 }
@@ -216,18 +223,18 @@ INLINE int32_t encode_fraction(uint32_t negative, int32_t scale, uint32_t fracti
  * The posit nearest to (-1)^negative * significand * 2^(scale - 63) (significand in [2^63, 2^64)) plus,
  * when sticky is 1, a positive amount below the significand's last bit.
  */
-INLINE int32_t encode(uint32_t negative, int32_t scale, u64 significand, u64 sticky) {
+INLINE int32_t encode(uint32_t negative, int32_t scale, u64 significand, u64 sticky SR_PARAM) {
     /* Posits have at most 30 significand bits: 32 fraction bits round them, the rest only has to be nonzero. */
     uint32_t rest = ((significand << 33) != 0) | (uint32_t)sticky;
-    return encode_fraction(negative, scale, (uint32_t)(significand >> 31), rest);
+    return encode_fraction(negative, scale, (uint32_t)(significand >> 31), rest SR_ARG);
 }
 
 /* The posit nearest to a double; +-0 -> 0, +-inf and NaN -> NaR. */
-INLINE int32_t from_double(double x) {
+INLINE int32_t from_double(double x SR_PARAM) {
     u64 b = bits_of(x);
     int32_t biased = (int32_t)((b >> 52) & 0x7ff);
     /* A subnormal double is below every posit's minPos, so its scale only has to be below -MAX_SCALE. */
-    int32_t p = encode((uint32_t)(b >> 63), biased - 1023, ((u64)1 << 63) | ((b << 12) >> 1), 0);
+    int32_t p = encode((uint32_t)(b >> 63), biased - 1023, ((u64)1 << 63) | ((b << 12) >> 1), 0 SR_ARG);
     p = biased == 0x7ff ? NAR_PATTERN : p;
     return (b << 1) == 0 ? 0 : p;
 }
@@ -508,7 +515,7 @@ INLINE posit_signed small_add(posit_signed a, posit_signed b) {
 
 /* ---- exact integer arithmetic (N > 16, or where double is not available) ---- */
 
-INLINE int32_t integer_mul(int32_t a, int32_t b) {
+INLINE int32_t integer_mul(int32_t a, int32_t b SR_PARAM) {
     unpacked x = decode(a), y = decode(b);
     /* The product's halves, in [2^62, 2^64) together, so that the rest is 32-bit work (a vector holds as many
        lanes as it holds posits); the low half is a plain 32-bit multiply. */
@@ -517,7 +524,7 @@ INLINE int32_t integer_mul(int32_t a, int32_t b) {
     uint32_t carry = 2 - drop;
     uint32_t fraction = (high << drop) | (low >> (32 - drop));
     uint32_t sticky = (low << drop) != 0;
-    int32_t p = encode_fraction(x.negative ^ y.negative, x.scale + y.scale + (int32_t)carry, fraction, sticky);
+    int32_t p = encode_fraction(x.negative ^ y.negative, x.scale + y.scale + (int32_t)carry, fraction, sticky SR_ARG);
     p = ((a == 0) | (b == 0)) ? 0 : p;
     return (is_nar(a) | is_nar(b)) ? NAR_PATTERN : p;
 }
@@ -542,7 +549,7 @@ typedef u64 adder_word;
  * sum at least 2^(ADDER_BITS - 3): it keeps ADDER_BITS - 2 >= MAX_SIGNIFICAND_BITS + 1 exact bits, a posit's
  * significand and its rounding bit, and a sticky bit stands for the dropped ones.
  */
-INLINE int32_t integer_add(int32_t a, int32_t b) {
+INLINE int32_t integer_add(int32_t a, int32_t b SR_PARAM) {
     /* Posit magnitudes order like the magnitudes of their patterns: make x the larger one. */
     uint32_t abs_a = a < 0 ? 0u - (uint32_t)a : (uint32_t)a, abs_b = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
     int32_t swap = abs_b > abs_a;
@@ -570,7 +577,7 @@ INLINE int32_t integer_add(int32_t a, int32_t b) {
     uint32_t fraction = (uint32_t)(normalized >> 32);
     sticky |= (uint32_t)normalized != 0;
 #endif
-    int32_t p = encode_fraction(x.negative, x.scale + 1 - lead, fraction, sticky);
+    int32_t p = encode_fraction(x.negative, x.scale + 1 - lead, fraction, sticky SR_ARG);
     p = sum == 0 ? 0 : p;
     p = big == 0 ? 0 : p;
     /* NaR's magnitude pattern is the largest: if either is NaR, big is. */
@@ -591,17 +598,17 @@ INLINE u64 divide_shifted(uint32_t numerator, uint32_t divisor, u64 *inexact) {
     return quotient;
 }
 
-INLINE int32_t integer_div(int32_t a, int32_t b) {
+INLINE int32_t integer_div(int32_t a, int32_t b SR_PARAM) {
     unpacked x = decode(a), y = decode(b);
     u64 inexact;
     u64 quotient = divide_shifted(x.significand, y.significand, &inexact); /* in (2^31, 2^33) */
     int lead = clz64(quotient);
-    int32_t p = encode(x.negative ^ y.negative, x.scale - y.scale + 31 - lead, quotient << lead, inexact);
+    int32_t p = encode(x.negative ^ y.negative, x.scale - y.scale + 31 - lead, quotient << lead, inexact SR_ARG);
     p = a == 0 ? 0 : p;
     return (is_nar(a) | is_nar(b) | (b == 0)) ? NAR_PATTERN : p;
 }
 
-INLINE int32_t integer_sqrt(int32_t a) {
+INLINE int32_t integer_sqrt(int32_t a SR_PARAM) {
     unpacked x = decode(a);
     /* sqrt(s 2^(e-31)) = sqrt(s 2^(31 + (e & 1))) 2^(floor(e/2) - 31): a 32-bit integer root. */
     u64 radicand = (u64)x.significand << (31 + (x.scale & 1));
@@ -614,17 +621,17 @@ INLINE int32_t integer_sqrt(int32_t a) {
         remainder -= fits ? trial : 0;
         root = (root << 1) | fits;
     }
-    int32_t p = encode(0, x.scale >> 1, root << 32, remainder != 0);
+    int32_t p = encode(0, x.scale >> 1, root << 32, remainder != 0 SR_ARG);
     p = a == 0 ? 0 : p;
     return a < 0 ? NAR_PATTERN : p; /* negative arguments and NaR */
 }
 
 /* ---- the exported functions ---- */
 
-API posit_storage FN(from_f64)(double x) { return (posit_storage)from_double(x); }
+API posit_storage FN(from_f64)(double x SR_PARAM) { return (posit_storage)from_double(x SR_ARG); }
 #if FLOAT_CONVERSIONS
 #if BYODT_ROUNDING != BYODT_ROUNDING_NEAREST_EVEN
-API posit_storage FN(from_f32)(float x) { return (posit_storage)from_double((double)x); }
+API posit_storage FN(from_f32)(float x SR_PARAM) { return (posit_storage)from_double((double)x SR_ARG); }
 #else
 API posit_storage FN(from_f32)(float x) { return (posit_storage)from_float_bits(bits_of_float(x)); }
 #endif
@@ -633,16 +640,16 @@ API float FN(to_f32)(posit_storage storage) {
     return is_nar(p) ? float_of_bits(0x7fc00000u) : float_of_real(p);
 }
 #else
-API posit_storage FN(from_f32)(float x) { return (posit_storage)from_double((double)x); }
+API posit_storage FN(from_f32)(float x SR_PARAM) { return (posit_storage)from_double((double)x SR_ARG); }
 API float FN(to_f32)(posit_storage p) { return (float)to_double(pattern_of(p)); }
 #endif
 API double FN(to_f64)(posit_storage p) { return to_double(pattern_of(p)); }
 
-API posit_storage FN(from_i32)(int32_t i) {
+API posit_storage FN(from_i32)(int32_t i SR_PARAM) {
     uint32_t negative = (uint32_t)i >> 31;
     u64 magnitude = negative ? (u64)(-(i64)i) : (u64)i;
     int lead = clz64(magnitude);
-    int32_t p = encode(negative, 63 - lead, magnitude << (lead & 63), 0);
+    int32_t p = encode(negative, 63 - lead, magnitude << (lead & 63), 0 SR_ARG);
     return (posit_storage)(i == 0 ? 0 : p);
 }
 
@@ -673,22 +680,22 @@ API posit_storage FN(abs)(posit_storage a) {
     return (posit_storage)(p < 0 ? negate(p) : p);
 }
 
-API posit_storage FN(add)(posit_storage a, posit_storage b) {
+API posit_storage FN(add)(posit_storage a, posit_storage b SR_PARAM) {
 #if SMALL_ARITHMETIC
     return (posit_storage)small_add((posit_signed)a, (posit_signed)b);
 #elif FLOAT_ADD
     return (posit_storage)float_add(pattern_of(a), pattern_of(b));
 #else
-    return (posit_storage)integer_add(pattern_of(a), pattern_of(b));
+    return (posit_storage)integer_add(pattern_of(a), pattern_of(b) SR_ARG);
 #endif
 }
 
-API posit_storage FN(sub)(posit_storage a, posit_storage b) {
+API posit_storage FN(sub)(posit_storage a, posit_storage b SR_PARAM) {
     /* a - b = a + (-b) exactly, and -NaR = NaR. */
-    return FN(add)(a, FN(neg)(b));
+    return FN(add)(a, FN(neg)(b) SR_ARG);
 }
 
-API posit_storage FN(mul)(posit_storage a, posit_storage b) {
+API posit_storage FN(mul)(posit_storage a, posit_storage b SR_PARAM) {
 #if SMALL_ARITHMETIC
     return (posit_storage)small_mul((posit_signed)a, (posit_signed)b);
 #elif FLOAT_MUL
@@ -696,24 +703,24 @@ API posit_storage FN(mul)(posit_storage a, posit_storage b) {
 #elif DOUBLE_ARITHMETIC
     return (posit_storage)from_double(to_double(pattern_of(a)) * to_double(pattern_of(b)));
 #else
-    return (posit_storage)integer_mul(pattern_of(a), pattern_of(b));
+    return (posit_storage)integer_mul(pattern_of(a), pattern_of(b) SR_ARG);
 #endif
 }
 
-API posit_storage FN(div)(posit_storage a, posit_storage b) {
+API posit_storage FN(div)(posit_storage a, posit_storage b SR_PARAM) {
 #if DOUBLE_ARITHMETIC
     /* x/0 is +-inf or NaN in double, both NaR. */
     return (posit_storage)from_double(to_double(pattern_of(a)) / to_double(pattern_of(b)));
 #else
-    return (posit_storage)integer_div(pattern_of(a), pattern_of(b));
+    return (posit_storage)integer_div(pattern_of(a), pattern_of(b) SR_ARG);
 #endif
 }
 
-API posit_storage FN(sqrt)(posit_storage a) {
+API posit_storage FN(sqrt)(posit_storage a SR_PARAM) {
 #if DOUBLE_ARITHMETIC
     return (posit_storage)from_double(__builtin_elementwise_sqrt(to_double(pattern_of(a))));
 #else
-    return (posit_storage)integer_sqrt(pattern_of(a));
+    return (posit_storage)integer_sqrt(pattern_of(a) SR_ARG);
 #endif
 }
 
@@ -743,16 +750,16 @@ API posit_storage FN(lowest)(void) { return (posit_storage)(-MAXPOS_PATTERN); }
 #define EXPORT API
 typedef posit_storage T;
 #define EXACT_DOUBLE(a) to_double(pattern_of(a))
-#define ROUNDED(y) ((posit_storage)from_double(y))
+#define ROUNDED(y) ((posit_storage)from_double(y SR_ARG))
 EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE)
 THROUGH_DOUBLE(tanh)
 THROUGH_DOUBLE(sigmoid)
 ROUNDINGS(THROUGH_DOUBLE)
 
-API posit_storage FN(log)(posit_storage a) {
+API posit_storage FN(log)(posit_storage a SR_PARAM) {
     int32_t p = pattern_of(a);
     double result = log_d(p > 0 ? to_double(p) : 1.0);
-    return (posit_storage)(p > 0 ? from_double(result) : NAR_PATTERN); /* log 0 = -inf, log of x < 0 or NaR */
+    return (posit_storage)(p > 0 ? from_double(result SR_ARG) : NAR_PATTERN); /* log 0 = -inf, log of x < 0 or NaR */
 }
 
 /*
@@ -763,7 +770,7 @@ API posit_storage FN(log)(posit_storage a) {
  * value rounds right: an integer y up to 1024 multiplies by repeated squaring (exact whenever the result fits
  * in a double), and otherwise x = 2^e m gives x^y = 2^(y e + y log2 m), exact for powers of two.
  */
-API posit_storage FN(pow)(posit_storage a, posit_storage b) {
+API posit_storage FN(pow)(posit_storage a, posit_storage b SR_PARAM) {
     int32_t pa = pattern_of(a), pb = pattern_of(b);
     double x = to_double(pa), y = to_double(pb);
     double ax = abs_d(x), ay = abs_d(y);
@@ -792,10 +799,10 @@ API posit_storage FN(pow)(posit_storage a, posit_storage b) {
     double magnitude = is_integer & (ay <= 1024) ? power : general;
     /* x^y of a nonzero x is a finite nonzero real: double's overflow means maxPos, its underflow minPos. */
     magnitude = magnitude == 0 ? 0x1p-1022 : magnitude > 0x1p1000 ? 0x1p1000 : magnitude;
-    int32_t result = from_double((odd & (x < 0)) ? -magnitude : magnitude);
+    int32_t result = from_double(((odd & (x < 0)) ? -magnitude : magnitude) SR_ARG);
     result = x < 0 && !is_integer ? NAR_PATTERN : result;
     result = pa == 0 ? (pb < 0 ? NAR_PATTERN : 0) : result;
-    result = pb == 0 || x == 1.0 ? from_double(1.0) : result;
+    result = pb == 0 || x == 1.0 ? from_double(1.0 SR_ARG) : result;
     return (posit_storage)((is_nar(pa) | is_nar(pb)) ? NAR_PATTERN : result);
 }
 
@@ -845,7 +852,7 @@ API void FN(acc_add)(uint64_t *acc, posit_storage a) {
 }
 
 /* The quire rounded once. Its two top bits differ only for NaR (or after an overflow of the carry bits). */
-API posit_storage FN(acc_round)(const uint64_t *acc) {
+API posit_storage FN(acc_round)(const uint64_t *acc SR_PARAM) {
     uint32_t negative = (uint32_t)(acc[ACC_WORDS - 1] >> 63);
     uint32_t next = (uint32_t)(acc[ACC_WORDS - 1] >> 62) & 1;
     u64 flip = negative ? ~(u64)0 : 0;
@@ -868,7 +875,7 @@ API posit_storage FN(acc_round)(const uint64_t *acc) {
     u64 sticky = lead == 0 ? below != 0 : (below << lead) != 0;
     for (int i = 0; i < ACC_WORDS; i++) sticky |= (i < safe_top - 1) & (magnitude[i] != 0);
     int32_t scale = safe_top * 64 + 63 - lead + ACC_LSB_SCALE;
-    int32_t p = encode(negative, scale, significand, sticky);
+    int32_t p = encode(negative, scale, significand, sticky SR_ARG);
     p = top < 0 ? 0 : p;
     return (posit_storage)(negative != next ? NAR_PATTERN : p);
 }

@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.reference.BlockReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
 import dev.byodt.compiler.dtype.reference.Rational;
+import dev.byodt.runtime.ByodtException;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -42,6 +44,24 @@ class BlockQuantizationTest {
             }
         }
         System.out.println("BlockQuantizationTest: " + blocks + " blocks checked against the exact reference");
+    }
+
+    /** Elements rounded in --rounding's other deterministic modes, as the reference rounds in them; not stochastically. */
+    @Test
+    void elementsRoundInEveryDeterministicMode() {
+        for (String spelling : List.of("mxfp8e4m3", "mxfp6e2m3", "mxint8", "nvfp4")) {
+            BlockDatatypeName name = DatatypeName.parseBlock(spelling).orElseThrow();
+            for (RoundingMode mode : List.of(RoundingMode.NEAREST_AWAY, RoundingMode.TOWARD_ZERO, RoundingMode.UP, RoundingMode.DOWN, RoundingMode.ODD)) {
+                BlockFormat format = BlockFormat.resolve(name, REGISTRY).withElementRounding(mode.optionName());
+                BlockReference reference = new BlockReference(VALUES.get(name.element().toString()), VALUES.get(name.scale().toString()),
+                    name.rule().optionName(), mode);
+                // The edge tensor and 8 seeded ones: each mode's steps, cheaply.
+                for (float[] tensor : tensors(name, format).subList(0, 9)) checkTensor(name, format, reference, tensor);
+            }
+            ByodtException stochastic = assertThrows(ByodtException.class,
+                () -> BlockFormat.resolve(name, REGISTRY).withElementRounding("stochastic"));
+            assertEquals("block datatype " + name + ": its elements round in the deterministic --rounding modes, not stochastic", stochastic.getMessage());
+        }
     }
 
     @Test

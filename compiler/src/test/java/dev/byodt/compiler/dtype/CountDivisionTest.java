@@ -32,7 +32,7 @@ class CountDivisionTest {
         DatatypeChoice choice = DatatypeChoice.float32().withDatatype(name);
         DatatypeInstance instance = choice.registry().instance(name, choice.options());
         return new RegisteredDatatype(instance, choice.accumulationOf(instance), LoweringTarget.ANY, Optional.empty(),
-            new LoweringLog(), (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage()));
+            new LoweringLog(), (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage(), 0));
     }
 
     /** {@code op} lowered by {@code d}, the value local's lowered form {@code value}. */

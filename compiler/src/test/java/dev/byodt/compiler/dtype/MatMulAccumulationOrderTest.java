@@ -20,6 +20,8 @@ import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.util.List;
 import java.util.Map;
@@ -40,6 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
  * the plain way (loops i, j, k around one scalar accumulator) compiled in the same datatype and mode.
  * A broadcasts a batch of 2 against B's batch of 3: A is [2, 1, M, K], B [3, K, N], Y [2, 3, M, N].
  */
+@Execution(ExecutionMode.CONCURRENT)
 class MatMulAccumulationOrderTest {
     static final int BATCH_A = 2, BATCH_B = 3, M = 5, K = 37, N = 19;
     private static final long[] A_SHAPE = {BATCH_A, 1, M, K}, B_SHAPE = {BATCH_B, K, N}, Y_SHAPE = {BATCH_A, BATCH_B, M, N};

@@ -77,6 +77,6 @@ class RoundedFloat32AccumulationTest {
         DatatypeChoice choice = DatatypeChoice.float32().withDatatype(name);
         DatatypeInstance instance = choice.registry().instance(name, choice.options());
         return new RegisteredDatatype(instance, AccumulationMode.DTYPE, target, Optional.empty(), new LoweringLog(),
-            (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage()));
+            (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage(), 0));
     }
 }

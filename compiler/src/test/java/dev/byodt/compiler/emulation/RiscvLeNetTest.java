@@ -12,7 +12,6 @@ import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.IdxReader;
-import dev.byodt.runtime.LabeledImages;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -23,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -40,6 +40,28 @@ class RiscvLeNetTest {
     private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));
     private static final int IMAGES = 4;
 
+    /**
+     * The host's logits by datatype and accumulation, computed once: the targets in one datatype compare with the
+     * same host model, so the cases share its compilation.
+     */
+    private static final Map<String, float[]> HOST_LOGITS = new ConcurrentHashMap<>();
+
+    /** The model, loaded for each compilation: compiling may annotate the graph, and cases run concurrently. */
+    private static Graph graph() {
+        return OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{IMAGES, 1, 28, 28}));
+    }
+
+    private static Tensor images() {
+        return IdxReader.readTestSet(MODELS.resolve("fashion-mnist-sample"), IMAGES).images();
+    }
+
+    private static float[] hostLogits(String datatype, String accumulate) {
+        try (CompiledModule compiled = Compiler.compile(graph(), CompileOptions.host().withDatatypes(choice(datatype, accumulate)));
+             HostModel model = Compiler.jit(compiled)) {
+            return model.run(List.of(images())).getFirst().toFloatArray();
+        }
+    }
+
     private static DatatypeChoice choice(String datatype, String accumulate) {
         return DatatypeChoice.float32().withDatatype(datatype).withAccumulation(AccumulationMode.parse(accumulate));
     }
@@ -52,23 +74,17 @@ class RiscvLeNetTest {
         "fxp16_13, riscv64p, dtype", "fxp16_13, riscv64p, exact", "fxp16_13, riscv32p, exact",
         "fxp8_4, riscv64p, dtype", "fxp8_4, riscv64p, exact", "fxp8_4, riscv32p, exact", "fxp16_13, riscv32p, dtype", "fxp8_4, riscv32p, dtype"})
     void logitsOnRiscvMatchTheHost(String datatype, String targetName, String accumulate) {
-        Graph graph = OnnxLoader.load(MODELS.resolve("lenet5-fashion.onnx"), Map.of("image", new long[]{IMAGES, 1, 28, 28}));
-        LabeledImages data = IdxReader.readTestSet(MODELS.resolve("fashion-mnist-sample"), IMAGES);
-        Tensor images = data.images();
-        float[] riscv, host;
+        float[] riscv;
         Target target = Targets.named(targetName);
-        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withTarget(target).withDatatypes(choice(datatype, accumulate)));
+        try (CompiledModule compiled = Compiler.compile(graph(), CompileOptions.host().withTarget(target).withDatatypes(choice(datatype, accumulate)));
              EmulatedModel model = EmulatedModel.build(compiled, Emulator.forTarget(target, Duration.ofMinutes(2)),
                  new Emitter())) {
             if (target.extension().isPresent()) {
                 assertTrue(compiled.printIr().contains(".insn r "), "no P instruction in the code: the comparison checks nothing of P");
             }
-            riscv = model.run(List.of(images)).getFirst().toFloatArray();
+            riscv = model.run(List.of(images())).getFirst().toFloatArray();
         }
-        try (CompiledModule compiled = Compiler.compile(graph, CompileOptions.host().withDatatypes(choice(datatype, accumulate)));
-             HostModel model = Compiler.jit(compiled)) {
-            host = model.run(List.of(images)).getFirst().toFloatArray();
-        }
+        float[] host = HOST_LOGITS.computeIfAbsent(datatype + " --accumulate " + accumulate, key -> hostLogits(datatype, accumulate));
         assertEquals(IMAGES * 10, riscv.length);
         if (!datatype.equals("float32")) {
             assertArrayEquals(host, riscv, "fixed point, posits and minifloats are exactly rounded: the same bits on every target");

@@ -18,6 +18,8 @@ import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.util.List;
 import java.util.Map;
@@ -31,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * ({@link Hyperbolic}), on the host and with the host's P model, and the code calls no such function: the
  * table served every value.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class FunctionTablesTest {
     @ParameterizedTest(name = "{0} in {1} {2}")
     @CsvSource({"Tanh, fxp16_13, ''", "Sigmoid, fxp16_13, ''", "Exp, fxp16_13, ''", "Tanh, fxp16_15, rounding=truncate",

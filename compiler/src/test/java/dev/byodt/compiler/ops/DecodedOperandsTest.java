@@ -1,5 +1,6 @@
 package dev.byodt.compiler.ops;
 
+import dev.byodt.compiler.CasesInTurn;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
@@ -22,6 +23,7 @@ import dev.byodt.compiler.lower.DecodedOperands;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,7 +47,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link TunedSchedulesTest}'s cases (run-time and constant operands, padded planes) against its operator's
  * reference nest compiled under an operator name the pass leaves alone, so that each of its products calls
  * to_f32 on both operands. float16's to_f32 is inline code rather than a call, so its weights are decoded as
- * the kernel runs rather than at compile time.
+ * the kernel runs rather than at compile time. By default each case runs in one datatype and accumulation,
+ * taken in turn (every one is run, each by two cases); -Pexhaustive runs every other pairing.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DecodedOperandsTest {
@@ -53,15 +56,34 @@ class DecodedOperandsTest {
     /** The datatypes whose dtype sums run in float32 registers; the others' add and mul take no decoded operands. */
     private static final String[] DTYPE_SUMS = {"bfloat16", "custom[fp8e4m3]8"};
 
-    static Stream<Arguments> cases() {
-        return TunedSchedulesTest.CASES.stream().flatMap(c -> Stream.concat(
-            Arrays.stream(FLOAT32_SUMS).map(d -> Arguments.of(c, d, AccumulationMode.FLOAT32)),
-            Arrays.stream(DTYPE_SUMS).map(d -> Arguments.of(c, d, AccumulationMode.DTYPE))));
+    /** Each datatype with the accumulation that decodes its operands. */
+    private static List<Object[]> datatypesAndAccumulations() {
+        return Stream.concat(Arrays.stream(FLOAT32_SUMS).map(d -> new Object[]{d, AccumulationMode.FLOAT32}),
+            Arrays.stream(DTYPE_SUMS).map(d -> new Object[]{d, AccumulationMode.DTYPE})).toList();
+    }
+
+    static Stream<Arguments> eachCaseInOneDatatype() {
+        return CasesInTurn.eachCaseInOneVariant(TunedSchedulesTest.CASES, datatypesAndAccumulations());
+    }
+
+    static Stream<Arguments> everyOtherDatatype() {
+        return CasesInTurn.everyOtherPairing(TunedSchedulesTest.CASES, datatypesAndAccumulations());
     }
 
     @ParameterizedTest(name = "{0} in {1}, accumulate {2}")
-    @MethodSource("cases")
+    @MethodSource("eachCaseInOneDatatype")
     void decodedOnceGivesTheBitsOfDecodingPerProduct(TunedSchedulesTest.Case c, String datatype, AccumulationMode mode) {
+        checkAgainstDecodingPerProduct(c, datatype, mode);
+    }
+
+    @Tag("exhaustive")
+    @ParameterizedTest(name = "{0} in {1}, accumulate {2}")
+    @MethodSource("everyOtherDatatype")
+    void decodedOnceInEveryOtherDatatype(TunedSchedulesTest.Case c, String datatype, AccumulationMode mode) {
+        checkAgainstDecodingPerProduct(c, datatype, mode);
+    }
+
+    private static void checkAgainstDecodingPerProduct(TunedSchedulesTest.Case c, String datatype, AccumulationMode mode) {
         Graph graph = c.graph();
         List<Tensor> inputs = c.runtimeInputs();
         Program scheduled = GraphLowering.lowerScheduled(graph, node -> 16);
@@ -78,15 +100,15 @@ class DecodedOperandsTest {
         assertArrayEquals(perProduct, TunedSchedulesTest.bits(run(scheduled, datatype, mode, inputs)), c + " in " + datatype);
     }
 
-    private static RegisteredDatatype registered(String name, AccumulationMode mode) {
+    static RegisteredDatatype registered(String name, AccumulationMode mode) {
         DatatypeChoice choice = DatatypeChoice.float32().withDatatype(name);
         DatatypeInstance instance = choice.registry().instance(name, choice.options());
         return new RegisteredDatatype(instance, mode, LoweringTarget.HOST, Optional.empty(),
-            new LoweringLog(), (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage()));
+            new LoweringLog(), (i, fromF64, toF32) -> HostConversion.of(i.library().orElseThrow(), fromF64, toF32, i.storage(), 0));
     }
 
     /** The program with its kernels renamed to an operator the pass does not decode for. */
-    private static Program perProduct(Program p) {
+    static Program perProduct(Program p) {
         List<Kernel> kernels = new ArrayList<>();
         for (Kernel k : p.kernels()) {
             kernels.add(new Kernel(k.name(), "per-product " + k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(), k.body()));
@@ -94,7 +116,7 @@ class DecodedOperandsTest {
         return new Program(p.name(), kernels, p.inputs(), p.inputSpecs(), p.outputs(), p.outputSpecs(), p.constants(), p.temporaries());
     }
 
-    private static Tensor run(Program program, String datatype, AccumulationMode mode, List<Tensor> inputs) {
+    static Tensor run(Program program, String datatype, AccumulationMode mode, List<Tensor> inputs) {
         CompileOptions options = CompileOptions.host().withDatatypes(DatatypeChoice.float32().withDatatype(datatype).withAccumulation(mode));
         try (CompiledModule module = Compiler.compile(program, options); HostModel model = Compiler.jit(module)) {
             return model.run(inputs).getFirst();

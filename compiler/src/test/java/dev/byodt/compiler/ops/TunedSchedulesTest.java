@@ -1,5 +1,6 @@
 package dev.byodt.compiler.ops;
 
+import dev.byodt.compiler.CasesInTurn;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
@@ -15,6 +16,7 @@ import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +24,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -38,10 +39,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * schedules (across output channels, on padded planes, along output rows) and MatMul's and Gemm's rows of
  * sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
- * lane count, broadcast batches, transposed and
- * constant operands), in float32 and in custom datatypes of 8, 16 and 32 bits. The schedules are compiled
- * for several lane counts, so that each lane count the targets get (1 on RISC-V without P, 2 and 4 with it,
- * 16 on x86-64 with AVX-512) sizes the blocks once.
+ * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
+ * 16 and 32 bits: by default each case in one of them, taken in turn, so every schedule runs in several
+ * datatypes and every datatype in several cases; -Pexhaustive runs every other pairing. The schedules are
+ * compiled for several lane counts, so that each lane count the targets get (1 on RISC-V without P, 2 and 4
+ * with it, 16 on x86-64 with AVX-512) sizes the blocks once.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class TunedSchedulesTest {
@@ -49,7 +51,7 @@ class TunedSchedulesTest {
     private static final String[] DATATYPES = {"float32", "custom[posit]8", "custom[posit]16", "fxp16_13", "custom[posit]32"};
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
-    private enum Schedule {
+    enum Schedule {
         ACROSS_MAPS("packed"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
 
         final String buffer;
@@ -130,13 +132,28 @@ class TunedSchedulesTest {
         new Case("gemm, transposed A and B at run time", Schedule.ROW_OF_SUMS, "Gemm",
             attributes("transA", 1L, "transB", 1L), List.of(s(13, 4), s(6, 13), s(4, 1)), new boolean[] {false, false, false}));
 
-    static Stream<Arguments> cases() {
-        return CASES.stream().flatMap(c -> Arrays.stream(DATATYPES).map(d -> Arguments.of(c, d)));
+    static Stream<Arguments> eachCaseInOneDatatype() {
+        return CasesInTurn.eachCaseInOneVariant(CASES, CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
+    }
+
+    static Stream<Arguments> everyOtherDatatype() {
+        return CasesInTurn.everyOtherPairing(CASES, CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
     }
 
     @ParameterizedTest(name = "{0} in {1}")
-    @MethodSource("cases")
+    @MethodSource("eachCaseInOneDatatype")
     void everyScheduleComputesTheReferenceBitForBit(Case c, String datatype) {
+        checkAgainstTheReference(c, datatype);
+    }
+
+    @Tag("exhaustive")
+    @ParameterizedTest(name = "{0} in {1}")
+    @MethodSource("everyOtherDatatype")
+    void everyScheduleInEveryOtherDatatype(Case c, String datatype) {
+        checkAgainstTheReference(c, datatype);
+    }
+
+    private static void checkAgainstTheReference(Case c, String datatype) {
         Graph graph = c.graph();
         List<Tensor> inputs = c.runtimeInputs();
         Program reference = GraphLowering.lower(graph);

@@ -15,6 +15,8 @@ import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * lanes on riscv64p, fxp8_P's in 16-bit lanes) saturating and wrapping, on riscv64p and riscv32p, must give the
  * host's bits without P.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PEmulationTest {
     @ParameterizedTest(name = "{0} in {1} {2} on {3}")
     @CsvSource({"Clip, fxp8_4, saturate, riscv64p", "Clip, fxp8_4, saturate, riscv32p", "Clip, fxp16_13, saturate, riscv32p",

@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,6 +48,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * objects must be one of the encodings of the table (PExtension.INSTRUCTIONS, from the P 0.9.11 spec), under the chosen
  * major opcode.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PExtensionTest {
     private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));
     private static final Path NODE_TESTS = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));

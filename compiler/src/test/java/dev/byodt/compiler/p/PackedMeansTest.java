@@ -16,6 +16,8 @@ import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.util.List;
 import java.util.Map;
@@ -29,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * and 2 mod 4 (pairs of rows, a last unpaired one), and the call is there exactly where the rows pack (not for
  * rows of an odd length, nor an odd input that the windows do not cover).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PackedMeansTest {
     @ParameterizedTest(name = "{0} {1} {2}, packed: {3}")
     @CsvSource({

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and posit(16,2) the trained weights and statistics are values of the format ({@link DatatypeValues}); with float32
  * master weights the running statistics are kept in float32 too.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class BatchNormalizationTrainingTest {
     private static final String MODEL = "bn-cnn.onnx";
     private static final Optimizer SGD = new Optimizer(Optimizer.Kind.SGD, 0.01, 0, 0, 0.9, 0.999, 1e-8);

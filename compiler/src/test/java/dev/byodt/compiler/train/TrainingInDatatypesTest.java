@@ -8,6 +8,8 @@ import dev.byodt.runtime.data.IdxSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * bfloat16's bit layout, not with byodt's: {@link DatatypeValues}); in every datatype the first step's loss,
  * computed in the datatype, is near float32's (as near as the format's precision lets a forward pass of 4 layers be) and no loss is NaN.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class TrainingInDatatypesTest {
     private static final int STEPS = 5;
     private static float float32FirstLoss;

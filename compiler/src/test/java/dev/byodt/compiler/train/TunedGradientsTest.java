@@ -1,5 +1,6 @@
 package dev.byodt.compiler.train;
 
+import dev.byodt.compiler.CasesInTurn;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
@@ -14,6 +15,7 @@ import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.ops.Operators;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * rule with schedules (Conv's weights, input and bias, Gemm's A and B) on shapes that reach their cases: padding
  * (the weights' mask of taps inside the input), groups, strides and dilations (where the input's gradient keeps the
  * reference nest or runs on padded planes), a window over the whole input, transposed Gemm operands; in float32 and
- * in posits of 8 and 16 bits, for 1 and 16 lanes. Then a whole training step of the small CNN (Conv, Tanh, pools,
+ * in posits of 8 and 16 bits (by default each case in one of them, taken in turn; -Pexhaustive every other
+ * pairing), for 1 and 16 lanes. Then a whole training step of the small CNN (Conv, Tanh, pools,
  * Gemm, Relu, the loss and Adam), tuned against reference, in float32 and posit16.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -96,13 +99,28 @@ class TunedGradientsTest {
         new Case("gemm, transposed A, C a column", "Gemm", attributes("transA", 1L), List.of(s(6, 4), s(6, 5), s(4, 1))),
         new Case("gemm, both transposed", "Gemm", attributes("transA", 1L, "transB", 1L), List.of(s(6, 4), s(5, 6), s(5))));
 
-    static Stream<Arguments> cases() {
-        return CASES.stream().flatMap(c -> Arrays.stream(DATATYPES).map(d -> Arguments.of(c, d)));
+    static Stream<Arguments> eachCaseInOneDatatype() {
+        return CasesInTurn.eachCaseInOneVariant(CASES, CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
+    }
+
+    static Stream<Arguments> everyOtherDatatype() {
+        return CasesInTurn.everyOtherPairing(CASES, CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
     }
 
     @ParameterizedTest(name = "{0} in {1}")
-    @MethodSource("cases")
+    @MethodSource("eachCaseInOneDatatype")
     void everyGradientScheduleComputesTheReferenceBitForBit(Case c, String datatype) {
+        checkAgainstTheReference(c, datatype);
+    }
+
+    @Tag("exhaustive")
+    @ParameterizedTest(name = "{0} in {1}")
+    @MethodSource("everyOtherDatatype")
+    void everyGradientScheduleInEveryOtherDatatype(Case c, String datatype) {
+        checkAgainstTheReference(c, datatype);
+    }
+
+    private static void checkAgainstTheReference(Case c, String datatype) {
         TrainableGraph graph = c.graph();
         List<Tensor> inputs = c.inputs(graph);
         List<int[]> reference = bits(run(GradientProgram.of(graph), datatype, inputs));

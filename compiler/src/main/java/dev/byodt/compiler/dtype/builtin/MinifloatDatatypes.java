@@ -8,9 +8,11 @@ import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.RoundingMode;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.runtime.MinifloatFormat;
 
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
@@ -50,7 +52,9 @@ public final class MinifloatDatatypes implements DatatypePlugin {
                                                 Function<DatatypeInstance, String> prefix, List<RoundingMode> roundings) {
         return DatatypeDefinition.register(name, code)
             .option("rounding", RoundingMode.optionNames(roundings))
-            .library(LIBRARY, i -> MinifloatLibrary.defines(format.apply(i), RoundingMode.of(i.option("rounding"))))
+            .option(StochasticRounding.BITS_OPTION, StochasticRounding.bitsOptionValues())
+            .check(StochasticRounding::widthProblem)
+            .library(LIBRARY, i -> MinifloatLibrary.defines(format.apply(i), StochasticRounding.defines(i)))
             .prefix(prefix)
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.COMPARISONS)
@@ -59,6 +63,8 @@ public final class MinifloatDatatypes implements DatatypePlugin {
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> MinifloatLibrary.exactAccumulatorBits(format.apply(i)))
             .fusedAccumulation(i -> format.apply(i).exactInFloat32())
+            // acc_round rounds a double holding the exact sum (its top 53 bits and a sticky bit) by from_f64's from_double.
+            .exactSumsInDouble(i -> format.apply(i).exactInFloat32() ? OptionalInt.of(format.apply(i).fractionBits() + 1) : OptionalInt.empty())
             .arithmeticInFloat32(i -> MinifloatLibrary.arithmeticInFloat32(format.apply(i), RoundingMode.of(i.option("rounding"))))
             .valueGrid(i -> MinifloatLibrary.valueGrid(format.apply(i)));
     }

@@ -16,9 +16,10 @@ import java.util.List;
 final class MinifloatLibrary {
     private MinifloatLibrary() {}
 
-    static List<String> defines(MinifloatFormat format, RoundingMode rounding) {
+    /** The library's -D parameters for the format, then those of its --rounding mode ({@code roundingDefines}). */
+    static List<String> defines(MinifloatFormat format, List<String> roundingDefines) {
         List<String> defines = new ArrayList<>(List.of("MF_EXP_BITS=" + format.exponentBits(), "MF_FRAC_BITS=" + format.fractionBits()));
-        defines.addAll(rounding.defines());
+        defines.addAll(roundingDefines);
         if (format.specials() != MinifloatFormat.Specials.IEEE) defines.add("MF_SPECIALS=MF_SPECIALS_" + format.specials());
         if (format.unsigned()) defines.add("MF_UNSIGNED=1");
         return defines;

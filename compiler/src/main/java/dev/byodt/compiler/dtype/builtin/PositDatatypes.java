@@ -7,8 +7,10 @@ import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.dtype.RoundingMode;
+import dev.byodt.compiler.dtype.StochasticRounding;
 
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 
 /**
@@ -36,8 +38,10 @@ public final class PositDatatypes implements DatatypePlugin {
             .summary("posit, es = " + es + " (Posit Standard 2022), sign-extended storage")
             .widthRange(2, 32)
             .option("rounding", RoundingMode.optionNames(List.of(RoundingMode.values())))
+            .option(StochasticRounding.BITS_OPTION, StochasticRounding.bitsOptionValues())
+            .check(StochasticRounding::widthProblem)
             .library(LIBRARY, i -> Stream.concat(Stream.of("POSIT_N=" + i.bits(), "POSIT_ES=" + es),
-                RoundingMode.of(i.option("rounding")).defines().stream()).toList())
+                StochasticRounding.defines(i).stream()).toList())
             .prefix(i -> "posit" + i.bits() + "es" + es)
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
@@ -46,6 +50,8 @@ public final class PositDatatypes implements DatatypePlugin {
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
             .fusedAccumulation(i -> exactInFloat32(i.bits(), es))
+            // acc_round and from_f64 both round the exact value by encode().
+            .exactSumsInDouble(i -> exactInFloat32(i.bits(), es) ? OptionalInt.of(Math.max(1, i.bits() - 2 - es)) : OptionalInt.empty())
             .build();
     }
 

@@ -5,6 +5,8 @@ import dev.byodt.compiler.toolchain.BundledTools;
 import dev.byodt.compiler.toolchain.ProcessResult;
 import dev.byodt.runtime.MinifloatFormat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a mismatch would let a library write past the accumulator byodt allocated. Each library is run through
  * the bundled clang's preprocessor, which states the width as a macro.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class AccumulatorWidthsTest {
     private static final Pattern DEFINE = Pattern.compile("#define (\\w+) (\\d+)");
 
@@ -53,7 +56,7 @@ class AccumulatorWidthsTest {
         formats.add(new MinifloatFormat(2, 3, MinifloatFormat.Specials.NONE, false));  // fp6e2m3
         formats.add(new MinifloatFormat(2, 1, MinifloatFormat.Specials.NONE, false));  // fp4e2m1
         for (MinifloatFormat format : formats) {
-            List<String> defines = new ArrayList<>(MinifloatLibrary.defines(format, RoundingMode.NEAREST_EVEN));
+            List<String> defines = new ArrayList<>(MinifloatLibrary.defines(format, RoundingMode.NEAREST_EVEN.defines()));
             defines.add("BYODT_PREFIX=p");
             // MF_ACC_BITS is 64 * ACC_WORDS, and the preprocessor lists the words as a number.
             int width = 64 * macro("dev/byodt/datatypes/minifloat/minifloat.c", "ACC_WORDS", defines);

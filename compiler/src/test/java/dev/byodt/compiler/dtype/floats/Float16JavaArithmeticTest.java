@@ -3,6 +3,8 @@ package dev.byodt.compiler.dtype.floats;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.Rational;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * {@link Float16JavaArithmetic}, the checker of the exhaustive float16 test, against the exact rational
  * {@link MinifloatReference}: every value, and a million seeded pairs plus edge and tie pairs for add and mul.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class Float16JavaArithmeticTest {
     private static final MinifloatReference FLOAT16 = MinifloatReference.ieee(5, 10);
 

@@ -2,6 +2,7 @@ package dev.byodt.compiler.dtype.floats;
 
 import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.RoundingMode;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
@@ -66,10 +67,14 @@ class MinifloatLibraryTest {
 
         NativeLibrary compile() { return compile(RoundingMode.NEAREST_EVEN); }
 
-        NativeLibrary compile(RoundingMode mode) {
+        NativeLibrary compile(RoundingMode mode) { return compile(mode, StochasticRounding.DEFAULT_BITS); }
+
+        /** The library rounding in {@code mode}, stochastically with {@code srBits} random bits. */
+        NativeLibrary compile(RoundingMode mode, int srBits) {
             NativeLibrary.Builder b = NativeLibrary.builder(BuiltInLibraries.of(SOURCE), name, storageBits())
                 .define("MF_EXP_BITS", "" + e).define("MF_FRAC_BITS", "" + m).accumulatorBits(accumulatorBits);
             mode.defines().forEach(d -> b.define(d.substring(0, d.indexOf('=')), d.substring(d.indexOf('=') + 1)));
+            if (mode == RoundingMode.STOCHASTIC) b.define("BYODT_SR_BITS", "" + srBits);
             if (specials != Specials.IEEE) b.define("MF_SPECIALS", "MF_SPECIALS_" + specials);
             if (unsigned) b.define("MF_UNSIGNED", "1");
             if (hostFlags) Target.host().clangFlags().forEach(b::flag);

@@ -1,12 +1,12 @@
 package dev.byodt.compiler.dtype.harness;
 
+import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.LibrarySource;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.compiler.toolchain.BundledTools;
 import dev.byodt.compiler.toolchain.ProcessResult;
+import dev.byodt.runtime.AtomicFiles;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -22,14 +22,16 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * A datatype's C library compiled for the host and loaded into this JVM, for tests: the library source (a
  * classpath resource) plus generated loop drivers ({@link LoopDrivers}) is compiled by the bundled clang with
  * {@link BundledTools#compileToBitcode} (so with the same freestanding flags as a model's libraries, plus the
  * caller's -D parameters), linked by the bundled ld.lld into a shared object (LTO: the library inlines into
- * the drivers), and called through java.lang.foreign. Each call converts whole arrays, so millions of
+ * the drivers; both cached by content under byodt's cache), and called through java.lang.foreign. Each call converts whole arrays, so millions of
  * elements take milliseconds.
  *
  * <p>Storage values travel as {@code int}s holding the storage pattern: 0..255 for uint8_t, 0..65535 for
@@ -126,11 +128,19 @@ public final class NativeLibrary implements AutoCloseable {
             return this;
         }
 
+        /** The functions that take a counter: those of {@link DatatypeOp#takesRandomCounter} in a stochastically rounding build. */
+        private Set<String> countedFunctions() {
+            if (!"BYODT_ROUNDING_STOCHASTIC".equals(defines.get("BYODT_ROUNDING"))) return Set.of();
+            return DatatypeOp.values().stream().filter(DatatypeOp::takesRandomCounter).map(op -> prefix + "_" + op.functionSuffix())
+                .collect(Collectors.toSet());
+        }
+
         public NativeLibrary build() {
             Map<String, FunctionShape> functions = new LinkedHashMap<>();
             operations.forEach((op, shape) -> functions.put(prefix + "_" + op, shape));
             String storage = "uint" + storageBits + "_t";
-            String unit = new String(source.read(), StandardCharsets.UTF_8) + LoopDrivers.source(storage, functions, prefix, accumulatorBits / 64);
+            String unit = new String(source.read(), StandardCharsets.UTF_8)
+                + LoopDrivers.source(storage, functions, countedFunctions(), prefix, accumulatorBits / 64);
             List<String> clangFlags = new ArrayList<>(List.of("-fPIC", "-ffp-contract=off", "-DBYODT_PREFIX=" + prefix));
             defines.forEach((name, value) -> clangFlags.add("-D" + name + "=" + value));
             clangFlags.addAll(flags);
@@ -144,29 +154,36 @@ public final class NativeLibrary implements AutoCloseable {
         }
     }
 
+    /** lld's flags: a shared object, with the bitcode's link-time optimization at -O2. */
+    private static final List<String> LINK_FLAGS = List.of("-shared", "--lto-O2");
+
     /**
-     * Shared objects linked in this JVM, by their bitcode (whose file is named by its content): test classes
-     * load the same library in several test methods, and linking (LTO at -O2) is most of a library's build time.
-     * The libraries hold no mutable state, so the copies loaded at once may share one file.
+     * Shared objects loaded in this JVM, by their bitcode: test classes load the same library in several test
+     * methods. The libraries hold no mutable state, so the copies loaded at once may share one file.
      */
     private static final Map<Path, Path> LINKED = new ConcurrentHashMap<>();
 
-    /** The shared object of a library's bitcode, in a directory removed when the JVM exits. */
+    /**
+     * The shared object of a library's bitcode, cached beside the bitcode under a name made of the bitcode's
+     * (a hash of the source, the flags and the bundled clang's version, which is its lld's too) and a folder
+     * named by the link flags: the shared object is fixed by those as the bitcode is by its source, and linking
+     * (LTO at -O2) is most of a library's build time, so an unchanged library links once per machine, not once
+     * per test run. Written atomically: runs linking the same library at once each see a whole file.
+     */
     private static Path link(BundledTools tools, Path bitcode, String prefix, String sourceName) {
-        Path sharedObject;
-        try {
-            Path directory = Files.createTempDirectory("byodt-native-library-");
-            directory.toFile().deleteOnExit();
-            sharedObject = directory.resolve(prefix + ".so");
-            sharedObject.toFile().deleteOnExit();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        ProcessResult linked = tools.run(List.of(tools.lld().toString(), "-shared", "--lto-O2",
-            bitcode.toString(), "-o", sharedObject.toString()));
-        if (!linked.succeeded()) {
-            throw new IllegalStateException("cannot link " + sourceName + " for " + prefix + ": " + linked.firstErrorLine());
-        }
+        String bitcodeName = bitcode.getFileName().toString();
+        Path sharedObject = tools.cacheDirectory().resolve("linked" + String.join("", LINK_FLAGS).replaceAll("[^A-Za-z0-9]+", "-"))
+            .resolve(bitcodeName.substring(0, bitcodeName.lastIndexOf('.')) + ".so");
+        if (Files.exists(sharedObject)) return sharedObject;
+        AtomicFiles.write(sharedObject, temporary -> {
+            List<String> command = new ArrayList<>(List.of(tools.lld().toString()));
+            command.addAll(LINK_FLAGS);
+            command.addAll(List.of(bitcode.toString(), "-o", temporary.toString()));
+            ProcessResult linked = tools.run(command);
+            if (!linked.succeeded()) {
+                throw new IllegalStateException("cannot link " + sourceName + " for " + prefix + ": " + linked.firstErrorLine());
+            }
+        });
         return sharedObject;
     }
 

@@ -1,5 +1,6 @@
 package dev.byodt.compiler.dtype.posit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +23,9 @@ import static org.junit.jupiter.api.Assertions.*;
  * beside a rounding boundary (and any whose float32 rounding lands on one without being it), exact ties (sums
  * and products on a boundary), sums cancelling down to a boundary, and the extremes (0, NaR, +-minPos,
  * +-maxPos, +-1) against every value. Also the method's premise: every boundary (every (N+1)-bit posit between
- * two N-bit ones, geometric midpoints included) is a float32.
+ * two N-bit ones, geometric midpoints included) is a float32. The default run checks posit16 with the
+ * standard's es 2 and two narrower posits of other es; -Pexhaustive posit16 with es 0, 1 and 3 (each checked
+ * on 300,000 seeded pairs and the edge cases by {@link Posit16Test} in the default run).
  */
 @Execution(ExecutionMode.CONCURRENT)
 class PositFloat32PathTest {
@@ -30,8 +33,19 @@ class PositFloat32PathTest {
     static final int NEAR = 4;
 
     @ParameterizedTest
-    @CsvSource({"16, 0", "16, 1", "16, 2", "16, 3", "12, 1", "9, 3"})
+    @CsvSource({"16, 2", "12, 1", "9, 3"})
     void sumsAndProductsAtRoundingBoundaries(int n, int es) {
+        checkRoundingBoundaries(n, es);
+    }
+
+    @Tag("exhaustive")
+    @ParameterizedTest
+    @CsvSource({"16, 0", "16, 1", "16, 3"})
+    void sumsAndProductsAtRoundingBoundariesOfTheOtherPosit16s(int n, int es) {
+        checkRoundingBoundaries(n, es);
+    }
+
+    private static void checkRoundingBoundaries(int n, int es) {
         PositReference ref = new PositReference(n, es);
         PositReference wider = new PositReference(n + 1, es);
         int positives = (int) ref.maxPos();

@@ -66,6 +66,13 @@ final class PositLibrary implements AutoCloseable {
         return new PositLibrary(n, es, builder.build());
     }
 
+    /** The library rounding stochastically with {@code srBits} random bits. */
+    static PositLibrary compileStochastic(int n, int es, int srBits) {
+        NativeLibrary.Builder builder = builder(n, es).operations(StandardFunctions.all());
+        RoundingMode.STOCHASTIC.defines().forEach(d -> builder.define(d.substring(0, d.indexOf('=')), d.substring(d.indexOf('=') + 1)));
+        return new PositLibrary(n, es, builder.define("BYODT_SR_BITS", Integer.toString(srBits)).build());
+    }
+
     /** The exact integer arithmetic (add, sub, mul, div, sqrt) forced for any N, so N <= 16 tests it too. */
     static PositLibrary compileIntegerArithmetic(int n, int es) {
         Map<String, FunctionShape> ops = new LinkedHashMap<>();

@@ -16,12 +16,18 @@ import java.util.function.ToIntFunction;
  * the two neighbouring posits found by bisection over the patterns (posits are monotonic in their patterns), and
  * compared with the (N+1)-bit posit between them, the midpoint; ties go to the even pattern; nonzero values
  * never round to 0 and finite values never to NaR. No shifting, no guard bits: only exact comparisons. The other
- * {@link RoundingMode}s choose between the same two neighbours by their own rule.
+ * {@link RoundingMode}s choose between the same two neighbours by their own rule; stochastic rounding reads the
+ * value's bit string past N bits as the pattern of the largest (N + k)-bit posit not above it, found by bisection too.
  */
 public final class PositReference {
     final int n;
     final int es;
     private final RoundingMode mode;
+    /** Stochastic rounding's random bits: how many (k), and those of the next rounding ({@link #useRandomBits}). */
+    private final int srBits;
+    private int random;
+    /** The (N + k)-bit posits, whose patterns continue the N-bit ones by k bits (stochastic rounding). */
+    private final PositReference extended;
     private final PositReference wider;
     /** Decoded positive patterns, filled lazily for small N (bisection revisits the same patterns). */
     private final Exact[] cache;
@@ -31,15 +37,22 @@ public final class PositReference {
     }
 
     public PositReference(int n, int es, RoundingMode mode) {
-        this(n, es, mode, true);
+        this(n, es, mode, 0, true);
     }
 
-    private PositReference(int n, int es, RoundingMode mode, boolean withWider) {
+    /** Posits rounding in {@code mode}, stochastically with {@code srBits} random bits. */
+    public PositReference(int n, int es, RoundingMode mode, int srBits) {
+        this(n, es, mode, srBits, true);
+    }
+
+    private PositReference(int n, int es, RoundingMode mode, int srBits, boolean withWider) {
         if (n < 2 || n > 33 || es < 0 || es > 3) throw new IllegalArgumentException("posit" + n + "es" + es);
         this.n = n;
         this.es = es;
         this.mode = mode;
-        this.wider = withWider ? new PositReference(n + 1, es, mode, false) : null;
+        this.srBits = srBits;
+        this.extended = mode == RoundingMode.STOCHASTIC && withWider ? new PositReference(n + srBits, es, RoundingMode.NEAREST_EVEN, 0, false) : null;
+        this.wider = withWider ? new PositReference(n + 1, es, mode, 0, false) : null;
         this.cache = n <= 18 ? new Exact[1 << (n - 1)] : null;
     }
 
@@ -133,8 +146,25 @@ public final class PositReference {
             case UP -> negative ? lo : hi;
             case DOWN -> negative ? hi : lo;
             case ODD -> (lo & 1) != 0 ? lo : hi;
+            case STOCHASTIC -> cutBits(compare, lo) + random >= 1L << srBits ? hi : lo;
         };
     }
+
+    /**
+     * The k bits of |x|'s bit string after the N bits of {@code lo} (value(lo) < |x| < value(lo + 1)): the last k bits
+     * of the largest (N + k)-bit posit not above |x|, whose pattern starts with lo's.
+     */
+    private long cutBits(ToIntFunction<Exact> compare, long lo) {
+        long below = 0, above = 1L << srBits; // value of extended pattern (lo << k) + below <= |x| < that of + above
+        while (above - below > 1) {
+            long mid = (below + above) >>> 1;
+            if (compare.applyAsInt(extended.value((lo << srBits) + mid)) >= 0) below = mid; else above = mid;
+        }
+        return below;
+    }
+
+    /** The random bits stochastic rounding adds in the roundings that follow (an element's, as its library gets them). */
+    void useRandomBits(int bits) { random = bits; }
 
     /** The (N+1)-bit posit between the posit with signed pattern {@code lo} and the next one up. */
     Exact midpointAbove(long lo) {

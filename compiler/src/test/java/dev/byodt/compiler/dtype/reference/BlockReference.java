@@ -1,5 +1,7 @@
 package dev.byodt.compiler.dtype.reference;
 
+import dev.byodt.compiler.dtype.RoundingMode;
+
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -12,6 +14,9 @@ import java.util.Map;
  * decoded by {@link MinifloatReference}, or every k/2^P of fixed point), not over a grid formula: the
  * nearest value is found among the listed ones; of two equally near, the one that is an even multiple of their
  * distance (the even significand: for E8M0, whose values are all 1 * 2^k, 1.5 * 2^k goes up to 2^(k+1)).
+ * Elements round so, or in another deterministic {@link RoundingMode} of the signed value: of the listed
+ * neighbours of the magnitude, the nearer (ties to the larger magnitude), the smaller magnitude, the larger or
+ * the smaller value, or the one at an odd position of the list that starts with 0 (the odd significand).
  */
 public final class BlockReference {
     /** A block's scale (null for NaN) and its elements, each with the sign of its input. */
@@ -31,11 +36,17 @@ public final class BlockReference {
     private final List<Rational> elements;
     private final List<Rational> scales;
     private final String rule;
+    private final RoundingMode elementRounding;
 
     public BlockReference(List<Rational> elements, List<Rational> scales, String rule) {
+        this(elements, scales, rule, RoundingMode.NEAREST_EVEN);
+    }
+
+    public BlockReference(List<Rational> elements, List<Rational> scales, String rule, RoundingMode elementRounding) {
         this.elements = sorted(elements);
         this.scales = sorted(scales);
         this.rule = rule;
+        this.elementRounding = elementRounding;
     }
 
     /** The positive finite values of a minifloat. */
@@ -95,7 +106,7 @@ public final class BlockReference {
         Rational scale = amax.signum() == 0 ? scales.getFirst() : scale(amax.divide(t));
         Rational divisor = scale.multiply(t);
         Rational[] rounded = new Rational[n];
-        for (int i = 0; i < n; i++) rounded[i] = nearest(elements, exact(Math.abs(values[i])).divide(divisor), true);
+        for (int i = 0; i < n; i++) rounded[i] = element(exact(Math.abs(values[i])).divide(divisor), negative[i]);
         return new Block(scale, rounded, negative);
     }
 
@@ -157,6 +168,26 @@ public final class BlockReference {
     private static boolean isPowerOfTwo(Rational v) {
         BigInteger g = v.num().gcd(v.den());
         return v.num().divide(g).bitCount() == 1 && v.den().divide(g).bitCount() == 1;
+    }
+
+    /** The element magnitude of q >= 0, for a value of sign {@code negative}, in the element rounding. */
+    private Rational element(Rational q, boolean negative) {
+        if (elementRounding == RoundingMode.NEAREST_EVEN) return nearest(elements, q, true);
+        List<Rational> candidates = new ArrayList<>(List.of(Rational.ZERO));
+        candidates.addAll(elements);
+        int above = 0;
+        while (above < candidates.size() && candidates.get(above).compareTo(q) < 0) above++;
+        if (above == candidates.size()) return elements.getLast();
+        if (candidates.get(above).compareTo(q) == 0) return q;
+        Rational low = candidates.get(above - 1), high = candidates.get(above);
+        return switch (elementRounding) {
+            case NEAREST_AWAY -> q.subtract(low).compareTo(high.subtract(q)) < 0 ? low : high;
+            case TOWARD_ZERO -> low;
+            case UP -> negative ? low : high;
+            case DOWN -> negative ? high : low;
+            case ODD -> above % 2 == 1 ? high : low;
+            case NEAREST_EVEN, STOCHASTIC -> throw new IllegalArgumentException(elementRounding + " is not a mode to step between neighbours");
+        };
     }
 
     /** The value of {@code points} (or 0 when {@code withZero}) nearest q >= 0; of two, the even multiple of their distance. */

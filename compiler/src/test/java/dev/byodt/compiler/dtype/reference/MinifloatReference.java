@@ -33,6 +33,9 @@ public final class MinifloatReference {
     private final Specials specials;
     private final boolean unsigned;
     private final RoundingMode mode;
+    /** Stochastic rounding's random bits: how many, and those of the next rounding ({@link #useRandomBits}). */
+    private final int srBits;
+    private int random;
     private final int bias;
     private final int signBit;
     private final int magnitudeMask;
@@ -51,7 +54,13 @@ public final class MinifloatReference {
     }
 
     public MinifloatReference(int exponentBits, int fractionBits, Specials specials, boolean unsigned, RoundingMode mode) {
+        this(exponentBits, fractionBits, specials, unsigned, mode, 0);
+    }
+
+    /** A format rounding in {@code mode}, stochastically with {@code srBits} random bits. */
+    public MinifloatReference(int exponentBits, int fractionBits, Specials specials, boolean unsigned, RoundingMode mode, int srBits) {
         this.mode = mode;
+        this.srBits = srBits;
         this.e = exponentBits;
         this.m = fractionBits;
         this.specials = specials;
@@ -152,7 +161,8 @@ public final class MinifloatReference {
         Rational magnitude = x.abs();
         int smallestNormal = m > 0 ? 1 - bias : -bias;
         int exponent = x.signum() == 0 ? smallestNormal : Math.max(magnitude.floorLog2(), smallestNormal);
-        BigInteger n = Rounding.of(x.multiply(Rational.scaled(BigInteger.ONE, m - exponent)), mode).abs();
+        Rational quanta = x.multiply(Rational.scaled(BigInteger.ONE, m - exponent));
+        BigInteger n = (mode == RoundingMode.STOCHASTIC ? Rounding.stochasticMagnitude(quanta, srBits, random) : Rounding.of(quanta, mode)).abs();
         if (n.signum() == 0 && m > 0) return sign;
         if (unsigned && x.signum() < 0) return nan();
         if (n.signum() == 0) n = BigInteger.ONE;                            // no zero: the smallest value is nearest
@@ -166,6 +176,9 @@ public final class MinifloatReference {
         if (nv < (1 << m)) return sign | nv;                                 // subnormal
         return sign | ((exponent + bias) << m) | (nv - (1 << m));
     }
+
+    /** The random bits stochastic rounding adds in the roundings that follow (an element's, as its library gets them). */
+    public void useRandomBits(int bits) { random = bits; }
 
     /** A double rounded to the format (NaN to the canonical NaN; infinity to infinity or saturated). */
     public int fromDouble(double d) {
@@ -249,7 +262,8 @@ public final class MinifloatReference {
      * sqrt, exactly: with 2^k <= sqrt(v) < 2^(k+1), the root in units of 2^(k - M - 2) has the integer part
      * isqrt(floor(v / 4^(k - M - 2))), whose two lowest bits are the rounding bit and the first of the rest, and
      * the root is exact when that integer squared is the scaled v. That integer plus a quarter for an inexact
-     * root rounds as the root does in every mode.
+     * root rounds as the root does in every mode; stochastic rounding reads as many more bits of the root, units
+     * that many times finer.
      */
     public int sqrt(int a) {
         if (isNaN(a)) return nan();
@@ -257,7 +271,7 @@ public final class MinifloatReference {
         if ((a & signBit) != 0) return nan();
         if (isInfinite(a)) return a;
         Rational v = value(a);
-        int k = Math.floorDiv(v.floorLog2(), 2), unit = k - m - 2;
+        int k = Math.floorDiv(v.floorLog2(), 2), unit = k - m - 2 - (mode == RoundingMode.STOCHASTIC ? srBits : 0);
         Rational scaled = v.multiply(Rational.scaled(BigInteger.ONE, -2 * unit));
         BigInteger root = Rounding.floor(scaled).sqrt();
         boolean exact = Rational.of(root.multiply(root)).compareTo(scaled) == 0;

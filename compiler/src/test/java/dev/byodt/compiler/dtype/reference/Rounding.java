@@ -49,12 +49,33 @@ public final class Rounding {
             case UP -> above;
             case DOWN -> below;
             case ODD -> below.testBit(0) ? below : above;
+            case STOCHASTIC -> throw new IllegalArgumentException("stochastic rounding needs its random bits: Rounding.stochastic");
         };
     }
 
     /**
+     * x rounded stochastically with {@code bits} random bits {@code random}, as the standard definition has it:
+     * the fraction x - floor(x) truncated to {@code bits} bits, plus random / 2^bits, carries into floor(x) + 1
+     * when it reaches 1. Two's-complement formats round their value so (fixed point); sign-magnitude formats
+     * their magnitude ({@link #stochasticMagnitude}).
+     */
+    public static BigInteger stochastic(Rational x, int bits, int random) {
+        BigInteger below = floor(x);
+        Rational fraction = x.subtract(Rational.of(below));
+        BigInteger cut = floor(fraction.multiply(Rational.scaled(BigInteger.ONE, bits)));
+        return cut.add(BigInteger.valueOf(random)).bitLength() > bits ? below.add(BigInteger.ONE) : below;
+    }
+
+    /** |x| rounded by {@link #stochastic}, with x's sign: the rounding of floats, whose sign is apart. */
+    public static BigInteger stochasticMagnitude(Rational x, int bits, int random) {
+        BigInteger magnitude = stochastic(x.abs(), bits, random);
+        return x.signum() < 0 ? magnitude.negate() : magnitude;
+    }
+
+    /**
      * Whether a result beyond a format's largest finite value becomes infinity (where the mode rounds it away
-     * from zero, as IEEE 754 7.4 says) rather than the largest finite value; to odd keeps it finite.
+     * from zero, as IEEE 754 7.4 says) rather than the largest finite value; to odd keeps it finite. Stochastic
+     * rounding overflows as nearest does: a value that rounds up past the largest goes to infinity.
      */
     public static boolean overflowsToInfinity(RoundingMode mode, boolean negative) {
         return switch (mode) {
@@ -62,6 +83,7 @@ public final class Rounding {
             case UP -> !negative;
             case DOWN -> negative;
             case TOWARD_ZERO, ODD -> false;
+            case STOCHASTIC -> true;
         };
     }
 }

@@ -1,0 +1,144 @@
+package dev.byodt.cli;
+
+import ai.onnxruntime.NodeInfo;
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import ai.onnxruntime.TensorInfo;
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.onnx.OnnxLoader;
+import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.Tensor;
+
+import java.io.IOException;
+import java.nio.FloatBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * `byodt bench --threads N`: float32 throughput of byodt and ONNX Runtime with the same number of threads, side by
+ * side in this process, one row per model and batch size, with byodt on one thread and the agreement of the two
+ * engines' outputs beside them. byodt runs a batch of 1 compiled for N threads (each convolution and matrix
+ * product divided among them), and a larger batch that divides by N the way `byodt run` spreads images: the
+ * model compiled for its share, one call per thread at once.
+ */
+final class EqualThreadsBench {
+    private final List<Path> models;
+    private final List<Integer> batches;
+    private final double seconds;
+    private final int threads;
+
+    EqualThreadsBench(List<Path> models, List<Integer> batches, double seconds, int threads) {
+        if (threads < 1) throw new UsageException("--threads must be at least 1");
+        for (int batch : batches) if (batch <= 0) throw new UsageException("--batch sizes must be positive");
+        this.models = models;
+        this.batches = batches;
+        this.seconds = seconds;
+        this.threads = threads;
+    }
+
+    /** Prints the table; false when some model's outputs differ from ONNX Runtime's by more than the tolerance. */
+    boolean run() throws OrtException {
+        System.out.printf("float32, host, %d cores, load average %s; byodt and ONNX Runtime (intra-op threads) on %d "
+            + "thread%s each%n", Runtime.getRuntime().availableProcessors(), loadAverage(), threads, threads == 1 ? "" : "s");
+        System.out.printf("%-22s %5s  %12s  %12s  %7s  %14s  %10s%n", "model", "batch", "byodt img/s", "ort img/s",
+            "ratio", "byodt 1 thread", "difference");
+        boolean agree = true;
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        for (Path model : models) {
+            OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+            options.setIntraOpNumThreads(threads);
+            try (OrtSession session = env.createSession(model.toString(), options)) {
+                String inputName = session.getInputNames().iterator().next();
+                long[] modelShape = ((TensorInfo) ((NodeInfo) session.getInputInfo().get(inputName)).getInfo()).getShape();
+                for (int batch : batches) {
+                    long[] shape = modelShape.clone();
+                    shape[0] = batch;
+                    for (int d = 1; d < shape.length; d++) {
+                        if (shape[d] < 0) throw new ByodtException(model + ": input '" + inputName + "' has a symbolic dimension besides the batch");
+                    }
+                    Row row = measure(env, session, model, inputName, shape);
+                    agree &= row.difference <= BenchCommand.TOLERANCE;
+                    System.out.printf("%-22s %5d  %12.1f  %12.1f  %6.2fx  %14.1f  %10.1e%s%n", name(model), batch, row.byodt,
+                        row.ort, row.byodt / row.ort, row.oneThread, row.difference,
+                        row.difference <= BenchCommand.TOLERANCE ? "" : "  over " + BenchCommand.TOLERANCE);
+                }
+            }
+        }
+        System.out.printf("load average afterwards %s%n", loadAverage());
+        return agree;
+    }
+
+    private record Row(double byodt, double ort, double oneThread, double difference) {}
+
+    private Row measure(OrtEnvironment env, OrtSession session, Path model, String inputName, long[] shape) throws OrtException {
+        int batch = (int) shape[0];
+        Tensor input = BenchCommand.randomInput(shape);
+        try (CompiledModule oneModule = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, shape)), CompileOptions.host());
+             HostModel oneThread = Compiler.jit(oneModule);
+             OnnxTensor ortInput = OnnxTensor.createTensor(env, FloatBuffer.wrap(input.toFloatArray()), shape)) {
+            double difference;
+            try (OrtSession.Result result = session.run(Map.of(inputName, ortInput))) {
+                difference = relativeDifference(oneThread.run(List.of(input)).getFirst(), (OnnxTensor) result.get(0));
+            }
+            double ort = BenchCommand.imagesPerSecond(seconds, batch, () -> {
+                try (OrtSession.Result r = session.run(Map.of(inputName, ortInput))) {
+                    r.get(0);
+                } catch (OrtException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            double single = BenchCommand.imagesPerSecond(seconds, batch, () -> oneThread.run(List.of(input)));
+            double byodt;
+            if (threads == 1) byodt = single;
+            else if (batch > 1 && batch % threads == 0) {
+                byodt = BenchCommand.spreadImagesPerSecond(model, seconds, inputName, shape, threads);
+            } else {
+                try (CompiledModule module = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, shape)),
+                         CompileOptions.host().withThreads(threads));
+                     HostModel split = Compiler.jit(module)) {
+                    Tensor first = split.run(List.of(input)).getFirst();
+                    // Splitting changes no bit: the one-thread model's output is the reference here.
+                    if (!Arrays.equals(first.toFloatArray(), oneThread.run(List.of(input)).getFirst().toFloatArray())) {
+                        throw new IllegalStateException(model + ": the model on " + threads + " threads computed other bits than on one");
+                    }
+                    byodt = BenchCommand.imagesPerSecond(seconds, batch, () -> split.run(List.of(input)));
+                }
+            }
+            return new Row(byodt, ort, single, difference);
+        }
+    }
+
+    /** max |ours - theirs| / max |theirs| over the first output. */
+    private static double relativeDifference(Tensor ours, OnnxTensor theirs) {
+        float[] expected = new float[(int) ours.elementCount()];
+        theirs.getFloatBuffer().get(expected);
+        float[] actual = ours.toFloatArray();
+        double largest = 0, worst = 0;
+        for (float v : expected) largest = Math.max(largest, Math.abs(v));
+        for (int i = 0; i < expected.length; i++) worst = Math.max(worst, Math.abs((double) actual[i] - expected[i]));
+        return largest == 0 ? worst : worst / largest;
+    }
+
+    private static String name(Path model) {
+        String file = model.getFileName().toString();
+        return file.endsWith(".onnx") ? file.substring(0, file.length() - 5) : file;
+    }
+
+    /** The 1-, 5- and 15-minute load averages of this machine (other work slows both engines), or "unknown". */
+    private static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+}

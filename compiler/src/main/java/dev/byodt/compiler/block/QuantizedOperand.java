@@ -1,0 +1,80 @@
+package dev.byodt.compiler.block;
+
+import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.QuantizedBlock;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.Tensor;
+
+import static dev.byodt.compiler.kernel.Exprs.*;
+
+/**
+ * One operand of dot products in a block datatype, quantized in blocks along the reduction axis: the tensor seen
+ * as [outer, length, inner], blocks along the middle axis (the last one shorter when the block size does not
+ * divide length), its elements (F32, that layout), its blocks' scales (F32, [outer, blocks, inner]) and its tensor
+ * scale (an F64 expression, 1 for formats without one). Weights are quantized at compile time by the exact
+ * quantizer, activations when the node runs by {@link ActivationQuantizer}: the same elements and scales.
+ */
+record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long length, long inner, long blocks, Expr tensorScale) {
+    /** The operand {@code source} (REAL), quantized by a loop nest that runs before the node's loops. */
+    static QuantizedOperand atRunTime(KernelBuilder kb, BlockFormat format, String name, Buffer source, long outer, long length, long inner) {
+        long blocks = blocks(format, length);
+        Buffer elements = kb.scratch(name + ".elements", ScalarType.F32, new long[] {outer, length, inner});
+        Buffer scales = kb.scratch(name + ".scales", ScalarType.F32, new long[] {outer, blocks, inner});
+        Buffer tensorScale = format.name().tensorScale() ? kb.scratch(name + ".tensor.scale", ScalarType.F32, new long[] {1}) : null;
+        new ActivationQuantizer(format).emit(kb, source, elements, scales, tensorScale, outer, length, inner);
+        Expr t = tensorScale == null ? f64(1) : cast(ScalarType.F64, kb.load(tensorScale, idx(0)));
+        return new QuantizedOperand(kb, elements, scales, length, inner, blocks, t);
+    }
+
+    /**
+     * The constant {@code values} in that layout, quantized now in exact arithmetic: every element and scale a
+     * float32 exactly ({@link ActivationQuantizer} admits such formats only). A block with a NaN scale keeps the
+     * quantizer's zero elements; its NaN scale makes its sums NaN.
+     */
+    static QuantizedOperand atCompileTime(KernelBuilder kb, BlockFormat format, String name, float[] values, long outer, long length, long inner) {
+        double tensorScale = format.tensorScale(values);
+        int blocks = (int) blocks(format, length);
+        float[] elements = new float[values.length];
+        float[] scales = new float[(int) (outer * blocks * inner)];
+        float[] block = new float[format.blockSize()];
+        for (int o = 0; o < outer; o++) {
+            for (int i = 0; i < inner; i++) {
+                for (int b = 0; b < blocks; b++) {
+                    int start = b * format.blockSize(), count = (int) Math.min(format.blockSize(), length - start);
+                    for (int j = 0; j < count; j++) block[j] = values[(int) ((o * length + start + j) * inner + i)];
+                    QuantizedBlock q = format.quantize(block, 0, count, tensorScale);
+                    scales[(int) ((o * blocks + b) * inner + i)] = (float) q.scale();
+                    for (int j = 0; j < count; j++) elements[(int) ((o * length + start + j) * inner + i)] = (float) q.element(j);
+                }
+            }
+        }
+        Buffer elementsBuffer = kb.constant(name + ".elements", ScalarType.F32, Tensor.ofFloats(new long[] {outer, length, inner}, elements));
+        Buffer scalesBuffer = kb.constant(name + ".scales", ScalarType.F32, Tensor.ofFloats(new long[] {outer, blocks, inner}, scales));
+        return new QuantizedOperand(kb, elementsBuffer, scalesBuffer, length, inner, blocks, f64(tensorScale));
+    }
+
+    static long blocks(BlockFormat format, long length) { return (length + format.blockSize() - 1) / format.blockSize(); }
+
+    /** The vector along the reduction axis at [outer, *, inner]. */
+    Vector at(Expr outer, Expr inner) { return new Vector(this, outer, inner); }
+
+    /** One vector of the operand along the reduction axis. */
+    record Vector(QuantizedOperand operand, Expr outer, Expr inner) {
+        /** Element k of the vector (F32). */
+        Expr element(Expr k) {
+            return operand.kb.load(operand.elements, add(mul(add(mul(outer, operand.length), k), operand.inner), inner));
+        }
+
+        /** The scale of the vector's block {@code block} (F32). */
+        Expr scale(Expr block) {
+            return operand.kb.load(operand.scales, add(mul(add(mul(outer, operand.blocks), block), operand.inner), inner));
+        }
+
+        Expr tensorScale() { return operand.tensorScale; }
+    }
+
+    private static Expr f64(double value) { return constant(ScalarType.F64, value); }
+}

@@ -1,0 +1,95 @@
+package dev.byodt.compiler.lower;
+
+import dev.byodt.compiler.dtype.Datatype;
+import dev.byodt.compiler.dtype.DatatypeOp;
+import dev.byodt.compiler.dtype.RegisteredDatatype;
+import dev.byodt.compiler.dtype.StochasticRounding;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.KernelRewriter;
+import dev.byodt.compiler.kernel.LoopVar;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.kernel.Stmt;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Gives every call of a stochastically rounding library function its counter, the argument its random bits are
+ * a hash of (docs/datatypes.md, "Rounding modes"): the key of the call's place in the model ({@code --seed}, the
+ * kernel's position and name, the call's position in the kernel: {@link StochasticRounding#key}) plus the
+ * element's index in the kernel's loop nest, the enclosing loops' counters linearized, ((i0 e1 + i1) e2 + i2)...
+ * So every rounding of one run of the model has a counter of its own, computed where it happens, with no state
+ * shared between threads; the counters are the same on every target because the loop nests of a stochastically
+ * rounding datatype are (Compiler schedules them for one vector width everywhere). Equal calls in one place (one
+ * value, computed twice where a kernel uses it twice) get one counter, so they round alike.
+ */
+public final class RandomCounters extends KernelRewriter {
+    private final Set<String> functions;
+    private final long seed;
+    private final String place;
+    private final Deque<Loop> loops = new ArrayDeque<>();
+    private final Map<Expr.Call, Long> keys = new HashMap<>();
+
+    private record Loop(LoopVar var, Expr extent) {}
+
+    private RandomCounters(Set<String> functions, long seed, String place) {
+        this.functions = functions;
+        this.seed = seed;
+        this.place = place;
+    }
+
+    /** {@code program} (lowered to machine types) with a counter passed to every call that takes one, {@code plan} saying each kernel's datatype. */
+    public static Program apply(Program program, DatatypePlan plan, long seed) {
+        List<Kernel> kernels = new ArrayList<>();
+        for (int k = 0; k < program.kernels().size(); k++) {
+            Kernel kernel = program.kernels().get(k);
+            Set<String> functions = countedFunctions(plan.datatypeOf(k));
+            kernels.add(functions.isEmpty() ? kernel : new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(),
+                kernel.scratch(), kernel.constants(), new RandomCounters(functions, seed, "kernel " + k + " " + kernel.name()).body(kernel.body())));
+        }
+        return new Program(program.name(), kernels, program.inputs(), program.inputSpecs(), program.outputs(),
+            program.outputSpecs(), program.constants(), program.temporaries());
+    }
+
+    /** The library functions of a stochastically rounding datatype that take a counter; none for the others. */
+    private static Set<String> countedFunctions(Datatype datatype) {
+        if (!(datatype instanceof RegisteredDatatype registered) || !StochasticRounding.isStochastic(registered.instance())) return Set.of();
+        return DatatypeOp.values().stream().filter(DatatypeOp::takesRandomCounter)
+            .map(op -> registered.instance().prefix() + "_" + op.functionSuffix()).collect(Collectors.toSet());
+    }
+
+    @Override
+    public List<Stmt> stmt(Stmt s) {
+        if (!(s instanceof Stmt.For loop)) return super.stmt(s);
+        Expr extent = expr(loop.extent());
+        loops.addLast(new Loop(loop.var(), extent));
+        List<Stmt> body = body(loop.body());
+        loops.removeLast();
+        return List.of(new Stmt.For(loop.var(), extent, body));
+    }
+
+    @Override
+    public Expr expr(Expr e) {
+        Expr rewritten = rebuilt(e);
+        if (!(rewritten instanceof Expr.Call call) || !functions.contains(call.function())) return rewritten;
+        long key = keys.computeIfAbsent(call, c -> StochasticRounding.key(seed, place + " call " + keys.size()));
+        List<Expr> args = new ArrayList<>(call.args());
+        args.add(Exprs.add(elementIndex(), new Expr.IntConst(ScalarType.I64, key)));
+        return new Expr.Call(call.function(), call.type(), args, call.passing());
+    }
+
+    /** The enclosing loops' counters linearized, outermost first. */
+    private Expr elementIndex() {
+        Expr index = new Expr.IntConst(ScalarType.I64, 0);
+        for (Loop loop : loops) index = Exprs.add(Exprs.mul(index, loop.extent()), new Expr.Var(loop.var()));
+        return index;
+    }
+}

@@ -1,0 +1,139 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.codegen.SplitLoops;
+import dev.byodt.compiler.graph.Attribute;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.graph.Node;
+import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.lower.GraphLowering;
+import dev.byodt.compiler.lower.Program;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import static dev.byodt.compiler.ops.ScheduleCases.attributes;
+import static dev.byodt.compiler.ops.ScheduleCases.gridValues;
+import static dev.byodt.compiler.ops.TunedSchedulesTest.bits;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A model compiled for several threads computes the same bits as on one: every tuned schedule of Conv, MatMul
+ * and Gemm divides its work among 2 and 3 threads (3: parts of unequal size, and more parts than some loops
+ * have iterations), and a small network whose split kernels alternate with kernels that run on one thread
+ * (the threads meet at a barrier between them) gives the same outputs call after call, in float32 and in posit16
+ * (whose products decode their operands into scratch buffers first).
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class SplitWorkTest {
+    /**
+     * The cases whose split loop has one iteration: a vector times a matrix (one row), 5 maps on padded planes (taken
+     * together, one block of maps) and a 1-D convolution across maps (its one row of 8 positions taken together).
+     */
+    private static final Set<String> NOTHING_TO_DIVIDE = Set.of("matmul, vector times constant matrix",
+        "padded planes, uneven pads, dilation", "across maps, 1-D, dilation 2, odd row");
+
+    static Stream<TunedSchedulesTest.Case> cases() {
+        return TunedSchedulesTest.CASES.stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void everyScheduleSplitsItsWorkWithTheSameBits(TunedSchedulesTest.Case c) {
+        String datatype = "float32";
+        Program scheduled = GraphLowering.lowerScheduled(c.graph(), node -> 16);
+        assertEquals(!NOTHING_TO_DIVIDE.contains(c.name()), SplitLoops.of(scheduled.kernels().getFirst()).isPresent(),
+            c + " splits a loop");
+        List<Tensor> inputs = c.runtimeInputs();
+        int[] oneThread = bits(run(scheduled, datatype, 1, inputs, 1).getFirst());
+        for (int threads : new int[] {2, 3}) {
+            assertArrayEquals(oneThread, bits(run(scheduled, datatype, threads, inputs, 1).getFirst()),
+                c + " in " + datatype + " on " + threads + " threads");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"float32", "custom[posit]16"})
+    void aNetworkOfSplitAndSingleThreadKernelsKeepsItsBitsCallAfterCall(String datatype) {
+        Graph net = residualNet();
+        Program scheduled = GraphLowering.lowerScheduled(net, node -> 16);
+        long split = scheduled.kernels().stream().filter(k -> SplitLoops.of(k).isPresent()).count();
+        assertEquals(3, split, "the three convolutions split their work (the Gemm has one row)");
+        Random random = new Random(7);
+        List<Tensor> inputs = List.of(gridValues(new long[] {1, 3, 12, 12}, random));
+        List<Tensor> oneThread = run(scheduled, datatype, 1, inputs, 1);
+        for (Tensor t : run(scheduled, datatype, 2, inputs, 50)) {
+            assertArrayEquals(bits(oneThread.getFirst()), bits(t), "logits on 2 threads in " + datatype);
+        }
+    }
+
+    /**
+     * Conv 3x3 (8 maps) -> Relu -> depthwise Conv 3x3 -> Add (the Relu's output) -> Conv 1x1 stride 2 (16 maps)
+     * -> GlobalAveragePool -> Flatten -> Gemm (10 classes), on a 1x3x12x12 image, weights on a grid.
+     */
+    private static Graph residualNet() {
+        Random random = new Random(11);
+        List<Node> nodes = new ArrayList<>();
+        Value image = value("image", 1, 3, 12, 12);
+        Value conv1 = node(nodes, "conv1", "Conv", attributes("pads", s(1, 1, 1, 1)),
+            image, weights(random, 8, 3, 3, 3), weights(random, 8));
+        Value relu = node(nodes, "relu", "Relu", Map.of(), conv1);
+        Value depthwise = node(nodes, "depthwise", "Conv", attributes("pads", s(1, 1, 1, 1), "group", 8L),
+            relu, weights(random, 8, 1, 3, 3), weights(random, 8));
+        Value sum = node(nodes, "add", "Add", Map.of(), depthwise, relu);
+        Value conv2 = node(nodes, "conv2", "Conv", attributes("strides", s(2, 2)), sum, weights(random, 16, 8, 1, 1));
+        Value pooled = node(nodes, "pool", "GlobalAveragePool", Map.of(), conv2);
+        Value flat = node(nodes, "flatten", "Flatten", Map.of(), pooled);
+        Value logits = node(nodes, "fc", "Gemm", attributes("transB", 1L), flat, weights(random, 10, 16), weights(random, 10));
+        return new Graph("residual", List.of(image), List.of(logits), nodes);
+    }
+
+    /** Appends a node of one output to {@code nodes}; returns its output, typed. */
+    private static Value node(List<Node> nodes, String name, String opType, Map<String, Attribute> attributes, Value... inputs) {
+        Value out = new Value(name + ".out");
+        Node node = new Node(name, opType, "", 13, List.of(inputs), List.of(out), attributes);
+        out.setType(Operators.lookup(opType).inferTypes(node).getFirst());
+        nodes.add(node);
+        return out;
+    }
+
+    private static Value value(String name, long... shape) {
+        Value v = new Value(name);
+        v.setType(new TensorType(ElementType.FLOAT32, shape));
+        return v;
+    }
+
+    private static Value weights(Random random, long... shape) {
+        Value v = value("w" + random.nextInt(1_000_000), shape);
+        v.setConstant(gridValues(shape, random));
+        return v;
+    }
+
+    private static long[] s(long... dims) { return dims; }
+
+    /** The outputs of {@code calls} calls on {@code threads} threads, the first output of each call. */
+    private static List<Tensor> run(Program program, String datatype, int threads, List<Tensor> inputs, int calls) {
+        CompileOptions options = CompileOptions.host().withDatatype(datatype).withThreads(threads);
+        try (CompiledModule module = Compiler.compile(program, options); HostModel model = Compiler.jit(module)) {
+            List<Tensor> outputs = new ArrayList<>();
+            for (int i = 0; i < calls; i++) outputs.add(model.run(inputs).getFirst());
+            return outputs;
+        }
+    }
+}
