@@ -9,7 +9,6 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 
@@ -43,8 +42,7 @@ class Float32TanhTest {
 
     /** Every float whose upper 16 bits are a multiple of {@code stride}. */
     private static void checkFloatsWithUpperBitsEvery(int stride) {
-        LibrarySource source = LibrarySource.resources(List.of(BuiltInLibraries.DOUBLE_MATH, Float32Datatypes.LIBRARY,
-            "dev/byodt/datatypes/float32/tanh_error.c"));
+        LibrarySource source = BuiltInLibraries.of(Float32Datatypes.LIBRARY, "dev/byodt/datatypes/float32/tanh_error.c");
         try (NativeLibrary lib = NativeLibrary.builder(source, "float32", 32).flag("-march=native")
                  .operations(Map.of("tanh_worst_error", FunctionShape.UNARY)).build()) {
             int[] highs = IntStream.range(0, 1 << 16).filter(high -> high % stride == 0).toArray();
