@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -103,9 +104,8 @@ final class ComparisonRun {
         }
         String datatype = modelOptions.dtype + (modelOptions.dtypeMap == null ? "" : " with --dtype-map " + modelOptions.dtypeMap)
             + (modelOptions.blocks().any() ? " with --vector-dtype " + modelOptions.vectorDtype() : "");
-        Map<String, String> chosen = test.datatypes().instances().get(0).options();
-        ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulation(), chosen.getOrDefault("rounding", "-"),
-            chosen.getOrDefault("overflow", "-"), figures);
+        ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulation(), chosenOption(test, "rounding"),
+            chosenOption(test, "overflow"), figures);
         RunSetup setup = new RunSetup(modelOptions.model.toString(), ModelHash.sha256(modelOptions.model),
             executor.describe(), Version.get(), data.description(), referenceDescription);
         ComparisonReport report = new ComparisonReport(setup, 1, null, List.of(entry));
@@ -139,6 +139,15 @@ final class ComparisonRun {
     }
 
     /** The chart as PNG or SVG, as the file name says. */
+    /**
+     * A datatype option as the run took it, or "-": the first of the run's datatypes that takes it says, since the
+     * first datatype (float32 under --dtype-map, say) may not.
+     */
+    private static String chosenOption(CompileOptions options, String name) {
+        return options.datatypes().instances().stream().map(i -> i.options().get(name)).filter(Objects::nonNull)
+            .findFirst().orElse("-");
+    }
+
     private byte[] chartBytes(JFreeChart c) {
         String name = chart.getFileName().toString().toLowerCase(Locale.ROOT);
         if (name.endsWith(".svg")) return ChartFiles.svgDocument(c, LayerChart.WIDTH, LayerChart.HEIGHT).getBytes(StandardCharsets.UTF_8);

@@ -125,14 +125,19 @@ class DatatypeOptionsTest {
         assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype float32 +float32 ").matcher(run.out()).find(), "blocks added in float32 by default: " + run.out());
     }
 
-    /** --dtype-map puts one node's dot products in blocks; --accumulate dtype adds a block --dtype's block results in the vector datatype. */
+    /**
+     * --dtype-map puts one node's dot products in blocks, and the report's row names the rounding the mapped nodes take
+     * (float32, the first datatype, takes none); --accumulate dtype adds a block --dtype's block results in the vector
+     * datatype.
+     */
     @Test
     void aDtypeMapEntryAndAccumulateTakeBlockDatatypes() {
         CommandLineRun mapped = CommandLineRun.of("run", LENET.toString(), "--dtype-map", "/fc1/Gemm=mxint8,/conv2/*=block[custom[fp4e2m1]4,32,e8m0,rceil]",
-            "--limit", "20");
+            "--rounding", "up", "--limit", "20");
         assertEquals(0, mapped.exitCode(), mapped.err());
         assertTrue(mapped.out().contains("\nfloat32 with --dtype-map /fc1/Gemm=mxint8,/conv2/*=block[custom[fp4e2m1]4,32,e8m0,rceil] with --vector-dtype bfloat16 "),
             mapped.out());
+        assertTrue(Pattern.compile("(?m)^float32 with --dtype-map .* bfloat16 +dtype +up ").matcher(mapped.out()).find(), mapped.out());
         CommandLineRun summed = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--accumulate", "dtype", "--limit", "20");
         assertEquals(0, summed.exitCode(), summed.err());
         assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype bfloat16 +dtype ").matcher(summed.out()).find(), summed.out());
