@@ -48,11 +48,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Execution(ExecutionMode.CONCURRENT)
 class TunedSchedulesTest {
     private static final int[] LANES = {1, 2, 4, 16};
+    /** The lane counts register tiles are made for: 256-bit and 512-bit vectors of 32-bit lanes. */
+    private static final int[] TILE_LANES = {8, 16};
     private static final String[] DATATYPES = {"float32", "custom[posit]8", "custom[posit]16", "fxp16_13", "custom[posit]32"};
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
-        ACROSS_MAPS("packed"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
+        REGISTER_TILES("panels"), ACROSS_MAPS("packed"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
 
         final String buffer;
 
@@ -101,6 +103,13 @@ class TunedSchedulesTest {
     private static long[] s(long... dims) { return dims; }
 
     static final List<Case> CASES = List.of(
+        // Constant weights, stride 1 in 2-D, a vector of maps or more: register tiles; maps that fill no whole
+        // tile, grids that fill no whole tile of positions, uneven pads, dilations, groups, a 1x1 kernel.
+        conv("register tiles, 20 maps, uneven pads, dilation", Schedule.REGISTER_TILES, s(1, 3, 7, 9), s(20, 3, 3, 3), true,
+            "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
+        conv("register tiles, groups, 17 maps each, batch 2", Schedule.REGISTER_TILES, s(2, 4, 6, 5), s(34, 2, 2, 3), true,
+            "group", 2L, "pads", s(0, 1, 1, 0)),
+        conv("register tiles, 1x1, 48 maps", Schedule.REGISTER_TILES, s(1, 5, 3, 7), s(48, 5, 1, 1), true),
         // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
         conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
@@ -159,7 +168,7 @@ class TunedSchedulesTest {
         Program reference = GraphLowering.lower(graph);
         assertEquals(List.of(), scheduleBuffers(reference, c.schedule()), "the reference nest has no schedule's buffers");
         int[] bits = bits(run(reference, datatype, inputs));
-        for (int lanes : c.schedule() == Schedule.PADDED_PLANES ? LANES : new int[] {16}) {
+        for (int lanes : c.schedule() == Schedule.PADDED_PLANES ? LANES : c.schedule() == Schedule.REGISTER_TILES ? TILE_LANES : new int[] {16}) {
             Program scheduled = GraphLowering.lowerScheduled(graph, node -> lanes);
             assertEquals(List.of(c.schedule().buffer), scheduleBuffers(scheduled, c.schedule()), c.schedule() + " chosen");
             assertArrayEquals(bits, bits(run(scheduled, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
