@@ -112,7 +112,7 @@ final class Conv implements Operator {
     }
 
     /**
-     * One of four tuned schedules, by the shape: with constant weights, stride 1 in 2-D and at least a vector of
+     * One of four tuned schedules, by the shape: with constant weights, two spatial axes and at least a vector of
      * output maps a group, as a matrix product in register tiles ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
      * group has more channels than an output row has positions (the weights packed at compile time, or at run
      * time when they are inputs, as in training), else along output rows, on padded planes

@@ -19,7 +19,7 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.rem;
 
 /**
- * A tuned schedule of {@link Conv}: a stride-1 2-D convolution with constant weights as a matrix product with a
+ * A tuned schedule of {@link Conv}: a 2-D convolution with constant weights as a matrix product with a
  * register-blocked inner kernel, as ONNX Runtime's packed GEMM computes it. The output of a group is a matrix of
  * output maps by positions on the padded planes' wide grid ({@link PaddedPlanes}); a tile of it, a few positions
  * by one or two vectors' worth of maps, is held in locals (registers) while it takes every term of its sums:
@@ -43,9 +43,9 @@ final class RegisterTiledConv {
 
     private RegisterTiledConv() {}
 
-    /** Whether this schedule applies: stride 1 in 2-D, constant weights, at least a vector of maps a group. */
+    /** Whether this schedule applies: two spatial axes, constant weights, at least a vector of maps a group. */
     static boolean fits(Conv.Shape s, boolean constantWeights, long lanes) {
-        return constantWeights && lanes >= LEAST_LANES && PaddedPlaneConv.fits(s.window()) && s.mapsPerGroup() >= lanes;
+        return constantWeights && lanes >= LEAST_LANES && s.window().rank() == 2 && s.mapsPerGroup() >= lanes;
     }
 
     static void lower(Conv.Shape s, Tensor weights, KernelBuilder kb, long lanes) {

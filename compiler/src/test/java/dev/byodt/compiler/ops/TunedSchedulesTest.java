@@ -103,13 +103,18 @@ class TunedSchedulesTest {
     private static long[] s(long... dims) { return dims; }
 
     static final List<Case> CASES = List.of(
-        // Constant weights, stride 1 in 2-D, a vector of maps or more: register tiles; maps that fill no whole
-        // tile, grids that fill no whole tile of positions, uneven pads, dilations, groups, a 1x1 kernel.
+        // Constant weights in 2-D, a vector of maps or more: register tiles; maps that fill no whole tile, grids
+        // that fill no whole tile of positions, uneven pads, dilations, strides (planes in phases), groups, 1x1.
         conv("register tiles, 20 maps, uneven pads, dilation", Schedule.REGISTER_TILES, s(1, 3, 7, 9), s(20, 3, 3, 3), true,
             "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
         conv("register tiles, groups, 17 maps each, batch 2", Schedule.REGISTER_TILES, s(2, 4, 6, 5), s(34, 2, 2, 3), true,
             "group", 2L, "pads", s(0, 1, 1, 0)),
         conv("register tiles, 1x1, 48 maps", Schedule.REGISTER_TILES, s(1, 5, 3, 7), s(48, 5, 1, 1), true),
+        conv("register tiles, strides 2 and 3, dilation, pads", Schedule.REGISTER_TILES, s(1, 3, 11, 13), s(16, 3, 3, 2), true,
+            "strides", s(2, 3), "dilations", s(1, 3), "pads", s(1, 2, 2, 0)),
+        conv("register tiles, 7x7 stride 2, 40 maps", Schedule.REGISTER_TILES, s(1, 2, 12, 9), s(40, 2, 7, 7), true,
+            "strides", s(2, 2), "pads", s(3, 3, 3, 3)),
+        conv("register tiles, 1x1 stride 2", Schedule.REGISTER_TILES, s(1, 4, 7, 8), s(16, 4, 1, 1), true, "strides", s(2, 2)),
         // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
         conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
