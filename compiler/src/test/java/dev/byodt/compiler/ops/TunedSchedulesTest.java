@@ -35,9 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's three
- * schedules (across output channels, on padded planes, along output rows) and MatMul's and Gemm's rows of
- * sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
+ * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's four
+ * schedules (register tiles, across output channels, on padded planes, along output rows) and MatMul's and
+ * Gemm's register tiles and rows of sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
  * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
  * 16 and 32 bits: by default each case in one of them, taken in turn, so every schedule runs in several
@@ -141,8 +141,13 @@ class TunedSchedulesTest {
             List.of(s(2, 1, 3, 17), s(3, 17, 19)), new boolean[] {false, false}),
         new Case("matmul, vector times constant matrix", Schedule.ROW_OF_SUMS, "MatMul", Map.of(),
             List.of(s(23), s(23, 5)), new boolean[] {false, true}),
-        new Case("gemm, constant transposed B, C, alpha, beta", Schedule.ROW_OF_SUMS, "Gemm",
+        new Case("gemm, constant transposed B, C, alpha, beta", Schedule.REGISTER_TILES, "Gemm",
             attributes("transB", 1L, "alpha", 0.5f, "beta", 2f), List.of(s(3, 21), s(18, 21), s(18)), new boolean[] {false, true, true}),
+        // A constant B with a vector of columns or more: register tiles; rows and columns that fill no whole tile.
+        new Case("matmul, stack of A times constant B", Schedule.REGISTER_TILES, "MatMul", Map.of(),
+            List.of(s(2, 3, 13, 17), s(17, 40)), new boolean[] {false, true}),
+        new Case("gemm, transposed A, constant B, C a row", Schedule.REGISTER_TILES, "Gemm", attributes("transA", 1L, "beta", 0.5f),
+            List.of(s(21, 14), s(21, 20), s(20)), new boolean[] {false, true, true}),
         new Case("gemm, transposed A and B at run time", Schedule.ROW_OF_SUMS, "Gemm",
             attributes("transA", 1L, "transB", 1L), List.of(s(13, 4), s(6, 13), s(4, 1)), new boolean[] {false, false, false}));
 
