@@ -14,8 +14,10 @@ import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.rem;
 
 /**
  * The inner kernel of a matrix product with constant weights, as ONNX Runtime's packed GEMM has it: a tile of
@@ -55,15 +57,17 @@ final class RegisterTile {
      * Emits the matrix product of {@code rows x terms} inputs ({@code input(row, term)} the element) and constant
      * weights of one row of {@code terms} per output column ({@code columns x terms}), each rounded sum handed to
      * {@code result}. The last tile of rows reads the last row again where it runs past the rows, and stores
-     * nothing there. Threads divide the tiles of columns.
+     * nothing there. Threads divide the tiles, each a run of them, tile of columns by tile of columns.
      */
     static void matrixProduct(KernelBuilder kb, long lanes, long rows, long terms, long columns, Tensor weights,
                               BiFunction<Expr, Expr, Expr> input, Result result) {
         RegisterTile tile = of(kb, lanes, Math.min(MOST_ROWS, rows), columns);
         Buffer panels = tile.panels(kb, weights, 1, columns, terms);
         long columnTiles = tile.columnTiles(columns);
-        kb.loop(columnTiles, true, columnTile -> kb.loop((rows + tile.rows - 1) / tile.rows, rowTile -> {
-            Expr firstRow = mul(rowTile, tile.rows);
+        long rowTiles = (rows + tile.rows - 1) / tile.rows;
+        kb.loop(columnTiles * rowTiles, true, tileIndex -> {
+            Expr columnTile = div(tileIndex, rowTiles);
+            Expr firstRow = mul(rem(tileIndex, rowTiles), tile.rows);
             tile.sum(kb, terms, panels, tile.panelStart(columnTile, terms), (term, r) -> input.apply(min(add(firstRow, r), rows - 1), term));
             kb.loops(new long[] {tile.rows, tile.columns}, at -> {
                 Expr row = add(firstRow, at[0]);
@@ -74,7 +78,7 @@ final class RegisterTile {
                 if (inside == null) store.run();
                 else kb.when(inside, store);
             });
-        }));
+        });
     }
 
     /** Whether tiles fit outputs of {@code columns} columns on vectors of {@code lanes}: at least a whole vector. */

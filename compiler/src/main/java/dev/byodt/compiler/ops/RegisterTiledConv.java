@@ -21,7 +21,8 @@ import static dev.byodt.compiler.kernel.Exprs.rem;
  * ({@link PaddedPlanes}) by output maps, and the term (input channel, ky, kx) of a tile's positions is one
  * contiguous run of a plane, since the tap's offset is the same for every position. Maps beyond the last whole
  * tile compute with zero weights and are not stored, as positions beyond the grid and the grid's junk columns
- * are not. Threads divide the tiles of maps, so each thread reads only its own panels of weights.
+ * are not. Threads divide the tiles, each thread a run of them, map tile by map tile (each map tile's positions
+ * block after block), so that each thread reads few panels of weights and a layer of few maps still divides.
  */
 final class RegisterTiledConv {
     private RegisterTiledConv() {}
@@ -46,30 +47,30 @@ final class RegisterTiledConv {
         long[] out = window.outputShape();
         kb.loop(s.batch(), n -> {
             planes.fill(kb, n, idx(0), s.channels());
-            kb.loop(s.groups() * mapTiles, true, groupTile -> {
+            kb.loop(s.groups() * mapTiles * planes.blocks(), true, tileBlock -> {
+                Expr groupTile = div(tileBlock, planes.blocks());
+                Expr block = rem(tileBlock, planes.blocks());
                 Expr group = div(groupTile, mapTiles);
                 Expr firstMap = mul(rem(groupTile, mapTiles), tile.columns());
-                kb.loop(planes.blocks(), block -> {
-                    Expr start = mul(block, tile.rows());
-                    // One loop over the terms, not a nest over channels and taps: LLVM keeps the tile in registers
-                    // across the iterations of the innermost loop only, and stores and reloads it around the others.
-                    tile.sum(kb, terms, panels, tile.panelStart(groupTile, terms), (term, position) -> {
-                        Expr channel = add(mul(group, channelsPerGroup), div(term, taps[0] * taps[1]));
-                        Expr tap = planes.tap(channel, rem(div(term, taps[1]), taps[0]), rem(term, taps[1]));
-                        return kb.load(planes.buffer(), add(add(tap, start), position));
-                    });
-                    // Maps outside, positions inside: each map's positions are neighbours in the output.
-                    kb.loops(new long[] {tile.columns(), tile.rows()}, at -> {
-                        Expr mapInGroup = add(firstMap, at[0]);
-                        Expr map = add(mul(group, maps), mapInGroup);
-                        Expr position = add(start, at[1]);
-                        Expr row = div(position, planes.width()), column = rem(position, planes.width());
-                        Expr stored = and(lt(row, out[0]), lt(column, out[1]));
-                        kb.when(maps % tile.columns() == 0 ? stored : and(lt(mapInGroup, maps), stored), () -> {
-                            Expr result = tile.result(kb, at[1], at[0]);
-                            if (bias != null) result = add(result, kb.load(bias, map));
-                            kb.store(y, flatIndex(y.shape(), n, map, row, column), result);
-                        });
+                Expr start = mul(block, tile.rows());
+                // One loop over the terms, not a nest over channels and taps: LLVM keeps the tile in registers
+                // across the iterations of the innermost loop only, and stores and reloads it around the others.
+                tile.sum(kb, terms, panels, tile.panelStart(groupTile, terms), (term, position) -> {
+                    Expr channel = add(mul(group, channelsPerGroup), div(term, taps[0] * taps[1]));
+                    Expr tap = planes.tap(channel, rem(div(term, taps[1]), taps[0]), rem(term, taps[1]));
+                    return kb.load(planes.buffer(), add(add(tap, start), position));
+                });
+                // Maps outside, positions inside: each map's positions are neighbours in the output.
+                kb.loops(new long[] {tile.columns(), tile.rows()}, at -> {
+                    Expr mapInGroup = add(firstMap, at[0]);
+                    Expr map = add(mul(group, maps), mapInGroup);
+                    Expr position = add(start, at[1]);
+                    Expr row = div(position, planes.width()), column = rem(position, planes.width());
+                    Expr stored = and(lt(row, out[0]), lt(column, out[1]));
+                    kb.when(maps % tile.columns() == 0 ? stored : and(lt(mapInGroup, maps), stored), () -> {
+                        Expr result = tile.result(kb, at[1], at[0]);
+                        if (bias != null) result = add(result, kb.load(bias, map));
+                        kb.store(y, flatIndex(y.shape(), n, map, row, column), result);
                     });
                 });
             });

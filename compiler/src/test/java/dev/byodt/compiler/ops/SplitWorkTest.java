@@ -44,10 +44,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class SplitWorkTest {
     /**
      * The cases whose split loop has one iteration: a vector times a matrix (one row), 5 maps on padded planes (taken
-     * together, one block of maps) and a 1-D convolution across maps (its one row of 8 positions taken together).
+     * together, one block of maps), a 1-D convolution across maps (its one row of 8 positions taken together) and
+     * a Gemm of 3 rows and 18 columns (one register tile).
      */
     private static final Set<String> NOTHING_TO_DIVIDE = Set.of("matmul, vector times constant matrix",
-        "padded planes, uneven pads, dilation", "across maps, 1-D, dilation 2, odd row");
+        "padded planes, uneven pads, dilation", "across maps, 1-D, dilation 2, odd row",
+        "gemm, constant transposed B, C, alpha, beta");
 
     static Stream<TunedSchedulesTest.Case> cases() {
         return TunedSchedulesTest.CASES.stream();
