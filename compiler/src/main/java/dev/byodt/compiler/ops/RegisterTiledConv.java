@@ -60,18 +60,22 @@ final class RegisterTiledConv {
                     Expr tap = planes.tap(channel, rem(div(term, taps[1]), taps[0]), rem(term, taps[1]));
                     return kb.load(planes.buffer(), add(add(tap, start), position));
                 });
-                // Maps outside, positions inside: each map's positions are neighbours in the output.
-                kb.loops(new long[] {tile.columns(), tile.rows()}, at -> {
-                    Expr mapInGroup = add(firstMap, at[0]);
-                    Expr map = add(mul(group, maps), mapInGroup);
-                    Expr position = add(start, at[1]);
-                    Expr row = div(position, planes.width()), column = rem(position, planes.width());
-                    Expr stored = and(lt(row, out[0]), lt(column, out[1]));
-                    kb.when(maps % tile.columns() == 0 ? stored : and(lt(mapInGroup, maps), stored), () -> {
-                        Expr result = tile.result(kb, at[1], at[0]);
-                        if (bias != null) result = add(result, kb.load(bias, map));
-                        kb.store(y, flatIndex(y.shape(), n, map, row, column), result);
-                    });
+                // Positions outside, maps inside: where a position is on the grid, and whether it is stored, once.
+                kb.loop(tile.rows(), p -> {
+                    Expr position = add(start, p);
+                    Expr row = kb.get(kb.local("row", div(position, planes.width())));
+                    Expr column = kb.get(kb.local("column", rem(position, planes.width())));
+                    kb.when(and(lt(row, out[0]), lt(column, out[1])), () -> kb.loop(tile.columns(), m -> {
+                        Expr mapInGroup = add(firstMap, m);
+                        Expr map = add(mul(group, maps), mapInGroup);
+                        Runnable store = () -> {
+                            Expr result = tile.result(kb, p, m);
+                            if (bias != null) result = add(result, kb.load(bias, map));
+                            kb.store(y, flatIndex(y.shape(), n, map, row, column), result);
+                        };
+                        if (maps % tile.columns() == 0) store.run();
+                        else kb.when(lt(mapInGroup, maps), store);
+                    }));
                 });
             });
         });
