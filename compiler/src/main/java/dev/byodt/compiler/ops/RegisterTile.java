@@ -37,13 +37,6 @@ final class RegisterTile {
     private static final long MOST_COLUMN_VECTORS = 2;
     /** Fewer lanes than this and the tile would not be held in vectors: the other schedules are kept. */
     private static final long LEAST_LANES = 8;
-    /**
-     * More lanes than this (elements of 8 or 16 bits) and a tile's accumulators, wider than the elements, take
-     * several times the registers there are, and its emulated multiply-adds compile slowly: a convolution in
-     * posit8 ran 1.6 times slower in tiles than on padded planes, one in posit16 no faster, and mobilenet_v2 in
-     * posit16 took 3 times as long to compile.
-     */
-    private static final long MOST_LANES = 16;
 
     private final long rows;
     private final long columns;
@@ -88,11 +81,8 @@ final class RegisterTile {
         });
     }
 
-    /**
-     * Whether tiles fit outputs of {@code columns} columns on vectors of {@code lanes}: at least a whole vector, of
-     * elements of 32 bits or more.
-     */
-    static boolean fits(long lanes, long columns) { return lanes >= LEAST_LANES && lanes <= MOST_LANES && columns >= lanes; }
+    /** Whether tiles fit outputs of {@code columns} columns on vectors of {@code lanes}: at least a whole vector. */
+    static boolean fits(long lanes, long columns) { return lanes >= LEAST_LANES && columns >= lanes; }
 
     /** A tile of {@code rows} rows (at most {@link #MOST_ROWS}) for outputs of {@code columns} columns. */
     static RegisterTile of(KernelBuilder kb, long lanes, long rows, long columns) {
