@@ -561,7 +561,7 @@ class BlockDotsTest {
      * x . w in blocks: the exact block sums of the reference's elements times both blocks' scales, each rounded to
      * float32, added in float32 from +0, then times both tensor scales as a float32 alpha.
      */
-    private static float blockDot(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
+    static float blockDot(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
         return scaled(addBlocks(0f, reference, size, x, w, tx, tw), tx, tw);
     }
 
@@ -604,7 +604,7 @@ class BlockDotsTest {
     }
 
     /** One {@code op} node of graph input X, constant weights W and an optional constant bias B. */
-    private static Graph node(String op, long[] inputShape, long[] outputShape, Map<String, Attribute> attributes, Tensor weights, Tensor bias) {
+    static Graph node(String op, long[] inputShape, long[] outputShape, Map<String, Attribute> attributes, Tensor weights, Tensor bias) {
         Value x = input("X", inputShape);
         return graph(op, List.of(x), List.of(x, constantValue("W", weights)), bias == null ? null : constantValue("B", bias), outputShape, attributes);
     }
@@ -659,14 +659,14 @@ class BlockDotsTest {
         }
     }
 
-    private static float[] seeded(long seed, int count, double scale) {
+    static float[] seeded(long seed, int count, double scale) {
         SplittableRandom random = new SplittableRandom(seed);
         float[] values = new float[count];
         for (int i = 0; i < count; i++) values[i] = (float) (random.nextDouble(-1, 1) * scale * Math.scalb(1.0, random.nextInt(-3, 4)));
         return values;
     }
 
-    private static void assertBits(String name, float[] expected, float[] actual) {
+    static void assertBits(String name, float[] expected, float[] actual) {
         assertEquals(expected.length, actual.length);
         for (int i = 0; i < expected.length; i++) {
             if (Float.floatToRawIntBits(expected[i]) != Float.floatToRawIntBits(actual[i])) {
