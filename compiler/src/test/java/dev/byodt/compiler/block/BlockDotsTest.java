@@ -56,10 +56,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class BlockDotsTest {
     /** The number of edge rows {@link #rows} starts with. */
-    private static final int EDGE_ROWS = 11;
+    static final int EDGE_ROWS = 11;
 
     /** A row length that leaves a partial last block of 6. */
-    private static final int K = 70;
+    static final int K = 70;
 
     private static BlockDatatypeName named(String name) { return DatatypeName.parseBlock(name).orElseThrow(); }
 
@@ -157,7 +157,7 @@ class BlockDotsTest {
     }
 
     /** Edge rows (zeros of both signs, NaN, infinities, the spec's clipping example, extremes, ties) and 60 seeded ones. */
-    private static float[][] rows(String name) {
+    static float[][] rows(String name) {
         BlockFormat format = format(name);
         float largest = (float) format.element().largest();
         float midpointAbove = (float) format.element().midpointAboveLargest();
@@ -192,7 +192,7 @@ class BlockDotsTest {
     }
 
     /** The run-time quantizer's elements, block scales and tensor scale (1 without one) of a [rows, K] tensor. */
-    private static List<float[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
+    static List<float[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
         long[] shape = {rows, K};
         long blocks = (K + format.blockSize() - 1) / format.blockSize();
         Buffer in = new Buffer("x", ScalarType.REAL, shape);
