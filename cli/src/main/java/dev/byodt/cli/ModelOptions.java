@@ -10,7 +10,6 @@ import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
-import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.target.Target;

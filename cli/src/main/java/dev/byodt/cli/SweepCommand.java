@@ -24,7 +24,6 @@ import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeInstance;
-import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.data.DataSource;

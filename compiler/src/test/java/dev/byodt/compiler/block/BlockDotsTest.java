@@ -226,17 +226,22 @@ class BlockDotsTest {
         a[3] = -0f;
         Graph graph = node("MatMul", new long[] {2, m, K}, new long[] {2, m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
         float[] actual = run(graph, name, new long[] {2, m, K}, a);
-        BlockReference reference = reference(name);
-        float[] expected = new float[2 * m * n];
-        for (int row = 0; row < 2 * m; row++) {
+        assertBits(name, expectedMatMul(reference(name), named(name).blockSize(), a, b, n, tensorScale(name, a), tensorScale(name, b)), actual);
+    }
+
+    /** The reference's [rows, n] product of a [rows, K] activation and [K, n] weights under tensor scales ta and tb. */
+    static float[] expectedMatMul(BlockReference reference, int size, float[] a, float[] b, int n, Rational ta, Rational tb) {
+        int rows = a.length / K;
+        float[] expected = new float[rows * n];
+        for (int row = 0; row < rows; row++) {
             for (int col = 0; col < n; col++) {
                 float[] x = Arrays.copyOfRange(a, row * K, row * K + K);
                 float[] w = new float[K];
                 for (int k = 0; k < K; k++) w[k] = b[k * n + col];
-                expected[row * n + col] = blockDot(reference, named(name).blockSize(), x, w, tensorScale(name, a), tensorScale(name, b));
+                expected[row * n + col] = blockDot(reference, size, x, w, ta, tb);
             }
         }
-        assertBits(name, expected, actual);
+        return expected;
     }
 
     @ParameterizedTest
@@ -561,7 +566,7 @@ class BlockDotsTest {
      * x . w in blocks: the exact block sums of the reference's elements times both blocks' scales, each rounded to
      * float32, added in float32 from +0, then times both tensor scales as a float32 alpha.
      */
-    static float blockDot(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
+    private static float blockDot(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
         return scaled(addBlocks(0f, reference, size, x, w, tx, tw), tx, tw);
     }
 

@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 
+import static dev.byodt.compiler.block.BlockDotsTest.K;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -35,7 +35,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class PluginBlockDatatypeTest {
     private static final Path INT6 = Path.of(System.getProperty("byodt.examplesDir", "../examples"), "int6");
-    private static final int K = 70;
 
     @Test
     void aMatMulInTheExamplesBlockDatatypeIsTheExactReferences() {
@@ -55,15 +54,7 @@ class PluginBlockDatatypeTest {
         try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
             actual = model.run(List.of(Tensor.ofFloats(new long[] {2, m, K}, a))).getFirst().toFloatArray();
         }
-        float[] expected = new float[2 * m * n];
-        for (int row = 0; row < 2 * m; row++) {
-            for (int col = 0; col < n; col++) {
-                float[] x = Arrays.copyOfRange(a, row * K, row * K + K);
-                float[] w = new float[K];
-                for (int k = 0; k < K; k++) w[k] = b[k * n + col];
-                expected[row * n + col] = BlockDotsTest.blockDot(reference, mxint6.blockSize(), x, w, Rational.of(1), Rational.of(1));
-            }
-        }
+        float[] expected = BlockDotsTest.expectedMatMul(reference, mxint6.blockSize(), a, b, n, Rational.of(1), Rational.of(1));
         BlockDotsTest.assertBits("mxint6", expected, actual);
     }
 
