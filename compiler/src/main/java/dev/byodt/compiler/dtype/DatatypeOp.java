@@ -51,6 +51,7 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
      * Optional: {@code to_f32(from_f32(x))}, a float32 rounded to the datatype and read back, in one function. Where
      * a datatype's add and mul are float32's rounded once, --accumulate dtype rounds twice per multiply-add this
      * way ({@link RoundedFloat32Accumulator}); a datatype that lowers it there spares the encoding in between.
+     * A NaN may come back as any NaN: the sums hand it on to from_f32 alone.
      */
     public static final DatatypeOp ROUNDED_F32 = named("rounded_f32", Kind.FLOAT, Kind.FLOAT);
     /**

@@ -501,7 +501,9 @@ EXPORT float FN(to_f32)(T a) { return is_nan(a) ? f32_of(0x7fc00000u) : to_float
  * of C stops at LARGEST_BINADE + 1 (so that its field stays below 255): then a >= 2^(LARGEST_BINADE + 2), and the
  * difference is still beyond the largest value (a < C: a rounded to a multiple of C 2^-23, which
  * 2^(LARGEST_BINADE + 2) is; a >= C: fl(a + C) >= 2C, so the difference is at least C); an infinite x stays
- * infinite. A NaN gives the NaN to_f32 gives.
+ * infinite. A NaN gives a NaN, not always to_f32's (DatatypeOp.ROUNDED_F32 allows that): the sums only pass it on
+ * to from_f32, which gives the one NaN pattern for every NaN, and canonicalizing it here would cost two of the
+ * eleven vector instructions each call takes.
  */
 EXPORT float FN(rounded_f32)(float x) {
     uint32_t u = f32_bits(x);
@@ -511,7 +513,7 @@ EXPORT float FN(rounded_f32)(float x) {
     float c = f32_of(field + ((uint32_t)(23 - M) << 23));
     float rounded = (f32_of(magnitude) + c) - c;
     rounded = rounded > f32_of(F32_LARGEST) ? f32_of(F32_OVERFLOWED) : rounded;
-    return x != x ? f32_of(0x7fc00000u) : f32_of(f32_bits(rounded) | (u & 0x80000000u));
+    return f32_of(f32_bits(rounded) | (u & 0x80000000u));
 }
 #else
 /* to_f32(from_f32(x)) as it says (--accumulate dtype's sums in float32 registers). */
