@@ -4,6 +4,7 @@ import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostConversion;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.dtype.posit.PositReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Tensor;
@@ -30,8 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * --accumulate dtype on the host keeps the sums of the datatypes whose add and mul are float32's rounded once in
  * float32 registers ({@link RoundedFloat32Accumulator}), and MatMul still rounds every multiply and every add to the
  * datatype in the order of k: its results against the exact references (rational arithmetic), operation by
- * operation. RISC-V code keeps the datatype's own add and mul, and so do float16 (F16C conversions), posits (whose
- * own encodings of sums and products are cheaper than from_f32's of any float) and fixed point.
+ * operation. RISC-V code keeps the datatype's own add and mul, and so do float16 (F16C conversions), posits of up to
+ * 8 bits (16-bit integer add and mul), posits whose products float32 does not hold exactly (posit16 es 1) and fixed
+ * point.
  */
 class RoundedFloat32AccumulationTest {
     /** A reference's conversions and arithmetic on patterns. */
@@ -49,12 +51,16 @@ class RoundedFloat32AccumulationTest {
             case "custom[minifloat_e5]12" -> Reference.of(MinifloatReference.ieee(5, 6));
             case "custom[fp8e4m3]8" -> Reference.of(new MinifloatReference(4, 3, MinifloatReference.Specials.FN, false));
             case "custom[fp8e5m2]8" -> Reference.of(MinifloatReference.ieee(5, 2));
+            case "custom[posit]16" -> {
+                PositReference posit = new PositReference(16, 2);
+                yield new Reference(posit::fromDouble, posit::toDouble, posit::add, posit::mul);
+            }
             default -> throw new IllegalArgumentException(datatype);
         };
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12"})
+    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12", "custom[posit]16"})
     void everyAddAndMultiplyRoundsToTheDatatypeInTheOrderOfK(String datatype) {
         assertEquals(ScalarType.F32, registered(datatype, LoweringTarget.HOST).accumulatorType(), "sums in float32 registers");
         RegisteredDatatype onRiscv = registered(datatype, LoweringTarget.RISCV64);
@@ -79,7 +85,7 @@ class RoundedFloat32AccumulationTest {
      * rounded_f32 meets each case.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12"})
+    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12", "custom[posit]16"})
     void hardOperandsRoundAsTheDatatypeDoes(String datatype) {
         Reference r = reference(datatype);
         int batchA = MatMulAccumulationOrderTest.BATCH_A, batchB = MatMulAccumulationOrderTest.BATCH_B;
@@ -121,7 +127,7 @@ class RoundedFloat32AccumulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"float16", "custom[posit]16", "custom[posit]8", "fxp16_8"})
+    @ValueSource(strings = {"float16", "custom[posit]8", "custom[posit_es1]16", "fxp16_8"})
     void otherDatatypesKeepTheirAddAndMul(String datatype) {
         RegisteredDatatype d = registered(datatype, LoweringTarget.HOST);
         assertEquals(d.storageType(), d.accumulatorType(), datatype);

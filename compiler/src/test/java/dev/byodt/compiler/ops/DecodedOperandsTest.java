@@ -54,7 +54,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DecodedOperandsTest {
     private static final String[] FLOAT32_SUMS = {"custom[posit]16", "custom[posit]8", "bfloat16", "float16", "fxp16_8"};
     /** The datatypes whose dtype sums run in float32 registers; the others' add and mul take no decoded operands. */
-    private static final String[] DTYPE_SUMS = {"bfloat16", "custom[fp8e4m3]8"};
+    private static final String[] DTYPE_SUMS = {"bfloat16", "custom[fp8e4m3]8", "custom[posit]16"};
 
     /** Each datatype with the accumulation that decodes its operands. */
     private static List<Object[]> datatypesAndAccumulations() {
