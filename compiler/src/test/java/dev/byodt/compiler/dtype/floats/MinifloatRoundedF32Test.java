@@ -5,6 +5,7 @@ import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.floats.MinifloatLibraryTest.Format;
 import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
 import dev.byodt.compiler.target.Target;
@@ -14,10 +15,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * minifloat.c's rounded_f32, x rounded to the format and read back as a float32 in one function (--accumulate
@@ -44,22 +42,10 @@ class MinifloatRoundedF32Test {
     void roundsEveryFloatAsFromF32ThenToF32(Format f) {
         MinifloatReference r = f.reference();
         float[] x = inputs(f, r);
-        float[] got;
         try (NativeLibrary lib = compile(f)) {
-            got = lib.floatToFloat("rounded_f32", x);
-        }
-        for (int i = 0; i < x.length; i++) {
-            float want = expected(r, x[i]);
-            boolean same = Float.isNaN(want) ? Float.isNaN(got[i]) : Float.floatToRawIntBits(got[i]) == Float.floatToRawIntBits(want);
-            if (!same) {
-                fail(f + ": rounded_f32(" + x[i] + " = 0x" + Integer.toHexString(Float.floatToRawIntBits(x[i])) + ") = "
-                    + got[i] + " (0x" + Integer.toHexString(Float.floatToRawIntBits(got[i])) + "), expected " + want);
-            }
+            RoundedF32Checks.assertRoundsAs(f.toString(), x, lib.floatToFloat("rounded_f32", x), v -> r.toDouble(r.fromDouble(v)));
         }
     }
-
-    /** The value of the pattern fromDouble rounds x to (a NaN for the NaN pattern, where any NaN will do). */
-    private static float expected(MinifloatReference r, float x) { return (float) r.toDouble(r.fromDouble(x)); }
 
     private static float[] inputs(Format f, MinifloatReference r) {
         List<Float> in = new ArrayList<>();
@@ -67,31 +53,14 @@ class MinifloatRoundedF32Test {
         for (int p = 0; p < patterns; p++) {
             double v = r.toDouble(p);
             if (Double.isNaN(v) || Double.isInfinite(v)) continue;
-            addAround(in, (float) v);
+            RoundedF32Checks.addAround(in, (float) v);
             double next = r.toDouble(nextPattern(f, p));
             if (!Double.isNaN(next) && !Double.isInfinite(next) && next > v) {
-                addAround(in, (float) ((v + next) / 2)); // exact: the midpoint has one bit more than the format
+                RoundedF32Checks.addAround(in, (float) ((v + next) / 2)); // exact: the midpoint has one bit more than the format
             }
         }
-        for (int e = -149; e <= 127; e++) addAround(in, Math.scalb(1.0f, e));
-        for (float special : new float[] {0.0f, -0.0f, Float.MIN_VALUE, Float.MIN_NORMAL, Float.MAX_VALUE,
-            Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.intBitsToFloat(0x7fc00000), Float.intBitsToFloat(0xffc00000),
-            Float.intBitsToFloat(0x7f800001), Float.intBitsToFloat(0x7fc12345), Float.intBitsToFloat(0xff812345)}) {
-            in.add(special);
-        }
-        Random random = new Random(20261127L);
-        for (int i = 0; i < RANDOM_INPUTS; i++) in.add(Float.intBitsToFloat(random.nextInt()));
-        float[] x = new float[in.size()];
-        for (int i = 0; i < x.length; i++) x[i] = in.get(i);
-        return x;
-    }
-
-    /** v and its float32 neighbours, of both signs. */
-    private static void addAround(List<Float> in, float v) {
-        for (float w : new float[] {v, Math.nextUp(v), Math.nextDown(v)}) {
-            in.add(w);
-            in.add(-w);
-        }
+        RoundedF32Checks.addEveryScale(in, RANDOM_INPUTS, 20261127L);
+        return RoundedF32Checks.array(in);
     }
 
     /** The pattern of the next larger magnitude: patterns of one sign order like their magnitudes. */

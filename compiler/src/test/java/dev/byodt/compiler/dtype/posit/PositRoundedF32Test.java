@@ -3,6 +3,7 @@ package dev.byodt.compiler.dtype.posit;
 import dev.byodt.compiler.dtype.builtin.PositDatatypes;
 import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
 import dev.byodt.compiler.target.Target;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -10,9 +11,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * posit.c's rounded_f32, x rounded to the posit and read back as a float32 in one function (--accumulate dtype
@@ -31,17 +29,8 @@ class PositRoundedF32Test {
     void roundsEveryFloatAsFromF32ThenToF32(int n, int es) {
         PositReference r = new PositReference(n, es);
         float[] x = inputs(n, es, r);
-        float[] got;
         try (NativeLibrary lib = compile(n, es)) {
-            got = lib.floatToFloat("rounded_f32", x);
-        }
-        for (int i = 0; i < x.length; i++) {
-            float want = (float) r.toDouble(r.fromDouble(x[i]));
-            boolean same = Float.isNaN(want) ? Float.isNaN(got[i]) : Float.floatToRawIntBits(got[i]) == Float.floatToRawIntBits(want);
-            if (!same) {
-                fail("posit" + n + " es " + es + ": rounded_f32(" + x[i] + " = 0x" + Integer.toHexString(Float.floatToRawIntBits(x[i]))
-                    + ") = " + got[i] + ", expected " + want);
-            }
+            RoundedF32Checks.assertRoundsAs("posit" + n + " es " + es, x, lib.floatToFloat("rounded_f32", x), v -> r.toDouble(r.fromDouble(v)));
         }
     }
 
@@ -50,28 +39,12 @@ class PositRoundedF32Test {
         List<Float> in = new ArrayList<>();
         long maxPos = (1L << (n - 1)) - 1;
         for (long p = 1; p <= maxPos; p++) {
-            addAround(in, (float) r.toDouble(p));
-            if (p < maxPos) addAround(in, (float) wider.toDouble(2 * p + 1)); // between p and p + 1
+            RoundedF32Checks.addAround(in, (float) r.toDouble(p));
+            if (p < maxPos) RoundedF32Checks.addAround(in, (float) wider.toDouble(2 * p + 1)); // between p and p + 1
         }
-        addAround(in, (float) wider.toDouble(1)); // between 0 and minPos
-        for (int e = -149; e <= 127; e++) addAround(in, Math.scalb(1.0f, e));
-        for (float special : new float[] {0.0f, -0.0f, Float.MIN_VALUE, Float.MAX_VALUE, Float.POSITIVE_INFINITY,
-            Float.NEGATIVE_INFINITY, Float.NaN, Float.intBitsToFloat(0xffc00000), Float.intBitsToFloat(0x7f800001)}) {
-            in.add(special);
-        }
-        Random random = new Random(20261127L + n * 4L + es);
-        for (int i = 0; i < RANDOM_INPUTS; i++) in.add(Float.intBitsToFloat(random.nextInt()));
-        float[] x = new float[in.size()];
-        for (int i = 0; i < x.length; i++) x[i] = in.get(i);
-        return x;
-    }
-
-    /** v and its float32 neighbours, of both signs. */
-    private static void addAround(List<Float> in, float v) {
-        for (float w : new float[] {v, Math.nextUp(v), Math.nextDown(v)}) {
-            in.add(w);
-            in.add(-w);
-        }
+        RoundedF32Checks.addAround(in, (float) wider.toDouble(1)); // between 0 and minPos
+        RoundedF32Checks.addEveryScale(in, RANDOM_INPUTS, 20261127L + n * 4L + es);
+        return RoundedF32Checks.array(in);
     }
 
     private static NativeLibrary compile(int n, int es) {
