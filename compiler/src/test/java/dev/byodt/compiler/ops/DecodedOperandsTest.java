@@ -48,7 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * reference nest compiled under an operator name the pass leaves alone, so that each of its products calls
  * to_f32 on both operands. float16's to_f32 is inline code rather than a call, so its weights are decoded as
  * the kernel runs rather than at compile time. By default each case runs in one datatype and accumulation,
- * taken in turn (every one is run, each by two cases); -Pexhaustive runs every other pairing.
+ * taken in turn (every one is run, each by one or two cases); -Pexhaustive runs every other pairing.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DecodedOperandsTest {
