@@ -36,6 +36,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * product.
  */
 public final class BlockDots {
+    /** Rows and columns of outputs computed together ({@link Sums#tiles}): their partial block sums stay in the first-level cache. */
+    private static final long MOST_ROWS_TOGETHER = 8, MOST_COLUMNS_TOGETHER = 256;
+
     private BlockDots() {}
 
     /** The kernel of {@code node} in {@code format} when it is a MatMul, Gemm or Conv, else empty (the node computes in the vector datatype). */
@@ -79,14 +82,12 @@ public final class BlockDots {
         long m = s.m(), k = s.k(), n = s.n();
         long aMatrices = Shapes.elementCount(s.aBatch(), "A"), bMatrices = Shapes.elementCount(s.bBatch(), "B");
         QuantizedOperand a = QuantizedOperand.atRunTime(kb, format, "A", kb.input(0), aMatrices * m, k, 1);
-        Function<Expr, Function<Expr, QuantizedOperand.Vector>> bColumns = matrices(kb, format, "B", node.input(1), 1, bMatrices, k, n, true);
+        Function<Expr, Function<Expr, QuantizedOperand.Vector>> bColumns = columnsSideBySide(kb, format, "B", node.input(1), 1, bMatrices, k, n, true)
+            .orElseThrow();
         Buffer y = kb.output(0);
         long[] output = {Shapes.elementCount(s.batch(), "output"), m, n};
-        kb.loops(s.batch(), at -> kb.loops(new long[] {m, n}, ij -> {
-            QuantizedOperand.Vector row = a.at(add(mul(s.aMatrix(at), m), ij[0]), idx(0));
-            Expr dot = sums.dot(row, bColumns.apply(s.bMatrix(at)).apply(ij[1]));
-            kb.store(y, flatIndex(output, flatIndex(s.batch(), at), ij[0], ij[1]), cast(ScalarType.REAL, dot));
-        }));
+        kb.loops(s.batch(), at -> sums.tiles(m, n, i -> a.at(add(mul(s.aMatrix(at), m), i), idx(0)), bColumns.apply(s.bMatrix(at)),
+            (i, j, dot) -> kb.store(y, flatIndex(output, flatIndex(s.batch(), at), i, j), cast(ScalarType.REAL, dot))));
     }
 
     /**
@@ -100,18 +101,26 @@ public final class BlockDots {
         long m = transA ? aShape[1] : aShape[0], k = transA ? aShape[0] : aShape[1], n = transB ? bShape[0] : bShape[1];
         // A' [M, K] has its rows of K, stored K-first when transA; B' [K, N] its columns, K-first unless transB.
         Function<Expr, QuantizedOperand.Vector> aRows = matrices(kb, format, "A", node.input(0), 0, 1, k, m, transA).apply(idx(0));
-        Function<Expr, QuantizedOperand.Vector> bColumns = matrices(kb, format, "B", node.input(1), 1, 1, k, n, !transB).apply(idx(0));
         Buffer c = beta == 0 || node.input(2) == null ? null : kb.input(2);
         Buffer y = kb.output(0);
-        kb.loops(new long[] {m, n}, at -> {
-            Expr dot = cast(ScalarType.REAL, sums.dot(aRows.apply(at[0]), bColumns.apply(at[1])));
-            Expr result = alpha == 1 ? dot : mul(real(alpha), dot);
+        Store store = (i, j, dot) -> {
+            Expr product = cast(ScalarType.REAL, dot);
+            Expr result = alpha == 1 ? product : mul(real(alpha), product);
             if (c != null) {
-                Expr cValue = kb.load(c, flatIndex(c.shape(), broadcastIndices(c.shape(), at)));
+                Expr cValue = kb.load(c, flatIndex(c.shape(), broadcastIndices(c.shape(), new Expr[] {i, j})));
                 result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
             }
-            kb.store(y, add(mul(at[0], n), at[1]), result);
-        });
+            kb.store(y, add(mul(i, n), j), result);
+        };
+        Optional<Function<Expr, Function<Expr, QuantizedOperand.Vector>>> sideBySide =
+            columnsSideBySide(kb, format, "B", node.input(1), 1, 1, k, n, !transB);
+        if (sideBySide.isPresent()) {
+            sums.tiles(m, n, aRows, sideBySide.get().apply(idx(0)), store);
+            return;
+        }
+        // An activation B stored [N, K]: each column of B' is a row of it, read output by output.
+        Function<Expr, QuantizedOperand.Vector> bColumns = matrices(kb, format, "B", node.input(1), 1, 1, k, n, false).apply(idx(0));
+        kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], sums.dot(aRows.apply(at[0]), bColumns.apply(at[1]))));
     }
 
     /**
@@ -170,6 +179,31 @@ public final class BlockDots {
     }
 
     /**
+     * {@code count} matrices of {@code columns} vectors of {@code k} along the reduction axis, quantized into the
+     * layout [count, K, columns], the vectors' elements of one k side by side (what {@link Sums#tiles} reads): a
+     * constant at compile time from either layout, an activation when the node runs if it is stored so
+     * ({@code kFirst}); empty for an activation stored [count, columns, K].
+     */
+    private static Optional<Function<Expr, Function<Expr, QuantizedOperand.Vector>>> columnsSideBySide(
+            KernelBuilder kb, BlockFormat format, String name, Value value, int input, long count, long k, long columns, boolean kFirst) {
+        QuantizedOperand q;
+        if (value.isConstant()) {
+            float[] values = value.constant().toFloatArray();
+            q = QuantizedOperand.atCompileTime(kb, format, name, kFirst ? values : transposed(values, count, columns, k), count, k, columns);
+        } else if (kFirst) {
+            q = QuantizedOperand.atRunTime(kb, format, name, kb.input(input), count, k, columns);
+        } else {
+            return Optional.empty();
+        }
+        return Optional.of(matrix -> column -> q.at(matrix, column));
+    }
+
+    /** Stores the dot product (F32, or REAL under --accumulate dtype) of output row i and column j. */
+    private interface Store {
+        void at(Expr i, Expr j, Expr dot);
+    }
+
+    /**
      * How one format's dot products add up: each block's exact sum of products of elements times both blocks'
      * scales, rounded once to float32, then added from +0 in the order of the blocks in float32 or, converted to
      * it, in the vector datatype ({@link BlockChoice.Accumulation}), then times both tensor scales.
@@ -182,10 +216,57 @@ public final class BlockDots {
             return tensorScaled(kb.get(acc), a, b);
         }
 
-        /** A sum of block results from +0: F32, or REAL (the vector datatype). */
-        Local accumulator() {
-            return kb.local("acc", accumulation == BlockChoice.Accumulation.FLOAT32 ? constant(ScalarType.F32, 0) : real(0));
+        /**
+         * Every output of rows(i) . columns(j), i < m, j < n, handed to {@code store}: a few rows and a run of
+         * columns at a time, block after block. Each k takes each row's element times the run's elements of k, side
+         * by side in memory ({@link #columnsSideBySide}), into the tile's partial block sums, a loop over columns
+         * that vectorizes; at the end of each block the tile's block sums are scaled, rounded to float32 and added
+         * to its outputs. Exact block sums do not depend on the order of their products, and the blocks are added
+         * in their order, so each output has the bits {@link #dot} gives it. Threads divide the runs of rows.
+         */
+        void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
+            long rows = largestDivisor(m, Math.min(MOST_ROWS_TOGETHER, m / 2)), columns = largestDivisor(n, MOST_COLUMNS_TOGETHER);
+            long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
+            ScalarType sumType = accumulatorType();
+            Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});
+            List<Buffer> partial = new ArrayList<>();
+            for (int part = 0; part < exact.parts(); part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
+            kb.splitLoop(m / rows, rowRun -> kb.loop(n / columns, columnRun -> {
+                Function<Expr, QuantizedOperand.Vector> rowAt = r -> row.apply(Exprs.add(mul(rowRun, rows), r));
+                Function<Expr, QuantizedOperand.Vector> columnAt = c -> column.apply(Exprs.add(mul(columnRun, columns), c));
+                kb.loop(rows * columns, t -> kb.store(acc, t, constant(sumType, 0)));
+                kb.loop(row.apply(idx(0)).operand().blocks(), block -> {
+                    for (Buffer p : partial) kb.loop(rows * columns, t -> kb.store(p, t, constant(exact.type(), 0)));
+                    Expr blockStart = mul(block, size);
+                    kb.loop(min(idx(size), sub(idx(length), blockStart)), j -> {
+                        Expr k = Exprs.add(blockStart, j);
+                        kb.loop(rows, r -> {
+                            Local element = kb.local("a", rowAt.apply(r).element(k));
+                            kb.loop(columns, c -> {
+                                Expr t = Exprs.add(mul(r, columns), c);
+                                Local p = kb.local("product", exact.product(kb.get(element), columnAt.apply(c).element(k)));
+                                for (int part = 0; part < partial.size(); part++) {
+                                    kb.store(partial.get(part), t, Exprs.add(kb.load(partial.get(part), t), exact.share(kb.get(p), part)));
+                                }
+                            });
+                        });
+                    });
+                    kb.loop(rows, r -> kb.loop(columns, c -> {
+                        Expr t = Exprs.add(mul(r, columns), c);
+                        Expr sum = exact.result(kb, partial.stream().map(p -> kb.load(p, t)).toList());
+                        Expr result = cast(ScalarType.F32, mul(sum, product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block))));
+                        kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(sumType, result)));
+                    }));
+                });
+                kb.loop(rows, r -> kb.loop(columns, c -> store.at(Exprs.add(mul(rowRun, rows), r), Exprs.add(mul(columnRun, columns), c),
+                    tensorScaled(kb.load(acc, Exprs.add(mul(r, columns), c)), rowAt.apply(r), columnAt.apply(c)))));
+            }));
         }
+
+        /** A sum of block results from +0: F32, or REAL (the vector datatype). */
+        Local accumulator() { return kb.local("acc", constant(accumulatorType(), 0)); }
+
+        ScalarType accumulatorType() { return accumulation == BlockChoice.Accumulation.FLOAT32 ? ScalarType.F32 : ScalarType.REAL; }
 
         /** Adds the block results of two vectors to {@code acc}, block after block. */
         void add(Local acc, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
@@ -195,7 +276,7 @@ public final class BlockDots {
                 Expr blockStart = mul(block, size);
                 Expr sum = exact.emit(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
                     Expr k = Exprs.add(blockStart, j);
-                    return product(a.element(k), b.element(k));
+                    return exact.product(a.element(k), b.element(k));
                 });
                 Expr result = cast(ScalarType.F32, mul(sum, product(a.scale(block), b.scale(block))));
                 kb.assign(acc, Exprs.add(kb.get(acc), cast(type, result)));
@@ -212,11 +293,16 @@ public final class BlockDots {
         }
     }
 
-    /**
-     * The product of two F32 values, exact in double: two elements (at most 24 bits each) or two blocks' scales
-     * (MX's powers of two, NVFP4's UE4M3 4 bits).
-     */
+    /** The product of two blocks' scales (F32: MX's powers of two, NVFP4's UE4M3 4 bits), exact in double. */
     private static Expr product(Expr a, Expr b) { return mul(cast(ScalarType.F64, a), cast(ScalarType.F64, b)); }
+
+    /** The largest divisor of {@code n} up to {@code limit}, or 1. */
+    private static long largestDivisor(long n, long limit) {
+        for (long d = Math.min(n, limit); d > 1; d--) {
+            if (n % d == 0) return d;
+        }
+        return 1;
+    }
 
     /** C's indices for output [m, n] under broadcasting (C of rank 0, 1 or 2). */
     private static Expr[] broadcastIndices(long[] shape, Expr[] at) {
