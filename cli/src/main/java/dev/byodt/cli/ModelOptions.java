@@ -168,10 +168,6 @@ final class ModelOptions {
             }
         } else if (fallback != null) {
             throw new UsageException(choice.blockNames().getFirst() + ": a block datatype runs without --fallback for now");
-        } else if (target().isRiscv32()) {
-            // The quantizers' double min and max become calls to fmaximum and fminimum, which no rv32 library here has.
-            throw new UsageException(choice.blockNames().getFirst() + ": a block datatype runs on the host, riscv64 and riscv64p for now, not on "
-                + target + " (its quantizers compute in double)");
         }
         return choice;
     }
