@@ -147,11 +147,11 @@ public final class BlockDots {
         QuantizedOperand w = QuantizedOperand.atCompileTime(kb, format, "W", transposed(values, maps, channels, taps), maps * taps, channels, 1);
         QuantizedOperand input = QuantizedOperand.atRunTime(kb, format, "X", x, x.dim(0) * groups, channels, plane);
         kb.loop(x.dim(0), batch -> kb.loop(maps, map -> kb.loops(window.outputShape(), at -> {
-            Local acc = sums.accumulator();
+            Total acc = sums.total();
             Expr inputs = add(mul(batch, groups), div(map, idx(mapsPerGroup)));
             window.forEachTap(kb, at, (position, tap) -> sums.add(acc, input.at(inputs, flatIndex(spatial, position)),
                 w.at(add(mul(map, taps), flatIndex(kernel, tap)), idx(0))));
-            Expr result = cast(ScalarType.REAL, sums.tensorScaled(kb.get(acc), input.at(idx(0), idx(0)), w.at(idx(0), idx(0))));
+            Expr result = cast(ScalarType.REAL, sums.tensorScaled(acc.value(), input.at(idx(0), idx(0)), w.at(idx(0), idx(0))));
             if (bias != null) result = add(result, kb.load(bias, map));
             kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
         })));
@@ -211,9 +211,22 @@ public final class BlockDots {
     private record Sums(KernelBuilder kb, BlockFormat format, ExactBlockSum exact, BlockChoice.Accumulation accumulation) {
         /** The dot product of two vectors, F32 or REAL as the accumulation is. */
         Expr dot(QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
-            Local acc = accumulator();
-            add(acc, a, b);
-            return tensorScaled(kb.get(acc), a, b);
+            Total total = total();
+            add(total, a, b);
+            return tensorScaled(total.value(), a, b);
+        }
+
+        /** Adds the block results of two vectors to {@code total}, block after block. */
+        void add(Total total, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
+            long size = format.blockSize(), length = a.operand().length();
+            kb.loop(a.operand().blocks(), block -> {
+                Expr blockStart = mul(block, size);
+                List<Expr> parts = exact.emitParts(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
+                    Expr k = Exprs.add(blockStart, j);
+                    return exact.product(a.element(k), b.element(k));
+                });
+                total.add(parts, product(a.scale(block), b.scale(block)));
+            });
         }
 
         /**
@@ -225,6 +238,11 @@ public final class BlockDots {
          * in their order, so each output has the bits {@link #dot} gives it. Threads divide the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
+            if (accumulation == BlockChoice.Accumulation.EXACT) {
+                // One exact total of limbs per output, output after output.
+                kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], dot(row.apply(at[0]), column.apply(at[1]))));
+                return;
+            }
             long rows = largestDivisor(m, Math.min(MOST_ROWS_TOGETHER, m / 2)), columns = largestDivisor(n, MOST_COLUMNS_TOGETHER);
             long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
             ScalarType sumType = accumulatorType();
@@ -253,8 +271,8 @@ public final class BlockDots {
                     });
                     kb.loop(rows, r -> kb.loop(columns, c -> {
                         Expr t = Exprs.add(mul(r, columns), c);
-                        Expr sum = exact.result(kb, partial.stream().map(p -> kb.load(p, t)).toList());
-                        Expr result = cast(ScalarType.F32, mul(sum, product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block))));
+                        Expr result = rounded(kb, exact, partial.stream().map(p -> kb.load(p, t)).toList(),
+                            product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
                         kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(sumType, result)));
                     }));
                 });
@@ -263,25 +281,14 @@ public final class BlockDots {
             }));
         }
 
-        /** A sum of block results from +0: F32, or REAL (the vector datatype). */
-        Local accumulator() { return kb.local("acc", constant(accumulatorType(), 0)); }
-
-        ScalarType accumulatorType() { return accumulation == BlockChoice.Accumulation.FLOAT32 ? ScalarType.F32 : ScalarType.REAL; }
-
-        /** Adds the block results of two vectors to {@code acc}, block after block. */
-        void add(Local acc, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
-            long size = format.blockSize(), length = a.operand().length();
-            ScalarType type = kb.get(acc).type();
-            kb.loop(a.operand().blocks(), block -> {
-                Expr blockStart = mul(block, size);
-                Expr sum = exact.emit(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
-                    Expr k = Exprs.add(blockStart, j);
-                    return exact.product(a.element(k), b.element(k));
-                });
-                Expr result = cast(ScalarType.F32, mul(sum, product(a.scale(block), b.scale(block))));
-                kb.assign(acc, Exprs.add(kb.get(acc), cast(type, result)));
-            });
+        /** A sum of block results from +0, as the accumulation adds them. */
+        Total total() {
+            if (accumulation == BlockChoice.Accumulation.EXACT) return new ExactTotal(ExactBlockTotal.zero(kb, format), exact);
+            return new RoundedTotal(kb, kb.local("acc", constant(accumulatorType(), 0)), exact);
         }
+
+        /** The type of the rounded blocks' sum: F32, or REAL (the vector datatype). */
+        ScalarType accumulatorType() { return accumulation == BlockChoice.Accumulation.DTYPE ? ScalarType.REAL : ScalarType.F32; }
 
         /**
          * The sum of blocks times both tensor scales, as a GEMM's alpha: their product rounded to float32 (exact in
@@ -291,6 +298,42 @@ public final class BlockDots {
             if (!format.name().tensorScale()) return sum;
             return mul(sum, cast(sum.type(), cast(ScalarType.F32, mul(a.tensorScale(), b.tensorScale()))));
         }
+    }
+
+    /** A dot product's running sum of its blocks' results. */
+    private interface Total {
+        /** Adds one block: its exact partial sums ({@link ExactBlockSum#emitParts}) and the product of its two scales (F64). */
+        void add(List<Expr> parts, Expr scales);
+
+        /** The sum: F32, or REAL under --accumulate dtype. */
+        Expr value();
+    }
+
+    /** Each block's exact sum times its scales rounded to float32 and added, in float32 or the vector datatype. */
+    private record RoundedTotal(KernelBuilder kb, Local acc, ExactBlockSum exact) implements Total {
+        @Override
+        public void add(List<Expr> parts, Expr scales) {
+            kb.assign(acc, Exprs.add(kb.get(acc), cast(kb.get(acc).type(), rounded(kb, exact, parts, scales))));
+        }
+
+        @Override
+        public Expr value() { return kb.get(acc); }
+    }
+
+    /** Every block's exact scaled parts added exactly, rounded once to float32 at the end ({@link ExactBlockTotal}). */
+    private record ExactTotal(ExactBlockTotal total, ExactBlockSum exact) implements Total {
+        @Override
+        public void add(List<Expr> parts, Expr scales) {
+            for (Expr part : parts) total.include(mul(cast(ScalarType.F64, part), scales));
+        }
+
+        @Override
+        public Expr value() { return total.rounded(); }
+    }
+
+    /** A block's sum from its exact partial sums, times the product of its scales, rounded once to float32. */
+    private static Expr rounded(KernelBuilder kb, ExactBlockSum exact, List<Expr> parts, Expr scales) {
+        return cast(ScalarType.F32, mul(exact.result(kb, parts), scales));
     }
 
     /** The product of two blocks' scales (F32: MX's powers of two, NVFP4's UE4M3 4 bits), exact in double. */

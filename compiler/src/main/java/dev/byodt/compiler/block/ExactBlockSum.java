@@ -95,15 +95,15 @@ final class ExactBlockSum {
         return split.isEmpty() ? cast(ScalarType.F64, parts.getFirst()) : roundedToOdd(kb, parts.get(0), parts.get(1));
     }
 
-    /** The block's sum (see the class comment) of {@code product} over j < count, products F64; {@link #result}'s type. */
-    Expr emit(KernelBuilder kb, Expr count, Function<Expr, Expr> product) {
+    /** The block's exact partial sums ({@link #parts()}, {@link #type()}) of {@code product} over j < count (products from {@link #product}). */
+    List<Expr> emitParts(KernelBuilder kb, Expr count, Function<Expr, Expr> product) {
         List<Local> sums = new ArrayList<>();
         for (int part = 0; part < parts(); part++) sums.add(kb.local("block", constant(type, 0)));
         kb.loop(count, j -> {
             Local p = kb.local("product", product.apply(j));
             for (int part = 0; part < parts(); part++) kb.assign(sums.get(part), add(kb.get(sums.get(part)), share(kb.get(p), part)));
         });
-        return result(kb, sums.stream().map(kb::get).toList());
+        return sums.stream().map(kb::get).toList();
     }
 
     /** a + b rounded to a double to odd (see the class comment). */
