@@ -141,6 +141,9 @@ class DatatypeOptionsTest {
         CommandLineRun summed = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--accumulate", "dtype", "--limit", "20");
         assertEquals(0, summed.exitCode(), summed.err());
         assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype bfloat16 +dtype ").matcher(summed.out()).find(), summed.out());
+        CommandLineRun exact = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp8e5m2", "--accumulate", "exact", "--limit", "20");
+        assertEquals(0, exact.exitCode(), exact.err());
+        assertTrue(Pattern.compile("(?m)^mxfp8e5m2 with --vector-dtype bfloat16 +exact ").matcher(exact.out()).find(), exact.out());
     }
 
     @Test
