@@ -60,8 +60,6 @@ class DatatypeOptionsTest {
             "--rounding", "up", "--sr-bits", "4", "--emit", "llvm");
         assertOneLineUsageError("datatype bfloat16: --sr-bits 17 is not one of [16, 1,", "compile", LENET.toString(), "--dtype", "bfloat16",
             "--rounding", "stochastic", "--sr-bits", "17", "--emit", "llvm");
-        assertOneLineUsageError("block datatype mxfp8e4m3: its elements round in the deterministic --rounding modes, not stochastic",
-            "compile", LENET.toString(), "--dtype", "mxfp8e4m3", "--rounding", "stochastic", "--emit", "llvm");
         assertOneLineUsageError("datatype fxp16_13 on target riscv64p: the P extension's kernels round to nearest or truncate, not --rounding up",
             "compile", LENET.toString(), "--dtype", "fxp16_13", "--rounding", "up", "--target", "riscv64p", "--emit", "llvm");
     }

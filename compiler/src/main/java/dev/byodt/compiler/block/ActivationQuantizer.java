@@ -3,6 +3,7 @@ package dev.byodt.compiler.block;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ScaleRule;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
@@ -27,7 +28,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     2^-fractionBits (a power of two, so q / s is exact), and q / s < 2^(fractionBits + 2) is rounded to an
  *     integer, ties to even, by adding and subtracting 2^52 (the doubles from 2^52 to 2^53 are the integers).
  *     In the format's other element rounding modes that integer less one where it went above q / s is the
- *     floor, and q / s less the floor the exact fraction that decides the mode's step up.</li>
+ *     floor, and q / s less the floor the exact fraction that decides the mode's step up; stochastically, that
+ *     fraction's first bits (times 2^bits, exact, then floored) and the random bits of the element's counter
+ *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it).</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
@@ -80,6 +83,7 @@ final class ActivationQuantizer {
             t = cast(ScalarType.F64, kb.load(tensorScale, idx(0)));
         }
         Expr tensor = t;
+        long key = format.counterKey(kb.name(), source.name());
         kb.loops(new long[] {outer, inner, blocks}, at -> {
             Expr first = add(add(mul(at[0], length * inner), at[1]), mul(mul(at[2], size), inner));
             Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
@@ -92,7 +96,8 @@ final class ActivationQuantizer {
             Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
-                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(divisor)), v), v));
+                Expr counter = add(add(first, mul(j, inner)), new Expr.IntConst(ScalarType.I64, key));
+                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(divisor)), v, counter), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
@@ -189,17 +194,29 @@ final class ActivationQuantizer {
      * nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says so (q / s
      * is exact as for nearest, so its floor and fraction are too).
      */
-    private Expr element(Expr q, Expr v) {
+    private Expr element(Expr q, Expr v, Expr counter) {
         ValueGrid grid = format.element();
         RoundingMode mode = format.elementRounding();
         if (mode == RoundingMode.NEAREST_EVEN) return nearest(q, grid);
         Expr step = step(q, grid), steps = div(q, step);
-        Expr even = nearestInteger(steps);
-        Expr floor = select(gt(even, steps), sub(even, f64(1)), even);
+        Expr floor = floor(steps);
         Expr fraction = sub(steps, floor);
+        if (mode == RoundingMode.STOCHASTIC) {
+            // fraction < 1 has at most 52 bits below the point, so times 2^bits it is exact, and below 2^16.
+            Expr cut = floor(mul(fraction, f64(Math.scalb(1.0, format.srBits()))));
+            Expr random = cast(ScalarType.F64, StochasticRounding.randomBits(counter, format.srBits()));
+            Expr up = ge(add(cut, random), f64(Math.scalb(1.0, format.srBits())));
+            return smaller(mul(add(floor, select(up, f64(1), f64(0))), step), f64(grid.largest()));
+        }
         Expr down = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
         Expr up = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
         return select(isNegative(v), down, up);
+    }
+
+    /** The largest integer not above x (0 <= x < 2^52): the nearest, less one where that went above x. */
+    private static Expr floor(Expr x) {
+        Expr even = nearestInteger(x);
+        return select(gt(even, x), sub(even, f64(1)), even);
     }
 
     /** Whether a magnitude of that floor (in steps) and fraction of a step goes up a step in {@code direction}. */

@@ -474,6 +474,8 @@ public final class LlvmCodegen {
             case MUL -> LLVMBuildMul(builder, a.get(0), a.get(1), "");
             case DIV -> LLVMBuildSDiv(builder, a.get(0), a.get(1), "");
             case REM -> LLVMBuildSRem(builder, a.get(0), a.get(1), "");
+            case XOR -> LLVMBuildXor(builder, a.get(0), a.get(1), "");
+            case SHIFT_RIGHT -> LLVMBuildLShr(builder, a.get(0), a.get(1), "");
             case NEG -> LLVMBuildNeg(builder, a.get(0), "");
             case ABS -> call("llvm.abs" + suffix(t), t, List.of(a.get(0), LLVMConstInt(LLVMInt1TypeInContext(context), 0, 0)));
             case MIN -> call("llvm.smin" + suffix(t), t, a);

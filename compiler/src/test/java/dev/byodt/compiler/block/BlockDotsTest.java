@@ -56,10 +56,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class BlockDotsTest {
     /** The number of edge rows {@link #rows} starts with. */
-    private static final int EDGE_ROWS = 11;
+    static final int EDGE_ROWS = 11;
 
     /** A row length that leaves a partial last block of 6. */
-    private static final int K = 70;
+    static final int K = 70;
 
     private static BlockDatatypeName named(String name) { return DatatypeName.parseBlock(name).orElseThrow(); }
 
@@ -157,7 +157,7 @@ class BlockDotsTest {
     }
 
     /** Edge rows (zeros of both signs, NaN, infinities, the spec's clipping example, extremes, ties) and 60 seeded ones. */
-    private static float[][] rows(String name) {
+    static float[][] rows(String name) {
         BlockFormat format = format(name);
         float largest = (float) format.element().largest();
         float midpointAbove = (float) format.element().midpointAboveLargest();
@@ -192,7 +192,7 @@ class BlockDotsTest {
     }
 
     /** The run-time quantizer's elements, block scales and tensor scale (1 without one) of a [rows, K] tensor. */
-    private static List<float[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
+    static List<float[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
         long[] shape = {rows, K};
         long blocks = (K + format.blockSize() - 1) / format.blockSize();
         Buffer in = new Buffer("x", ScalarType.REAL, shape);
@@ -226,17 +226,22 @@ class BlockDotsTest {
         a[3] = -0f;
         Graph graph = node("MatMul", new long[] {2, m, K}, new long[] {2, m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
         float[] actual = run(graph, name, new long[] {2, m, K}, a);
-        BlockReference reference = reference(name);
-        float[] expected = new float[2 * m * n];
-        for (int row = 0; row < 2 * m; row++) {
+        assertBits(name, expectedMatMul(reference(name), named(name).blockSize(), a, b, n, tensorScale(name, a), tensorScale(name, b)), actual);
+    }
+
+    /** The reference's [rows, n] product of a [rows, K] activation and [K, n] weights under tensor scales ta and tb. */
+    static float[] expectedMatMul(BlockReference reference, int size, float[] a, float[] b, int n, Rational ta, Rational tb) {
+        int rows = a.length / K;
+        float[] expected = new float[rows * n];
+        for (int row = 0; row < rows; row++) {
             for (int col = 0; col < n; col++) {
                 float[] x = Arrays.copyOfRange(a, row * K, row * K + K);
                 float[] w = new float[K];
                 for (int k = 0; k < K; k++) w[k] = b[k * n + col];
-                expected[row * n + col] = blockDot(reference, named(name).blockSize(), x, w, tensorScale(name, a), tensorScale(name, b));
+                expected[row * n + col] = blockDot(reference, size, x, w, ta, tb);
             }
         }
-        assertBits(name, expected, actual);
+        return expected;
     }
 
     @ParameterizedTest
@@ -658,7 +663,7 @@ class BlockDotsTest {
     }
 
     /** One {@code op} node of graph input X, constant weights W and an optional constant bias B. */
-    private static Graph node(String op, long[] inputShape, long[] outputShape, Map<String, Attribute> attributes, Tensor weights, Tensor bias) {
+    static Graph node(String op, long[] inputShape, long[] outputShape, Map<String, Attribute> attributes, Tensor weights, Tensor bias) {
         Value x = input("X", inputShape);
         return graph(op, List.of(x), List.of(x, constantValue("W", weights)), bias == null ? null : constantValue("B", bias), outputShape, attributes);
     }
@@ -713,14 +718,14 @@ class BlockDotsTest {
         }
     }
 
-    private static float[] seeded(long seed, int count, double scale) {
+    static float[] seeded(long seed, int count, double scale) {
         SplittableRandom random = new SplittableRandom(seed);
         float[] values = new float[count];
         for (int i = 0; i < count; i++) values[i] = (float) (random.nextDouble(-1, 1) * scale * Math.scalb(1.0, random.nextInt(-3, 4)));
         return values;
     }
 
-    private static void assertBits(String name, float[] expected, float[] actual) {
+    static void assertBits(String name, float[] expected, float[] actual) {
         assertEquals(expected.length, actual.length);
         for (int i = 0; i < expected.length; i++) {
             if (Float.floatToRawIntBits(expected[i]) != Float.floatToRawIntBits(actual[i])) {

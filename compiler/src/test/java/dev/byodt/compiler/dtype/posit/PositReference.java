@@ -173,7 +173,7 @@ public final class PositReference {
 
     // ---- operations on patterns
 
-    long add(long a, long b) {
+    public long add(long a, long b) {
         if (isNar(a) || isNar(b)) return nar();
         return round(value(a).add(value(b)));
     }
@@ -183,7 +183,7 @@ public final class PositReference {
         return round(value(a).subtract(value(b)));
     }
 
-    long mul(long a, long b) {
+    public long mul(long a, long b) {
         if (isNar(a) || isNar(b)) return nar();
         return round(value(a).multiply(value(b)));
     }
