@@ -90,6 +90,11 @@ final class DtypesCommand implements Callable<Integer> {
             System.out.printf("%-22s %d x %s under %s, scale rule %s%s%n", builtIn.getKey(), b.blockSize(), b.element(), b.scale(),
                 b.rule().optionName(), b.tensorScale() ? ", float32 tensor scale" : "");
         }
+        for (DatatypeRegistry.NamedBlock named : registry.namedBlocks()) {
+            BlockDatatypeName b = named.format();
+            System.out.printf("%-22s %d x %s under %s, scale rule %s%s%n    from %s%n", named.name(), b.blockSize(), b.element(), b.scale(),
+                b.rule().optionName(), b.tensorScale() ? ", float32 tensor scale" : "", named.origin().isEmpty() ? "a plug-in" : named.origin());
+        }
         System.out.println("block[ELEMENT,SIZE,SCALE,RULE[,tensor]]  any minifloat or fixed-point element and scale; RULE "
             + ScaleRule.names() + " (floor, ceil, even and midmax without a tensor scale)");
         return 0;

@@ -10,7 +10,6 @@ import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
-import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.target.Target;
@@ -75,8 +74,8 @@ final class ModelOptions {
         description = "How sums accumulate: dtype (round every add and multiply), float32 (products and sums in float32, "
             + "round once), exact (the datatype's wide accumulator, round once), int:W[:wrap|:saturate] (fixed point: exact products "
             + "summed in a W-bit two's-complement register that wraps (the default) or saturates at every add, round once). Default: dtype. "
-            + "With a block datatype as --dtype, how each dot product adds the float32 results of its blocks: float32 (the default) or dtype "
-            + "(in --vector-dtype).")
+            + "With a block datatype as --dtype, how each dot product adds the float32 results of its blocks: float32 (the default), dtype "
+            + "(in --vector-dtype) or exact (every block's exact sum added exactly, rounded once to float32).")
     String accumulate;
 
     @Option(names = "--fallback", paramLabel = "float32",
@@ -138,7 +137,7 @@ final class ModelOptions {
     /** The block datatype --dtype names, or empty for a scalar one; a malformed one is a usage error. */
     Optional<BlockDatatypeName> block() {
         try {
-            return DatatypeName.parseBlock(dtype);
+            return plugins.registry().parseBlock(dtype);
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
         }
@@ -152,7 +151,10 @@ final class ModelOptions {
         Optional<BlockDatatypeName> everywhere = block();
         BlockChoice choice;
         try {
-            choice = new BlockChoice(everywhere, DatatypeChoice.parseOverrides(dtypeMap),
+            // BlockChoice reads its entries' block datatypes without the registry: a plug-in's names spelled out.
+            List<DatatypeChoice.Override> map = DatatypeChoice.parseOverrides(dtypeMap).stream()
+                .map(o -> new DatatypeChoice.Override(o.pattern(), plugins.registry().spelledOut(o.datatype()))).toList();
+            choice = new BlockChoice(everywhere, map,
                 everywhere.isPresent() ? BlockChoice.Accumulation.parse(accumulation()) : BlockChoice.Accumulation.FLOAT32);
             for (BlockDatatypeName name : choice.blockNames()) {
                 BlockFormat format = BlockFormat.resolve(name, plugins.registry());
@@ -168,10 +170,6 @@ final class ModelOptions {
             }
         } else if (fallback != null) {
             throw new UsageException(choice.blockNames().getFirst() + ": a block datatype runs without --fallback for now");
-        } else if (target().isRiscv32()) {
-            // The quantizers' double min and max become calls to fmaximum and fminimum, which no rv32 library here has.
-            throw new UsageException(choice.blockNames().getFirst() + ": a block datatype runs on the host, riscv64 and riscv64p for now, not on "
-                + target + " (its quantizers compute in double)");
         }
         return choice;
     }
@@ -218,7 +216,7 @@ final class ModelOptions {
             // Nodes mapped to a block datatype compute everything but their dot products in the vector datatype; under a
             // block --dtype, --accumulate is the blocks' and the vector datatype rounds every operation.
             List<DatatypeChoice.Override> overrides = DatatypeChoice.parseOverrides(dtypeMap).stream()
-                .map(o -> DatatypeName.parseBlock(o.datatype()).isPresent() ? new DatatypeChoice.Override(o.pattern(), vectorDtype()) : o).toList();
+                .map(o -> plugins.registry().parseBlock(o.datatype()).isPresent() ? new DatatypeChoice.Override(o.pattern(), vectorDtype()) : o).toList();
             DatatypeChoice choice = registered.withDatatype(scalarDtype())
                 .withOverrides(overrides)
                 .withAccumulation(block().isPresent() ? AccumulationMode.DTYPE : AccumulationMode.parse(accumulation()))

@@ -24,7 +24,6 @@ import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeInstance;
-import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.data.DataSource;
@@ -147,7 +146,7 @@ final class SweepCommand implements Callable<Integer> {
         }
         dataOptions.check();
         Gate gate = gateOptions.gate();
-        Set<String> gated = gateOptions.gated();
+        Set<String> gated = gateOptions.gated(plugins.registry()::parseBlock);
         Optional<Integer> apart = plugins.runApartIfUntrusted(spec, this::namedDatatypes);
         if (apart.isPresent()) return apart.get();
         List<SweepPoint> all;
@@ -155,7 +154,7 @@ final class SweepCommand implements Callable<Integer> {
         try {
             part = Shard.parse(shard);
             stochastic.requireStochastic(rounding);
-            all = plan(DatatypeSpec.expand(dtypes), SweepPlan.accumulations(accumulate == null ? "dtype" : accumulate),
+            all = plan(DatatypeSpec.expand(dtypes, plugins.registry()::parseBlock), SweepPlan.accumulations(accumulate == null ? "dtype" : accumulate),
                 SweepPlan.choices("--rounding", rounding, roundingModes()));
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
@@ -258,7 +257,7 @@ final class SweepCommand implements Callable<Integer> {
      * error (a usage error while planning).
      */
     private Optional<BlockDatatypeName> block(String name) {
-        Optional<BlockDatatypeName> block = DatatypeName.parseBlock(name);
+        Optional<BlockDatatypeName> block = plugins.registry().parseBlock(name);
         block.ifPresent(b -> BlockDots.unsupported(BlockFormat.resolve(b, plugins.registry())).ifPresent(problem -> {
             throw new ByodtException(problem);
         }));
@@ -271,7 +270,7 @@ final class SweepCommand implements Callable<Integer> {
     /** The datatypes --dtypes names, or none when it is malformed: the plan then reports that as a usage error. */
     private List<DatatypeInstance> namedDatatypes() {
         try {
-            return DatatypeSpec.expand(dtypes).stream().map(name -> plugins.registry().instance(scalar(name), options("nearest"))).toList();
+            return DatatypeSpec.expand(dtypes, plugins.registry()::parseBlock).stream().map(name -> plugins.registry().instance(scalar(name), options("nearest"))).toList();
         } catch (ByodtException e) {
             return List.of();
         }

@@ -2,10 +2,13 @@ package dev.byodt.cli;
 
 import dev.byodt.cli.compare.Gate;
 import dev.byodt.cli.sweep.DatatypeSpec;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Option;
 
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /** The accuracy thresholds of a sweep, shared by `sweep` and `sweep merge`, and the datatypes they apply to. */
 final class SweepGateOptions {
@@ -27,10 +30,10 @@ final class SweepGateOptions {
         }
     }
 
-    /** The gated datatype names, or null for all of them. */
-    Set<String> gated() {
+    /** The gated datatype names, or null for all of them; {@code blocks} reads block datatypes' names. */
+    Set<String> gated(Function<String, Optional<BlockDatatypeName>> blocks) {
         try {
-            return gateSpec == null ? null : Set.copyOf(DatatypeSpec.expand(gateSpec));
+            return gateSpec == null ? null : Set.copyOf(DatatypeSpec.expand(gateSpec, blocks));
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
         }

@@ -6,6 +6,7 @@ import dev.byodt.cli.report.ReportJson;
 import dev.byodt.cli.report.ReportTable;
 import dev.byodt.cli.sweep.SweepMerge;
 import dev.byodt.cli.sweep.SweepOutputs;
+import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -38,7 +39,7 @@ final class SweepMergeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Gate gate = gateOptions.gate();
-        Set<String> gated = gateOptions.gated();
+        Set<String> gated = gateOptions.gated(DatatypeName::parseBlock);
         List<ComparisonReport> reports = new ArrayList<>();
         List<String> sources = new ArrayList<>();
         for (Path shard : shards) {

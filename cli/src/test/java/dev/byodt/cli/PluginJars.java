@@ -37,6 +37,15 @@ final class PluginJars {
         return build(dir.resolve("lns16-plugin.jar"), List.of(plugin.resolve("java/dev/byodt/examples/lns16/Lns16Plugin.java")), resources);
     }
 
+    /** int6-plugin.jar from examples/int6: Int6Plugin.java, its service file and int6.c, as docs/bring-your-own-datatype.md builds it. */
+    static Path int6(Path dir) throws IOException {
+        Path int6 = EXAMPLES.resolve("int6");
+        Map<String, byte[]> resources = new LinkedHashMap<>();
+        resources.put(SERVICE_FILE, "dev.byodt.examples.int6.Int6Plugin\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        resources.put("int6/int6.c", Files.readAllBytes(int6.resolve("int6.c")));
+        return build(dir.resolve("int6-plugin.jar"), List.of(int6.resolve("Int6Plugin.java")), resources);
+    }
+
     /** A jar of {@code sources} compiled against byodt, plus {@code resources} (path in the jar -> bytes). */
     static Path build(Path jar, List<Path> sources, Map<String, byte[]> resources) throws IOException {
         Path classes = Files.createTempDirectory(jar.getParent(), "classes");

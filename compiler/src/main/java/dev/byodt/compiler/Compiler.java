@@ -73,10 +73,11 @@ public final class Compiler {
     public static CompiledModule compile(Graph graph, CompileOptions options) {
         BlockChoice blocks = options.blocks();
         Optional<String> rounding = Optional.ofNullable(options.datatypes().options().get("rounding"));
+        int srBits = Integer.parseInt(options.datatypes().options().getOrDefault(StochasticRounding.BITS_OPTION, String.valueOf(StochasticRounding.DEFAULT_BITS)));
         return compile(GraphLowering.lowerScheduled(graph, lanesOf(options), (node, bufferOf) ->
             blocks.forNode(node.name(), node.outputs().stream().map(Value::name).toList())
                 .map(name -> BlockFormat.resolve(name, options.datatypes().registry()))
-                .map(format -> rounding.map(format::withElementRounding).orElse(format))
+                .map(format -> rounding.map(format::withElementRounding).orElse(format).withRandomBits(srBits, options.datatypes().seed()))
                 .flatMap(format -> BlockDots.lower(node, bufferOf, format, blocks.accumulation()))), options);
     }
 

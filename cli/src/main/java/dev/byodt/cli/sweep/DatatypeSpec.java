@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -37,11 +38,15 @@ public final class DatatypeSpec {
 
     private DatatypeSpec() {}
 
-    public static List<String> expand(String spec) {
+    /** The names of {@code spec}, block datatypes read as {@link DatatypeName#parseBlock} reads them. */
+    public static List<String> expand(String spec) { return expand(spec, DatatypeName::parseBlock); }
+
+    /** The names of {@code spec}, block datatypes read by {@code blocks} (a registry's, which knows plug-ins' names). */
+    public static List<String> expand(String spec, Function<String, Optional<BlockDatatypeName>> blocks) {
         Map<Object, String> names = new LinkedHashMap<>();
         for (String entry : entries(spec)) {
             for (String name : expandBraces(entry, entry)) {
-                names.putIfAbsent(parsed(name, entry), name);
+                names.putIfAbsent(parsed(name, entry, blocks), name);
                 if (names.size() > MAX_DATATYPES) {
                     throw new ByodtException("--dtypes '" + spec + "' expands to more than " + MAX_DATATYPES + " datatypes (at '" + entry + "')");
                 }
@@ -126,9 +131,9 @@ public final class DatatypeSpec {
      * The name as --dtype reads it (a block datatype's, or a scalar one's); a malformed one is the parser's own
      * error, with the entry it came from.
      */
-    private static Object parsed(String name, String entry) {
+    private static Object parsed(String name, String entry, Function<String, Optional<BlockDatatypeName>> blocks) {
         try {
-            Optional<BlockDatatypeName> block = DatatypeName.parseBlock(name);
+            Optional<BlockDatatypeName> block = blocks.apply(name);
             return block.isPresent() ? block.get() : DatatypeName.parse(name);
         } catch (ByodtException e) {
             throw new ByodtException("--dtypes: " + (name.equals(entry) ? "" : "in '" + entry + "', ") + e.getMessage(), e);

@@ -3,6 +3,7 @@ package dev.byodt.compiler.block;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ScaleRule;
+import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
@@ -27,7 +28,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     2^-fractionBits (a power of two, so q / s is exact), and q / s < 2^(fractionBits + 2) is rounded to an
  *     integer, ties to even, by adding and subtracting 2^52 (the doubles from 2^52 to 2^53 are the integers).
  *     In the format's other element rounding modes that integer less one where it went above q / s is the
- *     floor, and q / s less the floor the exact fraction that decides the mode's step up.</li>
+ *     floor, and q / s less the floor the exact fraction that decides the mode's step up; stochastically, that
+ *     fraction's first bits (times 2^bits, exact, then floored) and the random bits of the element's counter
+ *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it).</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
@@ -80,11 +83,12 @@ final class ActivationQuantizer {
             t = cast(ScalarType.F64, kb.load(tensorScale, idx(0)));
         }
         Expr tensor = t;
+        long key = format.counterKey(kb.name(), source.name());
         kb.loops(new long[] {outer, inner, blocks}, at -> {
             Expr first = add(add(mul(at[0], length * inner), at[1]), mul(mul(at[2], size), inner));
             Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
             Local amax = kb.local("amax", f64(0));
-            kb.loop(count, j -> kb.assign(amax, max(kb.get(amax), abs(value(kb, source, first, j, inner)))));
+            kb.loop(count, j -> kb.assign(amax, larger(kb.get(amax), abs(value(kb, source, first, j, inner)))));
             Expr special = not(le(kb.get(amax), f64(FLOAT32_LARGEST)));
             Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb.get(amax), tensor)));
             kb.store(scales, add(mul(add(mul(at[0], blocks), at[2]), inner), at[1]), cast(ScalarType.F32, kb.get(scale)));
@@ -92,7 +96,8 @@ final class ActivationQuantizer {
             Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
-                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(divisor)), v), v));
+                Expr counter = add(add(first, mul(j, inner)), new Expr.IntConst(ScalarType.I64, key));
+                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(divisor)), v, counter), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
@@ -107,7 +112,7 @@ final class ActivationQuantizer {
         Local amax = kb.local("tensor.amax", f64(0));
         kb.loop(size, i -> {
             Expr magnitude = abs(cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, i))));
-            kb.assign(amax, max(kb.get(amax), select(le(magnitude, f64(FLOAT32_LARGEST)), magnitude, f64(0))));
+            kb.assign(amax, larger(kb.get(amax), select(le(magnitude, f64(FLOAT32_LARGEST)), magnitude, f64(0))));
         });
         Expr quotient = cast(ScalarType.F64, cast(ScalarType.F32, div(kb.get(amax), f64(format.element().largest() * format.scale().largest()))));
         return select(gt(quotient, f64(0)), quotient, f64(1));
@@ -138,7 +143,7 @@ final class ActivationQuantizer {
         Expr p = powerOfTwoBelow(positive);
         Expr x = mul(p, f64(Math.scalb(1.0, -element.maxExponent())));
         Expr chosen = switch (format.name().rule()) {
-            case NEAREST -> max(nearest(quotient, scale), f64(scale.smallest()));
+            case NEAREST -> larger(nearest(quotient, scale), f64(scale.smallest()));
             case RCEIL -> up(quotient, scale);
             case FLOOR -> powerOfTwoScale(x);
             case CEIL -> powerOfTwoScale(select(eq(positive, p), x, mul(x, f64(2))));
@@ -151,7 +156,7 @@ final class ActivationQuantizer {
     /** A power of two clamped to those the scale datatype holds. */
     private Expr powerOfTwoScale(Expr power) {
         ValueGrid scale = format.scale();
-        return min(max(power, f64(Math.scalb(1.0, scale.smallestExponent()))), f64(Math.scalb(1.0, scale.maxExponent())));
+        return smaller(larger(power, f64(Math.scalb(1.0, scale.smallestExponent()))), f64(Math.scalb(1.0, scale.maxExponent())));
     }
 
     /**
@@ -162,7 +167,7 @@ final class ActivationQuantizer {
         Expr step = step(q, grid);
         Expr steps = div(q, step);
         Expr nearest = sub(add(steps, f64(TWO_52)), f64(TWO_52));
-        return min(mul(select(lt(nearest, steps), add(nearest, f64(1)), nearest), step), f64(grid.largest()));
+        return smaller(mul(select(lt(nearest, steps), add(nearest, f64(1)), nearest), step), f64(grid.largest()));
     }
 
     /**
@@ -172,13 +177,13 @@ final class ActivationQuantizer {
      */
     private static Expr nearest(Expr q, ValueGrid grid) {
         Expr step = step(q, grid);
-        return min(mul(nearestInteger(div(q, step)), step), f64(grid.largest()));
+        return smaller(mul(nearestInteger(div(q, step)), step), f64(grid.largest()));
     }
 
     /** The grid's spacing at q >= 0: 2^(floor(log2 q) - fraction bits), or the subnormals' below the smallest binade. */
     private static Expr step(Expr q, ValueGrid grid) {
         Expr binade = powerOfTwoBelow(select(gt(q, f64(0)), q, f64(1)));
-        return mul(max(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
+        return mul(larger(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
     }
 
     /** The integer nearest x (0 <= x < 2^52), ties to even: x + 2^52 - 2^52. */
@@ -189,17 +194,29 @@ final class ActivationQuantizer {
      * nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says so (q / s
      * is exact as for nearest, so its floor and fraction are too).
      */
-    private Expr element(Expr q, Expr v) {
+    private Expr element(Expr q, Expr v, Expr counter) {
         ValueGrid grid = format.element();
         RoundingMode mode = format.elementRounding();
         if (mode == RoundingMode.NEAREST_EVEN) return nearest(q, grid);
         Expr step = step(q, grid), steps = div(q, step);
-        Expr even = nearestInteger(steps);
-        Expr floor = select(gt(even, steps), sub(even, f64(1)), even);
+        Expr floor = floor(steps);
         Expr fraction = sub(steps, floor);
-        Expr down = min(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
-        Expr up = min(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
+        if (mode == RoundingMode.STOCHASTIC) {
+            // fraction < 1 has at most 52 bits below the point, so times 2^bits it is exact, and below 2^16.
+            Expr cut = floor(mul(fraction, f64(Math.scalb(1.0, format.srBits()))));
+            Expr random = cast(ScalarType.F64, StochasticRounding.randomBits(counter, format.srBits()));
+            Expr up = ge(add(cut, random), f64(Math.scalb(1.0, format.srBits())));
+            return smaller(mul(add(floor, select(up, f64(1), f64(0))), step), f64(grid.largest()));
+        }
+        Expr down = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
+        Expr up = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
         return select(isNegative(v), down, up);
+    }
+
+    /** The largest integer not above x (0 <= x < 2^52): the nearest, less one where that went above x. */
+    private static Expr floor(Expr x) {
+        Expr even = nearestInteger(x);
+        return select(gt(even, x), sub(even, f64(1)), even);
     }
 
     /** Whether a magnitude of that floor (in steps) and fraction of a step goes up a step in {@code direction}. */
@@ -233,6 +250,16 @@ final class ActivationQuantizer {
         Expr hi = sub(g, sub(g, a));
         return select(gt(hi, a), mul(hi, f64(0.5)), hi);
     }
+
+    /**
+     * The larger of two doubles, NaN when either is, as compares and a select: a double max is llvm.maximum, which
+     * 32-bit RISC-V lowers to a call of fmaximum, which no library there has. Both are non-negative here, so the
+     * order of +0 and -0, where the two differ, never matters.
+     */
+    private static Expr larger(Expr a, Expr b) { return select(or(gt(b, a), ne(b, b)), b, a); }
+
+    /** The smaller of two doubles, NaN when either is (see {@link #larger}). */
+    private static Expr smaller(Expr a, Expr b) { return select(or(lt(b, a), ne(b, b)), b, a); }
 
     private static Expr f64(double value) { return constant(ScalarType.F64, value); }
 }

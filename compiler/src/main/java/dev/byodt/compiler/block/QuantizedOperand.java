@@ -36,6 +36,8 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
      */
     static QuantizedOperand atCompileTime(KernelBuilder kb, BlockFormat format, String name, float[] values, long outer, long length, long inner) {
         double tensorScale = format.tensorScale(values);
+        // Stochastically rounded elements count from the key of the operand, as the run-time quantizer's do.
+        long key = format.counterKey(kb.name(), name);
         int blocks = (int) blocks(format, length);
         float[] elements = new float[values.length];
         float[] scales = new float[(int) (outer * blocks * inner)];
@@ -45,7 +47,8 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
                 for (int b = 0; b < blocks; b++) {
                     int start = b * format.blockSize(), count = (int) Math.min(format.blockSize(), length - start);
                     for (int j = 0; j < count; j++) block[j] = values[(int) ((o * length + start + j) * inner + i)];
-                    QuantizedBlock q = format.quantize(block, 0, count, tensorScale);
+                    int firstIndex = (int) ((o * length + start) * inner + i);
+                    QuantizedBlock q = format.quantize(block, 0, count, tensorScale, j -> key + firstIndex + (long) j * inner);
                     scales[(int) ((o * blocks + b) * inner + i)] = (float) q.scale();
                     for (int j = 0; j < count; j++) elements[(int) ((o * length + start + j) * inner + i)] = (float) q.element(j);
                 }

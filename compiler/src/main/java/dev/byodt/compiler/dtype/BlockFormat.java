@@ -5,16 +5,19 @@ import dev.byodt.runtime.ByodtException;
 import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.function.IntToLongFunction;
+import java.util.stream.Collectors;
 
 /**
  * A block datatype resolved in a registry: its name and the grids of its element and scale datatypes, and
  * how it quantizes values: a tensor scale for a whole tensor (for formats that have one), then, block by block,
  * the shared scale by the format's {@link ScaleRule} and each element the exact quotient value / (scale *
  * tensor scale) rounded to an element, clamped to the largest element magnitude: to the nearest, ties to even,
- * or in {@code elementRounding}, --rounding's mode where it is a deterministic one.
+ * or in {@code elementRounding}, --rounding's mode; stochastically with {@code srBits} random bits, those of
+ * each element's counter (docs/datatypes.md, "Stochastic rounding"), counters whose keys hash {@code seed}.
  * All of it in exact rational arithmetic, so the result does not depend on how a float division would round.
  */
-public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid scale, RoundingMode elementRounding) {
+public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid scale, RoundingMode elementRounding, int srBits, long seed) {
     /** The block datatype {@code name} names, its element and scale datatypes looked up in {@code registry}. */
     public static BlockFormat resolve(BlockDatatypeName name, DatatypeRegistry registry) {
         ValueGrid element = grid(name, "element", name.element(), registry);
@@ -22,20 +25,30 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
             throw new ByodtException("block datatype " + name + ": the element " + name.element()
                 + " has no sign or no zero; elements must hold negative values and 0");
         }
-        return new BlockFormat(name, element, grid(name, "scale", name.scale(), registry), RoundingMode.NEAREST_EVEN);
+        return new BlockFormat(name, element, grid(name, "scale", name.scale(), registry), RoundingMode.NEAREST_EVEN,
+            StochasticRounding.DEFAULT_BITS, 0);
     }
 
     /**
-     * The format with its elements rounded in --rounding's {@code mode} (an option name): a deterministic mode of
-     * {@link RoundingMode}; stochastic rounding and fixed point's truncate are not block modes.
+     * The format with its elements rounded in --rounding's {@code mode} (an option name): a mode of
+     * {@link RoundingMode}; fixed point's truncate is not a block mode.
      */
     public BlockFormat withElementRounding(String mode) {
-        boolean deterministic = Arrays.stream(RoundingMode.values()).anyMatch(m -> m.optionName().equals(mode) && m != RoundingMode.STOCHASTIC);
-        if (!deterministic) {
-            throw new ByodtException("block datatype " + name + ": its elements round in the deterministic --rounding modes, not " + mode);
+        if (Arrays.stream(RoundingMode.values()).noneMatch(m -> m.optionName().equals(mode))) {
+            throw new ByodtException("block datatype " + name + ": its elements round in the --rounding modes "
+                + Arrays.stream(RoundingMode.values()).map(RoundingMode::optionName).collect(Collectors.joining(", ")) + ", not " + mode);
         }
-        return new BlockFormat(name, element, scale, RoundingMode.of(mode));
+        return new BlockFormat(name, element, scale, RoundingMode.of(mode), srBits, seed);
     }
+
+    /** The format whose stochastic rounding adds {@code bits} random bits (--sr-bits), hashed from counters keyed by {@code seed} (--seed). */
+    public BlockFormat withRandomBits(int bits, long seed) {
+        if (bits < 1 || bits > StochasticRounding.MAX_BITS) throw new IllegalArgumentException("--sr-bits " + bits);
+        return new BlockFormat(name, element, scale, elementRounding, bits, seed);
+    }
+
+    /** The first counter of the elements of the operand {@code operand} of the node {@code node}: a hash of the seed and both names. */
+    public long counterKey(String node, String operand) { return StochasticRounding.key(seed, "block elements " + node + " " + operand); }
 
     private static ValueGrid grid(BlockDatatypeName block, String role, DatatypeName datatype, DatatypeRegistry registry) {
         DatatypeInstance instance = registry.instance(datatype, Map.of());
@@ -63,8 +76,16 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
         return scaled > 0 ? scaled : 1;
     }
 
-    /** The block of {@code count} values from {@code from}, quantized under {@code tensorScale}. */
+    /**
+     * The block of {@code count} values from {@code from}, quantized under {@code tensorScale}; rounding
+     * stochastically, value {@code from + j}'s counter is {@code from + j}.
+     */
     public QuantizedBlock quantize(float[] values, int from, int count, double tensorScale) {
+        return quantize(values, from, count, tensorScale, j -> from + j);
+    }
+
+    /** The block of {@code count} values from {@code from}, quantized under {@code tensorScale}, value {@code from + j} with the counter {@code counters(j)}. */
+    public QuantizedBlock quantize(float[] values, int from, int count, double tensorScale, IntToLongFunction counters) {
         double amax = 0;
         boolean special = false;
         for (int i = from; i < from + count; i++) {
@@ -78,7 +99,10 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
         BigDecimal divisor = new BigDecimal(shared).multiply(exactTensorScale);
         for (int i = 0; i < count; i++) {
             float v = values[from + i];
-            double magnitude = element.round(new BigDecimal(Math.abs(v)), divisor, ValueGrid.Direction.of(elementRounding, v < 0));
+            BigDecimal quotient = new BigDecimal(Math.abs(v));
+            double magnitude = elementRounding == RoundingMode.STOCHASTIC
+                ? element.roundStochastically(quotient, divisor, StochasticRounding.randomBits(counters.applyAsLong(i), srBits), srBits)
+                : element.round(quotient, divisor, ValueGrid.Direction.of(elementRounding, v < 0));
             elements[i] = Math.copySign(magnitude, v);
         }
         return new QuantizedBlock(shared, tensorScale, elements);

@@ -48,6 +48,13 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
      */
     public static final DatatypeOp DIV_I32 = named("div_i32", Kind.VALUE, Kind.VALUE, Kind.INT32);
     /**
+     * Optional: {@code to_f32(from_f32(x))}, a float32 rounded to the datatype and read back, in one function. Where
+     * a datatype's add and mul are float32's rounded once, --accumulate dtype rounds twice per multiply-add this
+     * way ({@link RoundedFloat32Accumulator}); a datatype that lowers it there spares the encoding in between.
+     * A NaN may come back as any NaN: the sums hand it on to from_f32 alone.
+     */
+    public static final DatatypeOp ROUNDED_F32 = named("rounded_f32", Kind.FLOAT, Kind.FLOAT);
+    /**
      * Constants (TVM's FloatImm) and weights: evaluated at compile time, by calling the library on the host,
      * never in the generated code. Its lowering must be a call of {@code T f(double)}.
      */
@@ -116,8 +123,8 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
         return scalarOp == null || !EnumSet.of(ScalarOp.NEG, ScalarOp.ABS, ScalarOp.MIN, ScalarOp.MAX).contains(scalarOp);
     }
 
-    /** Whether a datatype may leave it out with nothing missing: byodt computes it otherwise (div_i32). */
-    public boolean isOptional() { return this == DIV_I32; }
+    /** Whether a datatype may leave it out with nothing missing: byodt computes it otherwise (div_i32, rounded_f32). */
+    public boolean isOptional() { return this == DIV_I32 || this == ROUNDED_F32; }
 
     /** The operation a datatype computes for {@code op} on its values, or null when datatypes do not compute it. */
     public static DatatypeOp of(ScalarOp op) { return OF_SCALAR.get(op); }

@@ -4,6 +4,7 @@ import dev.byodt.runtime.ByodtException;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +17,8 @@ import java.util.stream.Collectors;
  */
 public final class DatatypeRegistry {
     private final List<DatatypeDefinition> definitions = new ArrayList<>();
+    /** The block datatypes plug-ins declared, by name, in the order declared. */
+    private final Map<String, NamedBlock> blocks = new LinkedHashMap<>();
     /** While a plug-in jar registers its datatypes: the jar, recorded as their origin. */
     private String registeringFrom = "";
 
@@ -72,6 +75,63 @@ public final class DatatypeRegistry {
         }
         definitions.add(definition);
         return this;
+    }
+
+    /**
+     * Declares the block datatype {@code format} under {@code name}, so that --dtype, --dtype-map and sweep's
+     * --dtypes take the name as they take mxint8: its element and scale must be registered already, with grids
+     * of values (DatatypeDefinition.Builder#valueGrid), the element signed and holding 0. A name that is not a
+     * plain word, or that a built-in block datatype, another declared one or a scalar spelling has, is an error.
+     */
+    public DatatypeRegistry registerBlock(String name, BlockDatatypeName format) {
+        String problem = !name.matches("[A-Za-z_][A-Za-z0-9_]*") ? "not a name of letters, digits and _"
+            : BlockDatatypeName.builtIns().containsKey(name) ? "the name of a built-in block datatype"
+            : blocks.containsKey(name) ? "already the name of the block datatype " + blocks.get(name).describe()
+            : isScalarSpelling(name) ? "a scalar datatype's spelling" : null;
+        if (problem != null) throw new ByodtException("block datatype " + name + ": " + problem);
+        try {
+            BlockFormat.resolve(format, this);
+        } catch (ByodtException e) {
+            throw new ByodtException("block datatype " + name + " (" + format + "): " + e.getMessage().replaceFirst("^block datatype \\S+: ", ""));
+        }
+        blocks.put(name, new NamedBlock(name, format, registeringFrom));
+        return this;
+    }
+
+    /** A block datatype a plug-in declared: its name, what it is, and the jar or descriptor it came from (empty for code). */
+    public record NamedBlock(String name, BlockDatatypeName format, String origin) {
+        /** "mxint6 (from int6.yaml)". */
+        public String describe() { return origin.isEmpty() ? name : name + " (from " + origin + ")"; }
+    }
+
+    /** The block datatypes plug-ins declared, in the order declared. */
+    public List<NamedBlock> namedBlocks() { return List.copyOf(blocks.values()); }
+
+    /**
+     * The block datatype {@code text} names: one a plug-in declared, else a built-in one or the general spelling
+     * ({@link DatatypeName#parseBlock}); empty when it is no block datatype.
+     */
+    public Optional<BlockDatatypeName> parseBlock(String text) {
+        NamedBlock named = blocks.get(text.strip());
+        return named != null ? Optional.of(named.format()) : DatatypeName.parseBlock(text);
+    }
+
+    /**
+     * {@code text}, or the general spelling block[...] of the block datatype a plug-in declared under that name,
+     * for code that reads block datatypes without a registry (a --dtype-map entry's datatype).
+     */
+    public String spelledOut(String text) {
+        NamedBlock named = blocks.get(text.strip());
+        return named == null ? text : named.format().toString();
+    }
+
+    private static boolean isScalarSpelling(String name) {
+        try {
+            DatatypeName.parse(name);
+            return true;
+        } catch (ByodtException e) {
+            return false;
+        }
     }
 
     /** The definitions in type code order (float32 first), whatever order plug-ins were found in. */

@@ -38,6 +38,12 @@ record RoundedFloat32Accumulator(RegisteredDatatype datatype) implements Accumul
     @Override
     public Expr round(Expr acc) { return datatype.apply(DatatypeOp.FROM_F32, List.of(acc)); }
 
-    /** The float32 result of {@code op} rounded to the datatype and read back as a float32. */
-    private Expr rounded(ScalarOp op, Expr x, Expr y) { return holding(round(new Expr.Op(op, ScalarType.F32, List.of(x, y)))); }
+    /**
+     * The float32 result of {@code op} rounded to the datatype and read back as a float32: by the library's
+     * rounded_f32 where it has one, which skips the datatype's encoding, else by from_f32 then to_f32.
+     */
+    private Expr rounded(ScalarOp op, Expr x, Expr y) {
+        Expr result = new Expr.Op(op, ScalarType.F32, List.of(x, y));
+        return datatype.lowers(DatatypeOp.ROUNDED_F32) ? datatype.apply(DatatypeOp.ROUNDED_F32, List.of(result)) : holding(round(result));
+    }
 }

@@ -1,5 +1,9 @@
 package dev.byodt.compiler.dtype;
 
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.ScalarType;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,6 +68,14 @@ public final class StochasticRounding {
     /** The random bits a library rounding with {@code bits} random bits gives the counter (common/rounding.c's stochastic_bits). */
     public static int randomBits(long counter, int bits) {
         return (int) (mix(counter + GOLDEN_GAMMA) >>> (64 - bits));
+    }
+
+    /** {@link #randomBits(long, int)} of an I64 {@code counter} computed by a kernel: the same bits, for code byodt generates itself. */
+    public static Expr randomBits(Expr counter, int bits) {
+        Expr z = Exprs.add(counter, new Expr.IntConst(ScalarType.I64, GOLDEN_GAMMA));
+        z = Exprs.mul(Exprs.xor(z, Exprs.shiftRight(z, 30)), new Expr.IntConst(ScalarType.I64, 0xbf58476d1ce4e5b9L));
+        z = Exprs.mul(Exprs.xor(z, Exprs.shiftRight(z, 27)), new Expr.IntConst(ScalarType.I64, 0x94d049bb133111ebL));
+        return Exprs.shiftRight(Exprs.xor(z, Exprs.shiftRight(z, 31)), 64 - bits);
     }
 
     /** SplitMix64's output function (Steele, Lea and Flood, OOPSLA 2014). */

@@ -96,6 +96,22 @@ public record ValueGrid(int fractionBits, int minExponent, double largest, boole
         return value;
     }
 
+    /**
+     * The grid point for the exact positive quotient {@code numerator / denominator} rounded stochastically: from
+     * the grid point toward zero (clamped to the largest), one step up when the first {@code bits} bits of the
+     * fraction of a step cut off, read as an integer c, and the {@code bits} random bits {@code random} carry:
+     * c + random >= 2^bits, with probability c / 2^bits.
+     */
+    public double roundStochastically(BigDecimal numerator, BigDecimal denominator, int random, int bits) {
+        double below = round(numerator, denominator, Direction.TOWARD_ZERO);
+        if (numerator.signum() == 0 || below == largest) return below;
+        double step = Math.scalb(1.0, Math.max(floorLog2(numerator, denominator), minExponent) - fractionBits);
+        // c = floor((q - below) / step * 2^bits), q = numerator / denominator: exact, both sides scaled by the denominator.
+        BigDecimal cut = numerator.subtract(new BigDecimal(below).multiply(denominator)).multiply(powerOfTwo(bits));
+        long c = cut.divideToIntegralValue(new BigDecimal(step).multiply(denominator)).longValueExact();
+        return c + random >= 1L << bits ? Math.min(below + step, largest) : below;
+    }
+
     /** floor(log2(numerator / denominator)) of a positive quotient, exactly. */
     public static int floorLog2(BigDecimal numerator, BigDecimal denominator) {
         int estimate = Math.getExponent(numerator.doubleValue()) - Math.getExponent(denominator.doubleValue());

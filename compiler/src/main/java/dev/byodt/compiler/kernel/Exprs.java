@@ -67,6 +67,11 @@ public final class Exprs {
 
     public static Expr rem(Expr a, long b) { return rem(a, new IntConst(a.type(), b)); }
 
+    public static Expr xor(Expr a, Expr b) { return foldOrMake(ScalarOp.XOR, a, b); }
+
+    /** a >>> bits: zeros shifted in. */
+    public static Expr shiftRight(Expr a, long bits) { return foldOrMake(ScalarOp.SHIFT_RIGHT, a, new IntConst(a.type(), bits)); }
+
     public static Expr neg(Expr a) { return op(ScalarOp.NEG, a.type(), a); }
 
     public static Expr abs(Expr a) { return op(ScalarOp.ABS, a.type(), a); }

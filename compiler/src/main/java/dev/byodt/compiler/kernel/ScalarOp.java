@@ -47,6 +47,10 @@ public enum ScalarOp {
     AND(Category.LOGIC, 2), OR(Category.LOGIC, 2), NOT(Category.LOGIC, 1),
     /** Integer remainder (truncating, like C), used by index arithmetic. */
     REM(Category.INDEX, 2, Float32Lowering.INSTRUCTION, null, null, (x, y) -> x % y),
+    /** Bitwise exclusive or of 64-bit integers: with SHIFT_RIGHT, the hash of stochastic rounding's counters. */
+    XOR(Category.INDEX, 2, Float32Lowering.INSTRUCTION, null, null, (x, y) -> x ^ y),
+    /** Shift right of a 64-bit integer, zeros shifted in (Java's >>>), by a count from 0 to 63. */
+    SHIFT_RIGHT(Category.INDEX, 2, Float32Lowering.INSTRUCTION, null, null, (x, y) -> x >>> y),
     /** select(cond, ifTrue, ifFalse). */
     SELECT(Category.STRUCTURE, 3),
     /** Conversion to the Op's result type: between REAL, ACC, integers and machine floats. */

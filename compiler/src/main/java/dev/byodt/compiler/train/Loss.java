@@ -57,22 +57,26 @@ public enum Loss {
         KernelBuilder kb = new KernelBuilder("loss", "Loss", List.of(scores, labels), List.of(loss));
         long batch = scores.dim(0);
         long classes = scores.dim(1);
+        // Each term is divided by the count before it is summed, not the sum afterwards: a batch's summed losses
+        // pass the range of narrow datatypes (32 cross-entropies of about 2.3 are 74, past fxp16_12's 8), while
+        // their mean stays in it. In binary floats a power-of-two count divides exactly (short of underflow) either way.
+        long count = this == CROSS_ENTROPY ? batch : batch * classes;
         Local total = kb.local("total", constant(ScalarType.ACC, 0));
         kb.loop(batch, b -> {
             Expr label = kb.load(labels, b);
             if (this == CROSS_ENTROPY) {
                 Softmax softmax = Softmax.of(kb, scores, b);
                 Expr logSumExp = add(softmax.largest(), log(softmax.sum()));
-                kb.assign(total, accumulate(kb.get(total), sub(logSumExp, kb.load(scores, flatIndex(scores.shape(), b, label)))));
+                Expr sampleLoss = sub(logSumExp, kb.load(scores, flatIndex(scores.shape(), b, label)));
+                kb.assign(total, accumulate(kb.get(total), divideByCount(sampleLoss, count)));
             } else {
                 kb.loop(classes, k -> {
                     Expr error = sub(kb.load(scores, flatIndex(scores.shape(), b, k)), oneHot(label, k));
-                    kb.assign(total, accumulate(kb.get(total), mul(error, error)));
+                    kb.assign(total, accumulate(kb.get(total), divideByCount(mul(error, error), count)));
                 });
             }
         });
-        long count = this == CROSS_ENTROPY ? batch : batch * classes;
-        kb.store(loss, idx(0), divideByCount(cast(ScalarType.REAL, kb.get(total)), count));
+        kb.store(loss, idx(0), cast(ScalarType.REAL, kb.get(total)));
         return kb.build();
     }
 

@@ -478,6 +478,47 @@ EXPORT int32_t FN(ne)(T a, T b) { return !(ordered(a, b) && order_key(a) == orde
 EXPORT T FN(from_f32)(float x) { return from_float(x); }
 /* The canonical float32 NaN for every NaN, as through double. */
 EXPORT float FN(to_f32)(T a) { return is_nan(a) ? f32_of(0x7fc00000u) : to_float(a); }
+
+#if E <= 7 && !MF_UNSIGNED && (MF_SPECIALS == MF_SPECIALS_IEEE || MF_SPECIALS == MF_SPECIALS_FN)
+/* The largest finite value, and what a magnitude beyond it rounds to: infinity, or itself where there is none. */
+#define F32_LARGEST (((uint32_t)LARGEST_BITS << F32_DROPPED) + F32_REBIAS)
+#define F32_OVERFLOWED (MF_SPECIALS == MF_SPECIALS_IEEE ? 0x7f800000u : F32_LARGEST)
+/* 2^(LARGEST_BINADE + 1)'s exponent field: the largest binade rounded_f32 needs to tell apart. */
+#define F32_BEYOND_LARGEST ((uint32_t)(LARGEST_BINADE + 128) << 23)
+/*
+ * to_f32(from_f32(x)) in float32 arithmetic, without the format's encoding: --accumulate dtype rounds twice per
+ * multiply-add with it (RoundedFloat32Accumulator), so its cost is most of a dot product's.
+ * Let a = |x|, a number, and e its binade (a in [2^e, 2^(e+1)); e = -127 for 0 and float32's subnormals). Below
+ * the overflow, from_float rounds a to the nearest multiple of u = 2^(max(e, 1 - BIAS) - M), the format's spacing
+ * at e (the subnormals' spacing below the normal range), ties to the even multiple: the encoding's last bit is the
+ * multiple's parity, in normals and subnormals alike. C = 2^(max(e, 1 - BIAS) + 23 - M) has float32 spacing u in
+ * [C, 2C), and a < 2^(max(e, 1 - BIAS) + 1) <= C 2^(M - 22), so a + C lies in [C, 1.001 C]: the float32 sum,
+ * rounded to nearest even, is C plus a rounded to a multiple of u, ties to the even multiple (C / u = 2^23 is even),
+ * and subtracting C leaves that multiple exactly. A carry to 2^(e+1) is such a multiple too. The format's values
+ * are symmetric (signed IEEE or FN style, -0 included), so the sign of x goes back on as it is.
+ * Overflow: from_float's encoding exceeds LARGEST_BITS exactly when the rounded magnitude exceeds the largest
+ * value, and then gives infinity (IEEE) or the largest value (FN). For e above LARGEST_BINADE + 1 the exponent
+ * of C stops at LARGEST_BINADE + 1 (so that its field stays below 255): then a >= 2^(LARGEST_BINADE + 2), and the
+ * difference is still beyond the largest value (a < C: a rounded to a multiple of C 2^-23, which
+ * 2^(LARGEST_BINADE + 2) is; a >= C: fl(a + C) >= 2C, so the difference is at least C); an infinite x stays
+ * infinite. A NaN gives a NaN, not always to_f32's (DatatypeOp.ROUNDED_F32 allows that): the sums only pass it on
+ * to from_f32, which gives the one NaN pattern for every NaN, and canonicalizing it here would cost two of the
+ * eleven vector instructions each call takes.
+ */
+EXPORT float FN(rounded_f32)(float x) {
+    uint32_t u = f32_bits(x);
+    uint32_t magnitude = u & 0x7fffffffu;
+    uint32_t field = magnitude & 0x7f800000u;
+    field = field < F32_MIN_NORMAL ? F32_MIN_NORMAL : field > F32_BEYOND_LARGEST ? F32_BEYOND_LARGEST : field;
+    float c = f32_of(field + ((uint32_t)(23 - M) << 23));
+    float rounded = (f32_of(magnitude) + c) - c;
+    rounded = rounded > f32_of(F32_LARGEST) ? f32_of(F32_OVERFLOWED) : rounded;
+    return f32_of(f32_bits(rounded) | (u & 0x80000000u));
+}
+#else
+/* to_f32(from_f32(x)) as it says (--accumulate dtype's sums in float32 registers). */
+EXPORT float FN(rounded_f32)(float x) { return FN(to_f32)(FN(from_f32)(x)); }
+#endif
 #else
 EXPORT T FN(from_f32)(float x SR_PARAM) { return from_double(x SR_ARG); }
 /* Exact when E <= 8 and M <= 23; otherwise one rounding of the exact value. */

@@ -639,6 +639,42 @@ API float FN(to_f32)(posit_storage storage) {
     int32_t p = pattern_of(storage);
     return is_nar(p) ? float_of_bits(0x7fc00000u) : float_of_real(p);
 }
+
+/*
+ * to_f32(from_f32(x)) on float32 bits, without the posit's pattern: --accumulate dtype rounds twice per
+ * multiply-add with it where add and mul are float32's rounded once (RoundedFloat32Accumulator). |x| is first held
+ * within minPos..maxPos, where every nonzero value beyond them rounds (the standard's saturation). With the
+ * exponent bias raised from 127 to 128, a multiple of 2^ES, the biased exponent's low ES bits are the posit's
+ * exponent and the others its regime k plus 128 >> ES, as in encode_float; then the float32 bits from bit 23 up,
+ * read as the posit's exponent above its fraction, are the bits that follow the regime in the posit's bit string.
+ * A posit of regime k keeps f = N - 3 - ES - r fraction bits, r = k for k >= 0 and -k - 1 below (a regime of
+ * r + 2 bits), negative where exponent bits are cut off too; so the bit string cut after N bits is these bits cut
+ * at bit 23 - f, and rounding them there to nearest, ties to the even kept bit string, with a carry running from
+ * the exponent into the regime (the next posit up is the next regime's first), is section 4.1's rounding. The
+ * kept string's last bit is bit 23 - f, but where no exponent bit is kept (f = -ES: the regime fills the pattern,
+ * k = N - 3 or k = 2 - N) it is the regime's terminating bit, 0 for k >= 0 and 1 below. A NaN or an infinity
+ * gives a NaN (NaR), not always to_f32's (DatatypeOp.ROUNDED_F32 allows any).
+ */
+#if BYODT_ROUNDING == BYODT_ROUNDING_NEAREST_EVEN
+API float FN(rounded_f32)(float x) {
+    uint32_t u = bits_of_float(x);
+    uint32_t magnitude = u & 0x7fffffffu;
+    uint32_t held = magnitude > ((127u + MAX_SCALE) << 23) ? (127u + MAX_SCALE) << 23 : magnitude;
+    held = held < ((127u - MAX_SCALE) << 23) ? (127u - MAX_SCALE) << 23 : held;
+    uint32_t rebiased = held + (1u << 23);
+    int32_t regime = (int32_t)(rebiased >> (23 + ES)) - (128 >> ES);
+    int32_t run = regime ^ (regime >> 31);
+    /* maxPos's regime, N - 2, has no terminating bit; held to N - 3, it keeps maxPos's string whole. */
+    run = run > N - 3 ? N - 3 : run;
+    uint32_t cut = (uint32_t)(run + 26 - N + ES); /* 23 - f, at most 23 + ES */
+    uint32_t unit = 1u << cut;
+    uint32_t last = cut == 23 + ES ? (uint32_t)regime >> 31 : (rebiased >> cut) & 1;
+    uint32_t rounded = ((rebiased + (unit >> 1) - 1 + last) & (0u - unit)) - (1u << 23);
+    /* Zero has no sign. */
+    float r = float_of_bits(magnitude == 0 ? 0 : rounded | (u & 0x80000000u));
+    return magnitude >= 0x7f800000u ? x - x : r;
+}
+#endif
 #else
 API posit_storage FN(from_f32)(float x SR_PARAM) { return (posit_storage)from_double((double)x SR_ARG); }
 API float FN(to_f32)(posit_storage p) { return (float)to_double(pattern_of(p)); }

@@ -56,10 +56,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class BlockDotsTest {
     /** The number of edge rows {@link #rows} starts with. */
-    private static final int EDGE_ROWS = 11;
+    static final int EDGE_ROWS = 11;
 
     /** A row length that leaves a partial last block of 6. */
-    private static final int K = 70;
+    static final int K = 70;
 
     private static BlockDatatypeName named(String name) { return DatatypeName.parseBlock(name).orElseThrow(); }
 
@@ -157,7 +157,7 @@ class BlockDotsTest {
     }
 
     /** Edge rows (zeros of both signs, NaN, infinities, the spec's clipping example, extremes, ties) and 60 seeded ones. */
-    private static float[][] rows(String name) {
+    static float[][] rows(String name) {
         BlockFormat format = format(name);
         float largest = (float) format.element().largest();
         float midpointAbove = (float) format.element().midpointAboveLargest();
@@ -192,7 +192,7 @@ class BlockDotsTest {
     }
 
     /** The run-time quantizer's elements, block scales and tensor scale (1 without one) of a [rows, K] tensor. */
-    private static List<float[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
+    static List<float[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
         long[] shape = {rows, K};
         long blocks = (K + format.blockSize() - 1) / format.blockSize();
         Buffer in = new Buffer("x", ScalarType.REAL, shape);
@@ -226,17 +226,22 @@ class BlockDotsTest {
         a[3] = -0f;
         Graph graph = node("MatMul", new long[] {2, m, K}, new long[] {2, m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
         float[] actual = run(graph, name, new long[] {2, m, K}, a);
-        BlockReference reference = reference(name);
-        float[] expected = new float[2 * m * n];
-        for (int row = 0; row < 2 * m; row++) {
+        assertBits(name, expectedMatMul(reference(name), named(name).blockSize(), a, b, n, tensorScale(name, a), tensorScale(name, b)), actual);
+    }
+
+    /** The reference's [rows, n] product of a [rows, K] activation and [K, n] weights under tensor scales ta and tb. */
+    static float[] expectedMatMul(BlockReference reference, int size, float[] a, float[] b, int n, Rational ta, Rational tb) {
+        int rows = a.length / K;
+        float[] expected = new float[rows * n];
+        for (int row = 0; row < rows; row++) {
             for (int col = 0; col < n; col++) {
                 float[] x = Arrays.copyOfRange(a, row * K, row * K + K);
                 float[] w = new float[K];
                 for (int k = 0; k < K; k++) w[k] = b[k * n + col];
-                expected[row * n + col] = blockDot(reference, named(name).blockSize(), x, w, tensorScale(name, a), tensorScale(name, b));
+                expected[row * n + col] = blockDot(reference, size, x, w, ta, tb);
             }
         }
-        assertBits(name, expected, actual);
+        return expected;
     }
 
     @ParameterizedTest
@@ -450,6 +455,60 @@ class BlockDotsTest {
         assertBits("mxfp6e2m3 accumulate dtype", expected, actual);
     }
 
+    /**
+     * --accumulate exact: the exact sum of every block's exact sum times its scales, over the whole row, rounded once
+     * to float32 (then times NVFP4's tensor scales as a float32 alpha), on seeded rows and two built ones: blocks
+     * holding 1, 2^-24 and 2^-100, whose sum rounds up to 1 + 2^-23 only when the 2^-100 counts (a tie without
+     * it), and blocks holding 1, 2^-30 and -1, which float32 accumulation makes 0.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxint8", "mxfp4", "nvfp4"})
+    void accumulateExactRoundsTheWholeSumOnce(String name) {
+        int m = 6, n = 5, k = 160;
+        float[] a = seeded(name.hashCode() + 71, m * k, 4), b = seeded(name.hashCode() + 72, k * n, 1);
+        float[][] built = {{1, 0x1p-24f, 0x1p-100f}, {1, 0x1p-30f, -1}};
+        for (int row = 0; row < built.length; row++) {
+            for (int j = 0; j < k; j++) {
+                a[row * k + j] = j % 32 == 0 && j / 32 < 3 ? built[row][j / 32] : 0;
+                b[j * n + row] = j % 32 == 0 && j / 32 < 3 ? 1 : 0;
+            }
+        }
+        Graph graph = node("MatMul", new long[] {m, k}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {k, n}, b), null);
+        CompileOptions options = CompileOptions.host().withBlocks(new BlockChoice(Optional.of(named(name)), List.of(), BlockChoice.Accumulation.EXACT));
+        float[] actual;
+        try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
+            actual = model.run(List.of(Tensor.ofFloats(new long[] {m, k}, a))).getFirst().toFloatArray();
+        }
+        BlockReference reference = reference(name);
+        Rational ta = tensorScale(name, a), tb = tensorScale(name, b);
+        float[] expected = new float[m * n];
+        for (int row = 0; row < m; row++) {
+            for (int col = 0; col < n; col++) {
+                float[] w = new float[k];
+                for (int j = 0; j < k; j++) w[j] = b[j * n + col];
+                expected[row * n + col] = scaled(exactBlockSum(reference, named(name).blockSize(), Arrays.copyOfRange(a, row * k, row * k + k), w, ta, tb), ta, tb);
+            }
+        }
+        if (!named(name).tensorScale()) {
+            assertEquals(1 + 0x1p-23f, expected[0]);
+            assertEquals(0x1p-30f, expected[n + 1]);
+        }
+        assertBits(name + " accumulate exact", expected, actual);
+    }
+
+    /** Every block's exact sum of products times both scales, summed exactly over x . w, rounded once to float32. */
+    private static float exactBlockSum(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
+        Rational total = Rational.ZERO;
+        for (int from = 0; from < x.length; from += size) {
+            int to = Math.min(x.length, from + size);
+            BlockReference.Block qx = reference.quantize(Arrays.copyOfRange(x, from, to), tx);
+            BlockReference.Block qw = reference.quantize(Arrays.copyOfRange(w, from, to), tw);
+            if (qx.scale() == null || qw.scale() == null) return Float.NaN;
+            for (int j = 0; j < to - from; j++) total = total.add(signed(qx, j).multiply(signed(qw, j)).multiply(qx.scale()).multiply(qw.scale()));
+        }
+        return toFloat(total);
+    }
+
     /** A --dtype-map entry puts one node of a float32 model in blocks: the second of two Convs gives what it gives alone on the first's float32 output. */
     @Test
     void aDtypeMapEntryPutsOneNodesDotProductsInBlocks() {
@@ -604,7 +663,7 @@ class BlockDotsTest {
     }
 
     /** One {@code op} node of graph input X, constant weights W and an optional constant bias B. */
-    private static Graph node(String op, long[] inputShape, long[] outputShape, Map<String, Attribute> attributes, Tensor weights, Tensor bias) {
+    static Graph node(String op, long[] inputShape, long[] outputShape, Map<String, Attribute> attributes, Tensor weights, Tensor bias) {
         Value x = input("X", inputShape);
         return graph(op, List.of(x), List.of(x, constantValue("W", weights)), bias == null ? null : constantValue("B", bias), outputShape, attributes);
     }
@@ -659,14 +718,14 @@ class BlockDotsTest {
         }
     }
 
-    private static float[] seeded(long seed, int count, double scale) {
+    static float[] seeded(long seed, int count, double scale) {
         SplittableRandom random = new SplittableRandom(seed);
         float[] values = new float[count];
         for (int i = 0; i < count; i++) values[i] = (float) (random.nextDouble(-1, 1) * scale * Math.scalb(1.0, random.nextInt(-3, 4)));
         return values;
     }
 
-    private static void assertBits(String name, float[] expected, float[] actual) {
+    static void assertBits(String name, float[] expected, float[] actual) {
         assertEquals(expected.length, actual.length);
         for (int i = 0; i < expected.length; i++) {
             if (Float.floatToRawIntBits(expected[i]) != Float.floatToRawIntBits(actual[i])) {

@@ -58,9 +58,10 @@ class BlockQuantizationTest {
                 // The edge tensor and 8 seeded ones: each mode's steps, cheaply.
                 for (float[] tensor : tensors(name, format).subList(0, 9)) checkTensor(name, format, reference, tensor);
             }
-            ByodtException stochastic = assertThrows(ByodtException.class,
-                () -> BlockFormat.resolve(name, REGISTRY).withElementRounding("stochastic"));
-            assertEquals("block datatype " + name + ": its elements round in the deterministic --rounding modes, not stochastic", stochastic.getMessage());
+            ByodtException truncate = assertThrows(ByodtException.class,
+                () -> BlockFormat.resolve(name, REGISTRY).withElementRounding("truncate"));
+            assertEquals("block datatype " + name + ": its elements round in the --rounding modes nearest, nearest-away, toward-zero, up, down, odd, "
+                + "stochastic, not truncate", truncate.getMessage());
         }
     }
 

@@ -48,13 +48,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * reference nest compiled under an operator name the pass leaves alone, so that each of its products calls
  * to_f32 on both operands. float16's to_f32 is inline code rather than a call, so its weights are decoded as
  * the kernel runs rather than at compile time. By default each case runs in one datatype and accumulation,
- * taken in turn (every one is run, each by two cases); -Pexhaustive runs every other pairing.
+ * taken in turn (every one is run, each by one or two cases); -Pexhaustive runs every other pairing.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DecodedOperandsTest {
     private static final String[] FLOAT32_SUMS = {"custom[posit]16", "custom[posit]8", "bfloat16", "float16", "fxp16_8"};
     /** The datatypes whose dtype sums run in float32 registers; the others' add and mul take no decoded operands. */
-    private static final String[] DTYPE_SUMS = {"bfloat16", "custom[fp8e4m3]8"};
+    private static final String[] DTYPE_SUMS = {"bfloat16", "custom[fp8e4m3]8", "custom[posit]16"};
 
     /** Each datatype with the accumulation that decodes its operands. */
     private static List<Object[]> datatypesAndAccumulations() {

@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeInstance;
+import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
@@ -60,6 +61,9 @@ public final class MinifloatDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.COMPARISONS)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
+            // minifloat.c defines rounded_f32 with MF_VIA_FLOAT, for every instance arithmeticInFloat32 accepts, the
+            // only ones whose code calls it (RoundedFloat32Accumulator).
+            .registerLibraryOps(DatatypeOp.ROUNDED_F32)
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> MinifloatLibrary.exactAccumulatorBits(format.apply(i)))
             .fusedAccumulation(i -> format.apply(i).exactInFloat32())

@@ -3,6 +3,7 @@ package dev.byodt.compiler.dtype.builtin;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
+import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
@@ -46,13 +47,26 @@ public final class PositDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.ARITHMETIC)
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
+            // posit.c defines rounded_f32 for N <= 16 to nearest even, every instance arithmeticInFloat32 accepts.
+            .registerLibraryOps(DatatypeOp.ROUNDED_F32)
             .registerSignedIntegerComparisons()
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
             .fusedAccumulation(i -> exactInFloat32(i.bits(), es))
             // acc_round and from_f64 both round the exact value by encode().
             .exactSumsInDouble(i -> exactInFloat32(i.bits(), es) ? OptionalInt.of(Math.max(1, i.bits() - 2 - es)) : OptionalInt.empty())
+            .arithmeticInFloat32(i -> RoundingMode.of(i.option("rounding")) == RoundingMode.NEAREST_EVEN && arithmeticInFloat32(i.bits(), es))
             .build();
+    }
+
+    /**
+     * posit.c's FLOAT_ADD and FLOAT_MUL at N >= 9 (posits of up to 8 bits add and multiply in 16-bit integers):
+     * add is the float32 sum rounded once (proved at float_add, checked on every pair at 9 <= N <= 16), and mul the
+     * float32 product rounded once where that product is exact, p <= 12 significand bits and minPos^2 a float32
+     * normal (posit16 es 2, posit12 es 1, ...).
+     */
+    static boolean arithmeticInFloat32(int n, int es) {
+        return n >= 9 && n <= 16 && 2 * Math.max(1, n - 2 - es) <= 24 && 2 * ((n - 2) << es) <= 126;
     }
 
     /**

@@ -1,6 +1,9 @@
 package dev.byodt.compiler.dtype.plugin;
 
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.DatatypeName;
+import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
@@ -38,15 +41,19 @@ import java.util.stream.Collectors;
  * ops: [add, sub, mul, ...]      # lowered as calls of PREFIX_op
  * functions: {exp: {16: my_exp}} # or an explicit function per width (TVM's create_lower_func)
  * accumulation: [float32]        # dtype is always supported
+ * grid: {fraction-bits: 4, min-exponent: 0, largest: 1.9375}   # the values, for a block format's element
+ * blocks: {mxint6: {size: 32, scale: e8m0, rule: floor}}       # block datatypes over custom[NAME]BITS
  * </pre>
  * Each mistake is one line naming the file and the key. The library is compiled with -DBYODT_PREFIX,
  * -DBYODT_BITS (the width), the {@code defines} and -DBYODT_OPTION_VALUE=1 for each option's chosen value.
  */
 public final class DatatypeDescriptor {
     private static final Set<String> KEYS = Set.of("name", "code", "summary", "widths", "library", "defines", "prefix", "ops",
-        "functions", "comparisons", "accumulation", "exact-accumulator-bits", "options");
+        "functions", "comparisons", "accumulation", "exact-accumulator-bits", "options", "grid", "blocks");
     private static final List<String> KEY_ORDER = List.of("name", "code", "summary", "widths", "library", "defines", "prefix",
-        "ops", "functions", "comparisons", "accumulation", "exact-accumulator-bits", "options");
+        "ops", "functions", "comparisons", "accumulation", "exact-accumulator-bits", "options", "grid", "blocks");
+    private static final List<String> GRID_KEYS = List.of("fraction-bits", "min-exponent", "largest", "signed", "zero");
+    private static final List<String> BLOCK_KEYS = List.of("size", "scale", "rule", "tensor-scale");
     /** Far deeper than a descriptor (a mapping of lists of mappings) ever goes. */
     private static final int MAX_NESTING = 64;
     private static final String SIGNED_INTEGER_COMPARISONS = "signed-integer";
@@ -59,19 +66,34 @@ public final class DatatypeDescriptor {
         this.fields = fields;
     }
 
-    /** Reads the descriptor at {@code file} and registers its datatype with {@code registry}. */
+    /** Reads the descriptor at {@code file} and registers its datatype, then its block datatypes, with {@code registry}. */
     public static void register(Path file, DatatypeRegistry registry) {
-        DatatypeDefinition definition = read(file);
+        DatatypeDescriptor descriptor = of(file);
+        DatatypeDefinition definition = descriptor.definition();
         try {
             registry.register(definition);
         } catch (ByodtException e) {
             boolean codeTaken = registry.byCode(definition.code()).isPresent();
             throw new ByodtException(file + ": " + (codeTaken ? "code" : "name") + ": " + e.getMessage());
         }
+        descriptor.blocks().forEach((name, format) -> {
+            try {
+                registry.registerFrom(file.toString(), r -> r.registerBlock(name, format));
+            } catch (ByodtException e) {
+                throw error(file, "blocks", e.getMessage());
+            }
+        });
     }
 
     /** The definition the descriptor at {@code file} describes. */
     public static DatatypeDefinition read(Path file) {
+        DatatypeDescriptor descriptor = of(file);
+        DatatypeDefinition definition = descriptor.definition();
+        descriptor.blocks();
+        return definition;
+    }
+
+    private static DatatypeDescriptor of(Path file) {
         if (!Files.isRegularFile(file)) throw new ByodtException("datatype descriptor " + file + ": no such file");
         String text;
         try {
@@ -79,7 +101,7 @@ public final class DatatypeDescriptor {
         } catch (IOException e) {
             throw new ByodtException("datatype descriptor " + file + ": cannot read it: " + e.getMessage());
         }
-        return new DatatypeDescriptor(file, parse(file, text)).definition();
+        return new DatatypeDescriptor(file, parse(file, text));
     }
 
     private static Map<String, Object> parse(Path file, String text) {
@@ -158,7 +180,73 @@ public final class DatatypeDescriptor {
         functions().forEach(b::registerOp);
         if (fields.containsKey("comparisons")) registerComparisons(b);
         registerAccumulation(b);
+        if (fields.containsKey("grid")) {
+            ValueGrid grid = grid();
+            b.valueGrid(i -> grid);
+        }
         return b.build();
+    }
+
+    /** The datatype's only width, which a grid and block datatypes are of. */
+    private int onlyWidth(String key) {
+        List<Integer> widths = widths();
+        if (widths.size() != 1) throw error(key, "describes the values of one width, and widths lists " + widths);
+        return widths.getFirst();
+    }
+
+    /** grid: the datatype's finite values as a {@link ValueGrid}, so that it can be a block datatype's element or scale. */
+    private ValueGrid grid() {
+        onlyWidth("grid");
+        Map<String, Object> grid = map("grid");
+        for (String key : grid.keySet()) {
+            if (!GRID_KEYS.contains(key)) throw error("grid", "unknown key " + key + " (keys: " + String.join(", ", GRID_KEYS) + ")");
+        }
+        int fractionBits = integer("grid: fraction-bits", grid.get("fraction-bits"));
+        int minExponent = integer("grid: min-exponent", grid.get("min-exponent"));
+        Object largest = grid.get("largest");
+        if (!(largest instanceof Number n)) throw error("grid", "largest: expected a number, not '" + largest + "'");
+        try {
+            return new ValueGrid(fractionBits, minExponent, n.doubleValue(), flag(grid, "signed"), flag(grid, "zero"));
+        } catch (IllegalArgumentException e) {
+            throw error("grid", "not a grid of values: " + e.getMessage() + " (fraction-bits 0..52, largest positive and finite)");
+        }
+    }
+
+    private boolean flag(Map<String, Object> grid, String key) {
+        Object value = grid.getOrDefault(key, true);
+        if (!(value instanceof Boolean b)) throw error("grid", key + ": expected true or false, not '" + value + "'");
+        return b;
+    }
+
+    /** blocks: {NAME: {size: N, scale: SCALE, rule: RULE, tensor-scale: BOOL}}, each over custom[NAME]BITS. */
+    private Map<String, BlockDatatypeName> blocks() {
+        Map<String, BlockDatatypeName> blocks = new LinkedHashMap<>();
+        Map<String, Object> declared = map("blocks");
+        if (declared.isEmpty()) return blocks;
+        if (!fields.containsKey("grid")) throw error("blocks", "the elements need a grid: of values to round onto");
+        DatatypeName element = new DatatypeName(string("name"), onlyWidth("blocks"), 1);
+        declared.forEach((name, value) -> {
+            if (!(value instanceof Map<?, ?> m)) throw error("blocks", name + ": expected {size: N, scale: SCALE, rule: RULE}");
+            Map<String, Object> block = new LinkedHashMap<>();
+            m.forEach((k, v) -> block.put(String.valueOf(k), v));
+            for (String key : block.keySet()) {
+                if (!BLOCK_KEYS.contains(key)) throw error("blocks", name + ": unknown key " + key + " (keys: " + String.join(", ", BLOCK_KEYS) + ")");
+            }
+            int size = integer("blocks: " + name + ": size", block.get("size"));
+            if (size < 1) throw error("blocks", name + ": size " + size + " is not a number of elements from 1");
+            Object tensorScale = block.getOrDefault("tensor-scale", false);
+            if (!(tensorScale instanceof Boolean tensor)) throw error("blocks", name + ": tensor-scale: expected true or false");
+            String scale = String.valueOf(block.get("scale")), rule = String.valueOf(block.get("rule"));
+            if (block.get("scale") == null || block.get("rule") == null) throw error("blocks", name + ": scale and rule are required");
+            try {
+                // The general spelling's parser reads the scale (a bare NAME is custom[NAME]8) and the rule.
+                BlockDatatypeName parsed = DatatypeName.parseBlock("block[" + element + "," + size + "," + scale + "," + rule + "]").orElseThrow();
+                blocks.put(name, new BlockDatatypeName(element, size, parsed.scale(), parsed.rule(), tensor));
+            } catch (ByodtException e) {
+                throw error("blocks", name + ": " + e.getMessage());
+            }
+        });
+        return blocks;
     }
 
     private List<Integer> widths() {
@@ -318,7 +406,9 @@ public final class DatatypeDescriptor {
         return result;
     }
 
-    private ByodtException error(String key, String problem) {
+    private ByodtException error(String key, String problem) { return error(file, key, problem); }
+
+    private static ByodtException error(Path file, String key, String problem) {
         return new ByodtException(file + ": " + key + ": " + problem);
     }
 }

@@ -22,6 +22,8 @@ public enum FunctionShape {
     FROM_F32,
     /** {@code float f(T)}. */
     TO_F32,
+    /** {@code float f(float)}: rounded_f32. */
+    FLOAT_TO_FLOAT,
     /** {@code T f(double)}. */
     FROM_F64,
     /** {@code T f(int32_t)}. */

@@ -40,6 +40,7 @@ final class LoopDrivers {
             case UNARY -> unary(f, t, t, counter);
             case FROM_F32 -> unary(f, "float", t, counter);
             case TO_F32 -> unary(f, t, "float", counter);
+            case FLOAT_TO_FLOAT -> unary(f, "float", "float", counter);
             case FROM_F64 -> unary(f, "double", t, counter);
             case FROM_I32 -> unary(f, "int32_t", t, counter);
             case TO_I32 -> unary(f, t, "int32_t", counter);

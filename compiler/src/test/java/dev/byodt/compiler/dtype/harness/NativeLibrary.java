@@ -227,6 +227,14 @@ public final class NativeLibrary implements AutoCloseable {
             .toArray(ValueLayout.JAVA_FLOAT);
     }
 
+    /** The results of a function from float to float (rounded_f32). */
+    public float[] floatToFloat(String function, float[] x) {
+        try (Arena call = Arena.ofConfined()) {
+            return callUnary(function, FunctionShape.FLOAT_TO_FLOAT, call.allocateFrom(ValueLayout.JAVA_FLOAT, x), x.length, ValueLayout.JAVA_FLOAT)
+                .toArray(ValueLayout.JAVA_FLOAT);
+        }
+    }
+
     public int[] fromF64(String function, double[] x) {
         try (Arena call = Arena.ofConfined()) {
             return toInts(callUnary(function, FunctionShape.FROM_F64, call.allocateFrom(ValueLayout.JAVA_DOUBLE, x), x.length, storage()), storage());

@@ -107,7 +107,8 @@ public final class PositReference {
 
     /** The posit of an exact real, rounded per section 4.1. */
     long round(Exact v) {
-        return roundTarget(v.signum(), c -> v.abs().compareTo(c));
+        Exact magnitude = v.abs();
+        return roundTarget(v.signum(), magnitude::compareTo);
     }
 
     /**
@@ -173,7 +174,7 @@ public final class PositReference {
 
     // ---- operations on patterns
 
-    long add(long a, long b) {
+    public long add(long a, long b) {
         if (isNar(a) || isNar(b)) return nar();
         return round(value(a).add(value(b)));
     }
@@ -183,7 +184,7 @@ public final class PositReference {
         return round(value(a).subtract(value(b)));
     }
 
-    long mul(long a, long b) {
+    public long mul(long a, long b) {
         if (isNar(a) || isNar(b)) return nar();
         return round(value(a).multiply(value(b)));
     }

@@ -1,0 +1,206 @@
+package dev.byodt.compiler.block;
+
+import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeName;
+import dev.byodt.compiler.dtype.QuantizedBlock;
+import dev.byodt.compiler.dtype.StochasticRounding;
+import dev.byodt.compiler.dtype.reference.BlockReference;
+import dev.byodt.compiler.dtype.reference.Rational;
+import dev.byodt.compiler.dtype.reference.StochasticBlockReference;
+import dev.byodt.compiler.graph.Graph;
+import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.math.BigDecimal;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static dev.byodt.compiler.block.BlockDotsTest.K;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Block elements rounded stochastically (--rounding stochastic --sr-bits N --seed S): the run-time quantizer of
+ * activations and the compile-time one of weights, bit for bit against {@link StochasticBlockReference} given the
+ * same random bits (those {@link StochasticRounding#randomBits} gives each element's counter: the key of the node
+ * and the operand plus the element's index in the tensor); unbiased; and a MatMul the same on 1 and 2 threads,
+ * and other with another seed.
+ */
+class BlockStochasticRoundingTest {
+    private static final long SEED = 7;
+
+    private static BlockFormat format(String name, int bits, long seed) {
+        BlockDatatypeName n = DatatypeName.parseBlock(name).orElseThrow();
+        return BlockFormat.resolve(n, DatatypeChoice.builtInRegistry()).withElementRounding("stochastic").withRandomBits(bits, seed);
+    }
+
+    private static StochasticBlockReference reference(String name) {
+        BlockDatatypeName n = DatatypeName.parseBlock(name).orElseThrow();
+        return new StochasticBlockReference(BlockReference.BUILT_IN_VALUES.get(n.element().toString()),
+            BlockReference.BUILT_IN_VALUES.get(n.scale().toString()), n.rule().optionName());
+    }
+
+    /**
+     * BlockDotsTest's edge and seeded rows, the seeded ones alone for a format with a tensor scale (whose edge rows'
+     * extremes set a tensor scale under which every other element is 0).
+     */
+    private static float[][] rows(BlockFormat format) {
+        float[][] rows = BlockDotsTest.rows(format.name().toString());
+        return format.name().tensorScale() ? Arrays.copyOfRange(rows, BlockDotsTest.EDGE_ROWS, rows.length) : rows;
+    }
+
+    /** The rows quantized when a kernel runs: its kernel is 'quantize', its source 'x'. */
+    @ParameterizedTest
+    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 16", "mxfp6e2m3, 1"})
+    void activationsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
+        BlockFormat format = format(name, bits, SEED);
+        float[][] rows = rows(format);
+        float[] flat = flat(rows);
+        List<float[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows.length, flat);
+        check(name, format, flat, rows.length, quantized.get(0), quantized.get(1), format.counterKey("quantize", "x"));
+    }
+
+    /** The same rows as one weight tensor quantized at compile time (BlockFormat.quantize), counters from the key of node 'dot', operand 'W'. */
+    @ParameterizedTest
+    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 5"})
+    void weightsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
+        BlockFormat format = format(name, bits, SEED);
+        float[][] rows = rows(format);
+        float[] flat = flat(rows);
+        long key = format.counterKey("dot", "W");
+        int size = format.blockSize(), blocks = (K + size - 1) / size;
+        float[] elements = new float[flat.length], scales = new float[rows.length * blocks];
+        double tensorScale = format.tensorScale(flat);
+        for (int r = 0; r < rows.length; r++) {
+            for (int b = 0; b < blocks; b++) {
+                int first = r * K + b * size, count = Math.min(size, K - b * size);
+                QuantizedBlock q = format.quantize(flat, first, count, tensorScale, j -> key + first + j);
+                scales[r * blocks + b] = (float) q.scale();
+                for (int j = 0; j < count; j++) elements[first + j] = (float) q.element(j);
+            }
+        }
+        check(name, format, flat, rows.length, elements, scales, key);
+    }
+
+    private static void check(String name, BlockFormat format, float[] flat, int rowCount, float[] elements, float[] scales, long key) {
+        StochasticBlockReference reference = reference(name);
+        Rational t = format.name().tensorScale() ? reference.towardZero().tensorScale(flat) : Rational.of(1);
+        int size = format.blockSize(), blocks = (K + size - 1) / size;
+        int steppedUp = 0;
+        for (int r = 0; r < rowCount; r++) {
+            for (int b = 0; b < blocks; b++) {
+                int first = r * K + b * size, count = Math.min(size, K - b * size);
+                int[] random = new int[count];
+                for (int j = 0; j < count; j++) random[j] = StochasticRounding.randomBits(key + first + j, format.srBits());
+                BlockReference.Block expected = reference.quantize(Arrays.copyOfRange(flat, first, first + count), t, random, format.srBits());
+                BlockReference.Block below = reference.towardZero().quantize(Arrays.copyOfRange(flat, first, first + count), t);
+                if (expected.scale() == null) {
+                    assertTrue(Float.isNaN(scales[r * blocks + b]), name + " row " + r + " block " + b + ": a NaN block's scale");
+                    continue;
+                }
+                assertEquals(toFloat(expected.scale()), scales[r * blocks + b], name + " row " + r + " block " + b + ": scale");
+                for (int j = 0; j < count; j++) {
+                    float wanted = toFloat(expected.elements()[j]);
+                    if (expected.negative()[j]) wanted = -wanted;
+                    if (expected.elements()[j].compareTo(below.elements()[j]) != 0) steppedUp++;
+                    if (Float.floatToRawIntBits(elements[first + j]) != Float.floatToRawIntBits(wanted)) {
+                        fail(name + " row " + r + " value " + (b * size + j) + " (" + flat[first + j] + "): element " + elements[first + j] + ", expected " + wanted);
+                    }
+                }
+            }
+        }
+        assertTrue(steppedUp > 50, name + ": only " + steppedUp + " elements went up a step, too few to tell the random bits apart");
+    }
+
+    /**
+     * 4,096 rows of the same block (its largest magnitude first, so that every row has the same scale) at run time,
+     * each element with counters of its own: each value's mean element is its quotient to within five standard
+     * deviations plus the 2^-bits truncation bias, which rounding toward zero exceeds for each.
+     */
+    @ParameterizedTest
+    @CsvSource({"mxfp8e4m3, 16", "mxint8, 4", "mxfp4, 5"})
+    void theElementsAreUnbiased(String name, int bits) {
+        BlockFormat format = format(name, bits, SEED);
+        int rows = 4096;
+        float amax = (float) format.element().largest();
+        float[] row = new float[K];
+        float[] fractions = {0.25f, 0.5f, 0.75f, 0.3f, 0.9f};
+        // 0.5 and 1 are grid points of every element here (whose scale is 1), and the values are fractions of a step above 0.5.
+        double step = Math.scalb(1.0, Math.max(-1, format.element().minExponent()) - format.element().fractionBits());
+        for (int i = 0; i < K; i++) {
+            row[i] = i % format.blockSize() == 0 ? amax : (float) ((i % 2 == 0 ? 1 : -1) * (0.5 + fractions[i % fractions.length] * step));
+        }
+        float[] flat = new float[rows * K];
+        for (int r = 0; r < rows; r++) System.arraycopy(row, 0, flat, r * K, K);
+        List<float[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows, flat);
+        int blocks = (K + format.blockSize() - 1) / format.blockSize();
+        for (int i = 0; i < K; i++) {
+            if (i % format.blockSize() == 0) continue;
+            double scale = quantized.get(1)[i / format.blockSize()];
+            assertEquals(1, scale, "the scale of a block whose largest value is the largest element");
+            double q = Math.abs(row[i]);
+            double sum = 0;
+            for (int r = 0; r < rows; r++) {
+                assertEquals(scale, quantized.get(1)[r * blocks + i / format.blockSize()], "every row's scale");
+                sum += Math.abs(quantized.get(0)[r * K + i]);
+            }
+            double mean = sum / rows, bound = 5 * 0.5 * step / Math.sqrt(rows) + step * Math.scalb(1.0, -bits);
+            assertTrue(Math.abs(mean - q) <= bound, name + " value " + row[i] + ": mean element " + mean + ", quotient " + q + ", bound " + bound);
+            double towardZero = Math.floor(q / step) * step;
+            assertFalse(Math.abs(towardZero - q) <= bound, "the bound tells rounding toward zero apart at " + row[i]);
+        }
+    }
+
+    /** A MatMul of an activation and weights: the same bits on 1 and 2 threads and on a second compilation, other bits with another seed. */
+    @Test
+    void aMatMulIsTheSameOnOneAndTwoThreadsAndChangesWithTheSeed() {
+        int m = 8, n = 6;
+        float[] a = BlockDotsTest.seeded(71, m * K, 4), b = BlockDotsTest.seeded(72, K * n, 1);
+        Graph graph = BlockDotsTest.node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
+        float[] one = run(graph, a, 1, SEED), two = run(graph, a, 2, SEED), again = run(graph, a, 1, SEED), other = run(graph, a, 1, SEED + 1);
+        BlockDotsTest.assertBits("2 threads", one, two);
+        BlockDotsTest.assertBits("again", one, again);
+        assertFalse(Arrays.equals(one, other), "another seed rounds other elements up");
+        float[] nearest = runNearest(graph, a);
+        assertFalse(Arrays.equals(one, nearest), "stochastic rounding is not nearest");
+    }
+
+    private static float[] run(Graph graph, float[] a, int threads, long seed) {
+        DatatypeChoice datatypes = DatatypeChoice.float32().withDatatype("bfloat16").withOptions(Map.of("rounding", "stochastic", StochasticRounding.BITS_OPTION, "16")).withSeed(seed);
+        return compileAndRun(graph, a, CompileOptions.host().withDatatypes(datatypes).withThreads(threads));
+    }
+
+    private static float[] runNearest(Graph graph, float[] a) { return compileAndRun(graph, a, CompileOptions.host().withDatatype("bfloat16")); }
+
+    private static float[] compileAndRun(Graph graph, float[] a, CompileOptions options) {
+        CompileOptions withBlock = options.withBlock(DatatypeName.parseBlock("mxfp8e4m3"));
+        try (CompiledModule module = Compiler.compile(graph, withBlock); HostModel model = Compiler.jit(module)) {
+            return model.run(List.of(Tensor.ofFloats(new long[] {a.length / K, K}, a))).getFirst().toFloatArray();
+        }
+    }
+
+    private static float[] flat(float[][] rows) {
+        float[] flat = new float[rows.length * K];
+        for (int r = 0; r < rows.length; r++) System.arraycopy(rows[r], 0, flat, r * K, K);
+        return flat;
+    }
+
+    /** A rational that is a float32 (an element or a scale), as that float32. */
+    private static float toFloat(Rational q) {
+        float f = new BigDecimal(q.num()).divide(new BigDecimal(q.den())).floatValue();
+        assertEquals(0, q.compareTo(Rational.of(new BigDecimal(f))), q + " is a float32 exactly");
+        return f;
+    }
+}

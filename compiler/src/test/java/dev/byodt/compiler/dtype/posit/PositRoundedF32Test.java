@@ -1,0 +1,57 @@
+package dev.byodt.compiler.dtype.posit;
+
+import dev.byodt.compiler.dtype.builtin.PositDatatypes;
+import dev.byodt.compiler.dtype.harness.FunctionShape;
+import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
+import dev.byodt.compiler.target.Target;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * posit.c's rounded_f32, x rounded to the posit and read back as a float32 in one function (--accumulate dtype
+ * calls it twice per multiply-add), bit for bit against {@link PositReference}: the float32 of
+ * toDouble(fromDouble(x)), and a NaN (any) for NaR. Inputs: every posit, every midpoint between neighbours (the
+ * (N+1)-bit posit between them, geometric where exponent bits are cut off, where ties to the even pattern
+ * decide) and the float32s on either side of each, every power of two of float32's range and its neighbours
+ * (below minPos and beyond maxPos included), zeros, infinities, NaNs and 100,000 seeded float32 bit patterns;
+ * for posit16 with every es and narrower posits whose regimes fill the pattern at other scales.
+ */
+class PositRoundedF32Test {
+    static final int RANDOM_INPUTS = 100_000;
+
+    @ParameterizedTest(name = "posit{0} es {1}")
+    @CsvSource({"16, 2", "16, 0", "16, 1", "16, 3", "12, 1", "10, 2", "9, 0", "11, 3"})
+    void roundsEveryFloatAsFromF32ThenToF32(int n, int es) {
+        PositReference r = new PositReference(n, es);
+        float[] x = inputs(n, es, r);
+        try (NativeLibrary lib = compile(n, es)) {
+            RoundedF32Checks.assertRoundsAs("posit" + n + " es " + es, x, lib.floatToFloat("rounded_f32", x), v -> r.toDouble(r.fromDouble(v)));
+        }
+    }
+
+    private static float[] inputs(int n, int es, PositReference r) {
+        PositReference wider = new PositReference(n + 1, es);
+        List<Float> in = new ArrayList<>();
+        long maxPos = (1L << (n - 1)) - 1;
+        for (long p = 1; p <= maxPos; p++) {
+            RoundedF32Checks.addAround(in, (float) r.toDouble(p));
+            if (p < maxPos) RoundedF32Checks.addAround(in, (float) wider.toDouble(2 * p + 1)); // between p and p + 1
+        }
+        RoundedF32Checks.addAround(in, (float) wider.toDouble(1)); // between 0 and minPos
+        RoundedF32Checks.addEveryScale(in, RANDOM_INPUTS, 20261127L + n * 4L + es);
+        return RoundedF32Checks.array(in);
+    }
+
+    private static NativeLibrary compile(int n, int es) {
+        NativeLibrary.Builder b = NativeLibrary.builder(PositDatatypes.LIBRARY, "posit" + n + "es" + es, PositLibrary.storageBits(n))
+            .define("POSIT_N", Integer.toString(n)).define("POSIT_ES", Integer.toString(es))
+            .operations(Map.of("rounded_f32", FunctionShape.FLOAT_TO_FLOAT));
+        Target.host().clangFlags().forEach(b::flag);
+        return b.build();
+    }
+}
