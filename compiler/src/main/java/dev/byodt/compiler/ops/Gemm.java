@@ -65,20 +65,20 @@ final class Gemm implements Operator {
     }
 
     /**
-     * With a constant B and at least a vector of columns, register tiles ({@link RegisterTile#matrixProduct}),
+     * In the machine's float32, with a constant B and at least a vector of columns, register tiles ({@link RegisterTile#matrixProduct}),
      * B packed into their panels at compile time; else each row of Y a {@link RowOfSums}. Its inner loop reads a
      * row of B, so a constant B stored transposed (transB, the usual layout of fully connected weights) is
      * transposed back at compile time.
      */
     @Override
-    public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
+    public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {
         Shape s = shape(node);
         Value b = node.input(1);
-        if (b.isConstant() && RegisterTile.fits(lanes, s.n())) {
+        if (b.isConstant() && RegisterTile.fits(arithmetic, s.n())) {
             // The panels take one row of terms per column of Y: B transposed, as transB stores it.
             Tensor columns = s.transB() ? b.constant() : PackedWeights.transposed(b.constant(), 1, s.k(), s.n());
             Buffer a = kb.input(0);
-            RegisterTile.matrixProduct(kb, lanes, s.m(), s.k(), s.n(), columns,
+            RegisterTile.matrixProduct(kb, arithmetic.lanes(), s.m(), s.k(), s.n(), columns,
                 (i, k) -> kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k)),
                 (i, j, sum) -> store(node, s, kb, i, j, sum));
         } else if (s.transB() && b.isConstant()) {

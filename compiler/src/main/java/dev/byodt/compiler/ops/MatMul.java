@@ -117,15 +117,16 @@ public final class MatMul implements Operator {
     }
 
     /**
-     * With a constant 2-D B and at least a vector of columns, the whole stack of A's rows times B in register tiles
+     * In the machine's float32, with a constant 2-D B and at least a vector of columns, the whole stack of A's rows times B in register tiles
      * ({@link RegisterTile#matrixProduct}); else each row a {@link RowOfSums}, whose loop over the row's columns vectorizes; on
      * targets with vectors of 8 lanes or more, a few rows at a time ({@link #emitRowsTogether}).
      */
     @Override
-    public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
+    public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {
+        int lanes = arithmetic.lanes();
         Shape s = shape(node);
         Value b = node.input(1);
-        if (b.isConstant() && s.bBatch().length == 0 && RegisterTile.fits(lanes, s.n())) {
+        if (b.isConstant() && s.bBatch().length == 0 && RegisterTile.fits(arithmetic, s.n())) {
             long rows = Shapes.elementCount(s.batch(), "batch") * s.m();
             Tensor bRows = PackedWeights.transposed(b.constant(), 1, s.k(), s.n());
             Buffer a = kb.input(0);

@@ -81,8 +81,14 @@ final class RegisterTile {
         });
     }
 
-    /** Whether tiles fit outputs of {@code columns} columns on vectors of {@code lanes}: at least a whole vector. */
-    static boolean fits(long lanes, long columns) { return lanes >= LEAST_LANES && columns >= lanes; }
+    /**
+     * Whether tiles fit outputs of {@code columns} columns in {@code arithmetic}: at least a whole vector of them,
+     * and the machine's float32 arithmetic, whose multiply-adds leave the registers to the tile's accumulators
+     * (an emulated datatype's temporaries would push them out: posit8's convolution ran 3 times slower in tiles).
+     */
+    static boolean fits(NodeArithmetic arithmetic, long columns) {
+        return arithmetic.machineFloat32() && arithmetic.lanes() >= LEAST_LANES && columns >= arithmetic.lanes();
+    }
 
     /** A tile of {@code rows} rows (at most {@link #MOST_ROWS}) for outputs of {@code columns} columns. */
     static RegisterTile of(KernelBuilder kb, long lanes, long rows, long columns) {

@@ -27,9 +27,9 @@ import static dev.byodt.compiler.kernel.Exprs.rem;
 final class RegisterTiledConv {
     private RegisterTiledConv() {}
 
-    /** Whether this schedule applies: two spatial axes, constant weights, at least a vector of maps a group. */
-    static boolean fits(Conv.Shape s, boolean constantWeights, long lanes) {
-        return constantWeights && s.window().rank() == 2 && RegisterTile.fits(lanes, s.mapsPerGroup());
+    /** Whether this schedule applies: two spatial axes, constant weights, tiles of the maps of a group. */
+    static boolean fits(Conv.Shape s, boolean constantWeights, NodeArithmetic arithmetic) {
+        return constantWeights && s.window().rank() == 2 && RegisterTile.fits(arithmetic, s.mapsPerGroup());
     }
 
     static void lower(Conv.Shape s, Tensor weights, KernelBuilder kb, long lanes) {
