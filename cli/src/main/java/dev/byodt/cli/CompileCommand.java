@@ -105,7 +105,7 @@ final class CompileCommand implements Callable<Integer> {
     private Program trainingStep(CompileOptions options) {
         Graph model = step.batchedModel(modelOptions);
         TrainableGraph graph = TrainableGraph.of(model, OnnxWeights.floatInitializers(modelOptions.model));
-        return TrainingStep.of(graph, step.lossFunction(), step.optimizer(), step.lossScaling(), Optional.of(Compiler.lanesOf(options)));
+        return TrainingStep.of(graph, step.lossFunction(), step.optimizer(), step.lossScaling(), Optional.of(Compiler.arithmeticOf(options)));
     }
 
     private static void printStats(CompiledModule module) {

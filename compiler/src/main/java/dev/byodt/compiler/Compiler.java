@@ -35,6 +35,7 @@ import dev.byodt.compiler.lower.MachineTypes;
 import dev.byodt.compiler.lower.MemoryPlan;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.lower.RandomCounters;
+import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.Activity;
@@ -51,7 +52,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.ToIntFunction;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 import static org.bytedeco.llvm.global.LLVM.*;
@@ -74,7 +75,7 @@ public final class Compiler {
         BlockChoice blocks = options.blocks();
         Optional<String> rounding = Optional.ofNullable(options.datatypes().options().get("rounding"));
         int srBits = Integer.parseInt(options.datatypes().options().getOrDefault(StochasticRounding.BITS_OPTION, String.valueOf(StochasticRounding.DEFAULT_BITS)));
-        return compile(GraphLowering.lowerScheduled(graph, lanesOf(options), (node, bufferOf) ->
+        return compile(GraphLowering.lowerScheduled(graph, arithmeticOf(options), (node, bufferOf) ->
             blocks.forNode(node.name(), node.outputs().stream().map(Value::name).toList())
                 .map(name -> BlockFormat.resolve(name, options.datatypes().registry()))
                 .map(format -> rounding.map(format::withElementRounding).orElse(format).withRandomBits(srBits, options.datatypes().seed()))
@@ -85,15 +86,18 @@ public final class Compiler {
      * The elements of a node's datatype (--dtype-map's, else --dtype's) one of the target's vectors holds: what
      * the node's tuned schedules, and a training step's gradient kernels of the node, are sized for. A
      * stochastically rounding node's schedule is the same on every target ({@link #STOCHASTIC_LANES}), so that its
-     * loop nest, whose counters its random bits hash (RandomCounters), is.
+     * loop nest, whose counters its random bits hash (RandomCounters), is. With them, whether the node computes in
+     * the machine's float32: the reference datatype's products and sums are float32 instructions whatever
+     * --accumulate says, every other datatype's are emulated (library calls, decoding, rounding, wider sums).
      */
-    public static ToIntFunction<Node> lanesOf(CompileOptions options) {
+    public static Function<Node, NodeArithmetic> arithmeticOf(CompileOptions options) {
         return node -> {
             DatatypeChoice choice = options.datatypes();
             String name = choice.datatypeFor(node.name(), node.outputs().stream().map(Value::name).toList());
             DatatypeInstance instance = choice.registry().instance(name, choice.options());
-            return StochasticRounding.isStochastic(instance) ? STOCHASTIC_LANES
+            int lanes = StochasticRounding.isStochastic(instance) ? STOCHASTIC_LANES
                 : options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
+            return new NodeArithmetic(lanes, instance.definition().isReference());
         };
     }
 

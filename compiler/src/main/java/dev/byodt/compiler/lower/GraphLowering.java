@@ -6,6 +6,7 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.runtime.TensorSpec;
 
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.ToIntFunction;
 
 /**
  * Turns a graph into a {@link Program}: one buffer per value, one kernel per node in graph order, and the
@@ -33,9 +33,9 @@ public final class GraphLowering {
         return new GraphLowering().run(graph, Optional.empty());
     }
 
-    /** The program of the operators' tuned schedules, each for vectors of {@code lanesOf} its node elements. */
-    public static Program lowerScheduled(Graph graph, ToIntFunction<Node> lanesOf) {
-        return lowerScheduled(graph, lanesOf, (node, bufferOf) -> Optional.empty());
+    /** The program of the operators' tuned schedules, each for the vectors and arithmetic {@code arithmeticOf} says of its node. */
+    public static Program lowerScheduled(Graph graph, Function<Node, NodeArithmetic> arithmeticOf) {
+        return lowerScheduled(graph, arithmeticOf, (node, bufferOf) -> Optional.empty());
     }
 
     /** A node's own kernel in place of its operator's (a dot product in a block datatype), or empty. */
@@ -43,21 +43,21 @@ public final class GraphLowering {
         Optional<Kernel> lower(Node node, Function<Value, Buffer> bufferOf);
     }
 
-    /** As {@link #lowerScheduled(Graph, ToIntFunction)}, with the kernels {@code special} gives for the nodes it takes. */
-    public static Program lowerScheduled(Graph graph, ToIntFunction<Node> lanesOf, SpecialKernels special) {
-        return new GraphLowering().run(graph, Optional.of(lanesOf), special);
+    /** As {@link #lowerScheduled(Graph, Function)}, with the kernels {@code special} gives for the nodes it takes. */
+    public static Program lowerScheduled(Graph graph, Function<Node, NodeArithmetic> arithmeticOf, SpecialKernels special) {
+        return new GraphLowering().run(graph, Optional.of(arithmeticOf), special);
     }
 
-    private Program run(Graph graph, Optional<ToIntFunction<Node>> lanesOf) {
-        return run(graph, lanesOf, (node, bufferOf) -> Optional.empty());
+    private Program run(Graph graph, Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
+        return run(graph, arithmeticOf, (node, bufferOf) -> Optional.empty());
     }
 
-    private Program run(Graph graph, Optional<ToIntFunction<Node>> lanesOf, SpecialKernels special) {
+    private Program run(Graph graph, Optional<Function<Node, NodeArithmetic>> arithmeticOf, SpecialKernels special) {
         List<Buffer> inputs = graph.inputs().stream().map(buffers::bufferOf).toList();
         List<Kernel> kernels = new ArrayList<>();
         for (Node node : graph.nodes()) {
             if (node.outputs().stream().allMatch(Value::isConstant)) continue;
-            kernels.add(special.lower(node, buffers::bufferOf).orElseGet(() -> NodeLowering.lower(node, buffers::bufferOf, lanesOf)));
+            kernels.add(special.lower(node, buffers::bufferOf).orElseGet(() -> NodeLowering.lower(node, buffers::bufferOf, arithmeticOf)));
         }
         Set<Buffer> written = new HashSet<>();
         kernels.forEach(k -> written.addAll(k.outputs()));

@@ -5,6 +5,7 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.compiler.ops.Operator;
 import dev.byodt.compiler.ops.Operators;
 
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.ToIntFunction;
 
 /**
  * Turns one node into its kernel, given how the graph's values map to buffers: the operator's reference loop
@@ -30,17 +30,17 @@ public final class NodeLowering {
     }
 
     /**
-     * The kernel in the operator's schedule for vectors of as many elements as {@code lanesOf} says for the
+     * The kernel in the operator's schedule for the vectors and arithmetic {@code arithmeticOf} says for the
      * node, or its reference nest without.
      */
-    public static Kernel lower(Node node, Function<Value, Buffer> bufferOf, Optional<ToIntFunction<Node>> lanesOf) {
+    public static Kernel lower(Node node, Function<Value, Buffer> bufferOf, Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
         Operator op = Operators.lookup(node.opType());
         if (op == null) throw node.error("operator " + node.opType() + " is not supported");
         List<Buffer> inputs = new ArrayList<>();
         for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
         List<Buffer> outputs = node.outputs().stream().map(bufferOf).toList();
         KernelBuilder kb = new KernelBuilder(node.name(), node.opType(), inputs, outputs);
-        if (lanesOf.isPresent()) op.lowerScheduled(node, kb, lanesOf.get().applyAsInt(node));
+        if (arithmeticOf.isPresent()) op.lowerScheduled(node, kb, arithmeticOf.get().apply(node));
         else op.lower(node, kb);
         return kb.build();
     }

@@ -112,18 +112,21 @@ final class Conv implements Operator {
     }
 
     /**
-     * One of three tuned schedules, by the shape: across output channels ({@link ConvAcrossMaps}) where a
+     * One of four tuned schedules, by the shape: in the machine's float32, with constant weights, two spatial axes
+     * and at least a vector of output maps a group, as a matrix product in register tiles ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
      * group has more channels than an output row has positions (the weights packed at compile time, or at run
      * time when they are inputs, as in training), else along output rows, on padded planes
      * ({@link PaddedPlaneConv}) where the stride is 1 in two dimensions, else directly ({@link ConvAlongRows}).
      */
     @Override
-    public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
+    public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {
+        int lanes = arithmetic.lanes();
         Shape s = shape(node);
         long[] outSpatial = s.window().outputShape();
         long rowLength = outSpatial[outSpatial.length - 1];
         Value weights = node.input(1);
-        if (s.mapsPerGroup() > rowLength) {
+        if (RegisterTiledConv.fits(s, weights.isConstant(), arithmetic)) RegisterTiledConv.lower(s, weights.constant(), kb, lanes);
+        else if (s.mapsPerGroup() > rowLength) {
             ConvAcrossMaps.lower(s, weights.isConstant() ? Optional.of(weights.constant()) : Optional.empty(), kb);
         }
         else if (PaddedPlaneConv.fits(s.window())) {

@@ -2,11 +2,13 @@ package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Shapes;
+import dev.byodt.runtime.Tensor;
 
 import java.util.List;
 
@@ -63,15 +65,25 @@ final class Gemm implements Operator {
     }
 
     /**
-     * Each row of Y a {@link RowOfSums}. Its inner loop reads a row of B, so a constant B stored transposed
-     * (transB, the usual layout of fully connected weights) is transposed back at compile time.
+     * In the machine's float32, with a constant B and at least a vector of columns, register tiles ({@link RegisterTile#matrixProduct}),
+     * B packed into their panels at compile time; else each row of Y a {@link RowOfSums}. Its inner loop reads a
+     * row of B, so a constant B stored transposed (transB, the usual layout of fully connected weights) is
+     * transposed back at compile time.
      */
     @Override
-    public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
+    public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {
         Shape s = shape(node);
-        if (s.transB() && node.input(1).isConstant()) {
-            Buffer b = kb.constant("B.transposed", ScalarType.REAL, PackedWeights.transposed(node.input(1).constant(), 1, s.n(), s.k()));
-            emit(node, s, kb, b, false, new RowOfSums(kb, s.n()));
+        Value b = node.input(1);
+        if (b.isConstant() && RegisterTile.fits(arithmetic, s.n())) {
+            // The panels take one row of terms per column of Y: B transposed, as transB stores it.
+            Tensor columns = s.transB() ? b.constant() : PackedWeights.transposed(b.constant(), 1, s.k(), s.n());
+            Buffer a = kb.input(0);
+            RegisterTile.matrixProduct(kb, arithmetic.lanes(), s.m(), s.k(), s.n(), columns,
+                (i, k) -> kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k)),
+                (i, j, sum) -> store(node, s, kb, i, j, sum));
+        } else if (s.transB() && b.isConstant()) {
+            Buffer bRows = kb.constant("B.transposed", ScalarType.REAL, PackedWeights.transposed(b.constant(), 1, s.n(), s.k()));
+            emit(node, s, kb, bRows, false, new RowOfSums(kb, s.n()));
         } else {
             emit(node, s, kb, kb.input(1), s.transB(), new RowOfSums(kb, s.n()));
         }
@@ -79,21 +91,23 @@ final class Gemm implements Operator {
 
     /** Y from A and {@code bRows}, B or its transpose as {@code bTransposed} says, row by row of {@code row}. */
     private static void emit(Node node, Shape s, KernelBuilder kb, Buffer bRows, boolean bTransposed, ProductRow row) {
-        float alpha = node.floatAttr("alpha", 1);
-        float beta = node.floatAttr("beta", 1);
         Buffer a = kb.input(0);
-        Buffer c = beta == 0 ? null : kb.input(2);
-        Buffer y = kb.output(0);
         kb.splitLoop(s.m(), i -> row.emit(s.k(),
             k -> kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k)),
             (k, j) -> kb.load(bRows, bTransposed ? add(mul(j, s.k()), k) : add(mul(k, s.n()), j)),
-            (j, sum) -> {
-                Expr result = alpha == 1 ? sum : mul(real(alpha), sum);
-                if (c != null) {
-                    Expr cValue = kb.load(c, Broadcasting.index(s.c(), new Expr[] {i, j}));
-                    result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
-                }
-                kb.store(y, add(mul(i, s.n()), j), result);
-            }));
+            (j, sum) -> store(node, s, kb, i, j, sum)));
+    }
+
+    /** Stores Y[i][j] = alpha * sum + beta * C[i][j]. */
+    private static void store(Node node, Shape s, KernelBuilder kb, Expr i, Expr j, Expr sum) {
+        float alpha = node.floatAttr("alpha", 1);
+        float beta = node.floatAttr("beta", 1);
+        Buffer c = beta == 0 ? null : kb.input(2);
+        Expr result = alpha == 1 ? sum : mul(real(alpha), sum);
+        if (c != null) {
+            Expr cValue = kb.load(c, Broadcasting.index(s.c(), new Expr[] {i, j}));
+            result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
+        }
+        kb.store(kb.output(0), add(mul(i, s.n()), j), result);
     }
 }

@@ -2,11 +2,13 @@ package dev.byodt.compiler.ops;
 
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
+import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Shapes;
+import dev.byodt.runtime.Tensor;
 
 import java.util.Arrays;
 import java.util.List;
@@ -115,13 +117,23 @@ public final class MatMul implements Operator {
     }
 
     /**
-     * Each row a {@link RowOfSums}, whose loop over the row's columns vectorizes; on targets with vectors of 8
-     * lanes or more, a few rows at a time ({@link #emitRowsTogether}).
+     * In the machine's float32, with a constant 2-D B and at least a vector of columns, the whole stack of A's rows times B in register tiles
+     * ({@link RegisterTile#matrixProduct}); else each row a {@link RowOfSums}, whose loop over the row's columns vectorizes; on
+     * targets with vectors of 8 lanes or more, a few rows at a time ({@link #emitRowsTogether}).
      */
     @Override
-    public void lowerScheduled(Node node, KernelBuilder kb, int lanes) {
+    public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {
+        int lanes = arithmetic.lanes();
         Shape s = shape(node);
-        if (lanes >= LANES_FOR_ROWS_TOGETHER) emitRowsTogether(s, kb);
+        Value b = node.input(1);
+        if (b.isConstant() && s.bBatch().length == 0 && RegisterTile.fits(arithmetic, s.n())) {
+            long rows = Shapes.elementCount(s.batch(), "batch") * s.m();
+            Tensor bRows = PackedWeights.transposed(b.constant(), 1, s.k(), s.n());
+            Buffer a = kb.input(0);
+            RegisterTile.matrixProduct(kb, lanes, rows, s.k(), s.n(), bRows, (i, k) -> kb.load(a, add(mul(i, s.k()), k)),
+                (i, j, sum) -> kb.store(kb.output(0), add(mul(i, s.n()), j), sum));
+        }
+        else if (lanes >= LANES_FOR_ROWS_TOGETHER) emitRowsTogether(s, kb);
         else emit(s, kb, new RowOfSums(kb, s.n()));
     }
 

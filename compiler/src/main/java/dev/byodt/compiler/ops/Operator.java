@@ -35,9 +35,10 @@ public interface Operator {
     void lower(Node node, KernelBuilder kb);
 
     /**
-     * Emits the computation in the schedule tuned for vectors of {@code lanes} elements (the target's, for the
-     * datatype's storage width: {@link dev.byodt.compiler.target.Target#lanes}), with the same result, bit for bit,
-     * as {@link #lower(Node, KernelBuilder)}'s reference loop nest, which operators without a tuned schedule emit.
+     * Emits the computation in the schedule tuned for {@code arithmetic}: vectors of its lanes (the target's, for
+     * the datatype's storage width: {@link dev.byodt.compiler.target.Target#lanes}), and whether the node computes
+     * in the machine's float32; with the same result, bit for bit, as {@link #lower(Node, KernelBuilder)}'s
+     * reference loop nest, which operators without a tuned schedule emit.
      */
-    default void lowerScheduled(Node node, KernelBuilder kb, int lanes) { lower(node, kb); }
+    default void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) { lower(node, kb); }
 }

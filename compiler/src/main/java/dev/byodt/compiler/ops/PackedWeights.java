@@ -45,4 +45,25 @@ final class PackedWeights {
             kb.load(weights, flatIndex(new long[] {groups, rows, columns}, at[0], at[2], at[1]))));
         return packed;
     }
+
+    /**
+     * {@code weights} seen as {@code groups} matrices of {@code rows x columns} (a row per output map, a column per
+     * term of its sums), cut into panels of {@code panelRows} rows and each panel transposed: element [g][r][c]
+     * moves to [g][r / panelRows][c][r % panelRows], so that a term's weights for a panel's maps are neighbours. The
+     * rows of the last panel beyond {@code rows} are zeros. Shape {@code groups x panels x columns x panelRows}.
+     */
+    static Tensor panels(Tensor weights, long groups, long rows, long columns, long panelRows) {
+        float[] from = weights.toFloatArray();
+        long panels = (rows + panelRows - 1) / panelRows;
+        float[] to = new float[Math.toIntExact(groups * panels * columns * panelRows)];
+        for (long g = 0; g < groups; g++) {
+            for (long r = 0; r < rows; r++) {
+                for (long c = 0; c < columns; c++) {
+                    to[(int) (((g * panels + r / panelRows) * columns + c) * panelRows + r % panelRows)] =
+                        from[(int) ((g * rows + r) * columns + c)];
+                }
+            }
+        }
+        return Tensor.ofFloats(new long[] {groups, panels, columns, panelRows}, to);
+    }
 }

@@ -5,8 +5,6 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
 
-import java.util.function.BiConsumer;
-
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
@@ -72,39 +70,29 @@ public final class PaddedPlaneConv {
     public static void lower(KernelBuilder kb, Buffer x, Weights w, Buffer bias, Buffer y, long groups, long mapsPerGroup,
                              WindowGeometry window, long lanes) {
         long batch = x.dim(0), channels = x.dim(1);
-        long height = x.dim(2), width = x.dim(3);
+        long width = x.dim(3);
         long kernelHeight = window.kernelSize(0), kernelWidth = window.kernelSize(1);
         long[] out = window.outputShape();
         long planeWidth = window.padBefore(1) + width + window.padAfter(1);
         long grid = out[0] * planeWidth;
         long mapsTogether = largestDivisorUpTo(mapsPerGroup, MAPS_TOGETHER);
         long blockLength = lanes * Math.min(VECTORS_PER_MAP, Math.max(1, ACCUMULATOR_VECTORS / mapsTogether));
-        long blocks = (grid + blockLength - 1) / blockLength;
-        long block = ((grid + blocks - 1) / blocks + lanes - 1) / lanes * lanes;
-        // The last block may run past the grid, and its last taps read that far beyond the grid's rows.
-        long reach = (kernelHeight - 1) * window.dilation(0) * planeWidth + (kernelWidth - 1) * window.dilation(1);
-        long planeLength = blocks * block + reach;
+        long fewestBlocks = (grid + blockLength - 1) / blockLength;
+        long block = ((grid + fewestBlocks - 1) / fewestBlocks + lanes - 1) / lanes * lanes;
+        PaddedPlanes planes = PaddedPlanes.of(kb, x, window, block);
+        long blocks = planes.blocks();
         long channelsPerGroup = channels / groups;
-        Buffer planes = kb.scratch("planes", ScalarType.REAL, new long[] {channels, planeLength});
         Buffer acc = kb.scratch("acc", ScalarType.ACC, new long[] {mapsTogether, blocks * block});
         long accLength = blocks * block;
         kb.loop(batch, n -> {
-            // The planes of channels [first, first + count): all at once, or, where each group is one block of
-            // maps (a depthwise convolution), each group's as its turn comes: its planes are then used while
-            // they are in cache, and each thread fills only the planes of its own groups.
-            BiConsumer<Expr, Long> fill = (first, count) -> {
-                kb.loop(count * planeLength, i -> kb.store(planes, add(mul(first, planeLength), i), constant(ScalarType.REAL, 0)));
-                kb.loops(new long[] {count, height, width}, at -> {
-                    Expr channel = add(first, at[0]);
-                    Expr onPlane = add(mul(add(at[1], window.padBefore(0)), planeWidth), add(at[2], window.padBefore(1)));
-                    kb.store(planes, add(mul(channel, planeLength), onPlane), kb.load(x, flatIndex(x.shape(), n, channel, at[1], at[2])));
-                });
-            };
+            // The planes of all channels at once, or, where each group is one block of maps (a depthwise
+            // convolution), each group's as its turn comes: its planes are then used while they are in cache,
+            // and each thread fills only the planes of its own groups.
             boolean fillsPerGroup = groups > 1 && mapsPerGroup == mapsTogether;
-            if (!fillsPerGroup) fill.accept(idx(0), channels);
+            if (!fillsPerGroup) planes.fill(kb, n, idx(0), channels);
             // Threads divide the groups among themselves, or the blocks of maps of the one group.
             kb.loop(groups, groups > 1, group -> kb.loop(mapsPerGroup / mapsTogether, groups == 1, mapBlock -> {
-                if (fillsPerGroup) fill.accept(mul(group, channelsPerGroup), channelsPerGroup);
+                if (fillsPerGroup) planes.fill(kb, n, mul(group, channelsPerGroup), channelsPerGroup);
                 Expr firstMap = add(mul(group, mapsPerGroup), mul(mapBlock, mapsTogether));
                 kb.loop(blocks, b -> {
                     Expr start = mul(b, block);
@@ -112,13 +100,12 @@ public final class PaddedPlaneConv {
                         constant(ScalarType.ACC, 0)));
                     kb.loops(new long[] {channelsPerGroup, kernelHeight, kernelWidth}, term -> {
                         Expr channel = add(mul(group, channelsPerGroup), term[0]);
-                        Expr offset = add(mul(term[1], window.dilation(0) * planeWidth), mul(term[2], window.dilation(1)));
-                        Expr tapStart = add(add(mul(channel, planeLength), start), offset);
+                        Expr tapStart = add(planes.tap(channel, term[1], term[2]), start);
                         kb.loop(mapsTogether, j -> {
                             Expr wAt = w.at(add(firstMap, j), term[0], term[1], term[2]);
                             kb.loop(block, p -> {
                                 Expr at = add(mul(j, accLength), add(start, p));
-                                kb.store(acc, at, mac(kb.load(acc, at), kb.load(planes, add(tapStart, p)), wAt));
+                                kb.store(acc, at, mac(kb.load(acc, at), kb.load(planes.buffer(), add(tapStart, p)), wAt));
                             });
                         });
                     });

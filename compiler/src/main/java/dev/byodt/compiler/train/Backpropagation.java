@@ -7,6 +7,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.runtime.ByodtException;
 
 import java.util.ArrayList;
@@ -19,7 +20,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.ToIntFunction;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 
@@ -38,14 +38,14 @@ public final class Backpropagation {
     public record Result(List<Kernel> kernels, Map<Value, Buffer> gradients) {}
 
     private final Function<Value, Buffer> bufferOf;
-    private final Optional<ToIntFunction<Node>> lanesOf;
+    private final Optional<Function<Node, NodeArithmetic>> arithmeticOf;
     private final Map<Value, List<Buffer>> contributions = new HashMap<>();
     private final Map<Value, Buffer> sums = new HashMap<>();
     private final List<Kernel> kernels = new ArrayList<>();
 
-    private Backpropagation(Function<Value, Buffer> bufferOf, Optional<ToIntFunction<Node>> lanesOf) {
+    private Backpropagation(Function<Value, Buffer> bufferOf, Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
         this.bufferOf = bufferOf;
-        this.lanesOf = lanesOf;
+        this.arithmeticOf = arithmeticOf;
     }
 
     /**
@@ -53,12 +53,12 @@ public final class Backpropagation {
      * @param seeds    the loss's gradient with respect to some node outputs
      * @param wrt      the values whose gradients are wanted (weights, or every input in a gradient check)
      * @param bufferOf the buffer of each value, the same the forward kernels use
-     * @param lanesOf  the vector lanes of each node's datatype, for gradient kernels in their tuned schedules;
+     * @param arithmeticOf  the vector lanes of each node's datatype (and its arithmetic), for gradient kernels in their tuned schedules;
      *                 empty for the reference nests
      */
     public static Result of(List<Node> nodes, Map<Value, Buffer> seeds, List<Value> wrt, Function<Value, Buffer> bufferOf,
-                            Optional<ToIntFunction<Node>> lanesOf) {
-        Backpropagation b = new Backpropagation(bufferOf, lanesOf);
+                            Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
+        Backpropagation b = new Backpropagation(bufferOf, arithmeticOf);
         seeds.forEach((v, g) -> b.contributions.computeIfAbsent(v, k -> new ArrayList<>()).add(g));
         Set<Value> needed = needsGradient(nodes, wrt);
         List<Node> path = onPath(nodes, seeds.keySet(), needed);
@@ -134,7 +134,7 @@ public final class Backpropagation {
             read.add(dy);
             KernelBuilder kb = new KernelBuilder(node.name() + GRADIENT_KERNEL + v.name(), node.opType() + "Grad",
                 read, List.of(grad));
-            OptionalInt lanes = lanesOf.map(l -> OptionalInt.of(l.applyAsInt(node))).orElse(OptionalInt.empty());
+            OptionalInt lanes = arithmeticOf.map(l -> OptionalInt.of(l.apply(node).lanes())).orElse(OptionalInt.empty());
             rule.lower(node, i, new GradientKernel(kb, inputs, y, dy, grad, lanes));
             kernels.add(kb.build());
             contributions.computeIfAbsent(v, k -> new ArrayList<>()).add(grad);

@@ -9,13 +9,14 @@ import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.NodeLowering;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.lower.ValueBuffers;
+import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.TensorSpec;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.ToIntFunction;
+import java.util.function.Function;
 
 /**
  * Puts a program together from a graph's forward kernels and kernels of its own (loss, gradients, updates), over
@@ -26,13 +27,13 @@ final class ProgramAssembly {
 
     /**
      * The graph's nodes as loop nests, those whose outputs were all folded to constants left out: each in its
-     * operator's schedule tuned for vectors of {@code lanesOf} its node's elements, or without, its reference nest.
+     * operator's schedule tuned for vectors of {@code arithmeticOf} its node's elements, or without, its reference nest.
      */
-    List<Kernel> forward(Graph graph, Optional<ToIntFunction<Node>> lanesOf) {
+    List<Kernel> forward(Graph graph, Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
         List<Kernel> kernels = new ArrayList<>();
         for (Node node : graph.nodes()) {
             if (node.outputs().stream().allMatch(Value::isConstant)) continue;
-            kernels.add(NodeLowering.lower(node, this::bufferOf, lanesOf));
+            kernels.add(NodeLowering.lower(node, this::bufferOf, arithmeticOf));
         }
         return kernels;
     }

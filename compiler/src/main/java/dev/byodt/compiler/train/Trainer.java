@@ -59,7 +59,7 @@ public final class Trainer implements AutoCloseable {
         this.weights = new ArrayList<>(graph.weights().keySet());
         this.statistics = graph.statistics().keySet().stream().map(Value::name).toList();
         this.dropouts = TrainingModeGraph.of(graph.graph()).dropouts();
-        Program program = TrainingStep.of(graph, loss, optimizer, scaling, Optional.of(Compiler.lanesOf(options)));
+        Program program = TrainingStep.of(graph, loss, optimizer, scaling, Optional.of(Compiler.arithmeticOf(options)));
         this.stateCount = weights.size() * optimizer.stateTensors();
         try (CompiledModule code = Compiler.compile(program, options)) {
             this.step = Compiler.jit(code);

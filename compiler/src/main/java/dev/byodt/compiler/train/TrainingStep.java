@@ -8,6 +8,7 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.ElementType;
 
@@ -15,7 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.ToIntFunction;
+import java.util.function.Function;
 
 /**
  * One training step as a program of loop nests, compiled like any model: the forward kernels of the graph,
@@ -39,16 +40,16 @@ public final class TrainingStep {
 
     /**
      * The step with loss scaling as {@code scaling} says (the input {@link LossScaling#SCALE} last when enabled), its
-     * forward and gradient kernels in their schedules tuned for vectors of {@code lanesOf} each node's elements
-     * ({@link dev.byodt.compiler.Compiler#lanesOf}), or empty, in their reference nests.
+     * forward and gradient kernels in their schedules tuned for the vectors and arithmetic {@code arithmeticOf} says of each node
+     * ({@link dev.byodt.compiler.Compiler#arithmeticOf}), or empty, in their reference nests.
      */
     public static Program of(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling,
-                             Optional<ToIntFunction<Node>> lanesOf) {
-        return new TrainingStep().build(trainable, loss, optimizer, scaling, lanesOf);
+                             Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
+        return new TrainingStep().build(trainable, loss, optimizer, scaling, arithmeticOf);
     }
 
     private Program build(TrainableGraph trainable, Loss loss, Optimizer optimizer, LossScaling scaling,
-                          Optional<ToIntFunction<Node>> lanesOf) {
+                          Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
         Graph graph = trainable.graph();
         List<Value> weights = new ArrayList<>(trainable.weights().keySet());
         int dataInputs = graph.inputs().size() - weights.size() - trainable.statistics().size();
@@ -63,7 +64,7 @@ public final class TrainingStep {
                 + "' is " + outType);
         }
         TrainingModeGraph training = TrainingModeGraph.of(graph);
-        List<Kernel> kernels = assembly.forward(training.graph(), lanesOf);
+        List<Kernel> kernels = assembly.forward(training.graph(), arithmeticOf);
         Value scores = loss == Loss.CROSS_ENTROPY ? logitsBeforeSoftmax(graph, output) : output;
         long batch = outType.dim(0);
         Buffer labels = new Buffer("labels", ScalarType.I64, new long[]{batch});
@@ -78,7 +79,7 @@ public final class TrainingStep {
             kernels.add(scaling.scale(scoresGradient, scale, backpropagated));
         }
         Backpropagation.Result backward = Backpropagation.of(training.graph().nodes(), Map.of(scores, backpropagated), weights,
-            assembly::bufferOf, lanesOf);
+            assembly::bufferOf, arithmeticOf);
         kernels.addAll(backward.kernels());
         Buffer gradientCounts = new Buffer(StepStatistics.GRADIENT_COUNTS, ScalarType.I64, new long[]{2});
         kernels.add(StepStatistics.gradients(weights.stream().map(w -> backward.gradients().get(w)).toList(), gradientCounts));

@@ -86,7 +86,7 @@ class DecodedOperandsTest {
     private static void checkAgainstDecodingPerProduct(TunedSchedulesTest.Case c, String datatype, AccumulationMode mode) {
         Graph graph = c.graph();
         List<Tensor> inputs = c.runtimeInputs();
-        Program scheduled = GraphLowering.lowerScheduled(graph, node -> 16);
+        Program scheduled = GraphLowering.lowerScheduled(graph, node -> TunedSchedulesTest.FLOAT32_VECTORS);
         Program decoded = DecodedOperands.apply(DatatypePlan.uniform(scheduled, registered(datatype, mode))).program();
         Kernel kernel = decoded.kernels().getFirst();
         KernelWalker.forEachExpr(kernel.body(), e -> {

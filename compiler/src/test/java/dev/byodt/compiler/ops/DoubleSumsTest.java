@@ -85,7 +85,7 @@ class DoubleSumsTest {
         Graph graph = c.graph();
         Tensor b = graph.nodes().getFirst().input(1).constant();
         b.setFloat(5, Float.NaN);
-        Program scheduled = GraphLowering.lowerScheduled(graph, node -> 16);
+        Program scheduled = GraphLowering.lowerScheduled(graph, node -> TunedSchedulesTest.FLOAT32_VECTORS);
         Kernel kernel = DecodedOperands.apply(DatatypePlan.uniform(scheduled, registered(datatype, AccumulationMode.EXACT))).program().kernels().getFirst();
         assertEquals(scheduled.kernels().getFirst().body(), kernel.body());
         List<Tensor> inputs = c.runtimeInputs();
@@ -97,7 +97,7 @@ class DoubleSumsTest {
     private static void check(TunedSchedulesTest.Case c, String datatype) {
         Graph graph = c.graph();
         Program reference = perProduct(GraphLowering.lower(graph));
-        Program scheduled = GraphLowering.lowerScheduled(graph, node -> 16);
+        Program scheduled = GraphLowering.lowerScheduled(graph, node -> TunedSchedulesTest.FLOAT32_VECTORS);
         Map<String, List<Tensor>> data = Map.of("grid", c.runtimeInputs(), "wide range", wideRange(c.runtimeInputs()),
             "a NaN", withSpecials(c.runtimeInputs(), Float.NaN, Float.NaN), "infinities", withSpecials(c.runtimeInputs(),
                 Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY));

@@ -45,10 +45,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class SplitWorkTest {
     /**
      * The cases whose split loop has one iteration: a vector times a matrix (one row), 5 maps on padded planes (taken
-     * together, one block of maps) and a 1-D convolution across maps (its one row of 8 positions taken together).
+     * together, one block of maps), a 1-D convolution across maps (its one row of 8 positions taken together) and
+     * a Gemm of 3 rows and 18 columns (one register tile).
      */
     private static final Set<String> NOTHING_TO_DIVIDE = Set.of("matmul, vector times constant matrix",
-        "padded planes, uneven pads, dilation", "across maps, 1-D, dilation 2, odd row");
+        "padded planes, uneven pads, dilation", "across maps, 1-D, dilation 2, odd row",
+        "gemm, constant transposed B, C, alpha, beta");
 
     static Stream<TunedSchedulesTest.Case> cases() {
         return TunedSchedulesTest.CASES.stream();
@@ -58,7 +60,7 @@ class SplitWorkTest {
     @MethodSource("cases")
     void everyScheduleSplitsItsWorkWithTheSameBits(TunedSchedulesTest.Case c) {
         String datatype = "float32";
-        Program scheduled = GraphLowering.lowerScheduled(c.graph(), node -> 16);
+        Program scheduled = GraphLowering.lowerScheduled(c.graph(), node -> TunedSchedulesTest.FLOAT32_VECTORS);
         assertEquals(!NOTHING_TO_DIVIDE.contains(c.name()), SplitLoops.of(scheduled.kernels().getFirst()).isPresent(),
             c + " splits a loop");
         List<Tensor> inputs = c.runtimeInputs();
@@ -73,7 +75,7 @@ class SplitWorkTest {
     @ValueSource(strings = {"float32", "custom[posit]16"})
     void aNetworkOfSplitAndSingleThreadKernelsKeepsItsBitsCallAfterCall(String datatype) {
         Graph net = residualNet();
-        Program scheduled = GraphLowering.lowerScheduled(net, node -> 16);
+        Program scheduled = GraphLowering.lowerScheduled(net, node -> TunedSchedulesTest.FLOAT32_VECTORS);
         long split = scheduled.kernels().stream().filter(k -> SplitLoops.of(k).isPresent()).count();
         assertEquals(3, split, "the three convolutions split their work (the Gemm has one row)");
         Random random = new Random(7);
@@ -96,7 +98,7 @@ class SplitWorkTest {
         Value image = value("image", 1, 64, 56, 56);
         Value conv = node(nodes, "conv", "Conv", attributes("pads", s(1, 1, 1, 1)), image, weights(random, 64, 64, 3, 3));
         Value pooled = node(nodes, "pool", "GlobalAveragePool", Map.of(), conv);
-        Program scheduled = GraphLowering.lowerScheduled(new Graph("conv", List.of(image), List.of(pooled), nodes), node -> 16);
+        Program scheduled = GraphLowering.lowerScheduled(new Graph("conv", List.of(image), List.of(pooled), nodes), node -> TunedSchedulesTest.FLOAT32_VECTORS);
         assertEquals(2, scheduled.kernels().size(), "the convolution and the pooling are kernels of their own");
         List<Tensor> inputs = List.of(gridValues(new long[] {1, 64, 56, 56}, random));
         int[] oneThread = bits(run(scheduled, "float32", 1, inputs, 1).getFirst());

@@ -14,6 +14,7 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Tag;
@@ -35,9 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's three
- * schedules (across output channels, on padded planes, along output rows) and MatMul's and Gemm's rows of
- * sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
+ * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's four
+ * schedules (register tiles, across output channels, on padded planes, along output rows) and MatMul's and
+ * Gemm's register tiles and rows of sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
  * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
  * 16 and 32 bits: by default each case in one of them, taken in turn, so every schedule runs in several
@@ -48,11 +49,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Execution(ExecutionMode.CONCURRENT)
 class TunedSchedulesTest {
     private static final int[] LANES = {1, 2, 4, 16};
+    /** The lane counts register tiles are made for: 256-bit and 512-bit vectors of 32-bit lanes. */
+    private static final int[] TILE_LANES = {8, 16};
+    /**
+     * What float32 nodes are scheduled for on x86-64 with AVX-512, register tiles included: the schedules other
+     * tests run in every datatype, whose bits do not depend on the datatype they were chosen for.
+     */
+    static final NodeArithmetic FLOAT32_VECTORS = new NodeArithmetic(16, true);
     private static final String[] DATATYPES = {"float32", "custom[posit]8", "custom[posit]16", "fxp16_13", "custom[posit]32"};
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
-        ACROSS_MAPS("packed"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
+        REGISTER_TILES("panels"), ACROSS_MAPS("packed"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
 
         final String buffer;
 
@@ -101,6 +109,18 @@ class TunedSchedulesTest {
     private static long[] s(long... dims) { return dims; }
 
     static final List<Case> CASES = List.of(
+        // Constant weights in 2-D, a vector of maps or more: register tiles; maps that fill no whole tile, grids
+        // that fill no whole tile of positions, uneven pads, dilations, strides (planes in phases), groups, 1x1.
+        conv("register tiles, 20 maps, uneven pads, dilation", Schedule.REGISTER_TILES, s(1, 3, 7, 9), s(20, 3, 3, 3), true,
+            "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
+        conv("register tiles, groups, 17 maps each, batch 2", Schedule.REGISTER_TILES, s(2, 4, 6, 5), s(34, 2, 2, 3), true,
+            "group", 2L, "pads", s(0, 1, 1, 0)),
+        conv("register tiles, 1x1, 48 maps", Schedule.REGISTER_TILES, s(1, 5, 3, 7), s(48, 5, 1, 1), true),
+        conv("register tiles, strides 2 and 3, dilation, pads", Schedule.REGISTER_TILES, s(1, 3, 11, 13), s(16, 3, 3, 2), true,
+            "strides", s(2, 3), "dilations", s(1, 3), "pads", s(1, 2, 2, 0)),
+        conv("register tiles, 7x7 stride 2, 40 maps", Schedule.REGISTER_TILES, s(1, 2, 12, 9), s(40, 2, 7, 7), true,
+            "strides", s(2, 2), "pads", s(3, 3, 3, 3)),
+        conv("register tiles, 1x1 stride 2", Schedule.REGISTER_TILES, s(1, 4, 7, 8), s(16, 4, 1, 1), true, "strides", s(2, 2)),
         // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
         conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
@@ -127,8 +147,13 @@ class TunedSchedulesTest {
             List.of(s(2, 1, 3, 17), s(3, 17, 19)), new boolean[] {false, false}),
         new Case("matmul, vector times constant matrix", Schedule.ROW_OF_SUMS, "MatMul", Map.of(),
             List.of(s(23), s(23, 5)), new boolean[] {false, true}),
-        new Case("gemm, constant transposed B, C, alpha, beta", Schedule.ROW_OF_SUMS, "Gemm",
+        new Case("gemm, constant transposed B, C, alpha, beta", Schedule.REGISTER_TILES, "Gemm",
             attributes("transB", 1L, "alpha", 0.5f, "beta", 2f), List.of(s(3, 21), s(18, 21), s(18)), new boolean[] {false, true, true}),
+        // A constant B with a vector of columns or more: register tiles; rows and columns that fill no whole tile.
+        new Case("matmul, stack of A times constant B", Schedule.REGISTER_TILES, "MatMul", Map.of(),
+            List.of(s(2, 3, 13, 17), s(17, 40)), new boolean[] {false, true}),
+        new Case("gemm, transposed A, constant B, C a row", Schedule.REGISTER_TILES, "Gemm", attributes("transA", 1L, "beta", 0.5f),
+            List.of(s(21, 14), s(21, 20), s(20)), new boolean[] {false, true, true}),
         new Case("gemm, transposed A and B at run time", Schedule.ROW_OF_SUMS, "Gemm",
             attributes("transA", 1L, "transB", 1L), List.of(s(13, 4), s(6, 13), s(4, 1)), new boolean[] {false, false, false}));
 
@@ -159,8 +184,8 @@ class TunedSchedulesTest {
         Program reference = GraphLowering.lower(graph);
         assertEquals(List.of(), scheduleBuffers(reference, c.schedule()), "the reference nest has no schedule's buffers");
         int[] bits = bits(run(reference, datatype, inputs));
-        for (int lanes : c.schedule() == Schedule.PADDED_PLANES ? LANES : new int[] {16}) {
-            Program scheduled = GraphLowering.lowerScheduled(graph, node -> lanes);
+        for (int lanes : c.schedule() == Schedule.PADDED_PLANES ? LANES : c.schedule() == Schedule.REGISTER_TILES ? TILE_LANES : new int[] {16}) {
+            Program scheduled = GraphLowering.lowerScheduled(graph, node -> new NodeArithmetic(lanes, true));
             assertEquals(List.of(c.schedule().buffer), scheduleBuffers(scheduled, c.schedule()), c.schedule() + " chosen");
             assertArrayEquals(bits, bits(run(scheduled, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
             if (datatype.equals("float32")) {
@@ -168,6 +193,25 @@ class TunedSchedulesTest {
             }
         }
     }
+
+    /**
+     * Register tiles only where the node computes in the machine's float32: an emulated datatype's temporaries
+     * would push the tile's accumulators out of the registers (posit8's convolution ran 3 times slower in tiles),
+     * although on x86-64 with AVX-512 its vectors hold as many lanes as float32's.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("tiledCases")
+    void registerTilesOnlyInTheMachinesFloat32(Case c) {
+        CompileOptions avx512 = CompileOptions.host().withTarget(
+            new Target("x86", "x86_64-unknown-linux-gnu", "generic", "+avx,+avx2,+avx512f,+avx512bw"));
+        for (String datatype : List.of("float32", "custom[posit]8", "custom[posit]16", "bfloat16", "fxp16_13")) {
+            Program scheduled = GraphLowering.lowerScheduled(c.graph(), Compiler.arithmeticOf(avx512.withDatatype(datatype)));
+            List<String> expected = datatype.equals("float32") ? List.of(Schedule.REGISTER_TILES.buffer) : List.of();
+            assertEquals(expected, scheduleBuffers(scheduled, Schedule.REGISTER_TILES), c + " in " + datatype);
+        }
+    }
+
+    static Stream<Case> tiledCases() { return CASES.stream().filter(c -> c.schedule() == Schedule.REGISTER_TILES); }
 
     private static List<String> scheduleBuffers(Program program, Schedule schedule) {
         Kernel kernel = program.kernels().getFirst();

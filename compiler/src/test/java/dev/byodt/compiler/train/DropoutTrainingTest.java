@@ -114,7 +114,7 @@ class DropoutTrainingTest {
         graph.statistics().forEach((v, t) -> initial.put(v.name(), t));
         IdxSource data = SampleBatches.images(400);
         try (CompiledModule code = Compiler.compile(TrainingStep.of(graph, Loss.CROSS_ENTROPY, sgd, LossScaling.NONE,
-            Optional.of(Compiler.lanesOf(CompileOptions.host()))), CompileOptions.host());
+            Optional.of(Compiler.arithmeticOf(CompileOptions.host()))), CompileOptions.host());
              HostModel step = Compiler.jit(code)) {
             List<String> inputNames = step.inputs().stream().map(TensorSpec::name).toList();
             List<Tensor> inputs = new ArrayList<>();

@@ -42,8 +42,8 @@ class RiscvTrainingStepTest {
         Target target = Targets.named(targetName);
         CompileOptions riscvOptions = CompileOptions.host().withTarget(target).withDatatype(datatype);
         CompileOptions hostOptions = CompileOptions.host().withDatatype(datatype);
-        Program riscvStep = TrainingStep.of(graph, Loss.CROSS_ENTROPY, adam, LossScaling.NONE, Optional.of(Compiler.lanesOf(riscvOptions)));
-        Program hostStep = TrainingStep.of(graph, Loss.CROSS_ENTROPY, adam, LossScaling.NONE, Optional.of(Compiler.lanesOf(hostOptions)));
+        Program riscvStep = TrainingStep.of(graph, Loss.CROSS_ENTROPY, adam, LossScaling.NONE, Optional.of(Compiler.arithmeticOf(riscvOptions)));
+        Program hostStep = TrainingStep.of(graph, Loss.CROSS_ENTROPY, adam, LossScaling.NONE, Optional.of(Compiler.arithmeticOf(hostOptions)));
         List<Tensor> inputs = SampleBatches.adamStepInputs(hostStep.inputSpecs(), graph, adam);
         List<Tensor> riscv, host;
         try (CompiledModule compiled = Compiler.compile(riscvStep, riscvOptions);

@@ -12,6 +12,7 @@ import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.compiler.ops.Operators;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
@@ -125,7 +126,7 @@ class TunedGradientsTest {
         List<Tensor> inputs = c.inputs(graph);
         List<int[]> reference = bits(run(GradientProgram.of(graph), datatype, inputs));
         for (int lanes : LANES) {
-            Program tuned = GradientProgram.of(graph, Optional.of(node -> lanes));
+            Program tuned = GradientProgram.of(graph, Optional.of(node -> new NodeArithmetic(lanes, true)));
             assertBitsEqual(reference, bits(run(tuned, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
             if (datatype.equals("float32")) {
                 assertBitsEqual(reference, bits(GraphInterpreter.run(tuned, inputs)), c + " interpreted, " + lanes + " lanes");
@@ -140,7 +141,7 @@ class TunedGradientsTest {
         Optimizer adam = new Optimizer(Optimizer.Kind.ADAM, 0.001, 0, 0, 0.9, 0.999, 1e-8);
         Program reference = TrainingStep.of(graph, Loss.CROSS_ENTROPY, adam, LossScaling.NONE, Optional.empty());
         Program tuned = TrainingStep.of(graph, Loss.CROSS_ENTROPY, adam, LossScaling.NONE,
-            Optional.of(Compiler.lanesOf(CompileOptions.host().withDatatype(datatype))));
+            Optional.of(Compiler.arithmeticOf(CompileOptions.host().withDatatype(datatype))));
         List<Tensor> inputs = SampleBatches.adamStepInputs(reference.inputSpecs(), graph, adam);
         assertBitsEqual(bits(run(reference, datatype, inputs)), bits(run(tuned, datatype, inputs)), "training step in " + datatype);
     }

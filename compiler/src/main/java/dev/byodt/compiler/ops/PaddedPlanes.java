@@ -1,0 +1,71 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarType;
+
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.rem;
+
+/**
+ * The input channels of a 2-D convolution copied into a scratch buffer of planes with their zero padding written
+ * out, so that one tap of a run of outputs is one contiguous run of a plane. With stride 1, a channel's plane is
+ * its padded image, {@code width = padLeft + W + padRight} elements a row, and the tap (ky, kx) of output
+ * (oy, ox) is at {@code (oy*width + ox) + (ky*width + kx)*dilation}: the same offset for every output, p =
+ * oy*width + ox running over the "wide grid" of OH rows of {@code width} columns. With strides (sy, sx), a
+ * channel has sy*sx planes, one per phase: the phase (a, b) holds the padded image's elements (i*sy + a,
+ * j*sx + b) at (i, j), rows of {@code width = ceil(padded width / sx)}; the tap (ky, kx) of output (oy, ox), at
+ * (oy*sy + ky*dy, ox*sx + kx*dx) in the padded image, is then on the plane of phase (ky*dy mod sy, kx*dx mod sx)
+ * at (oy + ky*dy div sy, ox + kx*dx div sx): again the same offset for every output, on a grid of OH rows of
+ * {@code width}. The last width - OW columns of each grid row are junk (windows that wrap into the next row);
+ * schedules compute them and never store them. The grid is cut into {@link #blocks()} blocks of a given
+ * length, the last of which may run past it: each plane is long enough for that block's last taps.
+ */
+record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, long planeLength, long blocks) {
+    /** Planes for the input {@code x} (N x C x H x W) of a convolution in {@code window}, its grid in blocks of {@code blockLength}. */
+    static PaddedPlanes of(KernelBuilder kb, Buffer x, WindowGeometry window, long blockLength) {
+        long paddedHeight = window.padBefore(0) + x.dim(2) + window.padAfter(0);
+        long paddedWidth = window.padBefore(1) + x.dim(3) + window.padAfter(1);
+        long width = ceilDiv(paddedWidth, window.stride(1));
+        long grid = window.outputShape()[0] * width;
+        long blocks = ceilDiv(grid, blockLength);
+        long reach = (window.kernelSize(0) - 1) * window.dilation(0) / window.stride(0) * width
+            + (window.kernelSize(1) - 1) * window.dilation(1) / window.stride(1);
+        long planeLength = Math.max(blocks * blockLength + reach, ceilDiv(paddedHeight, window.stride(0)) * width);
+        long planes = x.dim(1) * window.stride(0) * window.stride(1);
+        Buffer buffer = kb.scratch("planes", ScalarType.REAL, new long[] {planes, planeLength});
+        return new PaddedPlanes(buffer, window, x, width, planeLength, blocks);
+    }
+
+    /** Emits the copy of image {@code n}'s channels [first, first + count) into their planes, padding included. */
+    void fill(KernelBuilder kb, Expr n, Expr first, long count) {
+        long channelLength = phases() * planeLength;
+        long sy = window.stride(0), sx = window.stride(1);
+        kb.loop(count * channelLength, i -> kb.store(buffer, add(mul(first, channelLength), i), constant(ScalarType.REAL, 0)));
+        kb.loops(new long[] {count, x.dim(2), x.dim(3)}, at -> {
+            Expr channel = add(first, at[0]);
+            Expr row = add(at[1], window.padBefore(0)), column = add(at[2], window.padBefore(1));
+            Expr phase = add(mul(rem(row, sy), sx), rem(column, sx));
+            Expr onPlane = add(mul(div(row, sy), width), div(column, sx));
+            kb.store(buffer, add(mul(add(mul(channel, phases()), phase), planeLength), onPlane),
+                kb.load(x, flatIndex(x.shape(), n, channel, at[1], at[2])));
+        });
+    }
+
+    /** Where the tap (ky, kx) of grid position 0 is in the buffer, on the planes of {@code channel}. */
+    Expr tap(Expr channel, Expr ky, Expr kx) {
+        long sy = window.stride(0), sx = window.stride(1);
+        Expr y = mul(ky, window.dilation(0)), x = mul(kx, window.dilation(1));
+        Expr plane = add(mul(channel, phases()), add(mul(rem(y, sy), sx), rem(x, sx)));
+        return add(mul(plane, planeLength), add(mul(div(y, sy), width), div(x, sx)));
+    }
+
+    private long phases() { return window.stride(0) * window.stride(1); }
+
+    private static long ceilDiv(long a, long b) { return (a + b - 1) / b; }
+}

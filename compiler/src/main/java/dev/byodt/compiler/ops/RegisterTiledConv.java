@@ -1,0 +1,83 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.runtime.Tensor;
+
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.and;
+import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.lt;
+import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.rem;
+
+/**
+ * A tuned schedule of {@link Conv}: a 2-D convolution with constant weights as a matrix product in register
+ * tiles ({@link RegisterTile}), the way ONNX Runtime's im2col and packed GEMM compute it, without the im2col
+ * copy: the output of a group is a matrix of positions on the wide grid of its padded planes
+ * ({@link PaddedPlanes}) by output maps, and the term (input channel, ky, kx) of a tile's positions is one
+ * contiguous run of a plane, since the tap's offset is the same for every position. Maps beyond the last whole
+ * tile compute with zero weights and are not stored, as positions beyond the grid and the grid's junk columns
+ * are not. Threads divide the tiles, each thread a run of them, map tile by map tile (each map tile's positions
+ * block after block), so that each thread reads few panels of weights and a layer of few maps still divides.
+ */
+final class RegisterTiledConv {
+    private RegisterTiledConv() {}
+
+    /** Whether this schedule applies: two spatial axes, constant weights, tiles of the maps of a group. */
+    static boolean fits(Conv.Shape s, boolean constantWeights, NodeArithmetic arithmetic) {
+        return constantWeights && s.window().rank() == 2 && RegisterTile.fits(arithmetic, s.mapsPerGroup());
+    }
+
+    static void lower(Conv.Shape s, Tensor weights, KernelBuilder kb, long lanes) {
+        Buffer bias = kb.input(2);
+        Buffer y = kb.output(0);
+        WindowGeometry window = s.window();
+        long maps = s.mapsPerGroup();
+        long channelsPerGroup = s.channelsPerGroup();
+        long[] taps = {window.kernelSize(0), window.kernelSize(1)};
+        long terms = channelsPerGroup * taps[0] * taps[1];
+        RegisterTile tile = RegisterTile.of(kb, lanes, RegisterTile.MOST_ROWS, maps);
+        long mapTiles = tile.columnTiles(maps);
+        Buffer panels = tile.panels(kb, weights, s.groups(), maps, terms);
+        PaddedPlanes planes = PaddedPlanes.of(kb, kb.input(0), window, tile.rows());
+        long[] out = window.outputShape();
+        kb.loop(s.batch(), n -> {
+            planes.fill(kb, n, idx(0), s.channels());
+            kb.loop(s.groups() * mapTiles * planes.blocks(), true, tileBlock -> {
+                Expr groupTile = div(tileBlock, planes.blocks());
+                Expr block = rem(tileBlock, planes.blocks());
+                Expr group = div(groupTile, mapTiles);
+                Expr firstMap = mul(rem(groupTile, mapTiles), tile.columns());
+                Expr start = mul(block, tile.rows());
+                // One loop over the terms, not a nest over channels and taps: LLVM keeps the tile in registers
+                // across the iterations of the innermost loop only, and stores and reloads it around the others.
+                tile.sum(kb, terms, panels, tile.panelStart(groupTile, terms), (term, position) -> {
+                    Expr channel = add(mul(group, channelsPerGroup), div(term, taps[0] * taps[1]));
+                    Expr tap = planes.tap(channel, rem(div(term, taps[1]), taps[0]), rem(term, taps[1]));
+                    return kb.load(planes.buffer(), add(add(tap, start), position));
+                });
+                // Positions outside, maps inside: where a position is on the grid, and whether it is stored, once.
+                kb.loop(tile.rows(), p -> {
+                    Expr position = add(start, p);
+                    Expr row = kb.get(kb.local("row", div(position, planes.width())));
+                    Expr column = kb.get(kb.local("column", rem(position, planes.width())));
+                    kb.when(and(lt(row, out[0]), lt(column, out[1])), () -> kb.loop(tile.columns(), m -> {
+                        Expr mapInGroup = add(firstMap, m);
+                        Expr map = add(mul(group, maps), mapInGroup);
+                        Runnable store = () -> {
+                            Expr result = tile.result(kb, p, m);
+                            if (bias != null) result = add(result, kb.load(bias, map));
+                            kb.store(y, flatIndex(y.shape(), n, map, row, column), result);
+                        };
+                        if (maps % tile.columns() == 0) store.run();
+                        else kb.when(lt(mapInGroup, maps), store);
+                    }));
+                });
+            });
+        });
+    }
+}
