@@ -122,7 +122,7 @@ class RoundedFloat32AccumulationTest {
         ZEROS(true),
         /** Magnitudes 2^5 (and neighbours) and 2^11: 37 products of 2^16, sums near the check's bound for 37 terms, 2^22. */
         LARGEST(true),
-        /** As CANCELLING with one operand of 2^-40: its products, near 2^-48, have no fraction bit in the posit. */
+        /** As CANCELLING with A's first row scaled by 2^-42: its products and sums, near 2^-50, have no fraction bit in the posit. */
         TINY_OPERAND(false),
         /** Magnitudes 2^28..2^29 on both sides: products beyond maxPos = 2^56, which they and the sums saturate at. */
         SUMS_REACH_MAXPOS(false),
@@ -151,7 +151,7 @@ class RoundedFloat32AccumulationTest {
                 }
             }
             if (this == ZEROS) for (int i = 0; i < count; i += 7) values[i] = 0;
-            if (this == TINY_OPERAND) values[count / 2] = (float) Math.scalb(1.0, -40);
+            if (this == TINY_OPERAND) for (int i = 0; i < MatMulAccumulationOrderTest.K; i++) values[i] = Math.scalb(values[i], -42);
             if (this == NAR) values[count / 3] = Float.NaN;
             return values;
         }
