@@ -24,17 +24,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
-import static dev.byodt.compiler.kernel.Exprs.abs;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.le;
-import static dev.byodt.compiler.kernel.Exprs.max;
-import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.mul;
-import static dev.byodt.compiler.kernel.Exprs.select;
 
 /**
  * --accumulate exact for MatMul, Gemm, Conv and ConvTranspose in a datatype whose values are float32s of at most p
@@ -310,43 +305,18 @@ final class DoubleSums {
 
     /**
      * The decoded body with its accumulators in double: a mac adds the double product of its decoded operands, and
-     * an output is the sum plus +0 (so that -0 becomes +0) rounded by the datatype's from_f64. Anything else done
-     * with an accumulator is marked unsupported.
+     * an output is the sum plus +0 (so that -0 becomes +0) rounded by the datatype's from_f64.
      */
-    private static final class InDouble extends KernelRewriter {
-        final Map<Buffer, Buffer> accumulators = new LinkedHashMap<>();
-        private final Map<Local, Local> locals = new HashMap<>();
-        boolean unsupported;
+    private static final class InDouble extends RetypedAccumulators {
+        InDouble() { super(ScalarType.F64, ".double"); }
 
         @Override
-        public Buffer buffer(Buffer b) {
-            if (b.elementType() != ScalarType.ACC) return b;
-            return accumulators.computeIfAbsent(b, acc -> new Buffer(acc.name() + ".double", ScalarType.F64, acc.shape()));
+        Expr mac(Expr acc, Expr a, Expr b) {
+            return op(ScalarOp.ADD, ScalarType.F64, acc, op(ScalarOp.MUL, ScalarType.F64, toDouble(a), toDouble(b)));
         }
 
         @Override
-        public Local local(Local l) {
-            if (l.type() != ScalarType.ACC) return l;
-            return locals.computeIfAbsent(l, acc -> new Local(acc.name() + ".double", ScalarType.F64));
-        }
-
-        @Override
-        public Expr expr(Expr e) {
-            if (e instanceof Expr.RealConst c && c.type() == ScalarType.ACC) {
-                unsupported |= c.value() != 0;
-                return f64(0);
-            }
-            if (!(e instanceof Expr.Op o)) return rebuilt(e);
-            if (o.op() == ScalarOp.MAC) {
-                Expr product = new Expr.Op(ScalarOp.MUL, ScalarType.F64, List.of(toDouble(expr(o.arg(1))), toDouble(expr(o.arg(2)))));
-                return new Expr.Op(ScalarOp.ADD, ScalarType.F64, List.of(expr(o.arg(0)), product));
-            }
-            if (o.op() == ScalarOp.CAST && o.arg(0).type() == ScalarType.ACC && o.type() == ScalarType.REAL) {
-                return new Expr.Op(ScalarOp.CAST, ScalarType.REAL, List.of(new Expr.Op(ScalarOp.ADD, ScalarType.F64, List.of(expr(o.arg(0)), f64(0)))));
-            }
-            unsupported |= o.type() == ScalarType.ACC || o.args().stream().anyMatch(a -> a.type() == ScalarType.ACC);
-            return rebuilt(e);
-        }
+        Expr output(Expr acc) { return op(ScalarOp.CAST, ScalarType.REAL, op(ScalarOp.ADD, ScalarType.F64, acc, f64(0))); }
 
         private static Expr toDouble(Expr operand) {
             return operand.type() == ScalarType.F64 ? operand : new Expr.Op(ScalarOp.CAST, ScalarType.F64, List.of(operand));

@@ -5,16 +5,12 @@ import dev.byodt.compiler.dtype.RoundingWithinScales;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
-import dev.byodt.compiler.kernel.KernelRewriter;
-import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -72,49 +68,25 @@ final class RegimeSums {
     /**
      * The decoded body with its accumulators in float32: a mac of decoded operands rounds their float32 product, then
      * the float32 sum, by rounded_f32_with_fraction, as RoundedFloat32Accumulator does by rounded_f32, and an output is
-     * the sum converted by from_f32, as its round. Anything else done with an accumulator is marked unsupported.
+     * the sum converted by from_f32, as its round. A mac of operands not decoded is marked unsupported.
      */
-    private static final class WithinScales extends KernelRewriter {
-        final Map<Buffer, Buffer> accumulators = new LinkedHashMap<>();
-        private final Map<Local, Local> locals = new HashMap<>();
+    private static final class WithinScales extends RetypedAccumulators {
         private final RoundingWithinScales rounding;
-        boolean unsupported;
 
-        WithinScales(RoundingWithinScales rounding) { this.rounding = rounding; }
-
-        @Override
-        public Buffer buffer(Buffer b) {
-            if (b.elementType() != ScalarType.ACC) return b;
-            return accumulators.computeIfAbsent(b, acc -> new Buffer(acc.name() + ".within", ScalarType.F32, acc.shape()));
+        WithinScales(RoundingWithinScales rounding) {
+            super(ScalarType.F32, ".within");
+            this.rounding = rounding;
         }
 
         @Override
-        public Local local(Local l) {
-            if (l.type() != ScalarType.ACC) return l;
-            return locals.computeIfAbsent(l, acc -> new Local(acc.name() + ".within", ScalarType.F32));
+        Expr mac(Expr acc, Expr a, Expr b) {
+            unsupported |= a.type() != ScalarType.F32 || b.type() != ScalarType.F32;
+            return rounded(ScalarOp.ADD, acc, rounded(ScalarOp.MUL, a, b));
         }
 
         @Override
-        public Expr expr(Expr e) {
-            if (e instanceof Expr.RealConst c && c.type() == ScalarType.ACC) {
-                unsupported |= c.value() != 0;
-                return constant(ScalarType.F32, 0);
-            }
-            if (!(e instanceof Expr.Op o)) return rebuilt(e);
-            if (o.op() == ScalarOp.MAC) {
-                unsupported |= o.arg(1).type() != ScalarType.F32 || o.arg(2).type() != ScalarType.F32;
-                Expr product = rounded(ScalarOp.MUL, expr(o.arg(1)), expr(o.arg(2)));
-                return rounded(ScalarOp.ADD, expr(o.arg(0)), product);
-            }
-            if (o.op() == ScalarOp.CAST && o.arg(0).type() == ScalarType.ACC && o.type() == ScalarType.REAL) {
-                return new Expr.Op(ScalarOp.CAST, ScalarType.REAL, List.of(expr(o.arg(0))));
-            }
-            unsupported |= o.type() == ScalarType.ACC || o.args().stream().anyMatch(a -> a.type() == ScalarType.ACC);
-            return rebuilt(e);
-        }
+        Expr output(Expr acc) { return op(ScalarOp.CAST, ScalarType.REAL, acc); }
 
-        private Expr rounded(ScalarOp op, Expr x, Expr y) {
-            return rounding.rounded().apply(new Expr.Op(op, ScalarType.F32, List.of(x, y)));
-        }
+        private Expr rounded(ScalarOp op, Expr x, Expr y) { return rounding.rounded().apply(op(op, ScalarType.F32, x, y)); }
     }
 }

@@ -1,17 +1,13 @@
 package dev.byodt.compiler.dtype.posit;
 
 import dev.byodt.compiler.dtype.PositScales;
-import dev.byodt.compiler.dtype.builtin.PositDatatypes;
-import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
-import dev.byodt.compiler.target.Target;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,7 +31,7 @@ class PositRoundedF32WithFractionTest {
         PositReference r = new PositReference(n, es);
         PositScales scales = new PositScales(n, es);
         float[] x = inputs(n, es, r, scales);
-        try (NativeLibrary lib = compile(n, es)) {
+        try (NativeLibrary lib = PositLibrary.compileFloatToFloat(n, es, "rounded_f32_with_fraction")) {
             RoundedF32Checks.assertRoundsAs("posit" + n + " es " + es, x, lib.floatToFloat("rounded_f32_with_fraction", x),
                 v -> r.toDouble(r.fromDouble(v)));
         }
@@ -79,13 +75,5 @@ class PositRoundedF32WithFractionTest {
             if (v != 0 && scale >= scales.lowestScale() && scale <= scales.highestScale()) in.add(v);
         }
         return RoundedF32Checks.array(in);
-    }
-
-    private static NativeLibrary compile(int n, int es) {
-        NativeLibrary.Builder b = NativeLibrary.builder(PositDatatypes.LIBRARY, "posit" + n + "es" + es, PositLibrary.storageBits(n))
-            .define("POSIT_N", Integer.toString(n)).define("POSIT_ES", Integer.toString(es))
-            .operations(Map.of("rounded_f32_with_fraction", FunctionShape.FLOAT_TO_FLOAT));
-        Target.host().clangFlags().forEach(b::flag);
-        return b.build();
     }
 }
