@@ -690,7 +690,7 @@ API float FN(rounded_f32_with_fraction)(float x) {
     uint32_t exponent = (bits_of_float(x) >> 23) & 0xffu;
     int32_t regime = ((int32_t)exponent - 127) >> ES;
     int32_t run = regime ^ (regime >> 31);
-    float c = float_of_bits(((uint32_t)((int32_t)exponent + run + 26 - N + ES) << 23) | 0x400000u);
+    float c = float_of_bits(((uint32_t)((int32_t)exponent + run) << 23) + ((uint32_t)(26 - N + ES) << 23 | 0x400000u));
     return (x + c) - c;
 }
 #endif
