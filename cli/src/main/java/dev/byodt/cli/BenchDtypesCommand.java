@@ -4,8 +4,14 @@ import dev.byodt.cli.microbench.ChainTimer;
 import dev.byodt.cli.microbench.MicroGraphs;
 import dev.byodt.cli.microbench.PerformanceTargets;
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.block.BlockDots;
 import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.BlockChoice;
+import dev.byodt.compiler.dtype.BlockDatatypeName;
+import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.DatatypeName;
+import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.ElementType;
@@ -30,7 +36,9 @@ import java.util.function.IntFunction;
         + "(ResNet-18's 64-channel one by default), on one thread of the host, in ns per element (per multiply-add for "
         + "the matrix product and the convolution) and as a ratio to float32.",
         "Each datatype but the convolution is also compiled as with --no-inline-lib (every library function an out-of-line call, so "
-        + "nothing vectorizes), the scalar-library baseline, and the speedup of the inlined code over it is shown."})
+        + "nothing vectorizes), the scalar-library baseline, and the speedup of the inlined code over it is shown.",
+        "A block datatype (mxint8, mxfp8e4m3, ..., nvfp4, block[...]) is timed on the matrix product and the convolution only, "
+        + "its dot products in blocks as run computes them (both operands quantized in every node) and the rest in bfloat16."})
 final class BenchDtypesCommand implements Callable<Integer> {
     /** Nodes added to a chain of one to measure element-wise operations; more amortize timer noise. */
     private static final int ELEMENTWISE_EXTRA_NODES = 8;
@@ -38,10 +46,13 @@ final class BenchDtypesCommand implements Callable<Integer> {
     private static final int MATMUL_EXTRA_NODES = 1;
     /** The convolution's 3x3 window. */
     private static final long CONV_TAPS = 9;
+    /** A block datatype's operations outside dot products, as run's default --vector-dtype. */
+    private static final String VECTOR_DATATYPE = "bfloat16";
 
-    @Option(names = "--dtypes", split = ",", paramLabel = "DTYPE[,DTYPE...]",
+    /** Commas between datatypes, not those inside a block datatype's brackets (block[custom[posit]8,32,e8m0,floor]). */
+    @Option(names = "--dtypes", split = ",(?![^\\[]*\\])", paramLabel = "DTYPE[,DTYPE...]",
         defaultValue = "float16,bfloat16,custom[fp8e4m3]8,custom[fp8e5m2]8,fxp8_4,fxp16_8,fxp32_16,custom[posit]8,"
-            + "custom[posit]16,custom[posit]32",
+            + "custom[posit]16,custom[posit]32,mxint8,mxfp8e4m3,mxfp4,nvfp4",
         description = "Datatypes to measure besides float32, which is always measured (default: ${DEFAULT-VALUE}).")
     List<String> datatypes;
 
@@ -62,10 +73,11 @@ final class BenchDtypesCommand implements Callable<Integer> {
             + "convolutions with 64 channels).")
     long convSize;
 
-    @Option(names = "--accumulate", defaultValue = "dtype", paramLabel = "MODE",
+    @Option(names = "--accumulate", paramLabel = "MODE",
         description = "How the datatypes' matrix products and convolutions accumulate, as run takes it: dtype, float32, exact, "
-            + "int:W[:wrap|:saturate], fused:F=N,G=N[,...] or a fused preset; float32 itself always rounds as it goes "
-            + "(default: ${DEFAULT-VALUE}).")
+            + "int:W[:wrap|:saturate], fused:F=N,G=N[,...] or a fused preset; a block datatype's blocks as run adds them "
+            + "(float32 or dtype); float32 itself always rounds as it goes (default: dtype, and float32 for block datatypes, "
+            + "as run).")
     String accumulate;
 
     @Option(names = "--seconds", defaultValue = "0.5",
@@ -80,7 +92,10 @@ final class BenchDtypesCommand implements Callable<Integer> {
      * the scalar library is timed too (not for the convolution: called out of line it takes seconds a run).
      */
     private record Benchmark(String name, IntFunction<Graph> chain, int extraNodes, long operationsPerNode, List<Tensor> inputs,
-                             boolean againstScalarLibrary) {}
+                             boolean againstScalarLibrary) {
+        /** Whether a block datatype computes it in blocks: the dot products. */
+        boolean inBlocks() { return name.equals("matmul") || name.equals("conv"); }
+    }
 
     /** ns per operation inlined, and as the scalar library (empty for float32, which calls no library). */
     private record Cost(double inlined, Optional<Double> scalarLibrary) {
@@ -105,7 +120,7 @@ final class BenchDtypesCommand implements Callable<Integer> {
             Map<String, Cost> row = new LinkedHashMap<>();
             for (Benchmark b : benchmarks) {
                 try {
-                    row.put(b.name(), measure(timer, b, datatype));
+                    measure(timer, b, datatype).ifPresent(c -> row.put(b.name(), c));
                 } catch (ByodtException e) {
                     System.err.println("byodt: " + datatype + " " + b.name() + ": " + e.getMessage());
                 }
@@ -139,18 +154,32 @@ final class BenchDtypesCommand implements Callable<Integer> {
                 List.of(uniform(random, new long[] {1, convChannels, convSize, convSize}, 0.5, 1.5)), false));
     }
 
-    private Cost measure(ChainTimer timer, Benchmark b, String datatype) {
+    /** The cost of {@code b} in {@code datatype}, or empty for a block datatype's element-wise operations (they are bfloat16's). */
+    private Optional<Cost> measure(ChainTimer timer, Benchmark b, String datatype) {
+        Optional<BlockDatatypeName> block = DatatypeName.parseBlock(datatype);
+        if (block.isPresent()) {
+            if (!b.inBlocks()) return Optional.empty();
+            CompileOptions options = CompileOptions.host().withDatatypes(choice(datatype)).withBlocks(blocks(block.get()));
+            return Optional.of(new Cost(timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs()),
+                Optional.empty()));
+        }
         CompileOptions options = CompileOptions.host().withDatatypes(choice(datatype));
         double inlined = timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs());
         Optional<Double> scalar = datatype.equals("float32") || !b.againstScalarLibrary() ? Optional.empty() : Optional.of(
             timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options.withInlineLibraries(false), b.inputs()));
-        return new Cost(inlined, scalar);
+        return Optional.of(new Cost(inlined, scalar));
     }
 
+    /** The scalar datatypes of {@code datatype}'s graphs: itself, or bfloat16 (run's --vector-dtype) for a block datatype. */
     private DatatypeChoice choice(String datatype) {
         try {
+            Optional<BlockDatatypeName> block = DatatypeName.parseBlock(datatype);
+            if (block.isPresent()) {
+                blocks(block.get());
+                return DatatypeChoice.float32().withDatatype(VECTOR_DATATYPE);
+            }
             DatatypeChoice choice = DatatypeChoice.float32().withDatatype(datatype);
-            if (!datatype.equals("float32")) choice = choice.withAccumulation(AccumulationMode.parse(accumulate));
+            if (!datatype.equals("float32")) choice = choice.withAccumulation(AccumulationMode.parse(accumulate == null ? "dtype" : accumulate));
             choice.instances();
             return choice;
         } catch (ByodtException e) {
@@ -158,12 +187,20 @@ final class BenchDtypesCommand implements Callable<Integer> {
         }
     }
 
+    /** {@code block} in every MatMul and Conv, its blocks added as --accumulate says (float32 by default); one models cannot compute in is an error. */
+    private BlockChoice blocks(BlockDatatypeName block) {
+        BlockDots.unsupported(BlockFormat.resolve(block, DatatypeRegistry.withBuiltIns())).ifPresent(problem -> { throw new UsageException(problem); });
+        return new BlockChoice(Optional.of(block), List.of(),
+            accumulate == null ? BlockChoice.Accumulation.FLOAT32 : BlockChoice.Accumulation.parse(accumulate));
+    }
+
     private void printHeader() {
         System.out.printf("Datatype microbenchmark: host, one thread, %d cores, load average (1 min) at the start: %.2f%n",
             Runtime.getRuntime().availableProcessors(), loadAverage());
         System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, conv: 3x3, %d to %d channels, %dx%d, pads 1,%n",
             elements, matrix, matrix, matrix, convChannels, convChannels, convSize, convSize);
-        System.out.printf("constant weights (the scalar library not timed): ns per multiply-add (accumulate %s).%n", accumulate);
+        System.out.printf("constant weights (the scalar library not timed): ns per multiply-add (accumulate %s).%n",
+            accumulate == null ? "dtype, block datatypes float32" : accumulate);
         System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
         System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul and conv) timed against depth 1, the%n",
             ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);
@@ -184,7 +221,9 @@ final class BenchDtypesCommand implements Callable<Integer> {
             Cost c = row.get(b.name());
             Cost reference = float32.get(b.name());
             if (c == null) {
-                line.append(String.format("  %8s %6s %8s %7s", "n/a", "", "", ""));
+                // A block datatype's element-wise operations are not its own (they compute in bfloat16).
+                String missing = DatatypeName.parseBlock(datatype).isPresent() && !b.inBlocks() ? "-" : "n/a";
+                line.append(String.format("  %8s %6s %8s %7s", missing, "", "", ""));
                 continue;
             }
             line.append(String.format("  %8.3f %6s %8s %7s", c.inlined(),
@@ -214,6 +253,16 @@ final class BenchDtypesCommand implements Callable<Integer> {
                 line.append(String.format(" %s %.2fx", op, ratio));
             }
             System.out.println(line.append(met ? "  met" : "  MISSED"));
+        }));
+        costs.forEach((datatype, row) -> PerformanceTargets.maxMatMulRatioToFloat32(datatype).ifPresent(bound -> {
+            Cost c = row.get("matmul"), reference = float32.get("matmul");
+            String line = String.format("  %-18s matmul within %.1fx of float32:", datatype, bound);
+            if (c == null || reference == null) {
+                System.out.println(line + " not measured  MISSED");
+                return;
+            }
+            double ratio = c.inlined() / reference.inlined();
+            System.out.println(line + String.format(" %.2fx  %s", ratio, ratio <= bound ? "met" : "MISSED"));
         }));
         List<String> slow = new ArrayList<>(), slowWithoutTarget = new ArrayList<>();
         costs.forEach((datatype, row) -> row.forEach((op, c) -> c.speedup()

@@ -74,8 +74,8 @@ final class ModelOptions {
         description = "How sums accumulate: dtype (round every add and multiply), float32 (products and sums in float32, "
             + "round once), exact (the datatype's wide accumulator, round once), int:W[:wrap|:saturate] (fixed point: exact products "
             + "summed in a W-bit two's-complement register that wraps (the default) or saturates at every add, round once). Default: dtype. "
-            + "With a block datatype as --dtype, how each dot product adds the float32 results of its blocks: float32 (the default) or dtype "
-            + "(in --vector-dtype).")
+            + "With a block datatype as --dtype, how each dot product adds the float32 results of its blocks: float32 (the default), dtype "
+            + "(in --vector-dtype) or exact (every block's exact sum added exactly, rounded once to float32).")
     String accumulate;
 
     @Option(names = "--fallback", paramLabel = "float32",
@@ -170,10 +170,6 @@ final class ModelOptions {
             }
         } else if (fallback != null) {
             throw new UsageException(choice.blockNames().getFirst() + ": a block datatype runs without --fallback for now");
-        } else if (target().isRiscv32()) {
-            // The quantizers' double min and max become calls to fmaximum and fminimum, which no rv32 library here has.
-            throw new UsageException(choice.blockNames().getFirst() + ": a block datatype runs on the host, riscv64 and riscv64p for now, not on "
-                + target + " (its quantizers compute in double)");
         }
         return choice;
     }

@@ -50,6 +50,40 @@ class BenchDtypesCommandTest {
         assertTrue(run.out().lines().anyMatch(l -> l.startsWith("custom[posit]16 ") && !l.contains("n/a")), run.out());
     }
 
+    /**
+     * A block datatype computes only its dot products in blocks: its add and mul are bfloat16's and print as '-';
+     * its matrix product and convolution are timed (both operands of the matrix product are activations, so
+     * both are quantized in every node) and the matrix product is judged against 3 times float32's time. The
+     * general spelling's commas do not separate datatypes.
+     */
+    @Test
+    void blockDatatypesTimeTheirDotProductsAndTheMatrixProductTarget() {
+        String spelled = "block[custom[fp6e2m3]6,16,e8m0,ceil]";
+        CommandLineRun run = CommandLineRun.of("bench-dtypes", "--dtypes", "mxint8," + spelled, "--elements", "1024",
+            "--matrix", "16", "--conv-channels", "4", "--conv-size", "8", "--seconds", "0");
+        assertEquals(0, run.exitCode(), run.err());
+        for (String datatype : List.of("mxint8", spelled)) {
+            String[] cells = run.out().lines().filter(l -> l.startsWith(datatype + " ")).findFirst().orElseThrow().trim().split(" +");
+            assertEquals(List.of(datatype, "-", "-"), List.of(cells[0], cells[1], cells[2]), run.out());
+            for (int cell = 3; cell <= 10; cell += 4) {
+                Double.parseDouble(cells[cell]);
+                Double.parseDouble(cells[cell + 1]);
+                assertEquals(List.of("-", "-"), List.of(cells[cell + 2], cells[cell + 3]), run.out());
+            }
+            assertTrue(run.out().lines().anyMatch(l -> l.matches(" +" + java.util.regex.Pattern.quote(datatype)
+                + " +matmul within 3\\.0x of float32: [0-9.]+x  (met|MISSED)")), run.out());
+        }
+        assertTrue(run.out().contains("accumulate dtype, block datatypes float32"), run.out());
+    }
+
+    @Test
+    void aBlockDatatypeModelsCannotComputeInIsAUsageError() {
+        CommandLineRun run = CommandLineRun.of("bench-dtypes", "--dtypes", "block[bfloat16,32,e8m0,floor]", "--seconds", "0");
+        assertEquals(Main.USAGE_ERROR, run.exitCode(), run.out());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("block sums"), run.err());
+    }
+
     @Test
     void anAccumulationTheDatatypeLacksIsAUsageError() {
         CommandLineRun run = CommandLineRun.of("bench-dtypes", "--dtypes", "custom[posit]16", "--accumulate", "int:24",

@@ -139,17 +139,20 @@ class DatatypeOptionsTest {
         CommandLineRun summed = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp4", "--accumulate", "dtype", "--limit", "20");
         assertEquals(0, summed.exitCode(), summed.err());
         assertTrue(Pattern.compile("(?m)^mxfp4 with --vector-dtype bfloat16 +dtype ").matcher(summed.out()).find(), summed.out());
+        CommandLineRun exact = CommandLineRun.of("run", LENET.toString(), "--dtype", "mxfp8e5m2", "--accumulate", "exact", "--limit", "20");
+        assertEquals(0, exact.exitCode(), exact.err());
+        assertTrue(Pattern.compile("(?m)^mxfp8e5m2 with --vector-dtype bfloat16 +exact ").matcher(exact.out()).find(), exact.out());
     }
 
     @Test
     void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
         String[][] cases = {
             {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,ceil,tensor]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
-            {"--dtype", "mxfp4", "--accumulate", "exact"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"}, {"--dtype", "mxfp4", "--target", "riscv32"},
+            {"--dtype", "mxfp4", "--accumulate", "int:16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"},
             {"--dtype-map", "fc*=block[custom[posit]8,32,e8m0,floor]"}, {"--dtype-map", "fc*=block[bfloat16,32,e8m0,floor]"}};
         String[] expected = {"under the ceil rule without a tensor scale only", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
-            "--accumulate exact: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
-            "mxfp4: a block datatype runs on the host, riscv64 and riscv64p for now, not on riscv32", "custom[posit]8 declares no grid of values", "more than two doubles' 53 bits"};
+            "--accumulate int:16: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
+            "custom[posit]8 declares no grid of values", "more than two doubles' 53 bits"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 2];
             args[0] = "run";

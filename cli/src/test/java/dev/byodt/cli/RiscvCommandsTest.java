@@ -4,6 +4,8 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -88,6 +90,23 @@ class RiscvCommandsTest {
         Path json = tmp.resolve("mx-rv.json"), hostJson = tmp.resolve("mx-host.json");
         String blocks = "/conv*=mxfp8e4m3,/fc*=mxfp8e5m2";
         CommandLineRun riscv = CommandLineRun.of("run", LENET.toString(), "--target", "riscv64", "--dtype-map", blocks, "--limit", "12", "--json", json.toString());
+        assertEquals(0, riscv.exitCode(), riscv.err());
+        CommandLineRun host = CommandLineRun.of("run", LENET.toString(), "--dtype-map", blocks, "--limit", "12", "--json", hostJson.toString());
+        assertEquals(0, host.exitCode(), host.err());
+        assertEquals(JsonParser.parseString(Files.readString(hostJson)).getAsJsonObject().get("entries"),
+            JsonParser.parseString(Files.readString(json)).getAsJsonObject().get("entries"));
+    }
+
+    /**
+     * Block datatypes on the 32-bit targets (soft doubles, riscv32p's P extension): the quantizers' and block sums'
+     * double arithmetic and the tiles' float32 sums give the host's figures.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"riscv32", "riscv32p"})
+    void blockDatatypesOnRiscv32GiveTheHostsFigures(String target) throws IOException {
+        Path json = tmp.resolve("mx-" + target + ".json"), hostJson = tmp.resolve("mx-host32.json");
+        String blocks = "/conv1/*=mxfp4,/conv2/*=mxfp8e4m3,/conv3/*=mxint8,/fc1/*=mxfp8e5m2,/fc2/*=nvfp4";
+        CommandLineRun riscv = CommandLineRun.of("run", LENET.toString(), "--target", target, "--dtype-map", blocks, "--limit", "12", "--json", json.toString());
         assertEquals(0, riscv.exitCode(), riscv.err());
         CommandLineRun host = CommandLineRun.of("run", LENET.toString(), "--dtype-map", blocks, "--limit", "12", "--json", hostJson.toString());
         assertEquals(0, host.exitCode(), host.err());

@@ -1,12 +1,14 @@
 package dev.byodt.cli.microbench;
 
+import dev.byodt.compiler.dtype.DatatypeName;
+
 import java.util.Optional;
 
 /**
  * The speed issue 4 ("Performance") sets for the datatypes it names, posit16, posit8, fxp16, bfloat16 and
  * float16: element-wise add and multiply within a factor of float32's time, and each of these operations at
  * least ten times faster inlined than as out-of-line scalar calls. The matrix product and the other datatypes
- * are measured too, without a target: fxp32_16's inlined add, for one, already runs at float32's memory-bound
+ * are measured too, without a target (but for block datatypes, whose matrix product issue 15 bounds): fxp32_16's inlined add, for one, already runs at float32's memory-bound
  * speed, so its speedup only measures the calls.
  */
 public final class PerformanceTargets {
@@ -18,6 +20,11 @@ public final class PerformanceTargets {
     /** Whether the issue asks {@code op} ("add", "mul", "matmul") of {@code datatype} to be ten times faster inlined. */
     public static boolean hasSpeedupTarget(String datatype, String op) {
         return (op.equals("add") || op.equals("mul")) && maxRatioToFloat32(datatype).isPresent();
+    }
+
+    /** How many times float32's matrix product time a block datatype's (issue 15: 3) may take; empty for scalar datatypes. */
+    public static Optional<Double> maxMatMulRatioToFloat32(String datatype) {
+        return DatatypeName.parseBlock(datatype).map(block -> 3.0);
     }
 
     /** How many times float32's add and mul time the datatype may take, if the issue sets a bound for it. */

@@ -88,7 +88,7 @@ final class ActivationQuantizer {
             Expr first = add(add(mul(at[0], length * inner), at[1]), mul(mul(at[2], size), inner));
             Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
             Local amax = kb.local("amax", f64(0));
-            kb.loop(count, j -> kb.assign(amax, max(kb.get(amax), abs(value(kb, source, first, j, inner)))));
+            kb.loop(count, j -> kb.assign(amax, larger(kb.get(amax), abs(value(kb, source, first, j, inner)))));
             Expr special = not(le(kb.get(amax), f64(FLOAT32_LARGEST)));
             Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb.get(amax), tensor)));
             kb.store(scales, add(mul(add(mul(at[0], blocks), at[2]), inner), at[1]), cast(ScalarType.F32, kb.get(scale)));
@@ -112,7 +112,7 @@ final class ActivationQuantizer {
         Local amax = kb.local("tensor.amax", f64(0));
         kb.loop(size, i -> {
             Expr magnitude = abs(cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, i))));
-            kb.assign(amax, max(kb.get(amax), select(le(magnitude, f64(FLOAT32_LARGEST)), magnitude, f64(0))));
+            kb.assign(amax, larger(kb.get(amax), select(le(magnitude, f64(FLOAT32_LARGEST)), magnitude, f64(0))));
         });
         Expr quotient = cast(ScalarType.F64, cast(ScalarType.F32, div(kb.get(amax), f64(format.element().largest() * format.scale().largest()))));
         return select(gt(quotient, f64(0)), quotient, f64(1));
@@ -143,7 +143,7 @@ final class ActivationQuantizer {
         Expr p = powerOfTwoBelow(positive);
         Expr x = mul(p, f64(Math.scalb(1.0, -element.maxExponent())));
         Expr chosen = switch (format.name().rule()) {
-            case NEAREST -> max(nearest(quotient, scale), f64(scale.smallest()));
+            case NEAREST -> larger(nearest(quotient, scale), f64(scale.smallest()));
             case RCEIL -> up(quotient, scale);
             case FLOOR -> powerOfTwoScale(x);
             case CEIL -> powerOfTwoScale(select(eq(positive, p), x, mul(x, f64(2))));
@@ -156,7 +156,7 @@ final class ActivationQuantizer {
     /** A power of two clamped to those the scale datatype holds. */
     private Expr powerOfTwoScale(Expr power) {
         ValueGrid scale = format.scale();
-        return min(max(power, f64(Math.scalb(1.0, scale.smallestExponent()))), f64(Math.scalb(1.0, scale.maxExponent())));
+        return smaller(larger(power, f64(Math.scalb(1.0, scale.smallestExponent()))), f64(Math.scalb(1.0, scale.maxExponent())));
     }
 
     /**
@@ -167,7 +167,7 @@ final class ActivationQuantizer {
         Expr step = step(q, grid);
         Expr steps = div(q, step);
         Expr nearest = sub(add(steps, f64(TWO_52)), f64(TWO_52));
-        return min(mul(select(lt(nearest, steps), add(nearest, f64(1)), nearest), step), f64(grid.largest()));
+        return smaller(mul(select(lt(nearest, steps), add(nearest, f64(1)), nearest), step), f64(grid.largest()));
     }
 
     /**
@@ -177,13 +177,13 @@ final class ActivationQuantizer {
      */
     private static Expr nearest(Expr q, ValueGrid grid) {
         Expr step = step(q, grid);
-        return min(mul(nearestInteger(div(q, step)), step), f64(grid.largest()));
+        return smaller(mul(nearestInteger(div(q, step)), step), f64(grid.largest()));
     }
 
     /** The grid's spacing at q >= 0: 2^(floor(log2 q) - fraction bits), or the subnormals' below the smallest binade. */
     private static Expr step(Expr q, ValueGrid grid) {
         Expr binade = powerOfTwoBelow(select(gt(q, f64(0)), q, f64(1)));
-        return mul(max(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
+        return mul(larger(binade, f64(Math.scalb(1.0, grid.minExponent()))), f64(Math.scalb(1.0, -grid.fractionBits())));
     }
 
     /** The integer nearest x (0 <= x < 2^52), ties to even: x + 2^52 - 2^52. */
@@ -206,10 +206,10 @@ final class ActivationQuantizer {
             Expr cut = floor(mul(fraction, f64(Math.scalb(1.0, format.srBits()))));
             Expr random = cast(ScalarType.F64, StochasticRounding.randomBits(counter, format.srBits()));
             Expr up = ge(add(cut, random), f64(Math.scalb(1.0, format.srBits())));
-            return min(mul(add(floor, select(up, f64(1), f64(0))), step), f64(grid.largest()));
+            return smaller(mul(add(floor, select(up, f64(1), f64(0))), step), f64(grid.largest()));
         }
-        Expr down = min(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
-        Expr up = min(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
+        Expr down = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
+        Expr up = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
         return select(isNegative(v), down, up);
     }
 
@@ -250,6 +250,16 @@ final class ActivationQuantizer {
         Expr hi = sub(g, sub(g, a));
         return select(gt(hi, a), mul(hi, f64(0.5)), hi);
     }
+
+    /**
+     * The larger of two doubles, NaN when either is, as compares and a select: a double max is llvm.maximum, which
+     * 32-bit RISC-V lowers to a call of fmaximum, which no library there has. Both are non-negative here, so the
+     * order of +0 and -0, where the two differ, never matters.
+     */
+    private static Expr larger(Expr a, Expr b) { return select(or(gt(b, a), ne(b, b)), b, a); }
+
+    /** The smaller of two doubles, NaN when either is (see {@link #larger}). */
+    private static Expr smaller(Expr a, Expr b) { return select(or(lt(b, a), ne(b, b)), b, a); }
 
     private static Expr f64(double value) { return constant(ScalarType.F64, value); }
 }

@@ -36,6 +36,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * product.
  */
 public final class BlockDots {
+    /** Rows and columns of outputs computed together ({@link Sums#tiles}): their partial block sums stay in the first-level cache. */
+    private static final long MOST_ROWS_TOGETHER = 8, MOST_COLUMNS_TOGETHER = 256;
+
     private BlockDots() {}
 
     /** The kernel of {@code node} in {@code format} when it is a MatMul, Gemm or Conv, else empty (the node computes in the vector datatype). */
@@ -79,14 +82,12 @@ public final class BlockDots {
         long m = s.m(), k = s.k(), n = s.n();
         long aMatrices = Shapes.elementCount(s.aBatch(), "A"), bMatrices = Shapes.elementCount(s.bBatch(), "B");
         QuantizedOperand a = QuantizedOperand.atRunTime(kb, format, "A", kb.input(0), aMatrices * m, k, 1);
-        Function<Expr, Function<Expr, QuantizedOperand.Vector>> bColumns = matrices(kb, format, "B", node.input(1), 1, bMatrices, k, n, true);
+        Function<Expr, Function<Expr, QuantizedOperand.Vector>> bColumns = columnsSideBySide(kb, format, "B", node.input(1), 1, bMatrices, k, n, true)
+            .orElseThrow();
         Buffer y = kb.output(0);
         long[] output = {Shapes.elementCount(s.batch(), "output"), m, n};
-        kb.loops(s.batch(), at -> kb.loops(new long[] {m, n}, ij -> {
-            QuantizedOperand.Vector row = a.at(add(mul(s.aMatrix(at), m), ij[0]), idx(0));
-            Expr dot = sums.dot(row, bColumns.apply(s.bMatrix(at)).apply(ij[1]));
-            kb.store(y, flatIndex(output, flatIndex(s.batch(), at), ij[0], ij[1]), cast(ScalarType.REAL, dot));
-        }));
+        kb.loops(s.batch(), at -> sums.tiles(m, n, i -> a.at(add(mul(s.aMatrix(at), m), i), idx(0)), bColumns.apply(s.bMatrix(at)),
+            (i, j, dot) -> kb.store(y, flatIndex(output, flatIndex(s.batch(), at), i, j), cast(ScalarType.REAL, dot))));
     }
 
     /**
@@ -100,18 +101,26 @@ public final class BlockDots {
         long m = transA ? aShape[1] : aShape[0], k = transA ? aShape[0] : aShape[1], n = transB ? bShape[0] : bShape[1];
         // A' [M, K] has its rows of K, stored K-first when transA; B' [K, N] its columns, K-first unless transB.
         Function<Expr, QuantizedOperand.Vector> aRows = matrices(kb, format, "A", node.input(0), 0, 1, k, m, transA).apply(idx(0));
-        Function<Expr, QuantizedOperand.Vector> bColumns = matrices(kb, format, "B", node.input(1), 1, 1, k, n, !transB).apply(idx(0));
         Buffer c = beta == 0 || node.input(2) == null ? null : kb.input(2);
         Buffer y = kb.output(0);
-        kb.loops(new long[] {m, n}, at -> {
-            Expr dot = cast(ScalarType.REAL, sums.dot(aRows.apply(at[0]), bColumns.apply(at[1])));
-            Expr result = alpha == 1 ? dot : mul(real(alpha), dot);
+        Store store = (i, j, dot) -> {
+            Expr product = cast(ScalarType.REAL, dot);
+            Expr result = alpha == 1 ? product : mul(real(alpha), product);
             if (c != null) {
-                Expr cValue = kb.load(c, flatIndex(c.shape(), broadcastIndices(c.shape(), at)));
+                Expr cValue = kb.load(c, flatIndex(c.shape(), broadcastIndices(c.shape(), new Expr[] {i, j})));
                 result = add(result, beta == 1 ? cValue : mul(real(beta), cValue));
             }
-            kb.store(y, add(mul(at[0], n), at[1]), result);
-        });
+            kb.store(y, add(mul(i, n), j), result);
+        };
+        Optional<Function<Expr, Function<Expr, QuantizedOperand.Vector>>> sideBySide =
+            columnsSideBySide(kb, format, "B", node.input(1), 1, 1, k, n, !transB);
+        if (sideBySide.isPresent()) {
+            sums.tiles(m, n, aRows, sideBySide.get().apply(idx(0)), store);
+            return;
+        }
+        // An activation B stored [N, K]: each column of B' is a row of it, read output by output.
+        Function<Expr, QuantizedOperand.Vector> bColumns = matrices(kb, format, "B", node.input(1), 1, 1, k, n, false).apply(idx(0));
+        kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], sums.dot(aRows.apply(at[0]), bColumns.apply(at[1]))));
     }
 
     /**
@@ -138,11 +147,11 @@ public final class BlockDots {
         QuantizedOperand w = QuantizedOperand.atCompileTime(kb, format, "W", transposed(values, maps, channels, taps), maps * taps, channels, 1);
         QuantizedOperand input = QuantizedOperand.atRunTime(kb, format, "X", x, x.dim(0) * groups, channels, plane);
         kb.loop(x.dim(0), batch -> kb.loop(maps, map -> kb.loops(window.outputShape(), at -> {
-            Local acc = sums.accumulator();
+            Total acc = sums.total();
             Expr inputs = add(mul(batch, groups), div(map, idx(mapsPerGroup)));
             window.forEachTap(kb, at, (position, tap) -> sums.add(acc, input.at(inputs, flatIndex(spatial, position)),
                 w.at(add(mul(map, taps), flatIndex(kernel, tap)), idx(0))));
-            Expr result = cast(ScalarType.REAL, sums.tensorScaled(kb.get(acc), input.at(idx(0), idx(0)), w.at(idx(0), idx(0))));
+            Expr result = cast(ScalarType.REAL, sums.tensorScaled(acc.value(), input.at(idx(0), idx(0)), w.at(idx(0), idx(0))));
             if (bias != null) result = add(result, kb.load(bias, map));
             kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
         })));
@@ -170,6 +179,31 @@ public final class BlockDots {
     }
 
     /**
+     * {@code count} matrices of {@code columns} vectors of {@code k} along the reduction axis, quantized into the
+     * layout [count, K, columns], the vectors' elements of one k side by side (what {@link Sums#tiles} reads): a
+     * constant at compile time from either layout, an activation when the node runs if it is stored so
+     * ({@code kFirst}); empty for an activation stored [count, columns, K].
+     */
+    private static Optional<Function<Expr, Function<Expr, QuantizedOperand.Vector>>> columnsSideBySide(
+            KernelBuilder kb, BlockFormat format, String name, Value value, int input, long count, long k, long columns, boolean kFirst) {
+        QuantizedOperand q;
+        if (value.isConstant()) {
+            float[] values = value.constant().toFloatArray();
+            q = QuantizedOperand.atCompileTime(kb, format, name, kFirst ? values : transposed(values, count, columns, k), count, k, columns);
+        } else if (kFirst) {
+            q = QuantizedOperand.atRunTime(kb, format, name, kb.input(input), count, k, columns);
+        } else {
+            return Optional.empty();
+        }
+        return Optional.of(matrix -> column -> q.at(matrix, column));
+    }
+
+    /** Stores the dot product (F32, or REAL under --accumulate dtype) of output row i and column j. */
+    private interface Store {
+        void at(Expr i, Expr j, Expr dot);
+    }
+
+    /**
      * How one format's dot products add up: each block's exact sum of products of elements times both blocks'
      * scales, rounded once to float32, then added from +0 in the order of the blocks in float32 or, converted to
      * it, in the vector datatype ({@link BlockChoice.Accumulation}), then times both tensor scales.
@@ -177,30 +211,84 @@ public final class BlockDots {
     private record Sums(KernelBuilder kb, BlockFormat format, ExactBlockSum exact, BlockChoice.Accumulation accumulation) {
         /** The dot product of two vectors, F32 or REAL as the accumulation is. */
         Expr dot(QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
-            Local acc = accumulator();
-            add(acc, a, b);
-            return tensorScaled(kb.get(acc), a, b);
+            Total total = total();
+            add(total, a, b);
+            return tensorScaled(total.value(), a, b);
         }
 
-        /** A sum of block results from +0: F32, or REAL (the vector datatype). */
-        Local accumulator() {
-            return kb.local("acc", accumulation == BlockChoice.Accumulation.FLOAT32 ? constant(ScalarType.F32, 0) : real(0));
-        }
-
-        /** Adds the block results of two vectors to {@code acc}, block after block. */
-        void add(Local acc, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
+        /** Adds the block results of two vectors to {@code total}, block after block. */
+        void add(Total total, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
             long size = format.blockSize(), length = a.operand().length();
-            ScalarType type = kb.get(acc).type();
             kb.loop(a.operand().blocks(), block -> {
                 Expr blockStart = mul(block, size);
-                Expr sum = exact.emit(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
+                List<Expr> parts = exact.emitParts(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
                     Expr k = Exprs.add(blockStart, j);
-                    return product(a.element(k), b.element(k));
+                    return exact.product(a.element(k), b.element(k));
                 });
-                Expr result = cast(ScalarType.F32, mul(sum, product(a.scale(block), b.scale(block))));
-                kb.assign(acc, Exprs.add(kb.get(acc), cast(type, result)));
+                total.add(parts, product(a.scale(block), b.scale(block)));
             });
         }
+
+        /**
+         * Every output of rows(i) . columns(j), i < m, j < n, handed to {@code store}: a few rows and a run of
+         * columns at a time, block after block. Each k takes each row's element times the run's elements of k, side
+         * by side in memory ({@link #columnsSideBySide}), into the tile's partial block sums, a loop over columns
+         * that vectorizes; at the end of each block the tile's block sums are scaled, rounded to float32 and added
+         * to its outputs. Exact block sums do not depend on the order of their products, and the blocks are added
+         * in their order, so each output has the bits {@link #dot} gives it. Threads divide the runs of rows.
+         */
+        void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
+            if (accumulation == BlockChoice.Accumulation.EXACT) {
+                // One exact total of limbs per output, output after output.
+                kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], dot(row.apply(at[0]), column.apply(at[1]))));
+                return;
+            }
+            long rows = largestDivisor(m, Math.min(MOST_ROWS_TOGETHER, m / 2)), columns = largestDivisor(n, MOST_COLUMNS_TOGETHER);
+            long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
+            ScalarType sumType = accumulatorType();
+            Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});
+            List<Buffer> partial = new ArrayList<>();
+            for (int part = 0; part < exact.parts(); part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
+            kb.splitLoop(m / rows, rowRun -> kb.loop(n / columns, columnRun -> {
+                Function<Expr, QuantizedOperand.Vector> rowAt = r -> row.apply(Exprs.add(mul(rowRun, rows), r));
+                Function<Expr, QuantizedOperand.Vector> columnAt = c -> column.apply(Exprs.add(mul(columnRun, columns), c));
+                kb.loop(rows * columns, t -> kb.store(acc, t, constant(sumType, 0)));
+                kb.loop(row.apply(idx(0)).operand().blocks(), block -> {
+                    for (Buffer p : partial) kb.loop(rows * columns, t -> kb.store(p, t, constant(exact.type(), 0)));
+                    Expr blockStart = mul(block, size);
+                    kb.loop(min(idx(size), sub(idx(length), blockStart)), j -> {
+                        Expr k = Exprs.add(blockStart, j);
+                        kb.loop(rows, r -> {
+                            Local element = kb.local("a", rowAt.apply(r).element(k));
+                            kb.loop(columns, c -> {
+                                Expr t = Exprs.add(mul(r, columns), c);
+                                Local p = kb.local("product", exact.product(kb.get(element), columnAt.apply(c).element(k)));
+                                for (int part = 0; part < partial.size(); part++) {
+                                    kb.store(partial.get(part), t, Exprs.add(kb.load(partial.get(part), t), exact.share(kb.get(p), part)));
+                                }
+                            });
+                        });
+                    });
+                    kb.loop(rows, r -> kb.loop(columns, c -> {
+                        Expr t = Exprs.add(mul(r, columns), c);
+                        Expr result = rounded(kb, exact, partial.stream().map(p -> kb.load(p, t)).toList(),
+                            product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
+                        kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(sumType, result)));
+                    }));
+                });
+                kb.loop(rows, r -> kb.loop(columns, c -> store.at(Exprs.add(mul(rowRun, rows), r), Exprs.add(mul(columnRun, columns), c),
+                    tensorScaled(kb.load(acc, Exprs.add(mul(r, columns), c)), rowAt.apply(r), columnAt.apply(c)))));
+            }));
+        }
+
+        /** A sum of block results from +0, as the accumulation adds them. */
+        Total total() {
+            if (accumulation == BlockChoice.Accumulation.EXACT) return new ExactTotal(ExactBlockTotal.zero(kb, format), exact);
+            return new RoundedTotal(kb, kb.local("acc", constant(accumulatorType(), 0)), exact);
+        }
+
+        /** The type of the rounded blocks' sum: F32, or REAL (the vector datatype). */
+        ScalarType accumulatorType() { return accumulation == BlockChoice.Accumulation.DTYPE ? ScalarType.REAL : ScalarType.F32; }
 
         /**
          * The sum of blocks times both tensor scales, as a GEMM's alpha: their product rounded to float32 (exact in
@@ -212,11 +300,52 @@ public final class BlockDots {
         }
     }
 
-    /**
-     * The product of two F32 values, exact in double: two elements (at most 24 bits each) or two blocks' scales
-     * (MX's powers of two, NVFP4's UE4M3 4 bits).
-     */
+    /** A dot product's running sum of its blocks' results. */
+    private interface Total {
+        /** Adds one block: its exact partial sums ({@link ExactBlockSum#emitParts}) and the product of its two scales (F64). */
+        void add(List<Expr> parts, Expr scales);
+
+        /** The sum: F32, or REAL under --accumulate dtype. */
+        Expr value();
+    }
+
+    /** Each block's exact sum times its scales rounded to float32 and added, in float32 or the vector datatype. */
+    private record RoundedTotal(KernelBuilder kb, Local acc, ExactBlockSum exact) implements Total {
+        @Override
+        public void add(List<Expr> parts, Expr scales) {
+            kb.assign(acc, Exprs.add(kb.get(acc), cast(kb.get(acc).type(), rounded(kb, exact, parts, scales))));
+        }
+
+        @Override
+        public Expr value() { return kb.get(acc); }
+    }
+
+    /** Every block's exact scaled parts added exactly, rounded once to float32 at the end ({@link ExactBlockTotal}). */
+    private record ExactTotal(ExactBlockTotal total, ExactBlockSum exact) implements Total {
+        @Override
+        public void add(List<Expr> parts, Expr scales) {
+            for (Expr part : parts) total.include(mul(cast(ScalarType.F64, part), scales));
+        }
+
+        @Override
+        public Expr value() { return total.rounded(); }
+    }
+
+    /** A block's sum from its exact partial sums, times the product of its scales, rounded once to float32. */
+    private static Expr rounded(KernelBuilder kb, ExactBlockSum exact, List<Expr> parts, Expr scales) {
+        return cast(ScalarType.F32, mul(exact.result(kb, parts), scales));
+    }
+
+    /** The product of two blocks' scales (F32: MX's powers of two, NVFP4's UE4M3 4 bits), exact in double. */
     private static Expr product(Expr a, Expr b) { return mul(cast(ScalarType.F64, a), cast(ScalarType.F64, b)); }
+
+    /** The largest divisor of {@code n} up to {@code limit}, or 1. */
+    private static long largestDivisor(long n, long limit) {
+        for (long d = Math.min(n, limit); d > 1; d--) {
+            if (n % d == 0) return d;
+        }
+        return 1;
+    }
 
     /** C's indices for output [m, n] under broadcasting (C of rank 0, 1 or 2). */
     private static Expr[] broadcastIndices(long[] shape, Expr[] at) {

@@ -7,6 +7,8 @@ import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -30,16 +32,25 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * and the last bit of the rounded sum is even, the neighbour on the error's side is taken (the last bit read
  * off |s| / ulp(s), ulp from {@link ActivationQuantizer#powerOfTwoBelow}). A double rounded to odd from the
  * exact value rounds to float32 as the exact value does (53 >= 24 + 2; Boldo and Melquiond 2008).
+ * <p>
+ * Where the sum takes at most 24 bits (FP6, FP4, INT8) it is summed in float32, whose vectors hold twice a
+ * double's lanes: each product of two elements is then a float32 too, and so is every partial sum.
  */
 final class ExactBlockSum {
     private static final double TWO_52 = 0x1p52;
     private static final int DOUBLE_BITS = 53;
+    private static final int FLOAT_BITS = 24;
+    /** Float32's smallest subnormal and first power of two beyond its range, as exponents. */
+    private static final int FLOAT_MIN_EXPONENT = -149, FLOAT_MAX_EXPONENT = 128;
 
-    /** Where the products split into two exact sums, or empty where one double sum is exact. */
+    /** Where the products split into two exact sums, or empty where one sum is exact. */
     private final Optional<Double> split;
+    /** F32 where every product and every partial sum of a block is a float32 exactly, else F64. */
+    private final ScalarType type;
 
-    private ExactBlockSum(Optional<Double> split) {
+    private ExactBlockSum(Optional<Double> split, ScalarType type) {
         this.split = split;
+        this.type = type;
     }
 
     /** How {@code format}'s block sums are computed exactly, or empty when neither a double nor two of them suffice. */
@@ -47,32 +58,52 @@ final class ExactBlockSum {
         ValueGrid element = format.element();
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
         int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
+        int sumBits = countBits + 2 * emax + 2 - 2 * s;
         // Scales that are not powers of two (NVFP4's UE4M3) add their bits to the scaled sum, which must stay exact.
         int scaleBits = format.scale().fractionBits() == 0 ? 0 : 2 * (format.scale().fractionBits() + 1);
-        if (countBits + 2 * emax + 2 - 2 * s + scaleBits <= DOUBLE_BITS) return Optional.of(new ExactBlockSum(Optional.empty()));
+        if (sumBits + scaleBits <= DOUBLE_BITS) {
+            // Any partial sum of a block is a multiple of 2^(2s) below 2^(countBits + 2 emax + 2) too, so within
+            // float32's 24 bits and its exponents it is exact in whatever order the products are added.
+            boolean inFloat32 = sumBits <= FLOAT_BITS && 2 * s >= FLOAT_MIN_EXPONENT && countBits + 2 * emax + 2 <= FLOAT_MAX_EXPONENT;
+            return Optional.of(new ExactBlockSum(Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64));
+        }
         if (scaleBits > 0) return Optional.empty();
         int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
         int t = Math.floorDiv(large - small, 2);
         if (large - t > DOUBLE_BITS || small + t > DOUBLE_BITS) return Optional.empty();
-        return Optional.of(new ExactBlockSum(Optional.of(Math.scalb(1.0, t))));
+        return Optional.of(new ExactBlockSum(Optional.of(Math.scalb(1.0, t)), ScalarType.F64));
     }
 
-    /** The block's sum (see the class comment) of {@code product} over j < count, products F64. */
-    Expr emit(KernelBuilder kb, Expr count, Function<Expr, Expr> product) {
-        if (split.isEmpty()) {
-            Local sum = kb.local("block", f64(0));
-            kb.loop(count, j -> kb.assign(sum, add(kb.get(sum), product.apply(j))));
-            return kb.get(sum);
-        }
-        Expr threshold = f64(split.get());
-        Local large = kb.local("large", f64(0)), small = kb.local("small", f64(0));
+    /** The type of the products and of the partial sums. */
+    ScalarType type() { return type; }
+
+    /** How many partial sums a block's sum takes: 1, or 2 where the products split. */
+    int parts() { return split.isPresent() ? 2 : 1; }
+
+    /** The exact product of two elements (F32), in {@link #type()}. */
+    Expr product(Expr a, Expr b) { return type == ScalarType.F32 ? mul(a, b) : mul(cast(ScalarType.F64, a), cast(ScalarType.F64, b)); }
+
+    /** What {@code product} adds to partial sum {@code part}: all of it, or, split, itself or 0 by its magnitude. */
+    Expr share(Expr product, int part) {
+        if (split.isEmpty()) return product;
+        Expr isLarge = ge(abs(product), constant(type, split.get()));
+        return part == 0 ? select(isLarge, product, constant(type, 0)) : select(isLarge, constant(type, 0), product);
+    }
+
+    /** The block's sum (see the class comment) from its partial sums, F64. */
+    Expr result(KernelBuilder kb, List<Expr> parts) {
+        return split.isEmpty() ? cast(ScalarType.F64, parts.getFirst()) : roundedToOdd(kb, parts.get(0), parts.get(1));
+    }
+
+    /** The block's exact partial sums ({@link #parts()}, {@link #type()}) of {@code product} over j < count (products from {@link #product}). */
+    List<Expr> emitParts(KernelBuilder kb, Expr count, Function<Expr, Expr> product) {
+        List<Local> sums = new ArrayList<>();
+        for (int part = 0; part < parts(); part++) sums.add(kb.local("block", constant(type, 0)));
         kb.loop(count, j -> {
             Local p = kb.local("product", product.apply(j));
-            Expr isLarge = ge(abs(kb.get(p)), threshold);
-            kb.assign(large, add(kb.get(large), select(isLarge, kb.get(p), f64(0))));
-            kb.assign(small, add(kb.get(small), select(isLarge, f64(0), kb.get(p))));
+            for (int part = 0; part < parts(); part++) kb.assign(sums.get(part), add(kb.get(sums.get(part)), share(kb.get(p), part)));
         });
-        return roundedToOdd(kb, kb.get(large), kb.get(small));
+        return sums.stream().map(kb::get).toList();
     }
 
     /** a + b rounded to a double to odd (see the class comment). */

@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
@@ -45,6 +46,7 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * <p>A model compiled for several threads ({@link ProgramSignature#threads()}) keeps that many minus one
  * worker threads: each call hands every worker its part and runs part 0 on the caller's thread, each thread with
  * its own workspace for scratch buffers and the caller's for the tensors between kernels. Its calls take turns.
+ * The workers help with the split kernels when they get a core in time; part 0 can do all the work alone.
  */
 public final class HostModel implements LoadedModel {
     private final ProgramSignature signature;
@@ -53,8 +55,9 @@ public final class HostModel implements LoadedModel {
     private final Arena workspaces = Arena.ofShared();
     private final ThreadLocal<MemorySegment> workspace;
     private final ExecutorService workers;
-    private final MemorySegment barrier;
-    /** Held by a call of a model for several threads: the workers and the barrier serve one call at a time. */
+    /** The state the threads of a call share its split kernels' work in ({@link WorkSharing}). */
+    private final MemorySegment sharing;
+    /** Held by a call of a model for several threads: the workers and the shared state serve one call at a time. */
     private final Object partsInUse = new Object();
     private boolean closed;
 
@@ -70,8 +73,7 @@ public final class HostModel implements LoadedModel {
             t.setDaemon(true);
             return t;
         });
-        // The barrier's arrival count and generation, zero (Arena.allocate zeroes).
-        this.barrier = threads == 1 ? null : workspaces.allocate(2 * Long.BYTES, MemoryPlan.ALIGNMENT);
+        this.sharing = threads == 1 ? null : workspaces.allocate(WorkSharing.STATE_BYTES, MemoryPlan.ALIGNMENT);
     }
 
     /** JIT-compiles a module built for the host; the compiled module can be closed afterwards. */
@@ -185,20 +187,31 @@ public final class HostModel implements LoadedModel {
         }
     }
 
+    /**
+     * Zeroes the shared state, hands each worker its part and runs part 0. A worker that has not started by the
+     * time part 0 is done is withdrawn (its task, when it runs, does nothing): part 0 then did its share, and on
+     * a busy machine waiting for the worker to be scheduled would only add that wait to the call. A started
+     * worker is waited for, as it may still be in the kernels after the last split one.
+     */
     private void callParts(Object[] shared) throws Throwable {
+        sharing.fill((byte) 0);
         int threads = signature.threads();
+        List<AtomicBoolean> taken = new ArrayList<>();
         List<Future<?>> others = new ArrayList<>();
         for (int part = 1; part < threads; part++) {
             long p = part;
+            AtomicBoolean turn = new AtomicBoolean();
+            taken.add(turn);
             others.add(workers.submit(() -> {
-                callPart(shared, workspace.get(), p);
+                if (turn.compareAndSet(false, true)) callPart(shared, workspace.get(), p);
                 return null;
             }));
         }
         callPart(shared, shared[shared.length - 1], 0);
-        for (Future<?> other : others) {
+        for (int w = 0; w < others.size(); w++) {
+            if (taken.get(w).compareAndSet(false, true)) continue;
             try {
-                other.get();
+                others.get(w).get();
             } catch (ExecutionException e) {
                 throw e.getCause();
             }
@@ -210,7 +223,7 @@ public final class HostModel implements LoadedModel {
         args[shared.length] = threadWorkspace;
         args[shared.length + 1] = part;
         args[shared.length + 2] = (long) signature.threads();
-        args[shared.length + 3] = barrier;
+        args[shared.length + 3] = sharing;
         try {
             entry.invoke(args);
         } catch (Exception | Error e) {

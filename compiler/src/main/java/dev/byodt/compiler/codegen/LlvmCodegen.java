@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -49,11 +50,12 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * only (after datatype lowering); calls name functions the caller links into the module.
  *
  * <p>A module for several threads has the entry function
- * {@code ENTRY(inputs..., outputs..., ptr %workspace, ptr %thread.workspace, i64 %part, i64 %parts, ptr %barrier)},
+ * {@code ENTRY(inputs..., outputs..., ptr %workspace, ptr %thread.workspace, i64 %part, i64 %parts, ptr %sharing)},
  * which every thread calls at once, each with its own part (0 to parts - 1) and its own workspace for scratch
- * buffers (part 0 passes the shared one). A kernel with a loop to split ({@link SplitLoops}) takes %part and
- * %parts after its buffers and runs its part's range of that loop in every thread; any other kernel runs in part
- * 0 only. The threads meet at a {@link ThreadBarrier} before and after each split kernel.
+ * buffers (part 0 passes the shared one). Part 0 runs every kernel; a kernel with a loop to split
+ * ({@link SplitLoops}) takes the shared state, its first tag, %part and %parts after its buffers, and every other
+ * part joins it there, each thread claiming chunks of that loop's iterations until none is left ({@link WorkSharing}
+ * says how, and why no thread waits for another to arrive).
  */
 public final class LlvmCodegen {
     private final LLVMContextRef context;
@@ -72,8 +74,14 @@ public final class LlvmCodegen {
     private final Map<ScalarType, LLVMValueRef> accumulatorSlots = new HashMap<>();
     private final boolean interleavesPlainLoops;
     private final boolean threaded;
-    // In a kernel function of a module for several threads: the loop it splits, and its part and parts.
+    private final WorkSharing sharing;
+    // In a kernel function of a module for several threads: the loop it splits, the state its chunks are
+    // claimed in, its tag there, this thread's part and how many threads take them.
     private LoopVar splitVar;
+    /** Chunks per thread a split loop is cut into, where it has that many iterations. */
+    private static final long CHUNKS_PER_THREAD = 8;
+    private LLVMValueRef sharingState;
+    private LLVMValueRef tag;
     private LLVMValueRef part;
     private LLVMValueRef parts;
 
@@ -86,6 +94,7 @@ public final class LlvmCodegen {
         this.voidType = LLVMVoidTypeInContext(context);
         this.ptrType = LLVMPointerTypeInContext(context, 0);
         this.i64 = LLVMInt64TypeInContext(context);
+        this.sharing = threaded ? new WorkSharing(context, module) : null;
     }
 
     /**
@@ -152,31 +161,27 @@ public final class LlvmCodegen {
         LLVMValueRef workspace = LLVMGetParam(entry, paramCount - 1);
         name(workspace, "workspace");
         LLVMValueRef threadWorkspace = workspace;
-        LLVMValueRef entryPart = null, entryParts = null, barrierState = null, barrier = null;
+        LLVMValueRef entryPart = null, entryParts = null, entrySharing = null;
         if (threaded) {
             threadWorkspace = LLVMGetParam(entry, paramCount);
             entryPart = LLVMGetParam(entry, paramCount + 1);
             entryParts = LLVMGetParam(entry, paramCount + 2);
-            barrierState = LLVMGetParam(entry, paramCount + 3);
+            entrySharing = LLVMGetParam(entry, paramCount + 3);
             name(threadWorkspace, "thread.workspace");
             name(entryPart, "part");
             name(entryParts, "parts");
-            name(barrierState, "barrier");
-            barrier = ThreadBarrier.emit(context, module);
+            name(entrySharing, "sharing");
         } else {
             addParamAttribute(entry, paramCount - 1, "noalias");
         }
 
         LLVMPositionBuilderAtEnd(builder, LLVMAppendBasicBlockInContext(context, entry, "entry"));
+        long splitKernels = 0;
         for (int k = 0; k < kernelFunctions.size(); k++) {
             List<Buffer> params = kernelParams.get(k);
             Set<Buffer> scratch = new HashSet<>(program.kernels().get(k).scratch());
             boolean splits = kernelSplits.get(k);
-            if (threaded && k > 0 && (splits || kernelSplits.get(k - 1))) {
-                LLVMBuildCall2(builder, ThreadBarrier.type(context), barrier,
-                    new PointerPointer<>(2).put(0, barrierState).put(1, entryParts), 2, "");
-            }
-            int argCount = params.size() + (splits ? 2 : 0);
+            int argCount = params.size() + (splits ? 4 : 0);
             PointerPointer<LLVMValueRef> args = new PointerPointer<>(argCount);
             for (int i = 0; i < params.size(); i++) {
                 Buffer b = params.get(i);
@@ -187,9 +192,13 @@ public final class LlvmCodegen {
                 args.put(i, pointer);
             }
             if (splits) {
-                args.put(params.size(), entryPart);
-                args.put(params.size() + 1, entryParts);
-                LLVMBuildCall2(builder, functionType(voidType, params.size(), 2, 0), kernelFunctions.get(k), args, argCount, "");
+                LLVMValueRef kernelTag = LLVMConstInt(i64, ++splitKernels * WorkSharing.RUNS_PER_KERNEL, 0);
+                awaitSplitKernel(entry, entryPart, entrySharing, kernelTag, k);
+                args.put(params.size(), entrySharing);
+                args.put(params.size() + 1, kernelTag);
+                args.put(params.size() + 2, entryPart);
+                args.put(params.size() + 3, entryParts);
+                LLVMBuildCall2(builder, splitKernelType(params.size()), kernelFunctions.get(k), args, argCount, "");
             } else if (threaded) {
                 LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(context, entry, "part0.k" + k);
                 LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(context, entry, "after.k" + k);
@@ -203,6 +212,17 @@ public final class LlvmCodegen {
             }
         }
         LLVMBuildRetVoid(builder);
+    }
+
+    /** Every part but 0 waits, before split kernel k, until part 0 has opened its first run (or a later one). */
+    private void awaitSplitKernel(LLVMValueRef entry, LLVMValueRef part, LLVMValueRef state, LLVMValueRef tag, int k) {
+        LLVMBasicBlockRef waits = LLVMAppendBasicBlockInContext(context, entry, "await.k" + k);
+        LLVMBasicBlockRef joined = LLVMAppendBasicBlockInContext(context, entry, "joined.k" + k);
+        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntEQ, part, LLVMConstInt(i64, 0, 0), ""), joined, waits);
+        LLVMPositionBuilderAtEnd(builder, waits);
+        LLVMBuildCall2(builder, sharing.type(), sharing.await, new PointerPointer<LLVMValueRef>(2).put(0, state).put(1, tag), 2, "");
+        LLVMBuildBr(builder, joined);
+        LLVMPositionBuilderAtEnd(builder, joined);
     }
 
     /** @weight.NAME = private unnamed_addr constant [N x i8] c"...", align 64 */
@@ -234,11 +254,11 @@ public final class LlvmCodegen {
 
     // ---- kernel functions
 
-    /** The kernel's function; with {@code split}, the loop its part and parts (extra i64 parameters) divide. */
+    /** The kernel's function; with {@code split}, the loop whose chunks it claims (extra parameters: see above). */
     private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params, LoopVar split) {
         String name = "k" + index + "." + kernel.opType() + "." + kernel.name();
         function = LLVMAddFunction(module, name, split == null ? functionType(voidType, params.size())
-            : functionType(voidType, params.size(), 2, 0));
+            : splitKernelType(params.size()));
         LLVMSetLinkage(function, LLVMInternalLinkage);
         addFunctionAttribute(function, "nounwind");
         // Each kernel stays a function of its own: its loop nest is then optimized against its noalias
@@ -258,8 +278,12 @@ public final class LlvmCodegen {
         }
         splitVar = split;
         if (split != null) {
-            part = LLVMGetParam(function, params.size());
-            parts = LLVMGetParam(function, params.size() + 1);
+            sharingState = LLVMGetParam(function, params.size());
+            tag = LLVMGetParam(function, params.size() + 1);
+            part = LLVMGetParam(function, params.size() + 2);
+            parts = LLVMGetParam(function, params.size() + 3);
+            name(sharingState, "sharing");
+            name(tag, "tag");
             name(part, "part");
             name(parts, "parts");
         }
@@ -307,27 +331,29 @@ public final class LlvmCodegen {
      * header: %i = phi i64 [0, %before], [%i.next, %latch]; br (%i < extent), %body, %exit
      * body:   ...; %i.next = add nsw i64 %i, 1; br %header
      * </pre>
-     * The loop a kernel splits runs from extent * part / parts up to extent * (part + 1) / parts instead.
+     * The loop a kernel splits is cut into chunks that the threads claim in turn (see {@link #emitChunks}).
      */
     private void emitLoop(Stmt.For loop) {
         String name = loop.var().name();
         LLVMValueRef extent = expr(loop.extent());
         LLVMValueRef start = LLVMConstInt(i64, 0, 0);
+        LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(context, function, name + ".exit");
+        LLVMBasicBlockRef afterRange = exit;
         if (loop.var() == splitVar) {
-            start = LLVMBuildSDiv(builder, LLVMBuildNSWMul(builder, extent, part, ""), parts, name + ".start");
-            extent = LLVMBuildSDiv(builder, LLVMBuildNSWMul(builder, extent,
-                LLVMBuildNSWAdd(builder, part, LLVMConstInt(i64, 1, 0), ""), ""), parts, name + ".end");
+            Chunk chunk = emitChunks(name, extent, exit);
+            start = chunk.start();
+            extent = chunk.end();
+            afterRange = chunk.finished();
         }
         LLVMBasicBlockRef before = LLVMGetInsertBlock(builder);
         LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(context, function, name + ".header");
         LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(context, function, name + ".body");
-        LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(context, function, name + ".exit");
         LLVMBuildBr(builder, header);
 
         LLVMPositionBuilderAtEnd(builder, header);
         LLVMValueRef i = LLVMBuildPhi(builder, i64, name);
         LLVMAddIncoming(i, start, before, 1);
-        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntSLT, i, extent, name + ".inside"), body, exit);
+        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntSLT, i, extent, name + ".inside"), body, afterRange);
 
         LLVMPositionBuilderAtEnd(builder, body);
         loopValues.put(loop.var(), i);
@@ -340,7 +366,76 @@ public final class LlvmCodegen {
         LLVMValueRef backEdge = LLVMBuildBr(builder, header);
         if (interleavesPlainLoops && InterleavedLoops.interleaves(loop)) InterleavedLoops.mark(context, backEdge);
 
+        LLVMMoveBasicBlockAfter(exit, LLVMGetLastBasicBlock(function));
         LLVMPositionBuilderAtEnd(builder, exit);
+    }
+
+    /** A claimed chunk of a split loop: its range of iterations, and the block to go to when it is done. */
+    private record Chunk(LLVMValueRef start, LLVMValueRef end, LLVMBasicBlockRef finished) {}
+
+    /**
+     * <pre>
+     *              %tag = the run's tag; part 0 opens it, the others wait until it is open (or over)
+     *              %chunks = min(extent, parts * CHUNKS_PER_THREAD); br %claim
+     * claim:       claim a chunk %c of the kernel tagged %tag, or br %claimed.all
+     * taken:       %start = extent * %c / %chunks; %end = extent * (%c + 1) / %chunks; (the loop over them)
+     * finished:    count the chunk finished; br %claim
+     * claimed.all: part 0 waits until all %chunks are finished; br %exit
+     * </pre>
+     * Leaves the builder in the block where a chunk was claimed. With {@link #CHUNKS_PER_THREAD} chunks per
+     * thread, a thread that loses its core on a busy machine keeps the others waiting for one small chunk at most.
+     */
+    private Chunk emitChunks(String name, LLVMValueRef extent, LLVMBasicBlockRef exit) {
+        LLVMValueRef runTag = LLVMBuildNSWAdd(builder, tag, runOfSplitLoop(), name + ".tag");
+        LLVMBasicBlockRef opens = LLVMAppendBasicBlockInContext(context, function, name + ".open");
+        LLVMBasicBlockRef waits = LLVMAppendBasicBlockInContext(context, function, name + ".wait");
+        LLVMBasicBlockRef joined = LLVMAppendBasicBlockInContext(context, function, name + ".joined");
+        PointerPointer<LLVMValueRef> tagArgs = new PointerPointer<LLVMValueRef>(2).put(0, sharingState).put(1, runTag);
+        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntEQ, part, LLVMConstInt(i64, 0, 0), ""), opens, waits);
+        LLVMPositionBuilderAtEnd(builder, opens);
+        LLVMBuildCall2(builder, sharing.type(), sharing.open, tagArgs, 2, "");
+        LLVMBuildBr(builder, joined);
+        LLVMPositionBuilderAtEnd(builder, waits);
+        LLVMBuildCall2(builder, sharing.type(), sharing.await, tagArgs, 2, "");
+        LLVMBuildBr(builder, joined);
+        LLVMPositionBuilderAtEnd(builder, joined);
+
+        LLVMValueRef most = LLVMBuildNSWMul(builder, parts, LLVMConstInt(i64, CHUNKS_PER_THREAD, 0), "");
+        LLVMValueRef chunks = LLVMBuildSelect(builder, LLVMBuildICmp(builder, LLVMIntSLT, extent, most, ""), extent, most,
+            name + ".chunks");
+        LLVMBasicBlockRef claim = LLVMAppendBasicBlockInContext(context, function, name + ".claim");
+        LLVMBasicBlockRef finished = LLVMAppendBasicBlockInContext(context, function, name + ".finished");
+        LLVMBasicBlockRef claimedAll = LLVMAppendBasicBlockInContext(context, function, name + ".claimed.all");
+        LLVMBasicBlockRef awaitOthers = LLVMAppendBasicBlockInContext(context, function, name + ".await");
+        LLVMBuildBr(builder, claim);
+
+        LLVMPositionBuilderAtEnd(builder, finished);
+        sharing.finished(builder, sharingState);
+        LLVMBuildBr(builder, claim);
+
+        LLVMPositionBuilderAtEnd(builder, claimedAll);
+        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntEQ, part, LLVMConstInt(i64, 0, 0), ""), awaitOthers, exit);
+        LLVMPositionBuilderAtEnd(builder, awaitOthers);
+        LLVMBuildCall2(builder, sharing.type(), sharing.awaitChunks,
+            new PointerPointer<>(2).put(0, sharingState).put(1, chunks), 2, "");
+        LLVMBuildBr(builder, exit);
+
+        LLVMPositionBuilderAtEnd(builder, claim);
+        LLVMValueRef claimed = sharing.claim(builder, function, sharingState, runTag, chunks, claimedAll, name);
+        LLVMValueRef start = LLVMBuildSDiv(builder, LLVMBuildNSWMul(builder, extent, claimed, ""), chunks, name + ".start");
+        LLVMValueRef end = LLVMBuildSDiv(builder, LLVMBuildNSWMul(builder, extent,
+            LLVMBuildNSWAdd(builder, claimed, LLVMConstInt(i64, 1, 0), ""), ""), chunks, name + ".end");
+        return new Chunk(start, end, finished);
+    }
+
+    /** The number of the split loop's current run: its enclosing loops' indices, flattened (their extents are constant). */
+    private LLVMValueRef runOfSplitLoop() {
+        LLVMValueRef run = LLVMConstInt(i64, 0, 0);
+        for (Iterator<Stmt.For> outermostFirst = enclosingLoops.descendingIterator(); outermostFirst.hasNext(); ) {
+            Stmt.For around = outermostFirst.next();
+            run = LLVMBuildNSWAdd(builder, LLVMBuildNSWMul(builder, run, expr(around.extent()), ""), loopValues.get(around.var()), "");
+        }
+        return run;
     }
 
     private void emitIf(Stmt.If s) {
@@ -577,6 +672,11 @@ public final class LlvmCodegen {
     /** void (ptr, ptr, ...) */
     private LLVMTypeRef functionType(LLVMTypeRef result, int pointerParams) {
         return functionType(result, pointerParams, 0, 0);
+    }
+
+    /** A split kernel's function: void (ptr x buffers, ptr %sharing, i64 %tag, i64 %part, i64 %parts) */
+    private LLVMTypeRef splitKernelType(int buffers) {
+        return functionType(voidType, buffers + 1, 3, 0);
     }
 
     /** void (ptr x pointers, i64 x integers, ptr x trailingPointers) */

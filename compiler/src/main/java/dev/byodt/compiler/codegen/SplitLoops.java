@@ -20,7 +20,9 @@ import java.util.Set;
  * The operator declares the loop's iterations independent ({@link LoopVar#splits()}); what this class checks is
  * what makes running the rest of the body in every thread harmless, and without it the kernel runs on one thread:
  * <ul>
- *   <li>the kernel has one such loop, not inside another;</li>
+ *   <li>the kernel has one such loop, not inside another, and the loops around it have constant extents whose
+ *       product is at most {@link WorkSharing#RUNS_PER_KERNEL} (each run of the loop is shared out on its own,
+ *       tagged with the kernel and the run: {@link #enclosing});</li>
  *   <li>outside it the body stores into scratch buffers only (each thread has its own);</li>
  *   <li>no local assigned in it and no scratch buffer stored in it is read after it (those would hold only the
  *       last thread's part).</li>
@@ -35,6 +37,12 @@ public final class SplitLoops {
         collect(kernel.body(), split);
         if (split.size() != 1) return Optional.empty();
         Stmt.For loop = split.getFirst();
+        long runs = 1;
+        for (Stmt.For around : enclosing(kernel, loop)) {
+            if (!(around.extent() instanceof Expr.IntConst extent)) return Optional.empty();
+            runs *= extent.value();
+            if (runs > WorkSharing.RUNS_PER_KERNEL) return Optional.empty();
+        }
         Set<Buffer> scratch = new HashSet<>(kernel.scratch());
         Set<Buffer> storedInside = new HashSet<>();
         Set<Local> assignedInside = new HashSet<>();
@@ -45,6 +53,32 @@ public final class SplitLoops {
         boolean nothingLeaks = outside.loaded.stream().noneMatch(b -> scratch.contains(b) && storedInside.contains(b))
             && outside.read.stream().noneMatch(assignedInside::contains);
         return onlyScratchOutside && nothingLeaks ? Optional.of(loop.var()) : Optional.empty();
+    }
+
+    /** The loops around {@code loop} in {@code kernel}, outermost first. */
+    private static List<Stmt.For> enclosing(Kernel kernel, Stmt.For loop) {
+        List<Stmt.For> path = new ArrayList<>();
+        find(kernel.body(), loop, path);
+        return path;
+    }
+
+    private static boolean find(List<Stmt> body, Stmt.For loop, List<Stmt.For> path) {
+        for (Stmt s : body) {
+            switch (s) {
+                case Stmt.For f -> {
+                    if (f == loop) return true;
+                    path.add(f);
+                    if (find(f.body(), loop, path)) return true;
+                    path.removeLast();
+                }
+                case Stmt.If i -> {
+                    if (find(i.then(), loop, path) || find(i.otherwise(), loop, path)) return true;
+                }
+                case Stmt.Store st -> { }
+                case Stmt.Assign a -> { }
+            }
+        }
+        return false;
     }
 
     private static void collect(List<Stmt> body, List<Stmt.For> split) {

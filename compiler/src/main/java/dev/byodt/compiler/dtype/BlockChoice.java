@@ -20,10 +20,11 @@ public record BlockChoice(Optional<BlockDatatypeName> everywhere, List<DatatypeC
     /**
      * How the blocks' results are added: each block's exact sum of products times both scales, rounded once to
      * float32, then added from +0 in the order of the blocks in float32 (the default) or, converted to it, in the
-     * vector datatype (--accumulate dtype).
+     * vector datatype (--accumulate dtype); or every block's exact sum times its scales added exactly across the
+     * whole reduction and rounded once to float32 (--accumulate exact).
      */
     public enum Accumulation {
-        FLOAT32, DTYPE;
+        FLOAT32, DTYPE, EXACT;
 
         /** What --accumulate says: float32 or dtype. */
         public String optionName() { return name().toLowerCase(Locale.ROOT); }
@@ -33,7 +34,7 @@ public record BlockChoice(Optional<BlockDatatypeName> everywhere, List<DatatypeC
                 if (a.optionName().equals(text)) return a;
             }
             throw new ByodtException("--accumulate " + text + ": a block datatype's dot products add their blocks' results in float32 "
-                + "(the default) or dtype (the vector datatype)");
+                + "(the default), dtype (the vector datatype) or exact (rounded once)");
         }
     }
 

@@ -455,6 +455,60 @@ class BlockDotsTest {
         assertBits("mxfp6e2m3 accumulate dtype", expected, actual);
     }
 
+    /**
+     * --accumulate exact: the exact sum of every block's exact sum times its scales, over the whole row, rounded once
+     * to float32 (then times NVFP4's tensor scales as a float32 alpha), on seeded rows and two built ones: blocks
+     * holding 1, 2^-24 and 2^-100, whose sum rounds up to 1 + 2^-23 only when the 2^-100 counts (a tie without
+     * it), and blocks holding 1, 2^-30 and -1, which float32 accumulation makes 0.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxint8", "mxfp4", "nvfp4"})
+    void accumulateExactRoundsTheWholeSumOnce(String name) {
+        int m = 6, n = 5, k = 160;
+        float[] a = seeded(name.hashCode() + 71, m * k, 4), b = seeded(name.hashCode() + 72, k * n, 1);
+        float[][] built = {{1, 0x1p-24f, 0x1p-100f}, {1, 0x1p-30f, -1}};
+        for (int row = 0; row < built.length; row++) {
+            for (int j = 0; j < k; j++) {
+                a[row * k + j] = j % 32 == 0 && j / 32 < 3 ? built[row][j / 32] : 0;
+                b[j * n + row] = j % 32 == 0 && j / 32 < 3 ? 1 : 0;
+            }
+        }
+        Graph graph = node("MatMul", new long[] {m, k}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {k, n}, b), null);
+        CompileOptions options = CompileOptions.host().withBlocks(new BlockChoice(Optional.of(named(name)), List.of(), BlockChoice.Accumulation.EXACT));
+        float[] actual;
+        try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
+            actual = model.run(List.of(Tensor.ofFloats(new long[] {m, k}, a))).getFirst().toFloatArray();
+        }
+        BlockReference reference = reference(name);
+        Rational ta = tensorScale(name, a), tb = tensorScale(name, b);
+        float[] expected = new float[m * n];
+        for (int row = 0; row < m; row++) {
+            for (int col = 0; col < n; col++) {
+                float[] w = new float[k];
+                for (int j = 0; j < k; j++) w[j] = b[j * n + col];
+                expected[row * n + col] = scaled(exactBlockSum(reference, named(name).blockSize(), Arrays.copyOfRange(a, row * k, row * k + k), w, ta, tb), ta, tb);
+            }
+        }
+        if (!named(name).tensorScale()) {
+            assertEquals(1 + 0x1p-23f, expected[0]);
+            assertEquals(0x1p-30f, expected[n + 1]);
+        }
+        assertBits(name + " accumulate exact", expected, actual);
+    }
+
+    /** Every block's exact sum of products times both scales, summed exactly over x . w, rounded once to float32. */
+    private static float exactBlockSum(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
+        Rational total = Rational.ZERO;
+        for (int from = 0; from < x.length; from += size) {
+            int to = Math.min(x.length, from + size);
+            BlockReference.Block qx = reference.quantize(Arrays.copyOfRange(x, from, to), tx);
+            BlockReference.Block qw = reference.quantize(Arrays.copyOfRange(w, from, to), tw);
+            if (qx.scale() == null || qw.scale() == null) return Float.NaN;
+            for (int j = 0; j < to - from; j++) total = total.add(signed(qx, j).multiply(signed(qw, j)).multiply(qx.scale()).multiply(qw.scale()));
+        }
+        return toFloat(total);
+    }
+
     /** A --dtype-map entry puts one node of a float32 model in blocks: the second of two Convs gives what it gives alone on the first's float32 output. */
     @Test
     void aDtypeMapEntryPutsOneNodesDotProductsInBlocks() {

@@ -16,6 +16,7 @@ import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,9 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * A model compiled for several threads computes the same bits as on one: every tuned schedule of Conv, MatMul
- * and Gemm divides its work among 2 and 3 threads (3: parts of unequal size, and more parts than some loops
- * have iterations), and a small network whose split kernels alternate with kernels that run on one thread
- * (the threads meet at a barrier between them) gives the same outputs call after call, in float32 and in posit16
+ * and Gemm divides its work among 2 and 3 threads (3: more threads than some loops have iterations; chunks of
+ * unequal size), and a small network whose split kernels alternate with kernels that part 0 runs alone (the other
+ * threads wait for part 0 to open each split kernel) gives the same outputs call after call, in float32 and in posit16
  * (whose products decode their operands into scratch buffers first).
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -80,6 +81,27 @@ class SplitWorkTest {
         List<Tensor> oneThread = run(scheduled, datatype, 1, inputs, 1);
         for (Tensor t : run(scheduled, datatype, 2, inputs, 50)) {
             assertArrayEquals(bits(oneThread.getFirst()), bits(t), "logits on 2 threads in " + datatype);
+        }
+    }
+
+    /**
+     * A convolution long enough (64 maps of 56x56) that the worker is usually still in a chunk when the caller
+     * has finished its own, followed by a kernel the caller runs alone: that kernel must see every map, which it
+     * does only if the caller waits for the chunks the worker took.
+     */
+    @Test
+    void theKernelAfterADividedOneSeesEveryChunk() {
+        Random random = new Random(5);
+        List<Node> nodes = new ArrayList<>();
+        Value image = value("image", 1, 64, 56, 56);
+        Value conv = node(nodes, "conv", "Conv", attributes("pads", s(1, 1, 1, 1)), image, weights(random, 64, 64, 3, 3));
+        Value pooled = node(nodes, "pool", "GlobalAveragePool", Map.of(), conv);
+        Program scheduled = GraphLowering.lowerScheduled(new Graph("conv", List.of(image), List.of(pooled), nodes), node -> 16);
+        assertEquals(2, scheduled.kernels().size(), "the convolution and the pooling are kernels of their own");
+        List<Tensor> inputs = List.of(gridValues(new long[] {1, 64, 56, 56}, random));
+        int[] oneThread = bits(run(scheduled, "float32", 1, inputs, 1).getFirst());
+        for (Tensor t : run(scheduled, "float32", 2, inputs, 20)) {
+            assertArrayEquals(oneThread, bits(t), "the pooling after a convolution divided between 2 threads");
         }
     }
 

@@ -61,6 +61,13 @@ record Exact(BigInteger num, BigInteger den) implements Comparable<Exact> {
         // orders differ by 2 or more compare by them alone: most of the comparisons a bisection over patterns makes.
         int order = num.abs().bitLength() - den.bitLength(), otherOrder = o.num.abs().bitLength() - o.den.bitLength();
         if (Math.abs(order - otherOrder) >= 2) return sign * Integer.compare(order, otherOrder);
+        // Dyadic values (every posit, and sums, differences and products of two) line up by a shift: num/2^a against
+        // o.num/2^b is num 2^(b-a) against o.num. Most of the rest of a bisection's comparisons; a product was half
+        // of Posit16Test's time.
+        if (den.bitCount() == 1 && o.den.bitCount() == 1) {
+            int shift = o.den.getLowestSetBit() - den.getLowestSetBit();
+            return shift >= 0 ? num.shiftLeft(shift).compareTo(o.num) : num.compareTo(o.num.shiftLeft(-shift));
+        }
         return num.multiply(o.den).compareTo(o.num.multiply(den));
     }
 

@@ -107,7 +107,8 @@ public final class PositReference {
 
     /** The posit of an exact real, rounded per section 4.1. */
     long round(Exact v) {
-        return roundTarget(v.signum(), c -> v.abs().compareTo(c));
+        Exact magnitude = v.abs();
+        return roundTarget(v.signum(), magnitude::compareTo);
     }
 
     /**

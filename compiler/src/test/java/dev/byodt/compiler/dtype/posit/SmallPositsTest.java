@@ -6,36 +6,22 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * Every posit of 2 to 8 bits, es 0 to 3: every value for the unary operations and the conversions, and pairs for
- * the binary ones (every pair up to 6 bits; for 7 and 8 bits every value against 0, NaR, +-1, +-minPos and
- * +-maxPos, and seeded random pairs; every pair of every instance in SmallPositsAllPairsTest, -Pexhaustive), in
- * the library a model gets (float32 and double arithmetic, and the vector variants of add, sub and mul where this
- * host has them) and in its exact integer arithmetic (the path of N > 16). Libraries are built two at a time
- * ahead of the checks: linking them is most of this test's time.
+ * Every posit of 2 to 8 bits, es 0 to 3: every value for the unary operations and the conversions, and every pair
+ * for the binary ones, in the library a model gets (float32 and double arithmetic, and the vector variants of add,
+ * sub and mul where this host has them) and in its exact integer arithmetic (the path of N > 16). Libraries are
+ * built two at a time ahead of the checks: on a cold cache, linking them is most of this test's time.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class SmallPositsTest {
-    /** The widest posits whose every pair the default run checks. */
-    static final int WIDEST_WITH_EVERY_PAIR = 6;
-    /** Random pairs of a wider posit, beside the pairs of every value with the special ones. */
-    static final int RANDOM_PAIRS = 4096;
-
     @Test
-    void everyValueAndSampledPairs() throws Exception {
-        checkEveryInstance(SmallPositsTest::sampledPairs);
-    }
-
-    /** Every instance of 2 to 8 bits and es 0..3, checked by {@link #checkAll} on the pairs {@code pairs} gives. */
-    static void checkEveryInstance(Function<PositReference, long[][]> pairs) throws Exception {
+    void everyValueAndEveryPair() throws Exception {
         ExecutorService builders = Executors.newFixedThreadPool(2);
         try {
             List<Future<PositLibrary[]>> builds = new ArrayList<>();
@@ -50,7 +36,7 @@ class SmallPositsTest {
                 PositLibrary[] libs = build.get();
                 try (PositLibrary model = libs[0]; PositLibrary integer = libs[1]) {
                     PositReference ref = new PositReference(model.n, model.es);
-                    long[][] ab = pairs.apply(ref);
+                    long[][] ab = everyPair(ref);
                     checkAll(model, integer, ref, ab[0], ab[1]);
                 }
             }
@@ -67,26 +53,6 @@ class SmallPositsTest {
             for (int j = 0; j < count; j++) { a[i * count + j] = i; b[i * count + j] = j; }
         }
         return new long[][]{a, b};
-    }
-
-    /**
-     * Every pair up to {@link #WIDEST_WITH_EVERY_PAIR} bits; above it, every value on either side of each special
-     * value (0, NaR, +-1, +-minPos, +-maxPos) and {@link #RANDOM_PAIRS} seeded random pairs.
-     */
-    static long[][] sampledPairs(PositReference ref) {
-        if (ref.n <= WIDEST_WITH_EVERY_PAIR) return everyPair(ref);
-        long one = 1L << (ref.n - 2), minPos = 1;
-        long[] specials = {0, ref.nar(), one, ref.negate(one), minPos, ref.negate(minPos), ref.maxPos(), ref.negate(ref.maxPos())};
-        List<long[]> pairs = new ArrayList<>();
-        for (long special : specials) {
-            for (long p : PositChecks.allPatterns(ref.n)) {
-                pairs.add(new long[]{special, p});
-                pairs.add(new long[]{p, special});
-            }
-        }
-        Random random = new Random(31L * ref.n + ref.es);
-        for (int i = 0; i < RANDOM_PAIRS; i++) pairs.add(new long[]{random.nextLong(ref.mask() + 1), random.nextLong(ref.mask() + 1)});
-        return new long[][]{pairs.stream().mapToLong(pair -> pair[0]).toArray(), pairs.stream().mapToLong(pair -> pair[1]).toArray()};
     }
 
     /** Every operation: the binary ones on the pairs (a[i], b[i]), the unary ones and conversions on every value. */

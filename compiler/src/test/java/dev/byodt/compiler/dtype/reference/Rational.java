@@ -56,8 +56,9 @@ public record Rational(BigInteger num, BigInteger den) implements Comparable<Rat
     public int floorLog2() {
         BigInteger n = num.abs();
         int e = n.bitLength() - den.bitLength();
-        // 2^e <= |n/d| < 2^(e+1) after at most one correction.
-        return scaled(BigInteger.ONE, e).compareTo(abs()) > 0 ? e - 1 : e;
+        // 2^e <= |n/d| < 2^(e+1) after at most one correction: when 2^e d > |n|.
+        int fromPower = e >= 0 ? n.compareTo(den.shiftLeft(e)) : n.shiftLeft(-e).compareTo(den);
+        return fromPower < 0 ? e - 1 : e;
     }
 
     public BigDecimal toBigDecimal(int digits) {
