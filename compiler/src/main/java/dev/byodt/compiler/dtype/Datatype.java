@@ -61,6 +61,14 @@ public interface Datatype {
     OptionalInt exactSumSignificandBits();
 
     /**
+     * With --accumulate dtype on the host, where a dot product's sums run in float32 registers and round by
+     * rounded_f32 ({@link RoundedFloat32Accumulator}) and the library has rounded_f32_with_fraction: that rounding and
+     * the scales where it is rounded_f32, so that a dot product may round with it wherever its operands' magnitudes
+     * prove every value within them ({@link dev.byodt.compiler.lower.RegimeSums}). Empty otherwise.
+     */
+    Optional<RoundingWithinScales> roundingWithinScales();
+
+    /**
      * Weights as a mac with decoded operands reads them: rounded to the datatype ({@link #convertWeights}) and
      * decoded by its to_f32, as float32 values (raw bytes), when its to_f32 can run at compile time.
      */

@@ -73,6 +73,7 @@ public final class DatatypeDefinition {
     private final Predicate<DatatypeInstance> valuesExactInFloat32;
     private final Predicate<DatatypeInstance> arithmeticInFloat32;
     private final Function<DatatypeInstance, OptionalInt> exactSumSignificandBits;
+    private final Function<DatatypeInstance, Optional<PositScales>> fractionScales;
     private final Function<DatatypeInstance, ValueGrid> valueGrid;
     private final Function<DatatypeInstance, List<DatatypeOp>> tabulated;
     private final Map<String, Option> options;
@@ -98,6 +99,7 @@ public final class DatatypeDefinition {
         valuesExactInFloat32 = b.valuesExactInFloat32;
         arithmeticInFloat32 = b.arithmeticInFloat32;
         exactSumSignificandBits = b.exactSumSignificandBits;
+        fractionScales = b.fractionScales;
         valueGrid = b.valueGrid;
         tabulated = b.tabulated;
         options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
@@ -122,6 +124,7 @@ public final class DatatypeDefinition {
         valuesExactInFloat32 = d.valuesExactInFloat32;
         arithmeticInFloat32 = d.arithmeticInFloat32;
         exactSumSignificandBits = d.exactSumSignificandBits;
+        fractionScales = d.fractionScales;
         valueGrid = d.valueGrid;
         tabulated = d.tabulated;
         options = d.options;
@@ -164,6 +167,9 @@ public final class DatatypeDefinition {
 
     /** The significand bits of {@code instance}'s values when its exact sums may run in double ({@link Builder#exactSumsInDouble}). */
     OptionalInt exactSumSignificandBits(DatatypeInstance instance) { return exactSumSignificandBits.apply(instance); }
+
+    /** The scales of {@code instance}'s rounded_f32_with_fraction ({@link Builder#fractionScales}). */
+    Optional<PositScales> fractionScales(DatatypeInstance instance) { return fractionScales.apply(instance); }
 
     /** Whether a fused unit can take {@code instance}'s values: float32 holds each exactly, so products are exact in double. */
     boolean fusedAccepts(DatatypeInstance instance) { return valuesExactInFloat32 != null && valuesExactInFloat32.test(instance); }
@@ -287,6 +293,7 @@ public final class DatatypeDefinition {
         private Predicate<DatatypeInstance> valuesExactInFloat32;
         private Predicate<DatatypeInstance> arithmeticInFloat32 = i -> false;
         private Function<DatatypeInstance, OptionalInt> exactSumSignificandBits = i -> OptionalInt.empty();
+        private Function<DatatypeInstance, Optional<PositScales>> fractionScales = i -> Optional.empty();
         private Function<DatatypeInstance, ValueGrid> valueGrid;
         private Function<DatatypeInstance, List<DatatypeOp>> tabulated = i -> List.of();
         private final Map<String, Option> options = new LinkedHashMap<>();
@@ -452,6 +459,17 @@ public final class DatatypeDefinition {
          */
         public Builder exactSumsInDouble(Function<DatatypeInstance, OptionalInt> significandBits) {
             this.exactSumSignificandBits = significandBits;
+            return this;
+        }
+
+        /**
+         * Declares that the instances {@code scales} gives scales for round, in their library's
+         * rounded_f32_with_fraction, every float32 that is zero or of a scale within those scales' range as their
+         * rounded_f32 does ({@link DatatypeOp#ROUNDED_F32_WITH_FRACTION}); their dot products under --accumulate dtype
+         * then use it where a check proves it may. The library's own comments must prove the claim.
+         */
+        public Builder fractionScales(Function<DatatypeInstance, Optional<PositScales>> scales) {
+            this.fractionScales = scales;
             return this;
         }
 

@@ -55,6 +55,12 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
      */
     public static final DatatypeOp ROUNDED_F32 = named("rounded_f32", Kind.FLOAT, Kind.FLOAT);
     /**
+     * Optional: rounded_f32 for the float32s a dot product's check proves its values to be (zero, or of a scale
+     * within {@link PositScales}'s range), in fewer instructions: --accumulate dtype's sums call it where the check
+     * holds ({@link dev.byodt.compiler.lower.RegimeSums}), rounded_f32 elsewhere.
+     */
+    public static final DatatypeOp ROUNDED_F32_WITH_FRACTION = named("rounded_f32_with_fraction", Kind.FLOAT, Kind.FLOAT);
+    /**
      * Constants (TVM's FloatImm) and weights: evaluated at compile time, by calling the library on the host,
      * never in the generated code. Its lowering must be a call of {@code T f(double)}.
      */
@@ -124,7 +130,7 @@ public final class DatatypeOp implements Comparable<DatatypeOp> {
     }
 
     /** Whether a datatype may leave it out with nothing missing: byodt computes it otherwise (div_i32, rounded_f32). */
-    public boolean isOptional() { return this == DIV_I32 || this == ROUNDED_F32; }
+    public boolean isOptional() { return this == DIV_I32 || this == ROUNDED_F32 || this == ROUNDED_F32_WITH_FRACTION; }
 
     /** The operation a datatype computes for {@code op} on its values, or null when datatypes do not compute it. */
     public static DatatypeOp of(ScalarOp op) { return OF_SCALAR.get(op); }

@@ -132,6 +132,14 @@ public final class RegisteredDatatype implements Datatype {
         return instance.definition().exactSumSignificandBits(instance);
     }
 
+    /** Declared by the definition ({@link DatatypeDefinition.Builder#fractionScales}) where the library lowers the rounding. */
+    @Override
+    public Optional<RoundingWithinScales> roundingWithinScales() {
+        if (!(accumulator instanceof RoundedFloat32Accumulator) || !lowers(DatatypeOp.ROUNDED_F32_WITH_FRACTION)) return Optional.empty();
+        return instance.definition().fractionScales(instance)
+            .map(scales -> new RoundingWithinScales(scales, x -> apply(DatatypeOp.ROUNDED_F32_WITH_FRACTION, List.of(x))));
+    }
+
     /** Each distinct storage value is decoded once (a 16-bit datatype has at most 65,536 of them). */
     @Override
     public Optional<MemorySegment> decodedWeights(MemorySegment float32Values, String tensor) {

@@ -75,13 +75,16 @@ public final class DecodedOperands {
     }
 
     /**
-     * The kernel reading decoded operands where its datatype multiplies them, or summing in double where its
-     * exact sums may ({@link DoubleSums}); else the kernel as it is.
+     * The kernel reading decoded operands where its datatype multiplies them (rounding within the posit's scales
+     * where its operands allow, {@link RegimeSums}), or summing in double where its exact sums may ({@link DoubleSums});
+     * else the kernel as it is.
      */
     private Kernel decodedIfUseful(Kernel kernel, Datatype datatype) {
         if (datatype.multipliesDecodedOperands()) {
             Decoding d = decoding(kernel, datatype);
             if (d.copies().isEmpty()) return kernel;
+            Optional<Kernel> withinScales = datatype.roundingWithinScales().flatMap(r -> RegimeSums.of(kernel, d, r, constants));
+            if (withinScales.isPresent()) return withinScales.get();
             List<Stmt> body = new ArrayList<>(d.loops());
             body.addAll(d.body());
             return new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(), d.scratch(), kernel.constants(), body);

@@ -24,17 +24,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
-import static dev.byodt.compiler.kernel.Exprs.abs;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.le;
-import static dev.byodt.compiler.kernel.Exprs.max;
-import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.mul;
-import static dev.byodt.compiler.kernel.Exprs.select;
 
 /**
  * --accumulate exact for MatMul, Gemm, Conv and ConvTranspose in a datatype whose values are float32s of at most p
@@ -65,14 +60,11 @@ final class DoubleSums {
     private final Kernel kernel;
     private final DecodedOperands.Decoding decoding;
     private final Map<Buffer, MemorySegment> constants;
-    private final Set<Buffer> written;
-    private final List<Stmt> statistics = new ArrayList<>();
 
     private DoubleSums(Kernel kernel, DecodedOperands.Decoding decoding, Map<Buffer, MemorySegment> constants) {
         this.kernel = kernel;
         this.decoding = decoding;
         this.constants = constants;
-        this.written = DecodedOperands.writtenBuffers(kernel.body());
     }
 
     /**
@@ -123,7 +115,7 @@ final class DoubleSums {
     }
 
     /** The most products one output sums: K of MatMul and Gemm, the weights a map has for Conv, and at most that for ConvTranspose. */
-    private static OptionalLong termsPerSum(Kernel k) {
+    static OptionalLong termsPerSum(Kernel k) {
         return switch (k.opType()) {
             case "MatMul" -> OptionalLong.of(k.inputs().get(0).dim(k.inputs().get(0).rank() - 1));
             case "Gemm" -> OptionalLong.of(k.inputs().get(1).size() / k.outputs().get(0).dim(1));
@@ -138,22 +130,13 @@ final class DoubleSums {
         RowPairs rowPairs = new RowPairs();
         List<Stmt> doubleBody = rowPairs.body(new ColumnTiles().body(inDouble.body(decoding.body())));
         if (inDouble.unsupported) return Optional.empty();
-        List<Set<Buffer>> sides = List.of(new LinkedHashSet<>(), new LinkedHashSet<>());
-        boolean[] plain = {true};
-        KernelWalker.forEachExpr(decoding.body(), e -> {
-            if (!(e instanceof Expr.Op o) || o.op() != ScalarOp.MAC) return;
-            for (int side = 0; side < 2; side++) {
-                if (o.arg(side + 1) instanceof Expr.Load l) sides.get(side).add(l.buffer());
-                else plain[0] = false;
-            }
-        });
-        if (!plain[0]) return Optional.empty();
-        Optional<Extremes> a = extremes(sides.get(0), "a"), b = extremes(sides.get(1), "b");
-        if (a.isEmpty() || b.isEmpty()) return Optional.empty();
-        Expr bound = mul(mul(f64(2.0 * terms), a.get().largest()), b.get().largest());
-        Expr grid = mul(mul(f64(Math.scalb(1.0, 53 - 2 * significandBits)), a.get().least()), b.get().least());
+        Optional<OperandExtremes> extremes = OperandExtremes.of(kernel, decoding, constants);
+        if (extremes.isEmpty()) return Optional.empty();
+        OperandExtremes.Extremes a = extremes.get().a(), b = extremes.get().b();
+        Expr bound = mul(mul(f64(2.0 * terms), a.largest()), b.largest());
+        Expr grid = mul(mul(f64(Math.scalb(1.0, 53 - 2 * significandBits)), a.least()), b.least());
         List<Stmt> body = new ArrayList<>(decoding.loops());
-        body.addAll(statistics);
+        body.addAll(extremes.get().statistics());
         body.add(new Stmt.If(le(bound, grid), doubleBody, kernel.body()));
         Set<Buffer> scratch = new LinkedHashSet<>(kernel.scratch());
         scratch.addAll(decoding.scratch());
@@ -161,83 +144,6 @@ final class DoubleSums {
         scratch.addAll(rowPairs.secondRows);
         return Optional.of(new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(), new ArrayList<>(scratch),
             kernel.constants(), body));
-    }
-
-    /** The largest and the least nonzero magnitude of one side's operands, F64 expressions. */
-    private record Extremes(Expr largest, Expr least) {}
-
-    /**
-     * The extremes over the buffers {@code loaded} as one side's operands: a decoded constant's found now, the others'
-     * by loops over the values they hold (a scratch buffer filled from others: over those). Empty when a buffer is
-     * none of these, or a constant holds a NaN or an infinity (its sums always take the accumulator).
-     */
-    private Optional<Extremes> extremes(Set<Buffer> loaded, String side) {
-        double[] known = {0, Double.POSITIVE_INFINITY};
-        Local largest = new Local(kernel.name() + "." + side + ".largest", ScalarType.F32);
-        Local least = new Local(kernel.name() + "." + side + ".least", ScalarType.F32);
-        List<Stmt> loops = new ArrayList<>();
-        Map<Buffer, Buffer> decodedFrom = new HashMap<>();
-        decoding.copies().forEach((original, copy) -> decodedFrom.put(copy, original));
-        for (Buffer y : loaded) {
-            Buffer original = decodedFrom.get(y);
-            if (constants.containsKey(y) && y.elementType() == ScalarType.F64) {
-                MemorySegment values = constants.get(y);
-                for (long i = 0; i < y.size(); i++) include(known, values.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
-            } else if (original != null && decoding.filledDecoded().contains(original)) {
-                if (!fillSources(original, known, loops, largest, least)) return Optional.empty();
-            } else if (original != null || !written.contains(y)) {
-                loops.add(scan(y, largest, least));
-            } else {
-                return Optional.empty();
-            }
-        }
-        if (!Double.isFinite(known[0])) return Optional.empty();
-        statistics.add(new Stmt.Assign(largest, constant(ScalarType.F32, known[0])));
-        statistics.add(new Stmt.Assign(least, constant(ScalarType.F32, known[1])));
-        statistics.addAll(loops);
-        return Optional.of(new Extremes(cast(ScalarType.F64, new Expr.LocalRef(largest)), cast(ScalarType.F64, new Expr.LocalRef(least))));
-    }
-
-    /**
-     * Adds to the extremes what the kernel stores into the scratch buffer {@code filled}: constants, found now, and
-     * loads of buffers it does not write, scanned whole; false when it stores anything else.
-     */
-    private boolean fillSources(Buffer filled, double[] known, List<Stmt> loops, Local largest, Local least) {
-        Set<Buffer> sources = new LinkedHashSet<>();
-        boolean[] plain = {true};
-        new KernelRewriter() {
-            @Override
-            public List<Stmt> stmt(Stmt s) {
-                if (s instanceof Stmt.Store store && store.buffer() == filled) {
-                    switch (store.value()) {
-                        case Expr.RealConst c -> include(known, c.value());
-                        case Expr.Load l when !written.contains(l.buffer()) -> sources.add(l.buffer());
-                        default -> plain[0] = false;
-                    }
-                }
-                return super.stmt(s);
-            }
-        }.body(kernel.body());
-        sources.forEach(source -> loops.add(scan(source, largest, least)));
-        return plain[0];
-    }
-
-    private static void include(double[] known, double value) {
-        double magnitude = Math.abs(value);
-        known[0] = Double.isNaN(magnitude) ? Double.NaN : Math.max(known[0], magnitude);
-        if (magnitude != 0) known[1] = Math.min(known[1], magnitude);
-    }
-
-    /** A loop over {@code buffer} taking its largest and least nonzero magnitudes into the two locals (a NaN into both). */
-    private static Stmt scan(Buffer buffer, Local largest, Local least) {
-        LoopVar i = new LoopVar(buffer.name() + ".extremes.i");
-        Local magnitude = new Local(buffer.name() + ".magnitude", ScalarType.F32);
-        Expr m = new Expr.LocalRef(magnitude);
-        return new Stmt.For(i, idx(buffer.size()), List.of(
-            new Stmt.Assign(magnitude, abs(cast(ScalarType.F32, new Expr.Load(buffer, new Expr.Var(i))))),
-            new Stmt.Assign(largest, max(new Expr.LocalRef(largest), m)),
-            new Stmt.Assign(least, min(new Expr.LocalRef(least), select(eq(m, constant(ScalarType.F32, 0)),
-                constant(ScalarType.F32, Double.POSITIVE_INFINITY), m)))));
     }
 
     private static Expr f64(double value) { return constant(ScalarType.F64, value); }
@@ -399,43 +305,18 @@ final class DoubleSums {
 
     /**
      * The decoded body with its accumulators in double: a mac adds the double product of its decoded operands, and
-     * an output is the sum plus +0 (so that -0 becomes +0) rounded by the datatype's from_f64. Anything else done
-     * with an accumulator is marked unsupported.
+     * an output is the sum plus +0 (so that -0 becomes +0) rounded by the datatype's from_f64.
      */
-    private static final class InDouble extends KernelRewriter {
-        final Map<Buffer, Buffer> accumulators = new LinkedHashMap<>();
-        private final Map<Local, Local> locals = new HashMap<>();
-        boolean unsupported;
+    private static final class InDouble extends RetypedAccumulators {
+        InDouble() { super(ScalarType.F64, ".double"); }
 
         @Override
-        public Buffer buffer(Buffer b) {
-            if (b.elementType() != ScalarType.ACC) return b;
-            return accumulators.computeIfAbsent(b, acc -> new Buffer(acc.name() + ".double", ScalarType.F64, acc.shape()));
+        Expr mac(Expr acc, Expr a, Expr b) {
+            return op(ScalarOp.ADD, ScalarType.F64, acc, op(ScalarOp.MUL, ScalarType.F64, toDouble(a), toDouble(b)));
         }
 
         @Override
-        public Local local(Local l) {
-            if (l.type() != ScalarType.ACC) return l;
-            return locals.computeIfAbsent(l, acc -> new Local(acc.name() + ".double", ScalarType.F64));
-        }
-
-        @Override
-        public Expr expr(Expr e) {
-            if (e instanceof Expr.RealConst c && c.type() == ScalarType.ACC) {
-                unsupported |= c.value() != 0;
-                return f64(0);
-            }
-            if (!(e instanceof Expr.Op o)) return rebuilt(e);
-            if (o.op() == ScalarOp.MAC) {
-                Expr product = new Expr.Op(ScalarOp.MUL, ScalarType.F64, List.of(toDouble(expr(o.arg(1))), toDouble(expr(o.arg(2)))));
-                return new Expr.Op(ScalarOp.ADD, ScalarType.F64, List.of(expr(o.arg(0)), product));
-            }
-            if (o.op() == ScalarOp.CAST && o.arg(0).type() == ScalarType.ACC && o.type() == ScalarType.REAL) {
-                return new Expr.Op(ScalarOp.CAST, ScalarType.REAL, List.of(new Expr.Op(ScalarOp.ADD, ScalarType.F64, List.of(expr(o.arg(0)), f64(0)))));
-            }
-            unsupported |= o.type() == ScalarType.ACC || o.args().stream().anyMatch(a -> a.type() == ScalarType.ACC);
-            return rebuilt(e);
-        }
+        Expr output(Expr acc) { return op(ScalarOp.CAST, ScalarType.REAL, op(ScalarOp.ADD, ScalarType.F64, acc, f64(0))); }
 
         private static Expr toDouble(Expr operand) {
             return operand.type() == ScalarType.F64 ? operand : new Expr.Op(ScalarOp.CAST, ScalarType.F64, List.of(operand));

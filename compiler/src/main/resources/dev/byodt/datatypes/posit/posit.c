@@ -674,6 +674,25 @@ API float FN(rounded_f32)(float x) {
     float r = float_of_bits(magnitude == 0 ? 0 : rounded | (u & 0x80000000u));
     return magnitude >= 0x7f800000u ? x - x : r;
 }
+
+/*
+ * rounded_f32 for x zero or a normal float32 of a scale s at which the posit keeps at least one fraction bit
+ * (f = N - 3 - ES - r >= 1, r the run of regime k = floor(s / 2^ES) as above: |s| < (N - 3 - ES) 2^ES, the range
+ * PositScales in the compiler proves a dot product's values stay in), in about half rounded_f32's instructions:
+ * no holding within minPos..maxPos, no regime filling the pattern, no zero or NaN to tell apart. There the posits of
+ * scale s are the multiples of 2^(s - f) in [2^s, 2^(s+1)], and rounding at bit 23 - f, ties to the even kept bit
+ * (the last fraction bit), is rounding x to the nearest multiple of 2^(s - f), ties to the even multiple: what
+ * x + c - c does with c = 1.5 2^(23 + s - f) (|x| < 2^(s+1) < c / 2 as f <= 21, so x + c lies in c's binade, whose unit is
+ * 2^(s - f), and c is an even multiple of it). Its float32 exponent field is the biased exponent of x plus the
+ * library's cut, 23 - f. Zero gets a c of tiny scale and comes back as +0, as rounded_f32 gives it.
+ */
+API float FN(rounded_f32_with_fraction)(float x) {
+    uint32_t exponent = (bits_of_float(x) >> 23) & 0xffu;
+    int32_t regime = ((int32_t)exponent - 127) >> ES;
+    int32_t run = regime ^ (regime >> 31);
+    float c = float_of_bits(((uint32_t)((int32_t)exponent + run) << 23) + ((uint32_t)(26 - N + ES) << 23 | 0x400000u));
+    return (x + c) - c;
+}
 #endif
 #else
 API posit_storage FN(from_f32)(float x SR_PARAM) { return (posit_storage)from_double((double)x SR_ARG); }

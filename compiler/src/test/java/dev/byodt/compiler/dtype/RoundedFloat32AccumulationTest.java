@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.List;
@@ -88,9 +89,109 @@ class RoundedFloat32AccumulationTest {
     @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12", "custom[posit]16"})
     void hardOperandsRoundAsTheDatatypeDoes(String datatype) {
         Reference r = reference(datatype);
+        int countA = MatMulAccumulationOrderTest.BATCH_A * MatMulAccumulationOrderTest.M * MatMulAccumulationOrderTest.K;
+        int countB = MatMulAccumulationOrderTest.BATCH_B * MatMulAccumulationOrderTest.K * MatMulAccumulationOrderTest.N;
+        float[] a = hardValues(r, countA, 21), b = hardValues(r, countB, 22);
+        assertArrayEquals(referenceMatMul(r, a, b), runMatMul(datatype, a, b), datatype);
+    }
+
+    /**
+     * posit16's sums round by rounded_f32_with_fraction where the kernel's check proves every product and partial sum
+     * zero or of a scale with a fraction bit ({@link PositScales}, RegimeSums), by rounded_f32 elsewhere: operands on
+     * both sides of the check, each case's side asserted, results against the reference operation by operation.
+     */
+    @ParameterizedTest
+    @EnumSource(ScaleCheckCase.class)
+    void posit16SumsRoundAsThePositOnEitherSideOfTheScaleCheck(ScaleCheckCase c) {
+        Reference r = reference("custom[posit]16");
+        int countA = MatMulAccumulationOrderTest.BATCH_A * MatMulAccumulationOrderTest.M * MatMulAccumulationOrderTest.K;
+        int countB = MatMulAccumulationOrderTest.BATCH_B * MatMulAccumulationOrderTest.K * MatMulAccumulationOrderTest.N;
+        float[] a = c.first(countA), b = c.second(countB);
+        PositScales scales = new PositScales(16, 2);
+        double leastProduct = least(a) * least(b), largestSum = MatMulAccumulationOrderTest.K * largest(a) * largest(b);
+        boolean within = leastProduct >= scales.leastProduct() && largestSum <= scales.largestSum(MatMulAccumulationOrderTest.K).orElseThrow();
+        assertEquals(c.within, within, c + ": the side of the check");
+        assertArrayEquals(referenceMatMul(r, a, b), runMatMul("custom[posit]16", a, b), c.toString());
+    }
+
+    /** Operands of posit16 MatMuls, on the side of the check {@code within} says. */
+    enum ScaleCheckCase {
+        /** Magnitudes 0.5..1.5 and 2^-8..2^-6, random signs; rows of A in pairs of neighbouring posits of opposite signs, whose sums cancel to a few units. */
+        CANCELLING(true),
+        /** As CANCELLING with zeros among both operands, which the least magnitudes leave out. */
+        ZEROS(true),
+        /** Magnitudes 2^5 (and neighbours) and 2^11: 37 products of 2^16, sums near the check's bound for 37 terms, 2^22. */
+        LARGEST(true),
+        /** As CANCELLING with A's first row scaled by 2^-42: its products and sums, near 2^-50, have no fraction bit in the posit. */
+        TINY_OPERAND(false),
+        /** Magnitudes 2^28..2^29 on both sides: products beyond maxPos = 2^56, which they and the sums saturate at. */
+        SUMS_REACH_MAXPOS(false),
+        /** As CANCELLING with a NaN (NaR) in A. */
+        NAR(false);
+
+        final boolean within;
+
+        ScaleCheckCase(boolean within) { this.within = within; }
+
+        float[] first(int count) {
+            PositReference posit = new PositReference(16, 2);
+            Random random = new Random(31 + ordinal());
+            float[] values = new float[count];
+            for (int i = 0; i < count; i++) {
+                double magnitude = switch (this) {
+                    case LARGEST -> Math.scalb(1.0, 5);
+                    case SUMS_REACH_MAXPOS -> Math.scalb(1.0 + random.nextDouble(), 28);
+                    default -> 0.5 + random.nextDouble();
+                };
+                values[i] = (float) posit.toDouble(posit.fromDouble((random.nextBoolean() ? 1 : -1) * magnitude));
+                // Each odd k takes the neighbour of the posit at k - 1, of the other sign: their products nearly cancel.
+                if (this != SUMS_REACH_MAXPOS && i % 2 == 1 && i % MatMulAccumulationOrderTest.K != 0) {
+                    long previous = posit.fromDouble(values[i - 1]);
+                    values[i] = (float) -posit.toDouble(previous + (random.nextBoolean() ? 1 : -1));
+                }
+            }
+            if (this == ZEROS) for (int i = 0; i < count; i += 7) values[i] = 0;
+            if (this == TINY_OPERAND) for (int i = 0; i < MatMulAccumulationOrderTest.K; i++) values[i] = Math.scalb(values[i], -42);
+            if (this == NAR) values[count / 3] = Float.NaN;
+            return values;
+        }
+
+        float[] second(int count) {
+            Random random = new Random(41 + ordinal());
+            float[] values = new float[count];
+            for (int i = 0; i < count; i++) {
+                double magnitude = switch (this) {
+                    case LARGEST -> Math.scalb(1.0, 11);
+                    case SUMS_REACH_MAXPOS -> Math.scalb(1.0 + random.nextDouble(), 28);
+                    // The same value down each column of B (k runs down it), so that a row's pairs of products cancel.
+                    default -> Math.scalb(1.0 + random.nextInt(64) / 64.0, -8 + (i % MatMulAccumulationOrderTest.N) % 3);
+                };
+                values[i] = (float) ((random.nextBoolean() || this != SUMS_REACH_MAXPOS && this != LARGEST ? 1 : -1) * magnitude);
+            }
+            if (this != SUMS_REACH_MAXPOS && this != LARGEST) {
+                for (int i = MatMulAccumulationOrderTest.N; i < count; i++) values[i] = values[i % MatMulAccumulationOrderTest.N];
+            }
+            if (this == ZEROS) for (int i = 3; i < count; i += 11) values[i] = 0;
+            return values;
+        }
+    }
+
+    private static double least(float[] values) {
+        double least = Double.POSITIVE_INFINITY;
+        for (float v : values) if (v != 0) least = Math.min(least, Math.abs(v));
+        return least;
+    }
+
+    private static double largest(float[] values) {
+        double largest = 0;
+        for (float v : values) largest = Float.isNaN(v) ? Double.NaN : Math.max(largest, Math.abs(v));
+        return largest;
+    }
+
+    /** MatMulAccumulationOrderTest's MatMul of {@code a} and {@code b} by the reference, each multiply and add rounded in the order of k. */
+    private static float[] referenceMatMul(Reference r, float[] a, float[] b) {
         int batchA = MatMulAccumulationOrderTest.BATCH_A, batchB = MatMulAccumulationOrderTest.BATCH_B;
         int m = MatMulAccumulationOrderTest.M, k = MatMulAccumulationOrderTest.K, n = MatMulAccumulationOrderTest.N;
-        float[] a = hardValues(r, batchA * m * k, 21), b = hardValues(r, batchB * k * n, 22);
         float[] expected = new float[batchA * batchB * m * n];
         for (int p = 0; p < batchA; p++)
             for (int q = 0; q < batchB; q++)
@@ -103,12 +204,15 @@ class RoundedFloat32AccumulationTest {
                         }
                         expected[((p * batchB + q) * m + i) * n + j] = (float) r.toDouble().applyAsDouble(acc);
                     }
-        float[] got;
+        return expected;
+    }
+
+    private static float[] runMatMul(String datatype, float[] a, float[] b) {
+        int m = MatMulAccumulationOrderTest.M, k = MatMulAccumulationOrderTest.K, n = MatMulAccumulationOrderTest.N;
         try (CompiledModule module = Compiler.compile(matMul(), in(datatype, AccumulationMode.DTYPE)); HostModel model = Compiler.jit(module)) {
-            got = model.run(List.of(Tensor.ofFloats(new long[] {batchA, 1, m, k}, a), Tensor.ofFloats(new long[] {batchB, k, n}, b)))
-                .getFirst().toFloatArray();
+            return model.run(List.of(Tensor.ofFloats(new long[] {MatMulAccumulationOrderTest.BATCH_A, 1, m, k}, a),
+                Tensor.ofFloats(new long[] {MatMulAccumulationOrderTest.BATCH_B, k, n}, b))).getFirst().toFloatArray();
         }
-        assertArrayEquals(expected, got, datatype);
     }
 
     /** Seeded values: one in 20 a special or edge value, the others of random sign and magnitude in 2^-10..2^10. */

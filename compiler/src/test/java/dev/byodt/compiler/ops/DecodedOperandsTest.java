@@ -18,6 +18,7 @@ import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelWalker;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.kernel.Stmt;
 import dev.byodt.compiler.lower.DatatypePlan;
 import dev.byodt.compiler.lower.DecodedOperands;
 import dev.byodt.compiler.lower.GraphLowering;
@@ -38,6 +39,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -98,6 +100,40 @@ class DecodedOperandsTest {
 
         int[] perProduct = TunedSchedulesTest.bits(run(perProduct(GraphLowering.lower(graph)), datatype, mode, inputs));
         assertArrayEquals(perProduct, TunedSchedulesTest.bits(run(scheduled, datatype, mode, inputs)), c + " in " + datatype);
+    }
+
+    /**
+     * posit16's dtype sums round within the posit's fraction-bit scales where the check as a kernel starts proves it
+     * (RegimeSums), with rounded_f32 elsewhere: each case on its data, within the check, then scaled over 2^-24..2^14
+     * (products too small for it) and with a NaR, against the reference nest decoding per product; and the branch
+     * within the scales alone, on the first, against the same.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void posit16SumsOnEitherSideOfTheScaleCheck(TunedSchedulesTest.Case c) {
+        String posit16 = "custom[posit]16";
+        Program reference = perProduct(GraphLowering.lower(c.graph()));
+        Program scheduled = GraphLowering.lowerScheduled(c.graph(), node -> 16);
+        int[] within = TunedSchedulesTest.bits(run(reference, posit16, AccumulationMode.DTYPE, c.runtimeInputs()));
+        assertArrayEquals(within, TunedSchedulesTest.bits(run(scheduled, posit16, AccumulationMode.DTYPE, c.runtimeInputs())), c + ", within");
+        assertArrayEquals(within, TunedSchedulesTest.bits(run(withinBranch(scheduled, posit16), posit16, AccumulationMode.DTYPE, c.runtimeInputs())),
+            c + ": the branch within the scales alone");
+        for (List<Tensor> data : List.of(DoubleSumsTest.wideRange(c.runtimeInputs()), DoubleSumsTest.withSpecials(c.runtimeInputs(), Float.NaN, 1))) {
+            assertArrayEquals(TunedSchedulesTest.bits(run(reference, posit16, AccumulationMode.DTYPE, data)),
+                TunedSchedulesTest.bits(run(scheduled, posit16, AccumulationMode.DTYPE, data)), c + ", beyond the check");
+        }
+    }
+
+    static Stream<TunedSchedulesTest.Case> cases() { return TunedSchedulesTest.CASES.stream(); }
+
+    /** The kernel as the pass makes it, its check replaced by the branch that rounds within the scales (under a name the pass leaves alone). */
+    private static Program withinBranch(Program scheduled, String datatype) {
+        Program p = DecodedOperands.apply(DatatypePlan.uniform(scheduled, registered(datatype, AccumulationMode.DTYPE))).program();
+        Kernel k = p.kernels().getFirst();
+        List<Stmt> body = new ArrayList<>(k.body().subList(0, k.body().size() - 1));
+        body.addAll(assertInstanceOf(Stmt.If.class, k.body().getLast()).then());
+        Kernel fast = new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(), body);
+        return perProduct(new Program(p.name(), List.of(fast), p.inputs(), p.inputSpecs(), p.outputs(), p.outputSpecs(), p.constants(), p.temporaries()));
     }
 
     static RegisteredDatatype registered(String name, AccumulationMode mode) {

@@ -127,7 +127,7 @@ class DoubleSumsTest {
      * and no value beyond float16's range (an infinite weight times a padded plane's 0 is NaN, where the reference
      * nest, which skips the padding, has no such term).
      */
-    private static List<Tensor> wideRange(List<Tensor> inputs) {
+    static List<Tensor> wideRange(List<Tensor> inputs) {
         Random random = new Random(7);
         for (Tensor t : inputs) {
             for (long i = 0; i < t.elementCount(); i++) t.setFloat(i, Math.scalb(t.getFloat(i), random.nextInt(39) - 24));
@@ -136,7 +136,7 @@ class DoubleSumsTest {
     }
 
     /** The first operand with {@code first} at its first element and {@code last} at its last. */
-    private static List<Tensor> withSpecials(List<Tensor> inputs, float first, float last) {
+    static List<Tensor> withSpecials(List<Tensor> inputs, float first, float last) {
         Tensor t = inputs.getFirst();
         t.setFloat(0, first);
         t.setFloat(t.elementCount() - 1, last);

@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
+import dev.byodt.compiler.dtype.PositScales;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
 import dev.byodt.compiler.dtype.LibrarySource;
@@ -11,6 +12,7 @@ import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.StochasticRounding;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.stream.Stream;
 
@@ -48,7 +50,7 @@ public final class PositDatatypes implements DatatypePlugin {
             .registerLibraryOps(BuiltInOps.CONVERSIONS)
             .registerLibraryOps(BuiltInOps.EXACT_ACCUMULATION)
             // posit.c defines rounded_f32 for N <= 16 to nearest even, every instance arithmeticInFloat32 accepts.
-            .registerLibraryOps(DatatypeOp.ROUNDED_F32)
+            .registerLibraryOps(DatatypeOp.ROUNDED_F32, DatatypeOp.ROUNDED_F32_WITH_FRACTION)
             .registerSignedIntegerComparisons()
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             .exactAccumulator(i -> quireBits(i.bits(), es))
@@ -56,6 +58,8 @@ public final class PositDatatypes implements DatatypePlugin {
             // acc_round and from_f64 both round the exact value by encode().
             .exactSumsInDouble(i -> exactInFloat32(i.bits(), es) ? OptionalInt.of(Math.max(1, i.bits() - 2 - es)) : OptionalInt.empty())
             .arithmeticInFloat32(i -> RoundingMode.of(i.option("rounding")) == RoundingMode.NEAREST_EVEN && arithmeticInFloat32(i.bits(), es))
+            // posit.c's rounded_f32_with_fraction, beside rounded_f32, proves its rounding on those scales.
+            .fractionScales(i -> Optional.of(new PositScales(i.bits(), es)))
             .build();
     }
 

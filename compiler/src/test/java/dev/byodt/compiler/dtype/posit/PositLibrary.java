@@ -73,6 +73,11 @@ final class PositLibrary implements AutoCloseable {
         return new PositLibrary(n, es, builder.define("BYODT_SR_BITS", Integer.toString(srBits)).build());
     }
 
+    /** The library with the one {@code float f(float)} function {@code function} (rounded_f32 and its kin). */
+    static NativeLibrary compileFloatToFloat(int n, int es, String function) {
+        return builder(n, es).operations(Map.of(function, FunctionShape.FLOAT_TO_FLOAT)).build();
+    }
+
     /** The exact integer arithmetic (add, sub, mul, div, sqrt) forced for any N, so N <= 16 tests it too. */
     static PositLibrary compileIntegerArithmetic(int n, int es) {
         Map<String, FunctionShape> ops = new LinkedHashMap<>();

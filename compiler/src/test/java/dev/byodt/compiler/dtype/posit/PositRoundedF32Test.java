@@ -1,16 +1,12 @@
 package dev.byodt.compiler.dtype.posit;
 
-import dev.byodt.compiler.dtype.builtin.PositDatatypes;
-import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
-import dev.byodt.compiler.target.Target;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * posit.c's rounded_f32, x rounded to the posit and read back as a float32 in one function (--accumulate dtype
@@ -29,7 +25,7 @@ class PositRoundedF32Test {
     void roundsEveryFloatAsFromF32ThenToF32(int n, int es) {
         PositReference r = new PositReference(n, es);
         float[] x = inputs(n, es, r);
-        try (NativeLibrary lib = compile(n, es)) {
+        try (NativeLibrary lib = PositLibrary.compileFloatToFloat(n, es, "rounded_f32")) {
             RoundedF32Checks.assertRoundsAs("posit" + n + " es " + es, x, lib.floatToFloat("rounded_f32", x), v -> r.toDouble(r.fromDouble(v)));
         }
     }
@@ -45,13 +41,5 @@ class PositRoundedF32Test {
         RoundedF32Checks.addAround(in, (float) wider.toDouble(1)); // between 0 and minPos
         RoundedF32Checks.addEveryScale(in, RANDOM_INPUTS, 20261127L + n * 4L + es);
         return RoundedF32Checks.array(in);
-    }
-
-    private static NativeLibrary compile(int n, int es) {
-        NativeLibrary.Builder b = NativeLibrary.builder(PositDatatypes.LIBRARY, "posit" + n + "es" + es, PositLibrary.storageBits(n))
-            .define("POSIT_N", Integer.toString(n)).define("POSIT_ES", Integer.toString(es))
-            .operations(Map.of("rounded_f32", FunctionShape.FLOAT_TO_FLOAT));
-        Target.host().clangFlags().forEach(b::flag);
-        return b.build();
     }
 }
