@@ -113,7 +113,7 @@ class DecodedOperandsTest {
     void posit16SumsOnEitherSideOfTheScaleCheck(TunedSchedulesTest.Case c) {
         String posit16 = "custom[posit]16";
         Program reference = perProduct(GraphLowering.lower(c.graph()));
-        Program scheduled = GraphLowering.lowerScheduled(c.graph(), node -> 16);
+        Program scheduled = GraphLowering.lowerScheduled(c.graph(), node -> TunedSchedulesTest.FLOAT32_VECTORS);
         int[] within = TunedSchedulesTest.bits(run(reference, posit16, AccumulationMode.DTYPE, c.runtimeInputs()));
         assertArrayEquals(within, TunedSchedulesTest.bits(run(scheduled, posit16, AccumulationMode.DTYPE, c.runtimeInputs())), c + ", within");
         assertArrayEquals(within, TunedSchedulesTest.bits(run(withinBranch(scheduled, posit16), posit16, AccumulationMode.DTYPE, c.runtimeInputs())),
