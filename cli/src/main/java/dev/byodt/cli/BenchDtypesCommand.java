@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Callable;
@@ -234,6 +235,16 @@ final class BenchDtypesCommand implements Callable<Integer> {
         System.out.println(line);
     }
 
+    /**
+     * The datatype's time over float32's, or empty when either is missing or not above zero: each is the difference
+     * of two timed chains, which timer noise can take to zero or below when runs are as short as --seconds 0 makes
+     * them, and a ratio of those would say nothing (or call a target met).
+     */
+    private static OptionalDouble ratioToFloat32(Cost c, Cost float32) {
+        if (c == null || float32 == null || c.inlined() <= 0 || float32.inlined() <= 0) return OptionalDouble.empty();
+        return OptionalDouble.of(c.inlined() / float32.inlined());
+    }
+
     /** Says for each datatype the issue sets a bound for whether its add and mul meet it, and which speedups fall short. */
     private static void printTargets(Map<String, Map<String, Cost>> costs) {
         Map<String, Cost> float32 = costs.get("float32");
@@ -242,27 +253,25 @@ final class BenchDtypesCommand implements Callable<Integer> {
             StringBuilder line = new StringBuilder(String.format("  %-18s add and mul within %.1fx of float32:", datatype, bound));
             boolean met = true;
             for (String op : List.of("add", "mul")) {
-                Cost c = row.get(op), reference = float32.get(op);
-                if (c == null || reference == null) {
+                OptionalDouble ratio = ratioToFloat32(row.get(op), float32.get(op));
+                if (ratio.isEmpty()) {
                     line.append(" ").append(op).append(" not measured");
                     met = false;
                     continue;
                 }
-                double ratio = c.inlined() / reference.inlined();
-                met &= ratio <= bound;
-                line.append(String.format(" %s %.2fx", op, ratio));
+                met &= ratio.getAsDouble() <= bound;
+                line.append(String.format(" %s %.2fx", op, ratio.getAsDouble()));
             }
             System.out.println(line.append(met ? "  met" : "  MISSED"));
         }));
         costs.forEach((datatype, row) -> PerformanceTargets.maxMatMulRatioToFloat32(datatype).ifPresent(bound -> {
-            Cost c = row.get("matmul"), reference = float32.get("matmul");
+            OptionalDouble ratio = ratioToFloat32(row.get("matmul"), float32.get("matmul"));
             String line = String.format("  %-18s matmul within %.1fx of float32:", datatype, bound);
-            if (c == null || reference == null) {
+            if (ratio.isEmpty()) {
                 System.out.println(line + " not measured  MISSED");
                 return;
             }
-            double ratio = c.inlined() / reference.inlined();
-            System.out.println(line + String.format(" %.2fx  %s", ratio, ratio <= bound ? "met" : "MISSED"));
+            System.out.println(line + String.format(" %.2fx  %s", ratio.getAsDouble(), ratio.getAsDouble() <= bound ? "met" : "MISSED"));
         }));
         List<String> slow = new ArrayList<>(), slowWithoutTarget = new ArrayList<>();
         costs.forEach((datatype, row) -> row.forEach((op, c) -> c.speedup()

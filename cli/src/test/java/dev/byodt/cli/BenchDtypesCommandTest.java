@@ -71,7 +71,7 @@ class BenchDtypesCommandTest {
                 assertEquals(List.of("-", "-"), List.of(cells[cell + 2], cells[cell + 3]), run.out());
             }
             assertTrue(run.out().lines().anyMatch(l -> l.matches(" +" + java.util.regex.Pattern.quote(datatype)
-                + " +matmul within 3\\.0x of float32: [0-9.]+x  (met|MISSED)")), run.out());
+                + " +matmul within 3\\.0x of float32: ([0-9.]+x  (met|MISSED)|not measured  MISSED)")), run.out());
         }
         assertTrue(run.out().contains("accumulate dtype, block datatypes float32"), run.out());
     }
