@@ -58,6 +58,9 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * says how, and why no thread waits for another to arrive).
  */
 public final class LlvmCodegen {
+    /** Chunks per thread a split loop is cut into, where it has that many iterations. */
+    private static final long CHUNKS_PER_THREAD = 8;
+
     private final LLVMContextRef context;
     private final LLVMModuleRef module;
     private final LLVMBuilderRef builder;
@@ -78,8 +81,6 @@ public final class LlvmCodegen {
     // In a kernel function of a module for several threads: the loop it splits, the state its chunks are
     // claimed in, its tag there, this thread's part and how many threads take them.
     private LoopVar splitVar;
-    /** Chunks per thread a split loop is cut into, where it has that many iterations. */
-    private static final long CHUNKS_PER_THREAD = 8;
     private LLVMValueRef sharingState;
     private LLVMValueRef tag;
     private LLVMValueRef part;
