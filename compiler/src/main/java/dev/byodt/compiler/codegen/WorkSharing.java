@@ -23,10 +23,10 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * left or another tag is published (the run is over). The other parts skip the kernels part 0 runs alone, wait
  * for each split kernel's first tag before they enter it (its inputs are written then), and for each run's tag.
  * After its last chunk part 0 waits until every claimed chunk is finished, which is at most the one chunk each
- * other thread is in, then goes on. The state is {@link #STATE_BYTES} bytes the caller zeroes before each call: the claim word
- * (first) and the finished count. All accesses are sequentially consistent atomics, so what part 0 stored before it
- * published is visible to a thread that sees the tag, and what a thread stored in its chunks is visible to part 0
- * once it sees them counted. Waiting threads spin a while, then give up the core with sched_yield between checks,
+ * other thread is in, then goes on. The state is {@link #STATE_BYTES} bytes the caller zeroes before each call:
+ * the claim word (first) and the finished count. All accesses are sequentially consistent atomics, so what part 0
+ * stored before it published is visible to a thread that sees the tag, and what a thread stored in its chunks is
+ * visible to part 0 once it sees them counted. Waiting threads spin a while, then give up the core with sched_yield between checks,
  * since on a busy machine the thread they wait for may need it.
  */
 final class WorkSharing {
