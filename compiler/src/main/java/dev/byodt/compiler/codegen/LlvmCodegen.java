@@ -194,7 +194,8 @@ public final class LlvmCodegen {
             }
             if (splits) {
                 LLVMValueRef kernelTag = LLVMConstInt(i64, ++splitKernels * WorkSharing.RUNS_PER_KERNEL, 0);
-                awaitSplitKernel(entry, entryPart, entrySharing, kernelTag, k);
+                // Every part but 0 waits until part 0 has opened the kernel's first run (or a later one).
+                sharing.callByPart(builder, entry, entryPart, null, sharing.await, entrySharing, kernelTag, "k" + k);
                 args.put(params.size(), entrySharing);
                 args.put(params.size() + 1, kernelTag);
                 args.put(params.size() + 2, entryPart);
@@ -213,17 +214,6 @@ public final class LlvmCodegen {
             }
         }
         LLVMBuildRetVoid(builder);
-    }
-
-    /** Every part but 0 waits, before split kernel k, until part 0 has opened its first run (or a later one). */
-    private void awaitSplitKernel(LLVMValueRef entry, LLVMValueRef part, LLVMValueRef state, LLVMValueRef tag, int k) {
-        LLVMBasicBlockRef waits = LLVMAppendBasicBlockInContext(context, entry, "await.k" + k);
-        LLVMBasicBlockRef joined = LLVMAppendBasicBlockInContext(context, entry, "joined.k" + k);
-        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntEQ, part, LLVMConstInt(i64, 0, 0), ""), joined, waits);
-        LLVMPositionBuilderAtEnd(builder, waits);
-        LLVMBuildCall2(builder, sharing.type(), sharing.await, new PointerPointer<LLVMValueRef>(2).put(0, state).put(1, tag), 2, "");
-        LLVMBuildBr(builder, joined);
-        LLVMPositionBuilderAtEnd(builder, joined);
     }
 
     /** @weight.NAME = private unnamed_addr constant [N x i8] c"...", align 64 */
@@ -388,18 +378,7 @@ public final class LlvmCodegen {
      */
     private Chunk emitChunks(String name, LLVMValueRef extent, LLVMBasicBlockRef exit) {
         LLVMValueRef runTag = LLVMBuildNSWAdd(builder, tag, runOfSplitLoop(), name + ".tag");
-        LLVMBasicBlockRef opens = LLVMAppendBasicBlockInContext(context, function, name + ".open");
-        LLVMBasicBlockRef waits = LLVMAppendBasicBlockInContext(context, function, name + ".wait");
-        LLVMBasicBlockRef joined = LLVMAppendBasicBlockInContext(context, function, name + ".joined");
-        PointerPointer<LLVMValueRef> tagArgs = new PointerPointer<LLVMValueRef>(2).put(0, sharingState).put(1, runTag);
-        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntEQ, part, LLVMConstInt(i64, 0, 0), ""), opens, waits);
-        LLVMPositionBuilderAtEnd(builder, opens);
-        LLVMBuildCall2(builder, sharing.type(), sharing.open, tagArgs, 2, "");
-        LLVMBuildBr(builder, joined);
-        LLVMPositionBuilderAtEnd(builder, waits);
-        LLVMBuildCall2(builder, sharing.type(), sharing.await, tagArgs, 2, "");
-        LLVMBuildBr(builder, joined);
-        LLVMPositionBuilderAtEnd(builder, joined);
+        sharing.callByPart(builder, function, part, sharing.open, sharing.await, sharingState, runTag, name + ".run");
 
         LLVMValueRef most = LLVMBuildNSWMul(builder, parts, LLVMConstInt(i64, CHUNKS_PER_THREAD, 0), "");
         LLVMValueRef chunks = LLVMBuildSelect(builder, LLVMBuildICmp(builder, LLVMIntSLT, extent, most, ""), extent, most,
@@ -407,7 +386,6 @@ public final class LlvmCodegen {
         LLVMBasicBlockRef claim = LLVMAppendBasicBlockInContext(context, function, name + ".claim");
         LLVMBasicBlockRef finished = LLVMAppendBasicBlockInContext(context, function, name + ".finished");
         LLVMBasicBlockRef claimedAll = LLVMAppendBasicBlockInContext(context, function, name + ".claimed.all");
-        LLVMBasicBlockRef awaitOthers = LLVMAppendBasicBlockInContext(context, function, name + ".await");
         LLVMBuildBr(builder, claim);
 
         LLVMPositionBuilderAtEnd(builder, finished);
@@ -415,10 +393,7 @@ public final class LlvmCodegen {
         LLVMBuildBr(builder, claim);
 
         LLVMPositionBuilderAtEnd(builder, claimedAll);
-        LLVMBuildCondBr(builder, LLVMBuildICmp(builder, LLVMIntEQ, part, LLVMConstInt(i64, 0, 0), ""), awaitOthers, exit);
-        LLVMPositionBuilderAtEnd(builder, awaitOthers);
-        LLVMBuildCall2(builder, sharing.type(), sharing.awaitChunks,
-            new PointerPointer<>(2).put(0, sharingState).put(1, chunks), 2, "");
+        sharing.callByPart(builder, function, part, sharing.awaitChunks, null, sharingState, chunks, name + ".chunks");
         LLVMBuildBr(builder, exit);
 
         LLVMPositionBuilderAtEnd(builder, claim);

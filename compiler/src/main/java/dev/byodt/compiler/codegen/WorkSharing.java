@@ -41,6 +41,8 @@ final class WorkSharing {
 
     private final LLVMContextRef context;
     private final LLVMTypeRef i64;
+    /** The functions' type: void (ptr, i64) */
+    private final LLVMTypeRef type;
     /** void byodt.open(ptr state, i64 tag) */
     final LLVMValueRef open;
     /** void byodt.await(ptr state, i64 tag): returns once the tag {@code tag} or a later one is published. */
@@ -54,6 +56,8 @@ final class WorkSharing {
     WorkSharing(LLVMContextRef context, LLVMModuleRef module) {
         this.context = context;
         this.i64 = LLVMInt64TypeInContext(context);
+        this.type = LLVMFunctionType(LLVMVoidTypeInContext(context),
+            new PointerPointer<LLVMTypeRef>(2).put(0, LLVMPointerTypeInContext(context, 0)).put(1, i64), 2, 0);
         this.yieldType = LLVMFunctionType(LLVMInt32TypeInContext(context), new PointerPointer<>(0), 0, 0);
         this.schedYield = LLVMAddFunction(module, "sched_yield", yieldType);
         this.open = function(module, "byodt.open");
@@ -69,12 +73,29 @@ final class WorkSharing {
         }
     }
 
-    /** void (ptr, i64) */
-    LLVMTypeRef type() {
-        PointerPointer<LLVMTypeRef> params = new PointerPointer<>(2);
-        params.put(0, LLVMPointerTypeInContext(context, 0));
-        params.put(1, i64);
-        return LLVMFunctionType(LLVMVoidTypeInContext(context), params, 2, 0);
+    /**
+     * At the builder's position in {@code function}: calls {@code partZero} in part 0 and {@code others} in every
+     * other part (either may be null: no call), each with (state, argument), and leaves the builder where the parts
+     * go on together.
+     */
+    void callByPart(LLVMBuilderRef b, LLVMValueRef function, LLVMValueRef part, LLVMValueRef partZero, LLVMValueRef others,
+                    LLVMValueRef state, LLVMValueRef argument, String name) {
+        LLVMBasicBlockRef zeroBlock = partZero == null ? null : LLVMAppendBasicBlockInContext(context, function, name + ".part0");
+        LLVMBasicBlockRef otherBlock = others == null ? null : LLVMAppendBasicBlockInContext(context, function, name + ".others");
+        LLVMBasicBlockRef joined = LLVMAppendBasicBlockInContext(context, function, name + ".joined");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, part, LLVMConstInt(i64, 0, 0), ""),
+            zeroBlock == null ? joined : zeroBlock, otherBlock == null ? joined : otherBlock);
+        PointerPointer<LLVMValueRef> args = new PointerPointer<LLVMValueRef>(2).put(0, state).put(1, argument);
+        if (zeroBlock != null) call(b, zeroBlock, partZero, args, joined);
+        if (otherBlock != null) call(b, otherBlock, others, args, joined);
+        LLVMPositionBuilderAtEnd(b, joined);
+    }
+
+    private void call(LLVMBuilderRef b, LLVMBasicBlockRef block, LLVMValueRef callee, PointerPointer<LLVMValueRef> args,
+                      LLVMBasicBlockRef then) {
+        LLVMPositionBuilderAtEnd(b, block);
+        LLVMBuildCall2(b, type, callee, args, 2, "");
+        LLVMBuildBr(b, then);
     }
 
     /**
@@ -155,7 +176,7 @@ final class WorkSharing {
     }
 
     private LLVMValueRef function(LLVMModuleRef module, String name) {
-        LLVMValueRef f = LLVMAddFunction(module, name, type());
+        LLVMValueRef f = LLVMAddFunction(module, name, type);
         LLVMSetLinkage(f, LLVMInternalLinkage);
         return f;
     }

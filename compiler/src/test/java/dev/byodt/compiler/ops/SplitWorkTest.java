@@ -87,22 +87,22 @@ class SplitWorkTest {
     }
 
     /**
-     * A convolution long enough (64 maps of 56x56) that the worker is usually still in a chunk when the caller
-     * has finished its own, followed by a kernel the caller runs alone: that kernel must see every map, which it
-     * does only if the caller waits for the chunks the worker took.
+     * A convolution long enough (256 maps of 28x28, each of its chunks about a millisecond) that the worker is
+     * often still in a chunk when the caller has finished its own, followed by a kernel the caller runs alone: that
+     * kernel must see every map, which it does only if the caller waits for the chunks the worker took.
      */
     @Test
     void theKernelAfterADividedOneSeesEveryChunk() {
         Random random = new Random(5);
         List<Node> nodes = new ArrayList<>();
-        Value image = value("image", 1, 64, 56, 56);
-        Value conv = node(nodes, "conv", "Conv", attributes("pads", s(1, 1, 1, 1)), image, weights(random, 64, 64, 3, 3));
+        Value image = value("image", 1, 256, 28, 28);
+        Value conv = node(nodes, "conv", "Conv", attributes("pads", s(1, 1, 1, 1)), image, weights(random, 256, 256, 3, 3));
         Value pooled = node(nodes, "pool", "GlobalAveragePool", Map.of(), conv);
         Program scheduled = GraphLowering.lowerScheduled(new Graph("conv", List.of(image), List.of(pooled), nodes), node -> TunedSchedulesTest.FLOAT32_VECTORS);
         assertEquals(2, scheduled.kernels().size(), "the convolution and the pooling are kernels of their own");
-        List<Tensor> inputs = List.of(gridValues(new long[] {1, 64, 56, 56}, random));
+        List<Tensor> inputs = List.of(gridValues(new long[] {1, 256, 28, 28}, random));
         int[] oneThread = bits(run(scheduled, "float32", 1, inputs, 1).getFirst());
-        for (Tensor t : run(scheduled, "float32", 2, inputs, 20)) {
+        for (Tensor t : run(scheduled, "float32", 2, inputs, 60)) {
             assertArrayEquals(oneThread, bits(t), "the pooling after a convolution divided between 2 threads");
         }
     }
