@@ -158,8 +158,9 @@ final class ModelOptions {
                 everywhere.isPresent() ? BlockChoice.Accumulation.parse(accumulation()) : BlockChoice.Accumulation.FLOAT32);
             for (BlockDatatypeName name : choice.blockNames()) {
                 BlockFormat format = BlockFormat.resolve(name, plugins.registry());
-                BlockDots.unsupported(format).ifPresent(problem -> { throw new UsageException(problem); });
-                if (rounding != null) format.withElementRounding(rounding);
+                if (rounding != null) format = format.withElementRounding(rounding);
+                BlockDots.unsupported(format.withRandomBits(stochastic.bitsOrDefault(), stochastic.seed))
+                    .ifPresent(problem -> { throw new UsageException(problem); });
             }
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());

@@ -5,6 +5,7 @@ import dev.byodt.compiler.dtype.StochasticRounding;
 import picocli.CommandLine.Option;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /** --sr-bits and --seed: stochastic rounding's random bits, for the commands that compile (docs/datatypes.md, "Stochastic rounding"). */
@@ -22,6 +23,15 @@ final class StochasticRoundingOptions {
     /** Adds --sr-bits to {@code datatypeOptions} for a stochastic {@code rounding}, the mode of one compilation. */
     void addTo(Map<String, String> datatypeOptions, String rounding) {
         if (srBits != null && RoundingMode.STOCHASTIC.optionName().equals(rounding)) datatypeOptions.put(StochasticRounding.BITS_OPTION, srBits);
+    }
+
+    /**
+     * --sr-bits as a number, or the default when it is not given or not one of 1 to 16 (the datatype's option
+     * check reports such a value with the values it takes).
+     */
+    int bitsOrDefault() {
+        List<String> valid = Arrays.asList(StochasticRounding.bitsOptionValues());
+        return srBits != null && valid.contains(srBits) ? Integer.parseInt(srBits) : StochasticRounding.DEFAULT_BITS;
     }
 
     /** A usage error when --sr-bits is given and none of {@code roundings} is stochastic. */

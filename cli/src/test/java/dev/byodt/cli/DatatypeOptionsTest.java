@@ -147,10 +147,12 @@ class DatatypeOptionsTest {
     @Test
     void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
         String[][] cases = {
-            {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,ceil,tensor]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
+            {"--dtype", "block[custom[fp8e4m3]8,32,e8m0,floor,tensor]"}, {"--dtype", "block[fxp16_12,32,ue4m3,floor,tensor]", "--rounding", "stochastic"},
+            {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
             {"--dtype", "mxfp4", "--accumulate", "int:16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"},
             {"--dtype-map", "fc*=block[custom[posit]8,32,e8m0,floor]"}, {"--dtype-map", "fc*=block[bfloat16,32,e8m0,floor]"}};
-        String[] expected = {"under the ceil rule without a tensor scale only", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
+        String[] expected = {"a tensor scale needs largest element * largest scale <= 2^63 (here about 2^135)",
+            "its element quotients under a tensor scale would need more than a double's bits", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
             "--accumulate int:16: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
             "custom[posit]8 declares no grid of values", "more than two doubles' 53 bits"};
         for (int i = 0; i < cases.length; i++) {

@@ -31,6 +31,12 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     floor, and q / s less the floor the exact fraction that decides the mode's step up; stochastically, that
  *     fraction's first bits (times 2^bits, exact, then floored) and the random bits of the element's counter
  *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it).</li>
+ * <li>Under a float32 tensor scale t, q = |v| / (X t) is rounded once in double. The points where rounding q
+ *     decides (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most
+ *     M + b + 1 significant bits, so times X t under a power-of-two rule they have at most M + b + 25; a float32
+ *     |v| differs from such a product, when it does, by more than 2^-(M + b + 25) of it. While that is coarser than the double quotient's 2^-53 ({@link #unsupported} admits
+ *     M + b <= 26 under the power-of-two rules), the rounded q lies on the same side of every point as the exact
+ *     one, and on a point exactly when the exact one does.</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
@@ -54,8 +60,9 @@ final class ActivationQuantizer {
         ScaleRule rule = format.name().rule();
         ValueGrid element = format.element(), scale = format.scale();
         boolean ontoTheScaleGrid = rule == ScaleRule.NEAREST || rule == ScaleRule.RCEIL;
-        if (!ontoTheScaleGrid && format.name().tensorScale()) {
-            return "activations are quantized at run time under the " + rule.optionName() + " rule without a tensor scale only for now";
+        if (!ontoTheScaleGrid && format.name().tensorScale() && element.fractionBits() + quotientBitsRead(format) > 26) {
+            return "its element quotients under a tensor scale would need more than a double's bits to round without error "
+                + "(element fraction bits plus the bits the rounding reads beyond them at most 26, see ActivationQuantizer)";
         }
         if (ontoTheScaleGrid && element.fractionBits() + scale.fractionBits() > 22) {
             return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
@@ -64,6 +71,19 @@ final class ActivationQuantizer {
             && scale.smallestExponent() >= -149 && scale.maxExponent() <= 127;
         return fitsFloat32 ? null : "its elements or scales are not all float32s (element " + format.name().element() + ", scale "
             + format.name().scale() + ")";
+    }
+
+    /**
+     * How many bits below an element step the rounding of a quotient reads: none for the directed modes, which
+     * look only at whether the step is passed, the midpoint's one for the nearest modes, and --sr-bits for
+     * stochastic rounding.
+     */
+    private static int quotientBitsRead(BlockFormat format) {
+        return switch (format.elementRounding()) {
+            case NEAREST_EVEN, NEAREST_AWAY -> 1;
+            case STOCHASTIC -> format.srBits();
+            default -> 0;
+        };
     }
 
     /**
@@ -104,8 +124,8 @@ final class ActivationQuantizer {
     }
 
     /**
-     * The tensor scale (as a double holding a float32): the largest finite magnitude over (largest element *
-     * largest scale), a product exact in double, rounded to float32 (the double quotient of two float32-sized
+     * The tensor scale (as a double holding a float32): the largest finite magnitude over
+     * {@link BlockFormat#tensorScaleDivisor}, a product exact in double, rounded to float32 (the double quotient of two float32-sized
      * values rounded to float32 is the exact quotient rounded once); 1 when that is 0.
      */
     private Expr tensorScale(KernelBuilder kb, Buffer source, long size) {
@@ -114,7 +134,7 @@ final class ActivationQuantizer {
             Expr magnitude = abs(cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, i))));
             kb.assign(amax, larger(kb.get(amax), select(le(magnitude, f64(FLOAT32_LARGEST)), magnitude, f64(0))));
         });
-        Expr quotient = cast(ScalarType.F64, cast(ScalarType.F32, div(kb.get(amax), f64(format.element().largest() * format.scale().largest()))));
+        Expr quotient = cast(ScalarType.F64, cast(ScalarType.F32, div(kb.get(amax), f64(format.tensorScaleDivisor()))));
         return select(gt(quotient, f64(0)), quotient, f64(1));
     }
 
@@ -124,12 +144,13 @@ final class ActivationQuantizer {
 
     /**
      * The block's scale for its largest magnitude under tensor scale t (the smallest scale for an all-zero
-     * block, as the exact quantizer gives). The power-of-two rules (t = 1, {@link #unsupported} checks) start from
-     * p = 2^floor(log2 amax), exact, and compare amax with products of p and a value of few bits, all exact:
-     * floor takes X = p 2^-emax; ceil 2X unless amax is p; even 2X when amax >= p (2 - 2^-(M+1)), where rounding
-     * to M + 1 bits carries into the next binade; midmax 2X when amax / X passes the midpoint above the largest
-     * element (never 4X: that midpoint is below 2^(emax+1)). Each is then clamped to the scale datatype's powers
-     * of two. nearest and rceil round amax / (t * largest element) onto the scale grid, to nearest or up. That
+     * block, as the exact quantizer gives). The power-of-two rules start from p = 2^floor(log2(amax / t)): the double
+     * quotient of two float32s is within 2^-53 of the exact one, which lies 2^-48 or more from any power of two it
+     * is not, so its binade is the exact one's. They compare amax with products of p, t and a value of few bits, all
+     * exact: floor takes X = p 2^-emax; ceil 2X unless amax is p t; even 2X when amax >= p t (2 - 2^-(M+1)), where
+     * rounding to M + 1 bits carries into the next binade; midmax 2X when amax / (X t) passes the midpoint above
+     * the largest element (never 4X: that midpoint is below 2^(emax+1)). Each is then clamped to the scale
+     * datatype's powers of two. nearest and rceil round amax / (t * largest element) onto the scale grid, to nearest or up. That
      * quotient is one double division of a float32 by a value of 24 + (element fraction bits + 1) bits, and the
      * scale grid's points and midpoints have scale fraction bits + 2: a float32 differs from t * largest * such a
      * point, when it does, by more than 2^-(28 + both fraction bits) of itself (NVFP4: 2^-32), so while that is
@@ -140,15 +161,18 @@ final class ActivationQuantizer {
         ValueGrid element = format.element(), scale = format.scale();
         Expr positive = select(gt(amax, f64(0)), amax, f64(1));
         Expr quotient = div(positive, mul(t, f64(element.largest())));
-        Expr p = powerOfTwoBelow(positive);
+        Expr p = powerOfTwoBelow(div(positive, t));
         Expr x = mul(p, f64(Math.scalb(1.0, -element.maxExponent())));
+        // Each threshold is t times a value of at most 25 bits (M <= 23) times a power of two: exact in double.
+        Expr carry = mul(t, f64(2 - Math.scalb(1.0, -element.fractionBits() - 1)));
+        Expr midpoint = mul(t, f64(element.midpointAboveLargest()));
         Expr chosen = switch (format.name().rule()) {
             case NEAREST -> larger(nearest(quotient, scale), f64(scale.smallest()));
             case RCEIL -> up(quotient, scale);
             case FLOOR -> powerOfTwoScale(x);
-            case CEIL -> powerOfTwoScale(select(eq(positive, p), x, mul(x, f64(2))));
-            case EVEN -> powerOfTwoScale(select(ge(positive, mul(p, f64(2 - Math.scalb(1.0, -element.fractionBits() - 1)))), mul(x, f64(2)), x));
-            case MIDMAX -> powerOfTwoScale(select(gt(positive, mul(x, f64(element.midpointAboveLargest()))), mul(x, f64(2)), x));
+            case CEIL -> powerOfTwoScale(select(eq(positive, mul(p, t)), x, mul(x, f64(2))));
+            case EVEN -> powerOfTwoScale(select(ge(positive, mul(p, carry)), mul(x, f64(2)), x));
+            case MIDMAX -> powerOfTwoScale(select(gt(positive, mul(x, midpoint)), mul(x, f64(2)), x));
         };
         return select(gt(amax, f64(0)), chosen, f64(scale.smallest()));
     }

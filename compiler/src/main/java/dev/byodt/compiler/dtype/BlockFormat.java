@@ -25,8 +25,16 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
             throw new ByodtException("block datatype " + name + ": the element " + name.element()
                 + " has no sign or no zero; elements must hold negative values and 0");
         }
-        return new BlockFormat(name, element, grid(name, "scale", name.scale(), registry), RoundingMode.NEAREST_EVEN,
+        BlockFormat format = new BlockFormat(name, element, grid(name, "scale", name.scale(), registry), RoundingMode.NEAREST_EVEN,
             StochasticRounding.DEFAULT_BITS, 0);
+        // A dot product's result is scaled by the product of its operands' tensor scales, each amax / (L * S): for
+        // tensors of magnitude 1 that product must stay a normal float32, 2^-126 <= (L * S)^-2.
+        if (name.tensorScale() && format.tensorScaleDivisor() > 0x1p63) {
+            throw new ByodtException("block datatype " + name + ": a tensor scale needs largest element * largest scale <= 2^63 (here about 2^"
+                + Math.getExponent(format.tensorScaleDivisor()) + "), or two tensor scales of amax / that would multiply below float32's "
+                + "normal range; scale datatypes of float32's range such as e8m0 need no tensor scale");
+        }
+        return format;
     }
 
     /**
@@ -59,10 +67,19 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
     public int blockSize() { return name.blockSize(); }
 
     /**
+     * L * S, what a tensor scale divides the tensor's largest magnitude by: the largest element times the largest
+     * scale the rule chooses, the scale datatype's largest value (NVFP4: 6 * 448), or under a power-of-two rule
+     * its largest power of two (UE4M3: 256, where 448 would make the tensor's largest blocks clip by 448 / 256).
+     */
+    public double tensorScaleDivisor() {
+        return element.largest() * (name.rule().powersOfTwo() ? Math.scalb(1.0, scale.maxExponent()) : scale.largest());
+    }
+
+    /**
      * The float32 tensor scale over {@code values}, for a format with one (1 without): NVIDIA's NVFP4 global
-     * scale, the largest finite magnitude over (largest element * largest scale), rounded to float32, so that
-     * the tensor's largest block scale is near the scale datatype's largest value. 1 when that is 0 (an
-     * all-zero tensor, or magnitudes so small that the quotient rounds to 0).
+     * scale, the largest finite magnitude over {@link #tensorScaleDivisor}, rounded to float32, so that the
+     * tensor's largest block gets the largest scale the rule chooses. 1 when that is 0 (an all-zero tensor, or
+     * magnitudes so small that the quotient rounds to 0).
      */
     public double tensorScale(float[] values) {
         if (!name.tensorScale()) return 1;
@@ -72,7 +89,7 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
         }
         // amax and the divisor (a product of two grid values, exact in double) are float32s; the double
         // quotient rounded to float32 is the exact quotient rounded once (53 >= 2 * 24 + 2, Figueroa).
-        float scaled = (float) (amax / (element.largest() * scale.largest()));
+        float scaled = (float) (amax / tensorScaleDivisor());
         return scaled > 0 ? scaled : 1;
     }
 

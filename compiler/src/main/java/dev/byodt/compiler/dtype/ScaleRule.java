@@ -72,6 +72,9 @@ public enum ScaleRule {
         }
     };
 
+    /** Whether the rule chooses powers of two only (floor, ceil, even, midmax), not any value of the scale datatype. */
+    public boolean powersOfTwo() { return this != RCEIL && this != NEAREST; }
+
     /** The scale for a block whose largest magnitude {@code amax} is positive and finite. */
     abstract double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale);
 

@@ -100,6 +100,21 @@ class BlockDotsTest {
         checkQuantization(name, RoundingMode.NEAREST_EVEN, rows(name));
     }
 
+    /**
+     * The power-of-two rules under a float32 tensor scale (over UE4M3 scales, whose powers of two run from 2^-9 to
+     * 2^8), where a block's exponent comes from amax / t and the elements from |v| / (X t), neither exact in double: with the edge rows (whose extremes make t huge) and the
+     * seeded rows alone, in the default rounding and in those that read the most bits of the quotient.
+     */
+    @ParameterizedTest
+    @CsvSource({"'block[custom[fp4e2m1]4,16,ue4m3,floor,tensor]', nearest", "'block[custom[fp8e4m3]8,32,ue4m3,ceil,tensor]', nearest",
+        "'block[fxp8_6,32,ue4m3,even,tensor]', nearest-away", "'block[custom[fp6e2m3]6,32,ue4m3,midmax,tensor]', odd",
+        "'block[custom[fp8e5m2]8,32,ue4m3,floor,tensor]', up"})
+    void powerOfTwoRulesUnderATensorScaleQuantizeAsTheExactReference(String name, String mode) {
+        float[][] rows = rows(name);
+        checkQuantization(name, RoundingMode.of(mode), rows);
+        checkQuantization(name, RoundingMode.of(mode), Arrays.copyOfRange(rows, EDGE_ROWS, rows.length));
+    }
+
     @Tag("exhaustive")
     @ParameterizedTest
     @ValueSource(strings = {"custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[fp6e3m2]6", "custom[fp6e2m3]6", "custom[fp4e2m1]4", "fxp8_6"})
@@ -219,7 +234,7 @@ class BlockDotsTest {
     // ---- dot products
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4", "block[custom[fp4e2m1]4,32,ue4m3,floor,tensor]"})
     void matMulSumsExactBlocksInFloat32(String name) {
         int m = 7, n = 5;
         float[] a = seeded(name.hashCode() + 1, 2 * m * K, 4), b = seeded(name.hashCode() + 2, K * n, 1);

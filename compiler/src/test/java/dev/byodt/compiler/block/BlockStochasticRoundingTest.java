@@ -63,7 +63,7 @@ class BlockStochasticRoundingTest {
 
     /** The rows quantized when a kernel runs: its kernel is 'quantize', its source 'x'. */
     @ParameterizedTest
-    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 16", "mxfp6e2m3, 1"})
+    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 16", "mxfp6e2m3, 1", "'block[custom[fp8e4m3]8,32,ue4m3,floor,tensor]', 16"})
     void activationsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
         float[][] rows = rows(format);

@@ -78,7 +78,8 @@ public final class BlockReference {
 
     /**
      * A format's float32 tensor scale over {@code values}: the largest finite magnitude over (largest element *
-     * largest scale), rounded to the nearest float32 (ties to even), or 1 when that is 0.
+     * the largest scale the rule can choose: the largest listed scale for rceil and nearest, the largest listed
+     * power of two for the others), rounded to the nearest float32 (ties to even), or 1 when that is 0.
      */
     public Rational tensorScale(float[] values) {
         Rational amax = Rational.ZERO;
@@ -86,7 +87,9 @@ public final class BlockReference {
             if (Float.isFinite(v) && exact(Math.abs(v)).compareTo(amax) > 0) amax = exact(Math.abs(v));
         }
         if (amax.signum() == 0) return Rational.of(1);
-        Rational quotient = amax.divide(largestElement().multiply(largestScale()));
+        boolean anyScale = rule.equals("rceil") || rule.equals("nearest");
+        Rational largestChosen = anyScale ? largestScale() : scales.stream().filter(BlockReference::isPowerOfTwo).reduce((a, b) -> b).orElseThrow();
+        Rational quotient = amax.divide(largestElement().multiply(largestChosen));
         int exponent = Math.max(quotient.floorLog2(), -126);
         BigInteger significand = Rounding.nearestEven(quotient.multiply(Rational.scaled(BigInteger.ONE, 23 - exponent)));
         return significand.signum() == 0 ? Rational.of(1) : Rational.scaled(significand, exponent - 23);
