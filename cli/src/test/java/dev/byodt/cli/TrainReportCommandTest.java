@@ -94,4 +94,15 @@ class TrainReportCommandTest {
         assertTrue(run.oneLineError(), run.err());
         assertTrue(run.err().contains(temp.resolve("history.json") + " is not a training history"), run.err());
     }
+
+    /** A history missing a field names the field and the epoch, not the Java exception that found it missing. */
+    @Test
+    void aHistoryMissingAFieldNamesIt() throws IOException {
+        Files.writeString(temp.resolve("history.json"), "{\"configuration\": {\"dtype\": \"float32\"}, \"epochs\": ["
+            + "{\"epoch\": 1, \"loss\": 0.5, \"train_top1\": 80, \"test_top1\": 81, \"seconds\": 2}]}");
+        CommandLineRun run = CommandLineRun.of("train-report", temp.toString(), "--out", temp.resolve("r").toString());
+        assertEquals(Main.MODEL_ERROR, run.exitCode(), run.out());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().endsWith(temp.resolve("history.json") + " is not a training history: epoch entry 1 has no \"zero_gradients\"\n"), run.err());
+    }
 }

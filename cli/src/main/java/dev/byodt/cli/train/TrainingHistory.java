@@ -56,21 +56,32 @@ public final class TrainingHistory {
         try {
             JsonObject root = JsonParser.parseString(Files.readString(file)).getAsJsonObject();
             Map<String, String> configuration = new LinkedHashMap<>();
-            root.getAsJsonObject("configuration").entrySet().forEach(e -> configuration.put(e.getKey(), e.getValue().getAsString()));
+            field(root, "configuration", "the file").getAsJsonObject().entrySet()
+                .forEach(e -> configuration.put(e.getKey(), e.getValue().getAsString()));
             TrainingHistory history = new TrainingHistory(configuration);
-            for (JsonElement element : root.getAsJsonArray("epochs")) {
-                JsonObject o = element.getAsJsonObject();
-                history.add(new EpochRecord(o.get("epoch").getAsInt(), o.get("loss").getAsDouble(), o.get("train_top1").getAsDouble(),
-                    o.get("test_top1").getAsDouble(), o.get("seconds").getAsDouble(), new StepStatistics.Counts(
-                        o.get("zero_gradients").getAsLong(), o.get("saturated_gradients").getAsLong(),
-                        o.get("vanished_updates").getAsLong(), o.get("saturated_updates").getAsLong())));
+            JsonArray epochs = field(root, "epochs", "the file").getAsJsonArray();
+            for (int i = 0; i < epochs.size(); i++) {
+                JsonObject o = epochs.get(i).getAsJsonObject();
+                String where = "epoch entry " + (i + 1);
+                history.add(new EpochRecord(field(o, "epoch", where).getAsInt(), field(o, "loss", where).getAsDouble(),
+                    field(o, "train_top1", where).getAsDouble(), field(o, "test_top1", where).getAsDouble(),
+                    field(o, "seconds", where).getAsDouble(), new StepStatistics.Counts(
+                        field(o, "zero_gradients", where).getAsLong(), field(o, "saturated_gradients", where).getAsLong(),
+                        field(o, "vanished_updates", where).getAsLong(), field(o, "saturated_updates", where).getAsLong())));
             }
             return history;
         } catch (IOException e) {
             throw new ByodtException("cannot read " + file + ": " + e.getMessage());
-        } catch (JsonParseException | IllegalStateException | UnsupportedOperationException | NullPointerException | ClassCastException e) {
+        } catch (JsonParseException | IllegalStateException | UnsupportedOperationException | ClassCastException e) {
             throw new ByodtException(file + " is not a training history: " + e.getMessage());
         }
+    }
+
+    /** The member {@code name} of {@code object}, which a history always has; {@code where} names the object in the error. */
+    private static JsonElement field(JsonObject object, String name, String where) {
+        JsonElement member = object.get(name);
+        if (member == null || member.isJsonNull()) throw new JsonParseException(where + " has no \"" + name + "\"");
+        return member;
     }
 
     /** Writes every file into {@code folder}. */
