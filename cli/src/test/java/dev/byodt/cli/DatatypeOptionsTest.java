@@ -149,10 +149,10 @@ class DatatypeOptionsTest {
         String[][] cases = {
             {"--dtype", "block[custom[fp4e2m1]4,16,ue4m3,ceil,tensor]"}, {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
             {"--dtype", "mxfp4", "--accumulate", "int:16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"},
-            {"--dtype-map", "fc*=block[custom[posit]8,32,e8m0,floor]"}, {"--dtype-map", "fc*=block[bfloat16,32,e8m0,floor]"}};
+            {"--dtype-map", "fc*=block[custom[posit]32,32,e8m0,floor]"}, {"--dtype-map", "fc*=block[bfloat16,32,e8m0,floor]"}};
         String[] expected = {"under the ceil rule without a tensor scale only", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
             "--accumulate int:16: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
-            "custom[posit]8 declares no grid of values", "more than two doubles' 53 bits"};
+            "posit elements have at most 16 bits, not 32 (custom[posit]32)", "more than two doubles' 53 bits"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 2];
             args[0] = "run";

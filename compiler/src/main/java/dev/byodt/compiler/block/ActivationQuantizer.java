@@ -1,6 +1,8 @@
 package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.ElementGrid;
+import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ScaleRule;
 import dev.byodt.compiler.dtype.StochasticRounding;
@@ -31,6 +33,7 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     floor, and q / s less the floor the exact fraction that decides the mode's step up; stochastically, that
  *     fraction's first bits (times 2^bits, exact, then floored) and the random bits of the element's counter
  *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it).</li>
+ * <li>A posit element (under a power-of-two scale, so q is exact) is looked up instead: {@link PositElementRounding}.</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
@@ -52,18 +55,25 @@ final class ActivationQuantizer {
     /** Why activations cannot be quantized at run time in {@code format}, or null when they can. */
     static String unsupported(BlockFormat format) {
         ScaleRule rule = format.name().rule();
-        ValueGrid element = format.element(), scale = format.scale();
+        ElementGrid element = format.element();
+        ValueGrid scale = format.scale();
         boolean ontoTheScaleGrid = rule == ScaleRule.NEAREST || rule == ScaleRule.RCEIL;
         if (!ontoTheScaleGrid && format.name().tensorScale()) {
             return "activations are quantized at run time under the " + rule.optionName() + " rule without a tensor scale only for now";
         }
-        if (ontoTheScaleGrid && element.fractionBits() + scale.fractionBits() > 22) {
+        if (element instanceof PositGrid posit) {
+            if (posit.bits() > PositElementRounding.MOST_BITS) {
+                return "posit elements have at most " + PositElementRounding.MOST_BITS + " bits, not " + posit.bits() + " (" + format.name().element() + ")";
+            }
+            if (format.name().tensorScale() || scale.fractionBits() > 0) {
+                return "posit elements take scales that are powers of two (such as e8m0) and no tensor scale, so that their quotients are exact";
+            }
+        }
+        if (ontoTheScaleGrid && element instanceof ValueGrid grid && grid.fractionBits() + scale.fractionBits() > 22) {
             return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
         }
-        boolean fitsFloat32 = element.fractionBits() <= 23 && scale.fractionBits() <= 23 && element.smallestExponent() >= -149
-            && scale.smallestExponent() >= -149 && scale.maxExponent() <= 127;
-        return fitsFloat32 ? null : "its elements or scales are not all float32s (element " + format.name().element() + ", scale "
-            + format.name().scale() + ")";
+        return element.float32HoldsEvery() && scale.float32HoldsEvery() ? null : "its elements or scales are not all float32s (element "
+            + format.name().element() + ", scale " + format.name().scale() + ")";
     }
 
     /**
@@ -97,7 +107,7 @@ final class ActivationQuantizer {
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
                 Expr counter = add(add(first, mul(j, inner)), new Expr.IntConst(ScalarType.I64, key));
-                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(divisor)), v, counter), v));
+                Expr element = select(special, f64(Double.NaN), signed(element(kb, div(abs(v), kb.get(divisor)), v, counter), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
@@ -137,7 +147,8 @@ final class ActivationQuantizer {
      * or a midpoint, and the quotient is exact when it lands on one.
      */
     private Expr scale(Expr amax, Expr t) {
-        ValueGrid element = format.element(), scale = format.scale();
+        ElementGrid element = format.element();
+        ValueGrid scale = format.scale();
         Expr positive = select(gt(amax, f64(0)), amax, f64(1));
         Expr quotient = div(positive, mul(t, f64(element.largest())));
         Expr p = powerOfTwoBelow(positive);
@@ -147,7 +158,7 @@ final class ActivationQuantizer {
             case RCEIL -> up(quotient, scale);
             case FLOOR -> powerOfTwoScale(x);
             case CEIL -> powerOfTwoScale(select(eq(positive, p), x, mul(x, f64(2))));
-            case EVEN -> powerOfTwoScale(select(ge(positive, mul(p, f64(2 - Math.scalb(1.0, -element.fractionBits() - 1)))), mul(x, f64(2)), x));
+            case EVEN -> powerOfTwoScale(select(ge(positive, mul(p, f64(2 - Math.scalb(1.0, -element.largestBinadeFractionBits() - 1)))), mul(x, f64(2)), x));
             case MIDMAX -> powerOfTwoScale(select(gt(positive, mul(x, f64(element.midpointAboveLargest()))), mul(x, f64(2)), x));
         };
         return select(gt(amax, f64(0)), chosen, f64(scale.smallest()));
@@ -194,9 +205,14 @@ final class ActivationQuantizer {
      * nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says so (q / s
      * is exact as for nearest, so its floor and fraction are too).
      */
-    private Expr element(Expr q, Expr v, Expr counter) {
-        ValueGrid grid = format.element();
+    private Expr element(KernelBuilder kb, Expr q, Expr v, Expr counter) {
         RoundingMode mode = format.elementRounding();
+        if (format.element() instanceof PositGrid posit) {
+            PositElementRounding rounding = new PositElementRounding(kb, posit);
+            if (mode == RoundingMode.NEAREST_EVEN) return rounding.round(q, ValueGrid.Direction.NEAREST_EVEN);
+            return select(isNegative(v), rounding.round(q, ValueGrid.Direction.of(mode, true)), rounding.round(q, ValueGrid.Direction.of(mode, false)));
+        }
+        ValueGrid grid = (ValueGrid) format.element();
         if (mode == RoundingMode.NEAREST_EVEN) return nearest(q, grid);
         Expr step = step(q, grid), steps = div(q, step);
         Expr floor = floor(steps);
