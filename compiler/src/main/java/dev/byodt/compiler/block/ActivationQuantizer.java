@@ -1,6 +1,8 @@
 package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.ElementGrid;
+import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ScaleRule;
 import dev.byodt.compiler.dtype.StochasticRounding;
@@ -37,6 +39,7 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     |v| differs from such a product, when it does, by more than 2^-(M + b + 25) of it. While that is coarser than the double quotient's 2^-53 ({@link #unsupported} admits
  *     M + b <= 26 under the power-of-two rules), the rounded q lies on the same side of every point as the exact
  *     one, and on a point exactly when the exact one does.</li>
+ * <li>A posit element (under a power-of-two scale, so q is exact) is looked up instead: {@link PositElementRounding}.</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
@@ -58,19 +61,26 @@ final class ActivationQuantizer {
     /** Why activations cannot be quantized at run time in {@code format}, or null when they can. */
     static String unsupported(BlockFormat format) {
         ScaleRule rule = format.name().rule();
-        ValueGrid element = format.element(), scale = format.scale();
+        ElementGrid element = format.element();
+        ValueGrid scale = format.scale();
         boolean ontoTheScaleGrid = rule == ScaleRule.NEAREST || rule == ScaleRule.RCEIL;
-        if (!ontoTheScaleGrid && format.name().tensorScale() && element.fractionBits() + quotientBitsRead(format) > 26) {
+        if (element instanceof PositGrid posit) {
+            if (posit.bits() > PositElementRounding.MOST_BITS) {
+                return "posit elements have at most " + PositElementRounding.MOST_BITS + " bits, not " + posit.bits() + " (" + format.name().element() + ")";
+            }
+            if (format.name().tensorScale() || scale.fractionBits() > 0) {
+                return "posit elements take scales that are powers of two (such as e8m0) and no tensor scale, so that their quotients are exact";
+            }
+        }
+        if (!ontoTheScaleGrid && format.name().tensorScale() && element instanceof ValueGrid grid && grid.fractionBits() + quotientBitsRead(format) > 26) {
             return "its element quotients under a tensor scale would need more than a double's bits to round without error "
                 + "(element fraction bits plus the bits the rounding reads beyond them at most 26, see ActivationQuantizer)";
         }
-        if (ontoTheScaleGrid && element.fractionBits() + scale.fractionBits() > 22) {
+        if (ontoTheScaleGrid && element instanceof ValueGrid grid && grid.fractionBits() + scale.fractionBits() > 22) {
             return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
         }
-        boolean fitsFloat32 = element.fractionBits() <= 23 && scale.fractionBits() <= 23 && element.smallestExponent() >= -149
-            && scale.smallestExponent() >= -149 && scale.maxExponent() <= 127;
-        return fitsFloat32 ? null : "its elements or scales are not all float32s (element " + format.name().element() + ", scale "
-            + format.name().scale() + ")";
+        return element.float32HoldsEvery() && scale.float32HoldsEvery() ? null : "its elements or scales are not all float32s (element "
+            + format.name().element() + ", scale " + format.name().scale() + ")";
     }
 
     /**
@@ -117,7 +127,7 @@ final class ActivationQuantizer {
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
                 Expr counter = add(add(first, mul(j, inner)), new Expr.IntConst(ScalarType.I64, key));
-                Expr element = select(special, f64(Double.NaN), signed(element(div(abs(v), kb.get(divisor)), v, counter), v));
+                Expr element = select(special, f64(Double.NaN), signed(element(kb, div(abs(v), kb.get(divisor)), v, counter), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
@@ -158,13 +168,14 @@ final class ActivationQuantizer {
      * or a midpoint, and the quotient is exact when it lands on one.
      */
     private Expr scale(Expr amax, Expr t) {
-        ValueGrid element = format.element(), scale = format.scale();
+        ElementGrid element = format.element();
+        ValueGrid scale = format.scale();
         Expr positive = select(gt(amax, f64(0)), amax, f64(1));
         Expr quotient = div(positive, mul(t, f64(element.largest())));
         Expr p = powerOfTwoBelow(div(positive, t));
         Expr x = mul(p, f64(Math.scalb(1.0, -element.maxExponent())));
         // Each threshold is t times a value of at most 25 bits (M <= 23) times a power of two: exact in double.
-        Expr carry = mul(t, f64(2 - Math.scalb(1.0, -element.fractionBits() - 1)));
+        Expr carry = mul(t, f64(2 - Math.scalb(1.0, -element.largestBinadeFractionBits() - 1)));
         Expr midpoint = mul(t, f64(element.midpointAboveLargest()));
         Expr chosen = switch (format.name().rule()) {
             case NEAREST -> larger(nearest(quotient, scale), f64(scale.smallest()));
@@ -218,9 +229,14 @@ final class ActivationQuantizer {
      * nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says so (q / s
      * is exact as for nearest, so its floor and fraction are too).
      */
-    private Expr element(Expr q, Expr v, Expr counter) {
-        ValueGrid grid = format.element();
+    private Expr element(KernelBuilder kb, Expr q, Expr v, Expr counter) {
         RoundingMode mode = format.elementRounding();
+        if (format.element() instanceof PositGrid posit) {
+            PositElementRounding rounding = new PositElementRounding(kb, posit);
+            if (mode == RoundingMode.NEAREST_EVEN) return rounding.round(q, ValueGrid.Direction.NEAREST_EVEN);
+            return select(isNegative(v), rounding.round(q, ValueGrid.Direction.of(mode, true)), rounding.round(q, ValueGrid.Direction.of(mode, false)));
+        }
+        ValueGrid grid = (ValueGrid) format.element();
         if (mode == RoundingMode.NEAREST_EVEN) return nearest(q, grid);
         Expr step = step(q, grid), steps = div(q, step);
         Expr floor = floor(steps);

@@ -221,11 +221,10 @@ public final class BlockDots {
             long size = format.blockSize(), length = a.operand().length();
             kb.loop(a.operand().blocks(), block -> {
                 Expr blockStart = mul(block, size);
-                List<Expr> parts = exact.emitParts(kb, min(idx(size), sub(idx(length), blockStart)), j -> {
+                total.add(min(idx(size), sub(idx(length), blockStart)), j -> {
                     Expr k = Exprs.add(blockStart, j);
                     return exact.product(a.element(k), b.element(k));
-                });
-                total.add(parts, product(a.scale(block), b.scale(block)));
+                }, product(a.scale(block), b.scale(block)));
             });
         }
 
@@ -238,8 +237,8 @@ public final class BlockDots {
          * in their order, so each output has the bits {@link #dot} gives it. Threads divide the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
-            if (accumulation == BlockChoice.Accumulation.EXACT) {
-                // One exact total of limbs per output, output after output.
+            if (accumulation == BlockChoice.Accumulation.EXACT || !exact.inPartialSums()) {
+                // One exact total of limbs per output, or one sum of limbs per block, output after output.
                 kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], dot(row.apply(at[0]), column.apply(at[1]))));
                 return;
             }
@@ -271,7 +270,7 @@ public final class BlockDots {
                     });
                     kb.loop(rows, r -> kb.loop(columns, c -> {
                         Expr t = Exprs.add(mul(r, columns), c);
-                        Expr result = rounded(kb, exact, partial.stream().map(p -> kb.load(p, t)).toList(),
+                        Expr result = exact.rounded(kb, partial.stream().map(p -> kb.load(p, t)).toList(),
                             product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
                         kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(sumType, result)));
                     }));
@@ -283,7 +282,7 @@ public final class BlockDots {
 
         /** A sum of block results from +0, as the accumulation adds them. */
         Total total() {
-            if (accumulation == BlockChoice.Accumulation.EXACT) return new ExactTotal(ExactBlockTotal.zero(kb, format), exact);
+            if (accumulation == BlockChoice.Accumulation.EXACT) return new ExactTotal(kb, ExactBlockTotal.zero(kb, format), exact);
             return new RoundedTotal(kb, kb.local("acc", constant(accumulatorType(), 0)), exact);
         }
 
@@ -302,8 +301,8 @@ public final class BlockDots {
 
     /** A dot product's running sum of its blocks' results. */
     private interface Total {
-        /** Adds one block: its exact partial sums ({@link ExactBlockSum#emitParts}) and the product of its two scales (F64). */
-        void add(List<Expr> parts, Expr scales);
+        /** Adds one block: its {@code count} products of elements ({@link ExactBlockSum#product}) and the product of its two scales (F64). */
+        void add(Expr count, Function<Expr, Expr> product, Expr scales);
 
         /** The sum: F32, or REAL under --accumulate dtype. */
         Expr value();
@@ -312,28 +311,21 @@ public final class BlockDots {
     /** Each block's exact sum times its scales rounded to float32 and added, in float32 or the vector datatype. */
     private record RoundedTotal(KernelBuilder kb, Local acc, ExactBlockSum exact) implements Total {
         @Override
-        public void add(List<Expr> parts, Expr scales) {
-            kb.assign(acc, Exprs.add(kb.get(acc), cast(kb.get(acc).type(), rounded(kb, exact, parts, scales))));
+        public void add(Expr count, Function<Expr, Expr> product, Expr scales) {
+            kb.assign(acc, Exprs.add(kb.get(acc), cast(kb.get(acc).type(), exact.emitRounded(kb, count, product, scales))));
         }
 
         @Override
         public Expr value() { return kb.get(acc); }
     }
 
-    /** Every block's exact scaled parts added exactly, rounded once to float32 at the end ({@link ExactBlockTotal}). */
-    private record ExactTotal(ExactBlockTotal total, ExactBlockSum exact) implements Total {
+    /** Every block's exact sum times its scales added exactly, rounded once to float32 at the end ({@link ExactBlockTotal}). */
+    private record ExactTotal(KernelBuilder kb, ExactBlockTotal total, ExactBlockSum exact) implements Total {
         @Override
-        public void add(List<Expr> parts, Expr scales) {
-            for (Expr part : parts) total.include(mul(cast(ScalarType.F64, part), scales));
-        }
+        public void add(Expr count, Function<Expr, Expr> product, Expr scales) { exact.emitScaledInto(kb, total, count, product, scales); }
 
         @Override
         public Expr value() { return total.rounded(); }
-    }
-
-    /** A block's sum from its exact partial sums, times the product of its scales, rounded once to float32. */
-    private static Expr rounded(KernelBuilder kb, ExactBlockSum exact, List<Expr> parts, Expr scales) {
-        return cast(ScalarType.F32, mul(exact.result(kb, parts), scales));
     }
 
     /** The product of two blocks' scales (F32: MX's powers of two, NVFP4's UE4M3 4 bits), exact in double. */

@@ -1,6 +1,7 @@
 package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
@@ -17,9 +18,10 @@ import static dev.byodt.compiler.kernel.Exprs.*;
 /**
  * The sum of a block's products of elements, as a double D whose rounding to float32, after scaling by any power
  * of two, is the rounding of the exact sum so scaled: the exact sum itself where it fits a double, else (FP8
- * E5M2) the exact sum rounded to a double to odd. Scaled by the two blocks' scales in double, it stays exact: powers
- * of two only move the exponent, and other scales (NVFP4's UE4M3, 4 bits each) are admitted only where the exact
- * sum and their product fit 53 bits together (FP4 under UE4M3: 13 + 8).
+ * E5M2) the exact sum rounded to a double to odd, or (posits whose sums outgrow a double) the sum of limbs
+ * rounded to odd. Scaled by the two blocks' scales in double, it stays exact: powers of two only move the
+ * exponent, and other scales (NVFP4's UE4M3, 4 bits each) are admitted only where the exact sum and their product
+ * fit 53 bits together (FP4 under UE4M3: 13 + 8).
  * <p>
  * Bits: a product of elements with exponents E1, E2 (values below 2^(E+1), multiples of 2^(E - M)) is below
  * 2^(E1 + E2 + 2) and a multiple of 2^(E1 + E2 - 2M); all elements are multiples of the smallest, 2^s. So n
@@ -33,6 +35,14 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * off |s| / ulp(s), ulp from {@link ActivationQuantizer#powerOfTwoBelow}). A double rounded to odd from the
  * exact value rounds to float32 as the exact value does (53 >= 24 + 2; Boldo and Melquiond 2008).
  * <p>
+ * Posits: every posit is a multiple of minpos (the unit of a scale, 2^(s - f(s)), never decreases as s grows:
+ * {@link dev.byodt.compiler.dtype.PositScales}), so a product is a multiple of minpos^2 of magnitude at most
+ * maxpos^2, and any partial sum of n of them a multiple of minpos^2 = 2^(-2S) of magnitude at most
+ * n maxpos^2 = n 2^(2S), S = (N - 2) 2^es: an integer of log2(n) + 4S bits times 2^(-2S), exact in a double
+ * when that is at most 53 (posit8 es 0: 5 + 24 = 29, es 1: 5 + 48 = 53) and in float32 when at most 24 (posit6
+ * es 0: 5 + 16 = 21). Wider ones (posit8 es 2: 5 + 96 = 101 bits, es 3: 197) sum each block's products in
+ * {@link ExactBlockTotal}'s limbs, exactly, and take the limbs' sum rounded to odd (at least 27 bits).
+ * <p>
  * Where the sum takes at most 24 bits (FP6, FP4, INT8) it is summed in float32, whose vectors hold twice a
  * double's lanes: each product of two elements is then a float32 too, and so is every partial sum.
  */
@@ -43,20 +53,32 @@ final class ExactBlockSum {
     /** Float32's smallest subnormal and first power of two beyond its range, as exponents. */
     private static final int FLOAT_MIN_EXPONENT = -149, FLOAT_MAX_EXPONENT = 128;
 
+    private final BlockFormat format;
     /** Where the products split into two exact sums, or empty where one sum is exact. */
     private final Optional<Double> split;
     /** F32 where every product and every partial sum of a block is a float32 exactly, else F64. */
     private final ScalarType type;
+    /** Whether each block sums its products in limbs (posits whose sums outgrow a double). */
+    private final boolean inLimbs;
 
-    private ExactBlockSum(Optional<Double> split, ScalarType type) {
+    private ExactBlockSum(BlockFormat format, Optional<Double> split, ScalarType type, boolean inLimbs) {
+        this.format = format;
         this.split = split;
         this.type = type;
+        this.inLimbs = inLimbs;
     }
 
     /** How {@code format}'s block sums are computed exactly, or empty when neither a double nor two of them suffice. */
     static Optional<ExactBlockSum> of(BlockFormat format) {
-        ValueGrid element = format.element();
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
+        if (format.element() instanceof PositGrid posit) {
+            // Posit elements take power-of-two scales only (ActivationQuantizer.unsupported).
+            int maxScale = posit.maxExponent(), sumBits = countBits + 4 * maxScale;
+            boolean inFloat32 = sumBits <= FLOAT_BITS && -2 * maxScale >= FLOAT_MIN_EXPONENT && countBits + 2 * maxScale < FLOAT_MAX_EXPONENT;
+            if (sumBits <= DOUBLE_BITS) return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
+        }
+        ValueGrid element = (ValueGrid) format.element();
         int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
         int sumBits = countBits + 2 * emax + 2 - 2 * s;
         // Scales that are not powers of two (NVFP4's UE4M3) add their bits to the scaled sum, which must stay exact.
@@ -65,14 +87,17 @@ final class ExactBlockSum {
             // Any partial sum of a block is a multiple of 2^(2s) below 2^(countBits + 2 emax + 2) too, so within
             // float32's 24 bits and its exponents it is exact in whatever order the products are added.
             boolean inFloat32 = sumBits <= FLOAT_BITS && 2 * s >= FLOAT_MIN_EXPONENT && countBits + 2 * emax + 2 <= FLOAT_MAX_EXPONENT;
-            return Optional.of(new ExactBlockSum(Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64));
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
         }
         if (scaleBits > 0) return Optional.empty();
         int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
         int t = Math.floorDiv(large - small, 2);
         if (large - t > DOUBLE_BITS || small + t > DOUBLE_BITS) return Optional.empty();
-        return Optional.of(new ExactBlockSum(Optional.of(Math.scalb(1.0, t)), ScalarType.F64));
+        return Optional.of(new ExactBlockSum(format, Optional.of(Math.scalb(1.0, t)), ScalarType.F64, false));
     }
+
+    /** Whether a block's sum is a few partial sums ({@link #emitParts}) that can be kept side by side in tiles: not limbs. */
+    boolean inPartialSums() { return !inLimbs; }
 
     /** The type of the products and of the partial sums. */
     ScalarType type() { return type; }
@@ -93,6 +118,26 @@ final class ExactBlockSum {
     /** The block's sum (see the class comment) from its partial sums, F64. */
     Expr result(KernelBuilder kb, List<Expr> parts) {
         return split.isEmpty() ? cast(ScalarType.F64, parts.getFirst()) : roundedToOdd(kb, parts.get(0), parts.get(1));
+    }
+
+    /** The block's sum of products as partial sums (from {@link #emitParts}) times {@code scales} (F64), rounded once to float32 (F32). */
+    Expr rounded(KernelBuilder kb, List<Expr> parts, Expr scales) { return cast(ScalarType.F32, mul(result(kb, parts), scales)); }
+
+    /** The block's exact sum of {@code product} over j < count (products from {@link #product}) times {@code scales} (F64), rounded once to float32 (F32). */
+    Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
+        if (!inLimbs) return rounded(kb, emitParts(kb, count, product), scales);
+        ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
+        kb.loop(count, j -> sum.include(product.apply(j)));
+        return cast(ScalarType.F32, mul(sum.roundedToOdd(), scales));
+    }
+
+    /** Adds the block's exact sum of {@code product} over j < count times {@code scales} (F64) to {@code total}, exactly. */
+    void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> product, Expr scales) {
+        if (inLimbs) {
+            kb.loop(count, j -> total.include(mul(product.apply(j), scales)));
+            return;
+        }
+        for (Expr part : emitParts(kb, count, product)) total.include(mul(cast(ScalarType.F64, part), scales));
     }
 
     /** The block's exact partial sums ({@link #parts()}, {@link #type()}) of {@code product} over j < count (products from {@link #product}). */

@@ -28,6 +28,11 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * rounded to odd at its precision, at least 26 = 24 + 2 bits), and rounds T times its weight, a double, to float32:
  * a number rounded to odd with 2 bits more than float32 rounds to float32 as the exact value does (Boldo and
  * Melquiond 2008, as for {@link ExactBlockSum}). A NaN block makes the result NaN.
+ * <p>
+ * Posit blocks whose sums outgrow a double use the same limbs twice: {@link #ofProducts} sums one block's products
+ * of elements (from 2^(2 s), unscaled), whose sum rounded to odd is then scaled and rounded to float32; and under
+ * --accumulate exact each product times its block's scales enters the dot product's total, a multiple of
+ * 2^(2 s + 2 x) below a block sum's bound as well.
  */
 final class ExactBlockTotal {
     private static final int LIMB_BITS = 26;
@@ -49,12 +54,28 @@ final class ExactBlockTotal {
         this.nan = nan;
     }
 
-    /** A total of 0, its limbs a scratch buffer zeroed where this is emitted. */
+    /** A total of 0 for scaled block sums (or scaled products), its limbs a scratch buffer zeroed where this is emitted. */
     static ExactBlockTotal zero(KernelBuilder kb, BlockFormat format) {
-        ValueGrid element = format.element(), scale = format.scale();
+        ValueGrid scale = format.scale();
+        return zero(kb, lowestOfProducts(format) + 2 * scale.smallestExponent(), highestOfProducts(format) + 2 * (scale.maxExponent() + 1));
+    }
+
+    /**
+     * A total of 0 for one block's products of elements, unscaled (posit blocks, {@link ExactBlockSum}): from
+     * 2^(2 s) to n 2^(2 emax + 2) and the headroom.
+     */
+    static ExactBlockTotal ofProducts(KernelBuilder kb, BlockFormat format) {
+        return zero(kb, lowestOfProducts(format), highestOfProducts(format));
+    }
+
+    private static int lowestOfProducts(BlockFormat format) { return 2 * format.element().smallestExponent(); }
+
+    private static int highestOfProducts(BlockFormat format) {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
-        int lowest = 2 * element.smallestExponent() + 2 * scale.smallestExponent();
-        int highest = countBits + 2 * element.maxExponent() + 2 + 2 * (scale.maxExponent() + 1);
+        return countBits + 2 * format.element().maxExponent() + 2;
+    }
+
+    private static ExactBlockTotal zero(KernelBuilder kb, int lowest, int highest) {
         int count = Math.ceilDiv(highest - lowest, LIMB_BITS) + HEADROOM_LIMBS;
         Buffer limbs = kb.scratch("limbs", ScalarType.I64, new long[] {count});
         kb.loop(count, i -> kb.store(limbs, i, idx(0)));
@@ -77,7 +98,13 @@ final class ExactBlockTotal {
     }
 
     /** The total rounded once to float32 (F32). */
-    Expr rounded() {
+    Expr rounded() { return cast(ScalarType.F32, roundedToOdd()); }
+
+    /**
+     * The total rounded to odd at 27 to 52 bits (F64), NaN when a NaN was added: times a power of two that keeps
+     * it a normal double, it rounds to float32 as the exact total so scaled does.
+     */
+    Expr roundedToOdd() {
         carry();
         Local negative = kb.local("negative", lt(kb.load(limbs, idx(count - 1)), idx(0)));
         kb.loop(count, i -> kb.store(limbs, i, select(kb.get(negative), neg(kb.load(limbs, i)), kb.load(limbs, i))));
@@ -100,7 +127,7 @@ final class ExactBlockTotal {
         Expr odd = select(and(kb.get(sticky), eq(rem(kb.get(top), idx(2)), idx(0))), add(kb.get(top), idx(1)), kb.get(top));
         Local magnitude = kb.local("magnitude", mul(cast(ScalarType.F64, odd), kb.get(weightBelow)));
         Expr signed = select(kb.get(negative), neg(kb.get(magnitude)), kb.get(magnitude));
-        return select(kb.get(nan), constant(ScalarType.F32, Double.NaN), cast(ScalarType.F32, signed));
+        return select(kb.get(nan), f64(Double.NaN), signed);
     }
 
     /** Passes every limb's carry to the next (floor division by 2^26), the top limb keeping what reaches it. */

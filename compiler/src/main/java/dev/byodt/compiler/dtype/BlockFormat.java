@@ -4,6 +4,7 @@ import dev.byodt.runtime.ByodtException;
 
 import java.math.BigDecimal;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.function.IntToLongFunction;
 import java.util.stream.Collectors;
@@ -17,16 +18,19 @@ import java.util.stream.Collectors;
  * each element's counter (docs/datatypes.md, "Stochastic rounding"), counters whose keys hash {@code seed}.
  * All of it in exact rational arithmetic, so the result does not depend on how a float division would round.
  */
-public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid scale, RoundingMode elementRounding, int srBits, long seed) {
+public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid scale, RoundingMode elementRounding, int srBits, long seed) {
     /** The block datatype {@code name} names, its element and scale datatypes looked up in {@code registry}. */
     public static BlockFormat resolve(BlockDatatypeName name, DatatypeRegistry registry) {
-        ValueGrid element = grid(name, "element", name.element(), registry);
+        ElementGrid element = grid(name, "element", name.element(), registry);
         if (!element.signed() || !element.hasZero()) {
             throw new ByodtException("block datatype " + name + ": the element " + name.element()
                 + " has no sign or no zero; elements must hold negative values and 0");
         }
-        BlockFormat format = new BlockFormat(name, element, grid(name, "scale", name.scale(), registry), RoundingMode.NEAREST_EVEN,
-            StochasticRounding.DEFAULT_BITS, 0);
+        if (!(grid(name, "scale", name.scale(), registry) instanceof ValueGrid scale)) {
+            throw new ByodtException("block datatype " + name + ": the scale " + name.scale()
+                + " is a posit; scales must be minifloat or fixed-point datatypes, whose grids are uniform");
+        }
+        BlockFormat format = new BlockFormat(name, element, scale, RoundingMode.NEAREST_EVEN, StochasticRounding.DEFAULT_BITS, 0);
         // A dot product's result is scaled by the product of its operands' tensor scales, each amax / (L * S): for
         // tensors of magnitude 1 that product must stay a normal float32, 2^-126 <= (L * S)^-2.
         if (name.tensorScale() && format.tensorScaleDivisor() > 0x1p63) {
@@ -39,12 +43,16 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
 
     /**
      * The format with its elements rounded in --rounding's {@code mode} (an option name): a mode of
-     * {@link RoundingMode}; fixed point's truncate is not a block mode.
+     * {@link RoundingMode}; fixed point's truncate is not a block mode, nor stochastic rounding for posit
+     * elements (their cut bits are exponent bits near minpos and maxpos, not a fraction of a step).
      */
     public BlockFormat withElementRounding(String mode) {
-        if (Arrays.stream(RoundingMode.values()).noneMatch(m -> m.optionName().equals(mode))) {
-            throw new ByodtException("block datatype " + name + ": its elements round in the --rounding modes "
-                + Arrays.stream(RoundingMode.values()).map(RoundingMode::optionName).collect(Collectors.joining(", ")) + ", not " + mode);
+        List<RoundingMode> modes = Arrays.stream(RoundingMode.values())
+            .filter(m -> !(element instanceof PositGrid && m == RoundingMode.STOCHASTIC)).toList();
+        if (modes.stream().noneMatch(m -> m.optionName().equals(mode))) {
+            throw new ByodtException("block datatype " + name + ": its " + (element instanceof PositGrid ? "posit " : "")
+                + "elements round in the --rounding modes " + modes.stream().map(RoundingMode::optionName).collect(Collectors.joining(", "))
+                + ", not " + mode);
         }
         return new BlockFormat(name, element, scale, RoundingMode.of(mode), srBits, seed);
     }
@@ -58,10 +66,10 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
     /** The first counter of the elements of the operand {@code operand} of the node {@code node}: a hash of the seed and both names. */
     public long counterKey(String node, String operand) { return StochasticRounding.key(seed, "block elements " + node + " " + operand); }
 
-    private static ValueGrid grid(BlockDatatypeName block, String role, DatatypeName datatype, DatatypeRegistry registry) {
+    private static ElementGrid grid(BlockDatatypeName block, String role, DatatypeName datatype, DatatypeRegistry registry) {
         DatatypeInstance instance = registry.instance(datatype, Map.of());
         return instance.valueGrid().orElseThrow(() -> new ByodtException("block datatype " + block + ": the " + role + " "
-            + datatype + " declares no grid of values to round onto (minifloat and fixed-point datatypes do)"));
+            + datatype + " declares no grid of values to round onto (minifloat, fixed-point and posit datatypes do)"));
     }
 
     public int blockSize() { return name.blockSize(); }
@@ -117,8 +125,9 @@ public record BlockFormat(BlockDatatypeName name, ValueGrid element, ValueGrid s
         for (int i = 0; i < count; i++) {
             float v = values[from + i];
             BigDecimal quotient = new BigDecimal(Math.abs(v));
+            // withElementRounding admits stochastic rounding for ValueGrid elements only.
             double magnitude = elementRounding == RoundingMode.STOCHASTIC
-                ? element.roundStochastically(quotient, divisor, StochasticRounding.randomBits(counters.applyAsLong(i), srBits), srBits)
+                ? ((ValueGrid) element).roundStochastically(quotient, divisor, StochasticRounding.randomBits(counters.applyAsLong(i), srBits), srBits)
                 : element.round(quotient, divisor, ValueGrid.Direction.of(elementRounding, v < 0));
             elements[i] = Math.copySign(magnitude, v);
         }

@@ -74,7 +74,7 @@ public final class DatatypeDefinition {
     private final Predicate<DatatypeInstance> arithmeticInFloat32;
     private final Function<DatatypeInstance, OptionalInt> exactSumSignificandBits;
     private final Function<DatatypeInstance, Optional<PositScales>> fractionScales;
-    private final Function<DatatypeInstance, ValueGrid> valueGrid;
+    private final Function<DatatypeInstance, ? extends ElementGrid> valueGrid;
     private final Function<DatatypeInstance, List<DatatypeOp>> tabulated;
     private final Map<String, Option> options;
     private final boolean reference;
@@ -228,7 +228,7 @@ public final class DatatypeDefinition {
     }
 
     /** The instance's values as a grid block quantization rounds onto, for definitions that declare one. */
-    Optional<ValueGrid> valueGrid(DatatypeInstance instance) {
+    Optional<ElementGrid> valueGrid(DatatypeInstance instance) {
         return valueGrid == null ? Optional.empty() : Optional.of(valueGrid.apply(instance));
     }
 
@@ -294,7 +294,7 @@ public final class DatatypeDefinition {
         private Predicate<DatatypeInstance> arithmeticInFloat32 = i -> false;
         private Function<DatatypeInstance, OptionalInt> exactSumSignificandBits = i -> OptionalInt.empty();
         private Function<DatatypeInstance, Optional<PositScales>> fractionScales = i -> Optional.empty();
-        private Function<DatatypeInstance, ValueGrid> valueGrid;
+        private Function<DatatypeInstance, ? extends ElementGrid> valueGrid;
         private Function<DatatypeInstance, List<DatatypeOp>> tabulated = i -> List.of();
         private final Map<String, Option> options = new LinkedHashMap<>();
         private boolean reference;
@@ -474,10 +474,10 @@ public final class DatatypeDefinition {
         }
 
         /**
-         * The instance's finite values as a {@link ValueGrid}, so that the datatype can be a block format's element
-         * or scale: block quantization rounds onto it in exact arithmetic, at compile time.
+         * The instance's finite values as an {@link ElementGrid}, so that the datatype can be a block format's element
+         * (or, a {@link ValueGrid}, its scale): block quantization rounds onto it in exact arithmetic.
          */
-        public Builder valueGrid(Function<DatatypeInstance, ValueGrid> gridOfInstance) {
+        public Builder valueGrid(Function<DatatypeInstance, ? extends ElementGrid> gridOfInstance) {
             valueGrid = gridOfInstance;
             return this;
         }

@@ -43,8 +43,8 @@ public record DatatypeInstance(DatatypeDefinition definition, DatatypeName name,
     /** The integer type of the exact accumulator, for definitions that support {@link AccumulationMode#EXACT}. */
     public Optional<ScalarType> exactAccumulator() { return definition.exactAccumulator(this); }
 
-    /** The values as a grid, for definitions that declare one (they can be block elements and scales). */
-    public Optional<ValueGrid> valueGrid() { return definition.valueGrid(this); }
+    /** The values as a grid, for definitions that declare one (they can be block elements; a {@link ValueGrid}, scales too). */
+    public Optional<ElementGrid> valueGrid() { return definition.valueGrid(this); }
 
     /** The fraction bits of the values int:W accumulates, for definitions that support it. */
     int integerAccumulationFractionBits() { return definition.integerAccumulationFractionBits(this); }

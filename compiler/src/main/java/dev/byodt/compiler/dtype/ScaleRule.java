@@ -11,21 +11,22 @@ import java.util.stream.Collectors;
  * How a block format chooses a block's shared scale X from a = amax / t, the block's largest magnitude over the
  * tensor scale t (1 without one), in exact arithmetic. The power-of-two rules give 2^k clamped to the powers of
  * two the scale datatype holds; {@code rceil} and {@code nearest} round onto the scale datatype's grid. emax is
- * floor(log2(largest element)), M the element's fraction bits. docs/datatypes.md, "Block formats", says where
- * each comes from.
+ * floor(log2(largest element)) (a posit's: maxpos's exponent), M the element's fraction bits in the binade of its
+ * largest value (a posit's: 0). docs/datatypes.md, "Block formats", says where each comes from and how each reads
+ * for posits.
  */
 public enum ScaleRule {
     /** OCP MX v1.0 section 6.3: k = floor(log2 a) - emax; elements above the largest are clipped to it. */
     FLOOR {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
             return powerOfTwo(ValueGrid.floorLog2(amax, tensorScale) - element.maxExponent(), scale);
         }
     },
     /** torchao's CEIL: k = ceil(log2 a) - emax. */
     CEIL {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
             return powerOfTwo(ValueGrid.ceilLog2(amax, tensorScale) - element.maxExponent(), scale);
         }
     },
@@ -35,9 +36,9 @@ public enum ScaleRule {
      */
     EVEN {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
             int floor = ValueGrid.floorLog2(amax, tensorScale);
-            BigDecimal carryThreshold = BigDecimal.TWO.subtract(new BigDecimal(Math.scalb(1.0, -element.fractionBits() - 1)));
+            BigDecimal carryThreshold = BigDecimal.TWO.subtract(new BigDecimal(Math.scalb(1.0, -element.largestBinadeFractionBits() - 1)));
             boolean carries = ValueGrid.compareWithPowerOfTwo(amax, tensorScale.multiply(carryThreshold), floor) >= 0;
             return powerOfTwo(floor + (carries ? 1 : 0) - element.maxExponent(), scale);
         }
@@ -45,7 +46,7 @@ public enum ScaleRule {
     /** NVIDIA's RCEIL (cuBLAS, TransformerEngine): the smallest scale value >= a / largest element, so nothing clips. */
     RCEIL {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
             return scale.round(amax, tensorScale.multiply(new BigDecimal(element.largest())), ValueGrid.Direction.UP);
         }
     },
@@ -55,7 +56,7 @@ public enum ScaleRule {
      */
     MIDMAX {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
             BigDecimal midpoint = new BigDecimal(element.midpointAboveLargest());
             return powerOfTwo(ValueGrid.ceilLog2(amax, tensorScale.multiply(midpoint)), scale);
         }
@@ -66,7 +67,7 @@ public enum ScaleRule {
      */
     NEAREST {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale) {
+        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
             double nearest = scale.round(amax, tensorScale.multiply(new BigDecimal(element.largest())), ValueGrid.Direction.NEAREST_EVEN);
             return Math.max(nearest, scale.smallest());
         }
@@ -76,7 +77,7 @@ public enum ScaleRule {
     public boolean powersOfTwo() { return this != RCEIL && this != NEAREST; }
 
     /** The scale for a block whose largest magnitude {@code amax} is positive and finite. */
-    abstract double scale(BigDecimal amax, BigDecimal tensorScale, ValueGrid element, ValueGrid scale);
+    abstract double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale);
 
     /** What users write: floor, ceil, even, rceil, midmax, nearest. */
     public String optionName() { return name().toLowerCase(Locale.ROOT); }

@@ -13,7 +13,7 @@ import java.math.BigInteger;
  *
  * @param signed whether negative values exist (an unsigned grid, such as a scale's, holds magnitudes only)
  */
-public record ValueGrid(int fractionBits, int minExponent, double largest, boolean hasZero, boolean signed) {
+public record ValueGrid(int fractionBits, int minExponent, double largest, boolean hasZero, boolean signed) implements ElementGrid {
     /**
      * How a magnitude between two grid points goes to one of them: the nearest (ties to the even multiple of the
      * step, or to the larger), the larger (UP, away from zero), the smaller (toward zero), or the odd multiple.
@@ -51,26 +51,28 @@ public record ValueGrid(int fractionBits, int minExponent, double largest, boole
         return new ValueGrid(bits - 2, bits - 2 - fractionBits, Math.scalb((double) ((1L << (bits - 1)) - 1), -fractionBits), true, true);
     }
 
-    /** floor(log2(largest)): the element's emax of the OCP MX rule. */
-    public int maxExponent() { return Math.getExponent(largest); }
-
     /** The smallest positive value: the last subnormal step, or 2^minExponent when there is no zero below it. */
+    @Override
     public double smallest() { return Math.scalb(1.0, hasZero ? minExponent - fractionBits : minExponent); }
 
-    /** The exponent of the smallest power of two on the grid. */
-    public int smallestExponent() { return Math.getExponent(smallest()); }
+    @Override
+    public int largestBinadeFractionBits() { return fractionBits; }
 
-    /**
-     * Halfway between the largest value and the next one the format would have without its limit: the largest
-     * plus half its step. Magnitudes up to here round to the largest value anyway.
-     */
+    /** The largest plus half its step: magnitudes up to here round to the largest value anyway. */
+    @Override
     public double midpointAboveLargest() { return largest + Math.scalb(1.0, maxExponent() - fractionBits - 1); }
+
+    @Override
+    public boolean float32HoldsEvery() {
+        return fractionBits <= 23 && smallestExponent() >= -149 && maxExponent() <= 127;
+    }
 
     /**
      * The grid point for the exact positive quotient {@code numerator / denominator} (both nonnegative,
      * denominator positive) in {@code direction}, clamped to [smallest or 0, largest]. A grid without zero gives
      * its smallest value for 0.
      */
+    @Override
     public double round(BigDecimal numerator, BigDecimal denominator, Direction direction) {
         if (numerator.signum() == 0) return hasZero ? 0 : smallest();
         int exponent = Math.max(floorLog2(numerator, denominator), minExponent);

@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeName;
+import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.reference.BlockReference;
 import dev.byodt.compiler.dtype.reference.Rational;
@@ -19,6 +20,7 @@ import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
@@ -69,8 +71,7 @@ class BlockDotsTest {
 
     private static BlockReference reference(String name, RoundingMode elementRounding) {
         BlockDatatypeName n = named(name);
-        return new BlockReference(BlockReference.BUILT_IN_VALUES.get(n.element().toString()), BlockReference.BUILT_IN_VALUES.get(n.scale().toString()),
-            n.rule().optionName(), elementRounding);
+        return BlockReference.of(n.element().toString(), n.scale().toString(), n.rule().optionName(), elementRounding);
     }
 
     private static CompileOptions options(String name) {
@@ -80,7 +81,9 @@ class BlockDotsTest {
     // ---- run-time quantization
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4", "block[custom[posit_es0]8,32,e8m0,floor]",
+        "block[custom[posit_es1]8,32,e8m0,floor]", "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es3]8,32,e8m0,floor]",
+        "block[custom[posit_es0]6,16,e8m0,floor]", "block[custom[posit]12,32,e8m0,floor]", "block[custom[posit_es1]16,32,e8m0,floor]"})
     void activationsQuantizeAsTheExactReference(String name) {
         float[][] rows = rows(name);
         checkQuantization(name, RoundingMode.NEAREST_EVEN, rows);
@@ -95,7 +98,9 @@ class BlockDotsTest {
      */
     @ParameterizedTest
     @ValueSource(strings = {"block[custom[fp8e4m3]8,32,e8m0,ceil]", "block[fxp8_6,32,e8m0,even]", "block[custom[fp4e2m1]4,32,e8m0,rceil]",
-        "block[custom[fp6e2m3]6,32,e8m0,midmax]", "block[custom[fp4e2m1]4,16,ue4m3,rceil,tensor]"})
+        "block[custom[fp6e2m3]6,32,e8m0,midmax]", "block[custom[fp4e2m1]4,16,ue4m3,rceil,tensor]", "block[custom[posit]8,32,e8m0,ceil]",
+        "block[custom[posit_es1]8,32,e8m0,even]", "block[custom[posit]8,32,e8m0,rceil]", "block[custom[posit_es0]8,32,e8m0,midmax]",
+        "block[custom[posit_es3]8,32,e8m0,nearest]"})
     void everyScaleRuleQuantizesAsTheExactReference(String name) {
         checkQuantization(name, RoundingMode.NEAREST_EVEN, rows(name));
     }
@@ -135,7 +140,9 @@ class BlockDotsTest {
 
     /** The elements in --rounding's other deterministic modes (--rounding reaches them), edge rows and seeded ones. */
     @ParameterizedTest
-    @CsvSource({"mxfp8e4m3, up", "mxfp8e4m3, toward-zero", "mxint8, down", "mxint8, nearest-away", "nvfp4, odd", "mxfp6e2m3, down"})
+    @CsvSource({"mxfp8e4m3, up", "mxfp8e4m3, toward-zero", "mxint8, down", "mxint8, nearest-away", "nvfp4, odd", "mxfp6e2m3, down",
+        "'block[custom[posit]8,32,e8m0,floor]', up", "'block[custom[posit]8,32,e8m0,floor]', down", "'block[custom[posit_es1]8,32,e8m0,floor]', toward-zero",
+        "'block[custom[posit_es1]8,32,e8m0,floor]', nearest-away", "'block[custom[posit_es0]8,32,e8m0,floor]', odd"})
     void activationsQuantizeInTheOtherRoundingModesAsTheExactReference(String name, String mode) {
         checkQuantization(name, RoundingMode.of(mode), rows(name));
     }
@@ -171,8 +178,33 @@ class BlockDotsTest {
         }
     }
 
-    /** Edge rows (zeros of both signs, NaN, infinities, the spec's clipping example, extremes, ties) and 60 seeded ones. */
+    /**
+     * Edge rows (zeros of both signs, NaN, infinities, the spec's clipping example, extremes, ties) and 60 seeded
+     * ones; for posit elements then rows of every (N+1)-bit posit (the N-bit ones and the midpoints between them)
+     * and their float32 neighbours, each block led by maxpos so that its scale is 1 under every rule.
+     */
     static float[][] rows(String name) {
+        float[][] rows = commonRows(name);
+        if (!(format(name).element() instanceof PositGrid posit)) return rows;
+        PositGrid wider = new PositGrid(posit.bits() + 1, posit.es());
+        List<Float> values = new java.util.ArrayList<>();
+        long stride = Math.max(1, wider.largestPattern() / 2048);
+        for (long p = 1; p <= wider.largestPattern(); p += stride) {
+            float v = (float) wider.value(p);
+            values.addAll(List.of(v, -Math.nextDown(v), Math.nextUp(v)));
+        }
+        values.addAll(List.of((float) posit.smallest() / 2, (float) -posit.smallest() * 0.75f, Float.MIN_VALUE));
+        int size = format(name).blockSize(), count = 0;
+        List<float[]> positRows = new java.util.ArrayList<>(Arrays.asList(rows));
+        while (count < values.size()) {
+            float[] row = new float[K];
+            for (int i = 0; i < K; i++) row[i] = i % size == 0 ? (float) posit.largest() : count < values.size() ? values.get(count++) : 0f;
+            positRows.add(row);
+        }
+        return positRows.toArray(float[][]::new);
+    }
+
+    private static float[][] commonRows(String name) {
         BlockFormat format = format(name);
         float largest = (float) format.element().largest();
         float midpointAbove = (float) format.element().midpointAboveLargest();
@@ -224,8 +256,12 @@ class BlockDotsTest {
             kb.loop(copy[0].size(), i -> kb.store(copy[1], i, cast(ScalarType.REAL, kb.load(copy[0], i))));
         }
         List<Buffer> outputs = List.of(elementsOut, scalesOut, tensorOut);
-        Program program = new Program("quantize", List.of(kb.build()), List.of(in), List.of(new TensorSpec("x", ElementType.FLOAT32, shape)),
-            outputs, outputs.stream().map(b -> new TensorSpec(b.name(), ElementType.FLOAT32, b.shape())).toList(), new LinkedHashMap<>(), List.of());
+        Kernel kernel = kb.build();
+        // The quantizer's own constants (posit elements' tables).
+        Map<Buffer, java.lang.foreign.MemorySegment> constants = new LinkedHashMap<>();
+        kernel.constants().forEach((buffer, value) -> constants.put(buffer, value.data()));
+        Program program = new Program("quantize", List.of(kernel), List.of(in), List.of(new TensorSpec("x", ElementType.FLOAT32, shape)),
+            outputs, outputs.stream().map(b -> new TensorSpec(b.name(), ElementType.FLOAT32, b.shape())).toList(), constants, List.of());
         try (CompiledModule module = Compiler.compile(program, CompileOptions.host()); HostModel model = Compiler.jit(module)) {
             return model.run(List.of(Tensor.ofFloats(shape, values))).stream().map(Tensor::toFloatArray).toList();
         }
@@ -233,8 +269,11 @@ class BlockDotsTest {
 
     // ---- dot products
 
+    /** Posit blocks sum in float32 (posit6 es 0), a double (posit8 es 0 and 1) and limbs (posit8 es 2 and 3, posit16 es 1). */
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4", "block[custom[fp4e2m1]4,32,ue4m3,floor,tensor]"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4", "block[custom[fp4e2m1]4,32,ue4m3,floor,tensor]",
+        "block[custom[posit_es0]6,32,e8m0,floor]", "block[custom[posit_es0]8,32,e8m0,floor]", "block[custom[posit_es1]8,32,e8m0,floor]",
+        "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es3]8,32,e8m0,rceil]", "block[custom[posit_es1]16,32,e8m0,floor]"})
     void matMulSumsExactBlocksInFloat32(String name) {
         int m = 7, n = 5;
         float[] a = seeded(name.hashCode() + 1, 2 * m * K, 4), b = seeded(name.hashCode() + 2, K * n, 1);
@@ -260,7 +299,8 @@ class BlockDotsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4", "block[custom[posit]8,32,e8m0,floor]",
+        "block[custom[posit_es1]8,32,e8m0,floor]"})
     void gemmWithTransposedWeightsAndBias(String name) {
         int m = 3, n = 6;
         float[] a = seeded(name.hashCode() + 3, m * K, 100), b = seeded(name.hashCode() + 4, n * K, 0.01), c = seeded(5, n, 1);
@@ -280,7 +320,8 @@ class BlockDotsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4", "block[custom[posit]8,32,e8m0,floor]",
+        "block[custom[posit_es0]8,32,e8m0,floor]"})
     void convBlocksRunAlongInputChannels(String name) {
         int batch = 2, channels = 40, maps = 3, h = 5, w = 4, kh = 3, kw = 2;
         int oh = h, ow = w - 1;   // pads 1 top and bottom, none at the sides, stride 1
@@ -299,7 +340,7 @@ class BlockDotsTest {
      * columns), under broadcast batch dimensions ([2, 1] against [3]), NVFP4's tensor scale over each whole operand.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e5m2", "nvfp4"})
+    @ValueSource(strings = {"mxfp8e5m2", "nvfp4", "block[custom[posit]8,32,e8m0,floor]"})
     void matMulOfTwoActivations(String name) {
         checkMatMulOfTwoActivations(name);
     }
@@ -477,7 +518,8 @@ class BlockDotsTest {
      * it), and blocks holding 1, 2^-30 and -1, which float32 accumulation makes 0.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxint8", "mxfp4", "nvfp4"})
+    @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxint8", "mxfp4", "nvfp4", "block[custom[posit]8,32,e8m0,floor]",
+        "block[custom[posit_es1]8,32,e8m0,floor]"})
     void accumulateExactRoundsTheWholeSumOnce(String name) {
         int m = 6, n = 5, k = 160;
         float[] a = seeded(name.hashCode() + 71, m * k, 4), b = seeded(name.hashCode() + 72, k * n, 1);
@@ -591,11 +633,46 @@ class BlockDotsTest {
         assertBits("mxfp8e5m2", expected, actual);
     }
 
+    /**
+     * posit8 es 2's block sums need up to 101 bits: 2^24 2^24 + 2^24 1 + 2^-24 2^-24 = 2^48 + 2^24 + 2^-48 is above
+     * the float32 midpoint 2^48 + 2^24 only by a product a double cannot hold beside it, so only the limbs give its
+     * float32, 2^48 + 2^25 (a double sum would tie to 2^48); its negation and the midpoint alone (to even: 2^48) too.
+     */
+    @Test
+    void positBlockSumsRoundOnceFromTheExactSum() {
+        String name = "block[custom[posit]8,32,e8m0,floor]";
+        int m = 3, n = 1;
+        float[] b = new float[K];
+        b[0] = 0x1p24f;
+        b[1] = 1;
+        b[2] = 0x1p-24f;
+        float[][] rows = {{0x1p24f, 0x1p24f, 0x1p-24f}, {-0x1p24f, -0x1p24f, -0x1p-24f}, {0x1p24f, 0x1p24f, 0}};
+        float[] a = new float[m * K];
+        for (int r = 0; r < m; r++) System.arraycopy(rows[r], 0, a, r * K, 3);
+        Graph graph = node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
+        float[] expected = expectedMatMul(reference(name), 32, a, b, n, Rational.of(1), Rational.of(1));
+        assertEquals(0x1p48f + 0x1p25f, expected[0]);
+        assertEquals(-0x1p48f - 0x1p25f, expected[1]);
+        assertEquals(0x1p48f, expected[2]);
+        assertBits(name, expected, run(graph, name, new long[] {m, K}, a));
+    }
+
     @Test
     void formatsWhoseBlockSumsOutgrowTwoDoublesAreRefused() {
         BlockFormat wide = BlockFormat.resolve(named("block[bfloat16,32,e8m0,floor]"), DatatypeChoice.builtInRegistry());
         assertEquals(Optional.of("block datatype block[bfloat16,32,custom[e8m0]8,floor]: its block sums need more than two doubles' 53 bits"),
             BlockDots.unsupported(wide));
+    }
+
+    @Test
+    void positElementsTheDotProductsCannotTakeAreRefused() {
+        assertEquals(Optional.of("block datatype block[custom[posit]32,32,custom[e8m0]8,floor]: posit elements have at most 16 bits, not 32 (custom[posit]32)"),
+            BlockDots.unsupported(format("block[custom[posit]32,32,e8m0,floor]")));
+        String powersOfTwo = ": posit elements take scales that are powers of two (such as e8m0) and no tensor scale, so that their quotients are exact";
+        assertEquals(Optional.of("block datatype block[custom[posit]8,16,custom[ue4m3]8,nearest]" + powersOfTwo),
+            BlockDots.unsupported(format("block[custom[posit]8,16,ue4m3,nearest]")));
+        assertEquals(Optional.of("block datatype block[custom[posit]8,16,custom[e8m0]8,rceil,tensor]" + powersOfTwo),
+            BlockDots.unsupported(format("block[custom[posit]8,16,e8m0,rceil,tensor]")));
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.dtype.QuantizedBlock;
+import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.dtype.reference.BlockReference;
 import dev.byodt.compiler.dtype.reference.Rational;
@@ -138,7 +139,8 @@ class BlockStochasticRoundingTest {
         float[] row = new float[K];
         float[] fractions = {0.25f, 0.5f, 0.75f, 0.3f, 0.9f};
         // 0.5 and 1 are grid points of every element here (whose scale is 1), and the values are fractions of a step above 0.5.
-        double step = Math.scalb(1.0, Math.max(-1, format.element().minExponent()) - format.element().fractionBits());
+        ValueGrid grid = (ValueGrid) format.element();
+        double step = Math.scalb(1.0, Math.max(-1, grid.minExponent()) - grid.fractionBits());
         for (int i = 0; i < K; i++) {
             row[i] = i % format.blockSize() == 0 ? amax : (float) ((i % 2 == 0 ? 1 : -1) * (0.5 + fractions[i % fractions.length] * step));
         }

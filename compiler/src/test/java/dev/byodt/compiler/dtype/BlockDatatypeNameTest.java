@@ -48,9 +48,15 @@ class BlockDatatypeNameTest {
 
     @Test
     void elementsAndScalesNeedAGridOfValues() {
-        ByodtException posit = assertThrows(ByodtException.class,
-            () -> BlockFormat.resolve(DatatypeName.parseBlock("block[custom[posit]8,32,e8m0,floor]").orElseThrow(), REGISTRY));
-        assertTrue(posit.getMessage().contains("the element custom[posit]8 declares no grid"), posit.getMessage());
+        ByodtException float32 = assertThrows(ByodtException.class,
+            () -> BlockFormat.resolve(DatatypeName.parseBlock("block[float32,32,e8m0,floor]").orElseThrow(), REGISTRY));
+        assertEquals("block datatype block[float32,32,custom[e8m0]8,floor]: the element float32 declares no grid of values to round onto "
+            + "(minifloat, fixed-point and posit datatypes do)", float32.getMessage());
+        ByodtException positScale = assertThrows(ByodtException.class,
+            () -> BlockFormat.resolve(DatatypeName.parseBlock("block[custom[fp8e4m3]8,32,custom[posit]8,floor]").orElseThrow(), REGISTRY));
+        assertEquals("block datatype block[custom[fp8e4m3]8,32,custom[posit]8,floor]: the scale custom[posit]8 is a posit; scales must be minifloat "
+            + "or fixed-point datatypes, whose grids are uniform", positScale.getMessage());
+        assertEquals(new PositGrid(8, 2), BlockFormat.resolve(DatatypeName.parseBlock("block[custom[posit]8,32,e8m0,floor]").orElseThrow(), REGISTRY).element());
         ByodtException unsigned = assertThrows(ByodtException.class,
             () -> BlockFormat.resolve(DatatypeName.parseBlock("block[custom[ue4m3]8,32,e8m0,floor]").orElseThrow(), REGISTRY));
         assertTrue(unsigned.getMessage().contains("has no sign"), unsigned.getMessage());

@@ -74,7 +74,7 @@ class BlockDeclarationTest {
         registry.register(DatatypeDescriptor.read(descriptor("")));
         BlockDatatypeName format = new BlockDatatypeName(DatatypeName.parse("custom[int6]6"), 32, DatatypeName.parse("custom[e8m0]8"), ScaleRule.FLOOR, false);
         assertEquals("block datatype mxint6 (block[custom[int6]6,32,custom[e8m0]8,floor]): the element custom[int6]6 declares no grid of values to "
-            + "round onto (minifloat and fixed-point datatypes do)", assertThrows(ByodtException.class, () -> registry.registerBlock("mxint6", format)).getMessage());
+            + "round onto (minifloat, fixed-point and posit datatypes do)", assertThrows(ByodtException.class, () -> registry.registerBlock("mxint6", format)).getMessage());
     }
 
     @Test

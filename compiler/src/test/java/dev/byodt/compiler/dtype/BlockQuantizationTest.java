@@ -5,6 +5,7 @@ import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
 import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.runtime.ByodtException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -78,6 +79,98 @@ class BlockQuantizationTest {
         BlockReference reference = new BlockReference(elements, scales, name.rule().optionName());
         BlockFormat format = BlockFormat.resolve(name, REGISTRY);
         for (float[] tensor : tensors(name, format)) checkTensor(name, format, reference, tensor);
+    }
+
+    /**
+     * Posit elements against the reference's posits (listed pattern by pattern and rounded at the (N+1)-bit posits
+     * between them, {@link dev.byodt.compiler.dtype.posit.PositReference}) under an E8M0 scale: posit8 with every es
+     * under every scale rule, and posits of 6, 12 and 16 bits under the floor rule, on the edge tensor, 10 seeded
+     * ones and tensors of every (N+1)-bit posit (each posit and each midpoint) and its float32 neighbours, each
+     * block led by maxpos.
+     */
+    @Test
+    void positElementsUnderEveryRuleMatchTheReference() {
+        int blocks = 0;
+        for (String element : List.of("custom[posit_es0]8", "custom[posit_es1]8", "custom[posit]8", "custom[posit_es3]8")) {
+            for (ScaleRule rule : ScaleRule.values()) blocks += checkPositElement(element, rule, 11);
+        }
+        for (String element : List.of("custom[posit_es1]6", "custom[posit]12", "custom[posit_es1]16")) blocks += checkPositElement(element, ScaleRule.FLOOR, 11);
+        System.out.println("BlockQuantizationTest: " + blocks + " blocks of posits checked against the exact reference");
+    }
+
+    /** Posits of 6, 12 and 16 bits under every rule, and every posit element on all 40 seeded tensors. */
+    @Tag("exhaustive")
+    @Test
+    void positElementsOfOtherWidthsUnderEveryRule() {
+        for (String element : List.of("custom[posit_es0]8", "custom[posit_es1]8", "custom[posit]8", "custom[posit_es3]8", "custom[posit_es1]6",
+                "custom[posit_es3]6", "custom[posit]12", "custom[posit_es1]16", "custom[posit_es0]16")) {
+            for (ScaleRule rule : ScaleRule.values()) checkPositElement(element, rule, RANDOM_TENSORS + 1);
+        }
+    }
+
+    /** The edge tensor, {@code tensors - 1} seeded ones and the posit points, of the element under an E8M0 scale by the rule; the blocks checked. */
+    private static int checkPositElement(String element, ScaleRule rule, int tensors) {
+        BlockDatatypeName name = new BlockDatatypeName(DatatypeName.parse(element), 32, DatatypeName.parse("custom[e8m0]8"), rule, false);
+        BlockFormat format = BlockFormat.resolve(name, REGISTRY);
+        BlockReference reference = BlockReference.of(element, "custom[e8m0]8", rule.optionName(), RoundingMode.NEAREST_EVEN);
+        List<float[]> checked = new ArrayList<>(tensors(name, format).subList(0, tensors));
+        checked.add(positPoints((PositGrid) format.element(), format.blockSize()));
+        int blocks = 0;
+        for (float[] tensor : checked) blocks += checkTensor(name, format, reference, tensor);
+        return blocks;
+    }
+
+    /** Posit elements in the other deterministic modes; stochastic rounding is refused for them. */
+    @Test
+    void positElementsRoundInTheOtherDeterministicModes() {
+        for (String element : List.of("custom[posit]8", "custom[posit_es0]6")) {
+            BlockDatatypeName name = new BlockDatatypeName(DatatypeName.parse(element), 32, DatatypeName.parse("custom[e8m0]8"), ScaleRule.FLOOR, false);
+            for (RoundingMode mode : List.of(RoundingMode.NEAREST_AWAY, RoundingMode.TOWARD_ZERO, RoundingMode.UP, RoundingMode.DOWN, RoundingMode.ODD)) {
+                BlockFormat format = BlockFormat.resolve(name, REGISTRY).withElementRounding(mode.optionName());
+                BlockReference reference = BlockReference.of(element, "custom[e8m0]8", "floor", mode);
+                List<float[]> tensors = new ArrayList<>(tensors(name, format).subList(0, 9));
+                tensors.add(positPoints((PositGrid) format.element(), format.blockSize()));
+                for (float[] tensor : tensors) checkTensor(name, format, reference, tensor);
+            }
+        }
+        ByodtException stochastic = assertThrows(ByodtException.class, () -> BlockFormat.resolve(DatatypeName.parseBlock(
+            "block[custom[posit]8,32,e8m0,floor]").orElseThrow(), REGISTRY).withElementRounding("stochastic"));
+        assertEquals("block datatype block[custom[posit]8,32,custom[e8m0]8,floor]: its posit elements round in the --rounding modes nearest, "
+            + "nearest-away, toward-zero, up, down, odd, not stochastic", stochastic.getMessage());
+    }
+
+    /**
+     * The posit's own examples of rounding: below minpos to minpos and from maxpos up to maxpos (never 0 or NaR),
+     * posit8 es 2's midpoint 2^22 between 2^20 and 2^24 (the bit string's, not their mean) to the even pattern, 2^20.
+     */
+    @Test
+    void positElementsRoundOnTheirBitString() {
+        BlockFormat format = BlockFormat.resolve(DatatypeName.parseBlock("block[custom[posit]8,4,e8m0,floor]").orElseThrow(), REGISTRY);
+        QuantizedBlock q = format.quantize(new float[] {0x1p24f, 0x1p-30f, -0x1p22f, Math.nextUp(0x1p22f)}, 0, 4, 1);
+        assertEquals(1.0, q.scale());
+        assertEquals(0x1p-24, q.element(1));
+        assertEquals(-0x1p20, q.element(2));
+        assertEquals(0x1p24, q.element(3));
+        QuantizedBlock clipped = format.quantize(new float[] {0x1.fp24f, -0x1.8p24f, 0, -0f}, 0, 4, 1);
+        assertEquals(0x1p24, clipped.element(0));
+        assertEquals(-0x1p24, clipped.element(1));
+        assertEquals(-0.0, clipped.element(3));
+    }
+
+    /** Every (N+1)-bit posit (a posit or a midpoint between two) and its float32 neighbours, with alternating signs, in blocks led by maxpos. */
+    private static float[] positPoints(PositGrid posit, int blockSize) {
+        PositGrid wider = new PositGrid(posit.bits() + 1, posit.es());
+        List<Float> values = new ArrayList<>();
+        long stride = Math.max(1, wider.largestPattern() / 4096);
+        for (long p = 1; p <= wider.largestPattern(); p += stride) {
+            float v = (float) wider.value(p);
+            values.addAll(List.of(v, -Math.nextDown(v), Math.nextUp(v)));
+        }
+        values.addAll(List.of((float) posit.smallest() / 2, (float) -posit.smallest() * 0.75f, Float.MIN_VALUE));
+        int perBlock = blockSize - 1;
+        float[] tensor = new float[(values.size() + perBlock - 1) / perBlock * blockSize];
+        for (int i = 0, next = 0; i < tensor.length; i++) tensor[i] = i % blockSize == 0 ? (float) posit.largest() : next < values.size() ? values.get(next++) : 0f;
+        return tensor;
     }
 
     /**

@@ -37,7 +37,7 @@ class ValueGridTest {
     @Test
     void everyDeclaredGridHoldsExactlyTheDatatypesValues() {
         for (Map.Entry<String, List<Rational>> datatype : DATATYPES.entrySet()) {
-            ValueGrid grid = DatatypeChoice.builtInRegistry().instance(datatype.getKey(), Map.of()).valueGrid().orElseThrow();
+            ValueGrid grid = (ValueGrid) DatatypeChoice.builtInRegistry().instance(datatype.getKey(), Map.of()).valueGrid().orElseThrow();
             List<BigDecimal> values = new ArrayList<>();
             if (grid.hasZero()) values.add(BigDecimal.ZERO);
             datatype.getValue().stream().sorted().map(ValueGridTest::exact).forEach(values::add);

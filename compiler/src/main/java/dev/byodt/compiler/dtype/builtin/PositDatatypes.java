@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
+import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.PositScales;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
@@ -60,6 +61,7 @@ public final class PositDatatypes implements DatatypePlugin {
             .arithmeticInFloat32(i -> RoundingMode.of(i.option("rounding")) == RoundingMode.NEAREST_EVEN && arithmeticInFloat32(i.bits(), es))
             // posit.c's rounded_f32_with_fraction, beside rounded_f32, proves its rounding on those scales.
             .fractionScales(i -> Optional.of(new PositScales(i.bits(), es)))
+            .valueGrid(i -> new PositGrid(i.bits(), es))
             .build();
     }
 
@@ -77,7 +79,7 @@ public final class PositDatatypes implements DatatypePlugin {
      * Whether float32 holds every posit of N bits exactly: at most N - 2 - es significand bits (sign and two
      * regime bits taken), at most 24, and scales within +-126 (maxPos = 2^((N-2) 2^es)), float32's normal range.
      */
-    static boolean exactInFloat32(int n, int es) { return n - 2 - es <= 24 && (n - 2) << es <= 126; }
+    static boolean exactInFloat32(int n, int es) { return new PositGrid(n, es).float32HoldsEvery(); }
 
     /**
      * posit.c's quire width (its POSIT_ACC_BITS): at least 16N bits, as the standard asks, and at least

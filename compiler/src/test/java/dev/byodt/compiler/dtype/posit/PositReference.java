@@ -1,10 +1,13 @@
 package dev.byodt.compiler.dtype.posit;
 
 import dev.byodt.compiler.dtype.RoundingMode;
+import dev.byodt.compiler.dtype.reference.Rational;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.ToIntFunction;
 
 /**
@@ -104,6 +107,24 @@ public final class PositReference {
         }
         return Exact.dyadic(BigInteger.valueOf(significand), k * (1 << es) + exponent - fractionBits);
     }
+
+    /** The positive finite values, pattern by pattern: minPos .. maxPos (a block format's elements, BlockReference). */
+    public List<Rational> positiveValues() {
+        List<Rational> values = new ArrayList<>();
+        for (long p = 1; p <= maxPos(); p++) values.add(rational(value(p)));
+        return values;
+    }
+
+    /**
+     * The posit value of the magnitude {@code magnitude} > 0 of a real of the sign {@code negative}, rounded per
+     * section 4.1 in this reference's mode (the sign matters to up and down).
+     */
+    public Rational roundedMagnitude(Rational magnitude, boolean negative) {
+        Exact exact = new Exact(magnitude.num(), magnitude.den());
+        return rational(value(roundMagnitude(exact::compareTo, negative)));
+    }
+
+    private static Rational rational(Exact e) { return new Rational(e.num(), e.den()); }
 
     /** The posit of an exact real, rounded per section 4.1. */
     long round(Exact v) {

@@ -1,12 +1,15 @@
 package dev.byodt.compiler.dtype.reference;
 
 import dev.byodt.compiler.dtype.RoundingMode;
+import dev.byodt.compiler.dtype.posit.PositReference;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Block quantization written from the definitions in docs/datatypes.md ("Block formats"), in exact rationals
@@ -17,6 +20,9 @@ import java.util.Map;
  * Elements round so, or in another deterministic {@link RoundingMode} of the signed value: of the listed
  * neighbours of the magnitude, the nearer (ties to the larger magnitude), the smaller magnitude, the larger or
  * the smaller value, or the one at an odd position of the list that starts with 0 (the odd significand).
+ * Posit elements are listed pattern by pattern by {@link PositReference}, which also rounds them: between the
+ * listed neighbours by comparison with the (N+1)-bit posit between them (section 4.1), to minpos and maxpos at the
+ * ends in every mode.
  */
 public final class BlockReference {
     /** A block's scale (null for NaN) and its elements, each with the sign of its input. */
@@ -33,20 +39,42 @@ public final class BlockReference {
         "custom[e8m0]8", minifloat(new MinifloatReference(8, 0, MinifloatReference.Specials.FN, true)),
         "custom[ue4m3]8", minifloat(new MinifloatReference(4, 3, MinifloatReference.Specials.FN, true)));
 
+    /** A posit element's spelling: custom[posit]N (es 2) or custom[posit_esE]N. */
+    private static final Pattern POSIT = Pattern.compile("custom\\[posit(?:_es(\\d))?]([0-9]+)");
+
     private final List<Rational> elements;
     private final List<Rational> scales;
     private final String rule;
     private final RoundingMode elementRounding;
+    /** The posit elements' rounding, or null for elements rounded among the listed values. */
+    private final PositReference posit;
 
     public BlockReference(List<Rational> elements, List<Rational> scales, String rule) {
         this(elements, scales, rule, RoundingMode.NEAREST_EVEN);
     }
 
     public BlockReference(List<Rational> elements, List<Rational> scales, String rule, RoundingMode elementRounding) {
+        this(elements, scales, rule, elementRounding, null);
+    }
+
+    private BlockReference(List<Rational> elements, List<Rational> scales, String rule, RoundingMode elementRounding, PositReference posit) {
         this.elements = sorted(elements);
         this.scales = sorted(scales);
         this.rule = rule;
         this.elementRounding = elementRounding;
+        this.posit = posit;
+    }
+
+    /**
+     * The reference of a block datatype with these element and scale spellings: a posit element, or an element
+     * and scale of {@link #BUILT_IN_VALUES}.
+     */
+    public static BlockReference of(String element, String scale, String rule, RoundingMode elementRounding) {
+        Matcher positElement = POSIT.matcher(element);
+        if (!positElement.matches()) return new BlockReference(BUILT_IN_VALUES.get(element), BUILT_IN_VALUES.get(scale), rule, elementRounding);
+        int es = positElement.group(1) == null ? 2 : Integer.parseInt(positElement.group(1));
+        PositReference posits = new PositReference(Integer.parseInt(positElement.group(2)), es, elementRounding);
+        return new BlockReference(posits.positiveValues(), BUILT_IN_VALUES.get(scale), rule, elementRounding, posits);
     }
 
     /** The positive finite values of a minifloat. */
@@ -147,8 +175,15 @@ public final class BlockReference {
         };
     }
 
-    /** M: log2 of how many element values lie in [1, 2). */
+    /**
+     * M: log2 of how many element values lie in [1, 2); for posits, whose precision tapers, of how many lie in the
+     * largest one's binade (maxpos's alone: 0).
+     */
     private int elementFractionBits() {
+        if (posit != null) {
+            Rational binade = Rational.scaled(BigInteger.ONE, largestElement().floorLog2());
+            return Long.numberOfTrailingZeros(elements.stream().filter(v -> v.compareTo(binade) >= 0).count());
+        }
         long inOneToTwo = elements.stream()
             .filter(v -> v.compareTo(Rational.of(1)) >= 0 && v.compareTo(Rational.of(2)) < 0).count();
         return Long.numberOfTrailingZeros(inOneToTwo);
@@ -175,6 +210,7 @@ public final class BlockReference {
 
     /** The element magnitude of q >= 0, for a value of sign {@code negative}, in the element rounding. */
     private Rational element(Rational q, boolean negative) {
+        if (posit != null) return q.signum() == 0 ? Rational.ZERO : posit.roundedMagnitude(q, negative);
         if (elementRounding == RoundingMode.NEAREST_EVEN) return nearest(elements, q, true);
         List<Rational> candidates = new ArrayList<>(List.of(Rational.ZERO));
         candidates.addAll(elements);
