@@ -31,7 +31,9 @@ import java.util.concurrent.Callable;
             + "declared in the generated header with the workspace size.",
         "The executable runs as: MODEL [-o OUTDIR] input_0.pb [input_1.pb ...] and writes OUTDIR/output_N.pb.",
         "With --train it writes the training step byodt train runs instead, for any --target: inputs the batch, its "
-            + "labels, the weights, the optimizer state and the step's scalars; outputs the loss, the batch's logits, "
+            + "labels, the weights, the optimizer state and the step's scalars (and with --rounding stochastic, last, "
+            + "rounding.call: the step's number, 0 for the first, from which each step's random bits differ); outputs "
+            + "the loss, the batch's logits, "
             + "the updated weights and state, and the gradient and update counts (the header names each)."},
     footer = {"", "Examples:",
         "  byodt compile models/lenet5-fashion.onnx --emit obj -o lenet5.o      # also writes lenet5.h",
@@ -89,7 +91,7 @@ final class CompileCommand implements Callable<Integer> {
         Optional<Integer> apart = modelOptions.plugins.runApartIfUntrusted(spec, modelOptions::datatypeInstances);
         if (apart.isPresent()) return apart.get();
         if (train) step.check();
-        CompileOptions options = (train ? step.compileOptions(modelOptions) : modelOptions.compileOptions())
+        CompileOptions options = (train ? step.compileOptions(modelOptions).withCallCounter(true) : modelOptions.compileOptions())
             .withEntrySymbol(entry).withOptimize(!noOpt);
         if (stats && !options.target().isRiscv()) throw new UsageException("--stats counts RISC-V instructions: give a RISC-V --target");
         try (CompiledModule module = train ? Compiler.compile(trainingStep(options), options) : Compiler.compile(modelOptions.load(), options)) {

@@ -86,6 +86,20 @@ class TrainCommandTest {
         assertTrue(other.err().contains("--master-weights float16: only float32 is available"), other.err());
     }
 
+    /**
+     * Stochastic rounding trains with float32 master weights (whose rounding into bfloat16 as the step loads them is
+     * then stochastic, with each step's own bits) and dynamic loss scaling.
+     */
+    @Test
+    void stochasticRoundingTrainsWithMasterWeightsAndLossScaling() {
+        CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--dtype", "bfloat16", "--rounding", "stochastic",
+            "--sr-bits", "8", "--seed", "3", "--master-weights", "float32", "--loss-scale", "dynamic",
+            "--limit", "64", "--test-limit", "32", "--out", temp.resolve("sr").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("dtype      bfloat16, rounding stochastic, sr-bits 8, seed 3"), run.out());
+        assertTrue(run.out().matches("(?s).*epoch 1/1  loss [0-9.]+ .*\\n +loss scale 2\\^[0-9]+, [0-2] of 2 steps skipped \\(overflow\\).*"), run.out());
+    }
+
     @Test
     void aDtypeMapTrainsTheMappedNodesInTheirDatatype() {
         CommandLineRun run = CommandLineRun.of("train", UNTRAINED, "--dtype-map", "/conv1/*=custom[posit]16",

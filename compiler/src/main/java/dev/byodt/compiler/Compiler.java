@@ -110,7 +110,7 @@ public final class Compiler {
         DatatypePlan plan = DecodedOperands.apply(plan(program, options, log));
         Program machine = DatatypeLowering.lower(plan, log);
         log.checkComplete();
-        machine = RandomCounters.apply(machine, plan, options.datatypes().seed());
+        machine = RandomCounters.apply(machine, plan, options.datatypes().seed(), options.callCounter());
         machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);

@@ -65,6 +65,18 @@ public final class StochasticRounding {
         return h;
     }
 
+    /**
+     * How far a call of a program compiled with a call counter moves every counter, of the I64 {@code call}, its
+     * number, a kernel loads: {@code call} times SplitMix64's own increment, so the counters of call c are c steps
+     * further along SplitMix64's sequence than the first call's (call 0 rounds with the bits of a program without a
+     * call counter). Multiples of the golden ratio are spread evenly around 2^64 (Weyl), so the counters of one
+     * place in two different calls, each a run of consecutive integers, do not meet while the runs are well
+     * shorter than 2^64 over the number of calls (runs of a million counters: over 10^12 calls).
+     */
+    public static Expr callOffset(Expr call) {
+        return Exprs.mul(call, new Expr.IntConst(ScalarType.I64, GOLDEN_GAMMA));
+    }
+
     /** The random bits a library rounding with {@code bits} random bits gives the counter (common/rounding.c's stochastic_bits). */
     public static int randomBits(long counter, int bits) {
         return (int) (mix(counter + GOLDEN_GAMMA) >>> (64 - bits));

@@ -4,6 +4,7 @@ import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.RegisteredDatatype;
 import dev.byodt.compiler.dtype.StochasticRounding;
+import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.compiler.kernel.Kernel;
@@ -11,6 +12,8 @@ import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.LoopVar;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
+import dev.byodt.runtime.ElementType;
+import dev.byodt.runtime.TensorSpec;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -30,6 +33,14 @@ import java.util.stream.Collectors;
  * shared between threads; the counters are the same on every target because the loop nests of a stochastically
  * rounding datatype are (Compiler schedules them for one vector width everywhere). Equal calls in one place (one
  * value, computed twice where a kernel uses it twice) get one counter, so they round alike.
+ *
+ * <p>Compiled with a call counter (a training step, whose weights would otherwise round with the same bits at
+ * every step), the program takes one more input, {@link #CALL_INPUT}: the call's number, whose
+ * {@link StochasticRounding#callOffset} every counter adds. It is an input rather than state in the compiled
+ * module because a call is then still a function of its inputs alone: threads and concurrent calls share
+ * nothing, and every consumer of an entry function (HostModel, the emitted header, an executable's input
+ * files, the RISC-V runner) passes it as it passes the labels. A program with no stochastic rounding does not
+ * take it, so its entry keeps its signature.
  */
 public final class RandomCounters extends KernelRewriter {
     private final Set<String> functions;
@@ -37,25 +48,48 @@ public final class RandomCounters extends KernelRewriter {
     private final String place;
     private final Deque<Loop> loops = new ArrayDeque<>();
     private final Map<Expr.Call, Long> keys = new HashMap<>();
+    /** What the call counter adds to every counter: 0 without one. */
+    private final Expr callOffset;
+
+    /** The input of a program compiled with a call counter: int64, one element, the call's number (0 the first). */
+    public static final String CALL_INPUT = "rounding.call";
 
     private record Loop(LoopVar var, Expr extent) {}
 
-    private RandomCounters(Set<String> functions, long seed, String place) {
+    private RandomCounters(Set<String> functions, long seed, String place, Expr callOffset) {
         this.functions = functions;
         this.seed = seed;
         this.place = place;
+        this.callOffset = callOffset;
     }
 
-    /** {@code program} (lowered to machine types) with a counter passed to every call that takes one, {@code plan} saying each kernel's datatype. */
-    public static Program apply(Program program, DatatypePlan plan, long seed) {
+    /**
+     * {@code program} (lowered to machine types) with a counter passed to every call that takes one, {@code plan}
+     * saying each kernel's datatype; with {@code callCounter}, and some kernel rounding stochastically, the
+     * counters moved by the number the program's last input, {@link #CALL_INPUT}, gives each call.
+     */
+    public static Program apply(Program program, DatatypePlan plan, long seed, boolean callCounter) {
+        List<Set<String>> counted = new ArrayList<>();
+        for (int k = 0; k < program.kernels().size(); k++) counted.add(countedFunctions(plan.datatypeOf(k)));
+        boolean countsCalls = callCounter && counted.stream().anyMatch(functions -> !functions.isEmpty());
+        Buffer call = new Buffer(CALL_INPUT, ScalarType.I64, new long[]{1});
+        Expr callOffset = countsCalls ? StochasticRounding.callOffset(new Expr.Load(call, new Expr.IntConst(ScalarType.I64, 0)))
+            : new Expr.IntConst(ScalarType.I64, 0);
         List<Kernel> kernels = new ArrayList<>();
         for (int k = 0; k < program.kernels().size(); k++) {
             Kernel kernel = program.kernels().get(k);
-            Set<String> functions = countedFunctions(plan.datatypeOf(k));
+            Set<String> functions = counted.get(k);
             kernels.add(functions.isEmpty() ? kernel : new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(),
-                kernel.scratch(), kernel.constants(), new RandomCounters(functions, seed, "kernel " + k + " " + kernel.name()).body(kernel.body())));
+                kernel.scratch(), kernel.constants(),
+                new RandomCounters(functions, seed, "kernel " + k + " " + kernel.name(), callOffset).body(kernel.body())));
         }
-        return new Program(program.name(), kernels, program.inputs(), program.inputSpecs(), program.outputs(),
+        List<Buffer> inputs = new ArrayList<>(program.inputs());
+        List<TensorSpec> inputSpecs = new ArrayList<>(program.inputSpecs());
+        if (countsCalls) {
+            inputs.add(call);
+            inputSpecs.add(new TensorSpec(CALL_INPUT, ElementType.INT64, call.shape()));
+        }
+        return new Program(program.name(), kernels, inputs, inputSpecs, program.outputs(),
             program.outputSpecs(), program.constants(), program.temporaries());
     }
 
@@ -82,7 +116,7 @@ public final class RandomCounters extends KernelRewriter {
         if (!(rewritten instanceof Expr.Call call) || !functions.contains(call.function())) return rewritten;
         long key = keys.computeIfAbsent(call, c -> StochasticRounding.key(seed, place + " call " + keys.size()));
         List<Expr> args = new ArrayList<>(call.args());
-        args.add(Exprs.add(elementIndex(), new Expr.IntConst(ScalarType.I64, key)));
+        args.add(Exprs.add(elementIndex(), Exprs.add(new Expr.IntConst(ScalarType.I64, key), callOffset)));
         return new Expr.Call(call.function(), call.type(), args, call.passing());
     }
 

@@ -6,6 +6,7 @@ import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.lower.RandomCounters;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import dev.byodt.runtime.TensorSpec;
@@ -25,7 +26,10 @@ import java.util.Optional;
  * become the next step's inputs. The datatype converts them on entry and back on exit, which leaves every
  * value of a datatype float32 holds (all the 8- and 16-bit formats) unchanged; with {@link MasterWeights} the
  * updates compute in float32 and these tensors are the master copies. BatchNormalization's running statistics
- * pass from step to step the same way, and each step gets new Dropout masks ({@link DropoutMasks}).
+ * pass from step to step the same way, and each step gets new Dropout masks ({@link DropoutMasks}). The step is
+ * compiled with a call counter, so that stochastic rounding rounds each step with other random bits: the
+ * counter is the number of steps run before (a step dynamic loss scaling skips included), the first step
+ * rounding as a model compiled without one.
  */
 public final class Trainer implements AutoCloseable {
     private final Optimizer optimizer;
@@ -45,6 +49,8 @@ public final class Trainer implements AutoCloseable {
     private final int lossScaleInput;
     private final int gradientCountsOutput;
     private final int updateCountsOutput;
+    private final int callInput;
+    private long calls;
     private final long weightElements;
     private double lossScale;
     private long steps;
@@ -61,7 +67,7 @@ public final class Trainer implements AutoCloseable {
         this.dropouts = TrainingModeGraph.of(graph.graph()).dropouts();
         Program program = TrainingStep.of(graph, loss, optimizer, scaling, Optional.of(Compiler.arithmeticOf(options)));
         this.stateCount = weights.size() * optimizer.stateTensors();
-        try (CompiledModule code = Compiler.compile(program, options)) {
+        try (CompiledModule code = Compiler.compile(program, options.withCallCounter(true))) {
             this.step = Compiler.jit(code);
         }
         try (CompiledModule code = Compiler.compile(graph.graph(), options)) {
@@ -73,6 +79,7 @@ public final class Trainer implements AutoCloseable {
         this.lossScaleInput = indexOf(step.inputs(), LossScaling.SCALE);
         this.gradientCountsOutput = indexOf(step.outputs(), StepStatistics.GRADIENT_COUNTS);
         this.updateCountsOutput = indexOf(step.outputs(), StepStatistics.UPDATE_COUNTS);
+        this.callInput = indexOf(step.inputs(), RandomCounters.CALL_INPUT);
         this.weightElements = graph.weights().values().stream().mapToLong(Tensor::elementCount).sum();
         for (int i = 0; i < weights.size(); i++) {
             stepInputs.get(2 + i).data().copyFrom(graph.weights().get(weights.get(i)).data());
@@ -113,6 +120,8 @@ public final class Trainer implements AutoCloseable {
             stepInputs.get(lossScaleInput).setFloat(1, (float) (1 / lossScale));
         }
         for (TrainingModeGraph.Dropout d : dropouts) masks.fill(stepInputs.get(indexOf(step.inputs(), d.mask().name())), d.ratio());
+        if (callInput >= 0) stepInputs.get(callInput).setLong(0, calls);
+        calls++;
         step.run(stepInputs, stepOutputs);
         // The running statistics follow the batches, also those of a step whose update is skipped, as in PyTorch.
         for (String name : statistics) swap(indexOf(step.inputs(), name), indexOf(step.outputs(), name + ".updated"));

@@ -26,9 +26,11 @@ import java.util.function.Function;
  * <p>Inputs: the model's input (a batch), the labels (int64, one per item), each weight, each weight's
  * optimizer state ({@link Optimizer#stateNames}), for Adam the step's two scalars, with loss scaling the
  * scale and its inverse, each running statistic ({@link TrainableGraph#statistics}) and each Dropout's mask
- * ({@link TrainingModeGraph}). Outputs: the loss (one element), the model's output (for the batch's accuracy),
- * each updated weight, each updated state, the {@link StepStatistics} counts of the gradients and the updates,
- * and each updated running statistic ({@link RunningStatistics}).
+ * ({@link TrainingModeGraph}); compiled with a call counter where some kernel rounds stochastically, as
+ * {@link Trainer} and {@code compile --train} compile it, the step's number last
+ * ({@link dev.byodt.compiler.lower.RandomCounters#CALL_INPUT}). Outputs: the loss (one element), the model's
+ * output (for the batch's accuracy), each updated weight, each updated state, the {@link StepStatistics} counts
+ * of the gradients and the updates, and each updated running statistic ({@link RunningStatistics}).
  */
 public final class TrainingStep {
     private final ProgramAssembly assembly = new ProgramAssembly();
