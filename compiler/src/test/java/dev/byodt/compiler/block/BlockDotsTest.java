@@ -671,8 +671,8 @@ class BlockDotsTest {
         String powersOfTwo = ": posit elements take scales that are powers of two (such as e8m0) and no tensor scale, so that their quotients are exact";
         assertEquals(Optional.of("block datatype block[custom[posit]8,16,custom[ue4m3]8,nearest]" + powersOfTwo),
             BlockDots.unsupported(format("block[custom[posit]8,16,ue4m3,nearest]")));
-        assertEquals(Optional.of("block datatype block[custom[posit]8,16,custom[e8m0]8,rceil,tensor]" + powersOfTwo),
-            BlockDots.unsupported(format("block[custom[posit]8,16,e8m0,rceil,tensor]")));
+        assertEquals(Optional.of("block datatype block[custom[posit]8,16,custom[ue4m3]8,floor,tensor]" + powersOfTwo),
+            BlockDots.unsupported(format("block[custom[posit]8,16,ue4m3,floor,tensor]")));
     }
 
     /**
