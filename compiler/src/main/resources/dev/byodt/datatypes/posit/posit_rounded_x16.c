@@ -1,8 +1,9 @@
 /*
- * rounded_f32 for posits of up to 8 bits, 16 float32 lanes at a time on x86-64 with AVX-512 (FN(rounded_f32_x16)),
- * which --accumulate dtype's sums call twice per multiply-add (RoundedFloat32Accumulator). Compiled after posit.c,
- * as part of its translation unit; byodt's optimizer gives it to LLVM's loop vectorizer as rounded_f32's vector form
- * (docs/bring-your-own-datatype.md, "Vector variants").
+ * rounded_f32 for posits of up to 8 bits, 16 float32 lanes at a time on x86-64 with AVX-512 (FN(rounded_f32_x16):
+ * byodt passes -mavx512bw, and with it AVX-512F, where the CPU has BW), which --accumulate dtype's sums call twice
+ * per multiply-add (RoundedFloat32Accumulator). Compiled after posit.c, as part of its translation unit; byodt's
+ * optimizer gives it to LLVM's loop vectorizer as rounded_f32's vector form (docs/bring-your-own-datatype.md,
+ * "Vector variants").
  *
  * At a scale s where the posit keeps f >= 0 fraction bits (f = N - 3 - ES - r, r the regime's run as in
  * rounded_f32: -G <= s < G with G = (N - 2 - ES) 2^ES; posit8 es 2: 2^-16 <= |x| < 2^16), its values of scale s are
