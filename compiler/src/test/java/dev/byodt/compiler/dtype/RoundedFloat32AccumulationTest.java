@@ -12,6 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -27,14 +28,15 @@ import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.matMul;
 import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.run;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * --accumulate dtype on the host keeps the sums of the datatypes whose add and mul are float32's rounded once in
  * float32 registers ({@link RoundedFloat32Accumulator}), and MatMul still rounds every multiply and every add to the
  * datatype in the order of k: its results against the exact references (rational arithmetic), operation by
  * operation. RISC-V code keeps the datatype's own add and mul, and so do float16 (F16C conversions), posits of up to
- * 8 bits (16-bit integer add and mul), posits whose products float32 does not hold exactly (posit16 es 1) and fixed
- * point.
+ * 8 bits other than posit8 es 2 (16-bit integer add and mul), posits whose products float32 does not hold exactly
+ * (posit16 es 1) and fixed point.
  */
 class RoundedFloat32AccumulationTest {
     /** A reference's conversions and arithmetic on patterns. */
@@ -44,6 +46,8 @@ class RoundedFloat32AccumulationTest {
             return new Reference(r::fromDouble, p -> r.toDouble((int) p), (x, y) -> r.add((int) x, (int) y), (x, y) -> r.mul((int) x, (int) y));
         }
 
+        static Reference of(PositReference r) { return new Reference(r::fromDouble, r::toDouble, r::add, r::mul); }
+
     }
 
     private static Reference reference(String datatype) {
@@ -52,16 +56,14 @@ class RoundedFloat32AccumulationTest {
             case "custom[minifloat_e5]12" -> Reference.of(MinifloatReference.ieee(5, 6));
             case "custom[fp8e4m3]8" -> Reference.of(new MinifloatReference(4, 3, MinifloatReference.Specials.FN, false));
             case "custom[fp8e5m2]8" -> Reference.of(MinifloatReference.ieee(5, 2));
-            case "custom[posit]16" -> {
-                PositReference posit = new PositReference(16, 2);
-                yield new Reference(posit::fromDouble, posit::toDouble, posit::add, posit::mul);
-            }
+            case "custom[posit]16" -> Reference.of(new PositReference(16, 2));
+            case "custom[posit]8" -> Reference.of(new PositReference(8, 2));
             default -> throw new IllegalArgumentException(datatype);
         };
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12", "custom[posit]16"})
+    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12", "custom[posit]16", "custom[posit]8"})
     void everyAddAndMultiplyRoundsToTheDatatypeInTheOrderOfK(String datatype) {
         assertEquals(ScalarType.F32, registered(datatype, LoweringTarget.HOST).accumulatorType(), "sums in float32 registers");
         RegisteredDatatype onRiscv = registered(datatype, LoweringTarget.RISCV64);
@@ -86,7 +88,7 @@ class RoundedFloat32AccumulationTest {
      * rounded_f32 meets each case.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12", "custom[posit]16"})
+    @ValueSource(strings = {"bfloat16", "custom[fp8e4m3]8", "custom[fp8e5m2]8", "custom[minifloat_e5]12", "custom[posit]16", "custom[posit]8"})
     void hardOperandsRoundAsTheDatatypeDoes(String datatype) {
         Reference r = reference(datatype);
         int countA = MatMulAccumulationOrderTest.BATCH_A * MatMulAccumulationOrderTest.M * MatMulAccumulationOrderTest.K;
@@ -176,6 +178,98 @@ class RoundedFloat32AccumulationTest {
         }
     }
 
+    /**
+     * posit8's sums round 16 columns at a time by posit_rounded_x16.c's rounded_f32_x16, as x + c - c where every
+     * value of the vector is zero or at a scale whose posits are multiples of one unit (2^-16 <= |x| < 2^16), by
+     * rounded_f32 otherwise: MatMuls whose vectors all take the first way, and ones where some take the second, each
+     * case's count of vectors of each kind asserted (by the reference's values: the exact products, the float32 sums),
+     * the results against the reference operation by operation.
+     */
+    @ParameterizedTest
+    @EnumSource(VectorCheckCase.class)
+    void posit8SumsRoundAsThePositOnEitherSideOfTheVectorCheck(VectorCheckCase c) {
+        Reference r = reference("custom[posit]8");
+        int countA = MatMulAccumulationOrderTest.BATCH_A * MatMulAccumulationOrderTest.M * MatMulAccumulationOrderTest.K;
+        int countB = MatMulAccumulationOrderTest.BATCH_B * MatMulAccumulationOrderTest.K * MatMulAccumulationOrderTest.N;
+        float[] a = c.first(countA), b = c.second(countB);
+        long[] vectors = vectorsBySide(r, a, b);
+        assertEquals(c.outside, vectors[1] > 0, c + ": " + vectors[0] + " vectors within the scales, " + vectors[1] + " not");
+        assertTrue(vectors[0] > 0, c + ": some vectors within the scales");
+        assertArrayEquals(referenceMatMul(r, a, b), runMatMul("custom[posit]8", a, b), c.toString());
+    }
+
+    /** Operands of posit8 MatMuls: all of whose vectors round within the scales, or some not ({@code outside}). */
+    enum VectorCheckCase {
+        /** Magnitudes 0.5..1.5 and 2^-8..2^-6, random signs: products of 2^-9 to 2^-5, sums that cancel now and then. */
+        WITHIN(false),
+        /** As WITHIN with zeros among both operands. */
+        ZEROS(false),
+        /** As WITHIN with A's first row scaled by 2^-12: its products, near 2^-20, are below the scales. */
+        TINY_ROW(true),
+        /** As WITHIN with one column of B scaled by 2^26: products and sums beyond 2^16, up to maxPos = 2^24. */
+        HUGE_COLUMN(true),
+        /** As WITHIN with a NaN (NaR) in A. */
+        NAR(true);
+
+        final boolean outside;
+
+        VectorCheckCase(boolean outside) { this.outside = outside; }
+
+        float[] first(int count) {
+            Random random = new Random(51 + ordinal());
+            float[] values = new float[count];
+            for (int i = 0; i < count; i++) values[i] = (float) ((random.nextBoolean() ? 1 : -1) * (0.5 + random.nextDouble()));
+            if (this == ZEROS) for (int i = 0; i < count; i += 7) values[i] = 0;
+            if (this == TINY_ROW) for (int i = 0; i < MatMulAccumulationOrderTest.K; i++) values[i] = Math.scalb(values[i], -12);
+            if (this == NAR) values[count / 3] = Float.NaN;
+            return values;
+        }
+
+        float[] second(int count) {
+            Random random = new Random(61 + ordinal());
+            float[] values = new float[count];
+            for (int i = 0; i < count; i++) values[i] = (float) ((random.nextBoolean() ? 1 : -1) * Math.scalb(1.0 + random.nextDouble(), -8 + random.nextInt(2)));
+            if (this == ZEROS) for (int i = 3; i < count; i += 11) values[i] = 0;
+            if (this == HUGE_COLUMN) for (int i = 5; i < count; i += MatMulAccumulationOrderTest.N) values[i] = Math.scalb(values[i], 26);
+            return values;
+        }
+    }
+
+    /**
+     * How many of the reference's vectors of values to round (16 columns j of an output row at one k, the product's or
+     * the sum's: the compiled MatMul's vectors) are all zero or within 2^-16 <= |x| < 2^16, and how many not.
+     */
+    private static long[] vectorsBySide(Reference r, float[] a, float[] b) {
+        int batchA = MatMulAccumulationOrderTest.BATCH_A, batchB = MatMulAccumulationOrderTest.BATCH_B;
+        int m = MatMulAccumulationOrderTest.M, k = MatMulAccumulationOrderTest.K, n = MatMulAccumulationOrderTest.N;
+        long[] bySide = new long[2];
+        for (int p = 0; p < batchA; p++)
+            for (int q = 0; q < batchB; q++)
+                for (int i = 0; i < m; i++) {
+                    long[] acc = new long[16];
+                    Arrays.fill(acc, r.fromDouble().applyAsLong(0));
+                    for (int kk = 0; kk < k; kk++) {
+                        boolean productsWithin = true, sumsWithin = true;
+                        for (int j = 0; j < 16; j++) {
+                            long x = r.fromDouble().applyAsLong(a[(p * m + i) * k + kk]), y = r.fromDouble().applyAsLong(b[(q * k + kk) * n + j]);
+                            float product = (float) r.toDouble().applyAsDouble(x) * (float) r.toDouble().applyAsDouble(y);
+                            long rounded = r.mul().applyAsLong(x, y);
+                            float sum = (float) r.toDouble().applyAsDouble(acc[j]) + (float) r.toDouble().applyAsDouble(rounded);
+                            productsWithin &= withinTheGrid(product);
+                            sumsWithin &= withinTheGrid(sum);
+                            acc[j] = r.add().applyAsLong(acc[j], rounded);
+                        }
+                        bySide[productsWithin ? 0 : 1]++;
+                        bySide[sumsWithin ? 0 : 1]++;
+                    }
+                }
+        return bySide;
+    }
+
+    private static boolean withinTheGrid(float x) {
+        return x == 0 || Math.abs(x) >= Math.scalb(1.0f, -16) && Math.abs(x) < Math.scalb(1.0f, 16);
+    }
+
     private static double least(float[] values) {
         double least = Double.POSITIVE_INFINITY;
         for (float v : values) if (v != 0) least = Math.min(least, Math.abs(v));
@@ -231,7 +325,7 @@ class RoundedFloat32AccumulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"float16", "custom[posit]8", "custom[posit_es1]16", "fxp16_8"})
+    @ValueSource(strings = {"float16", "custom[posit_es1]8", "custom[posit_es1]16", "fxp16_8"})
     void otherDatatypesKeepTheirAddAndMul(String datatype) {
         RegisteredDatatype d = registered(datatype, LoweringTarget.HOST);
         assertEquals(d.storageType(), d.accumulatorType(), datatype);

@@ -25,9 +25,12 @@ import java.util.stream.Stream;
  * two's-complement integers.
  */
 public final class PositDatatypes implements DatatypePlugin {
-    /** posit.c, and posit_x64.c's vector variants for N <= 8 (compiled where the CPU has their AVX-512 features). */
-    public static final LibrarySource LIBRARY =
-        BuiltInLibraries.of("dev/byodt/datatypes/posit/posit.c", "dev/byodt/datatypes/posit/posit_x64.c");
+    /**
+     * posit.c, and for N <= 8 (compiled where the CPU has their AVX-512 features) posit_x64.c's vector variants of
+     * add, sub and mul and posit_rounded_x16.c's of rounded_f32.
+     */
+    public static final LibrarySource LIBRARY = BuiltInLibraries.of("dev/byodt/datatypes/posit/posit.c",
+        "dev/byodt/datatypes/posit/posit_x64.c", "dev/byodt/datatypes/posit/posit_rounded_x16.c");
 
     @Override
     public void registerWith(DatatypeRegistry registry) {
@@ -66,13 +69,15 @@ public final class PositDatatypes implements DatatypePlugin {
     }
 
     /**
-     * posit.c's FLOAT_ADD and FLOAT_MUL at N >= 9 (posits of up to 8 bits add and multiply in 16-bit integers):
-     * add is the float32 sum rounded once (proved at float_add, checked on every pair at 9 <= N <= 16), and mul the
-     * float32 product rounded once where that product is exact, p <= 12 significand bits and minPos^2 a float32
-     * normal (posit16 es 2, posit12 es 1, ...).
+     * Whether add is the float32 sum rounded once and mul the float32 product rounded once, as posit.c's FLOAT_ADD
+     * and FLOAT_MUL compute them at N >= 9: add by float_add's proof (checked on every pair at 9 <= N <= 16), mul
+     * where that product is exact, p <= 12 significand bits and minPos^2 a float32 normal (posit16 es 2, posit12
+     * es 1, ...). posit8 es 2 adds and multiplies in 16-bit integers, but its results are those too
+     * (docs/datatypes.md, "posit8 sums in float32", checked on every pair), so its dot products sum in float32 as
+     * well, rounded by posit_rounded_x16.c's vector variant of rounded_f32.
      */
     static boolean arithmeticInFloat32(int n, int es) {
-        return n >= 9 && n <= 16 && 2 * Math.max(1, n - 2 - es) <= 24 && 2 * ((n - 2) << es) <= 126;
+        return (n >= 9 || n == 8 && es == 2) && n <= 16 && 2 * Math.max(1, n - 2 - es) <= 24 && 2 * ((n - 2) << es) <= 126;
     }
 
     /**

@@ -24,6 +24,8 @@ public enum FunctionShape {
     TO_F32,
     /** {@code float f(float)}: rounded_f32. */
     FLOAT_TO_FLOAT,
+    /** {@code V f_xL(V)}, V a vector of L float: rounded_f32's vector variant, driven as VECTOR_BINARY is. */
+    VECTOR_FLOAT_TO_FLOAT,
     /** {@code T f(double)}. */
     FROM_F64,
     /** {@code T f(int32_t)}. */

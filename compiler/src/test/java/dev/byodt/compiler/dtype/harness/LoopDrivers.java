@@ -41,6 +41,7 @@ final class LoopDrivers {
             case FROM_F32 -> unary(f, "float", t, counter);
             case TO_F32 -> unary(f, t, "float", counter);
             case FLOAT_TO_FLOAT -> unary(f, "float", "float", counter);
+            case VECTOR_FLOAT_TO_FLOAT -> vectorFloatToFloat(f);
             case FROM_F64 -> unary(f, "double", t, counter);
             case FROM_I32 -> unary(f, "int32_t", t, counter);
             case TO_I32 -> unary(f, t, "int32_t", counter);
@@ -57,6 +58,19 @@ final class LoopDrivers {
             + "        " + vector + " x = {0}, y = {0}, r;\n"
             + "        for (int64_t k = 0; k < " + lanes + " && i + k < n; k++) { x[k] = a[i + k]; y[k] = b[i + k]; }\n"
             + "        r = " + f + "(x, y);\n"
+            + "        for (int64_t k = 0; k < " + lanes + " && i + k < n; k++) out[i + k] = r[k];\n"
+            + "    }\n}\n";
+    }
+
+    /** The driver of a float32 vector variant named f_x{lanes}: as {@link #vectorBinary}'s, of one operand. */
+    private static String vectorFloatToFloat(String f) {
+        String lanes = f.substring(f.lastIndexOf("_x") + 2), vector = "lanes_" + f;
+        return "typedef float " + vector + " __attribute__((vector_size(" + lanes + " * sizeof(float))));\n"
+            + "void drive_" + f + "(const float *a, float *out, int64_t n) {\n"
+            + "    for (int64_t i = 0; i < n; i += " + lanes + ") {\n"
+            + "        " + vector + " x = {0}, r;\n"
+            + "        for (int64_t k = 0; k < " + lanes + " && i + k < n; k++) x[k] = a[i + k];\n"
+            + "        r = " + f + "(x);\n"
             + "        for (int64_t k = 0; k < " + lanes + " && i + k < n; k++) out[i + k] = r[k];\n"
             + "    }\n}\n";
     }

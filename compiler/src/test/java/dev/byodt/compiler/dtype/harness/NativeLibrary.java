@@ -227,10 +227,12 @@ public final class NativeLibrary implements AutoCloseable {
             .toArray(ValueLayout.JAVA_FLOAT);
     }
 
-    /** The results of a function from float to float (rounded_f32). */
+    /** The results of a function from float to float (rounded_f32), or of a vector variant (VECTOR_FLOAT_TO_FLOAT) of one. */
     public float[] floatToFloat(String function, float[] x) {
+        FunctionShape shape = functions.get(fullName(function)) == FunctionShape.VECTOR_FLOAT_TO_FLOAT
+            ? FunctionShape.VECTOR_FLOAT_TO_FLOAT : FunctionShape.FLOAT_TO_FLOAT;
         try (Arena call = Arena.ofConfined()) {
-            return callUnary(function, FunctionShape.FLOAT_TO_FLOAT, call.allocateFrom(ValueLayout.JAVA_FLOAT, x), x.length, ValueLayout.JAVA_FLOAT)
+            return callUnary(function, shape, call.allocateFrom(ValueLayout.JAVA_FLOAT, x), x.length, ValueLayout.JAVA_FLOAT)
                 .toArray(ValueLayout.JAVA_FLOAT);
         }
     }

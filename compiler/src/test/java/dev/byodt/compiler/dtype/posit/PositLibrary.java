@@ -75,7 +75,12 @@ final class PositLibrary implements AutoCloseable {
 
     /** The library with the one {@code float f(float)} function {@code function} (rounded_f32 and its kin). */
     static NativeLibrary compileFloatToFloat(int n, int es, String function) {
-        return builder(n, es).operations(Map.of(function, FunctionShape.FLOAT_TO_FLOAT)).build();
+        return compileOnly(n, es, Map.of(function, FunctionShape.FLOAT_TO_FLOAT));
+    }
+
+    /** The library with only {@code functions} (name to shape), vector variants among them. */
+    static NativeLibrary compileOnly(int n, int es, Map<String, FunctionShape> functions) {
+        return builder(n, es).operations(functions).build();
     }
 
     /** The exact integer arithmetic (add, sub, mul, div, sqrt) forced for any N, so N <= 16 tests it too. */

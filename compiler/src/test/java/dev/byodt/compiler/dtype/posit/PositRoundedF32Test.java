@@ -15,13 +15,14 @@ import java.util.List;
  * (N+1)-bit posit between them, geometric where exponent bits are cut off, where ties to the even pattern
  * decide) and the float32s on either side of each, every power of two of float32's range and its neighbours
  * (below minPos and beyond maxPos included), zeros, infinities, NaNs and 100,000 seeded float32 bit patterns;
- * for posit16 with every es and narrower posits whose regimes fill the pattern at other scales.
+ * for posit16 with every es, narrower posits whose regimes fill the pattern at other scales, and posit8 es 2, whose
+ * dot products sum in float32 too.
  */
 class PositRoundedF32Test {
     static final int RANDOM_INPUTS = 100_000;
 
     @ParameterizedTest(name = "posit{0} es {1}")
-    @CsvSource({"16, 2", "16, 0", "16, 1", "16, 3", "12, 1", "10, 2", "9, 0", "11, 3"})
+    @CsvSource({"16, 2", "16, 0", "16, 1", "16, 3", "12, 1", "10, 2", "9, 0", "11, 3", "8, 2"})
     void roundsEveryFloatAsFromF32ThenToF32(int n, int es) {
         PositReference r = new PositReference(n, es);
         float[] x = inputs(n, es, r);
@@ -30,7 +31,7 @@ class PositRoundedF32Test {
         }
     }
 
-    private static float[] inputs(int n, int es, PositReference r) {
+    static float[] inputs(int n, int es, PositReference r) {
         PositReference wider = new PositReference(n + 1, es);
         List<Float> in = new ArrayList<>();
         long maxPos = (1L << (n - 1)) - 1;
