@@ -7,6 +7,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.lower.DotProductKernels;
 import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.runtime.ByodtException;
 
@@ -132,7 +133,7 @@ public final class Backpropagation {
             List<Buffer> read = new ArrayList<>(inputs);
             read.add(y);
             read.add(dy);
-            KernelBuilder kb = new KernelBuilder(node.name() + GRADIENT_KERNEL + v.name(), node.opType() + "Grad",
+            KernelBuilder kb = new KernelBuilder(node.name() + GRADIENT_KERNEL + v.name(), node.opType() + DotProductKernels.GRADIENT,
                 read, List.of(grad));
             OptionalInt lanes = arithmeticOf.map(l -> OptionalInt.of(l.apply(node).lanes())).orElse(OptionalInt.empty());
             rule.lower(node, i, new GradientKernel(kb, inputs, y, dy, grad, lanes));

@@ -25,6 +25,8 @@ import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.expected;
 import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.in;
 import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.matMul;
 import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.run;
+import static dev.byodt.compiler.dtype.OperandMagnitudes.largest;
+import static dev.byodt.compiler.dtype.OperandMagnitudes.least;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -108,8 +110,8 @@ class RoundedFloat32AccumulationTest {
         int countB = MatMulAccumulationOrderTest.BATCH_B * MatMulAccumulationOrderTest.K * MatMulAccumulationOrderTest.N;
         float[] a = c.first(countA), b = c.second(countB);
         PositScales scales = new PositScales(16, 2);
-        double leastProduct = least(a) * least(b), largestSum = MatMulAccumulationOrderTest.K * largest(a) * largest(b);
-        boolean within = leastProduct >= scales.leastProduct() && largestSum <= scales.largestSum(MatMulAccumulationOrderTest.K).orElseThrow();
+        double leastProduct = least(a) * least(b), largestProduct = largest(a) * largest(b);
+        boolean within = leastProduct >= scales.leastProduct() && largestProduct <= scales.largestProduct(MatMulAccumulationOrderTest.K).orElseThrow();
         assertEquals(c.within, within, c + ": the side of the check");
         assertArrayEquals(referenceMatMul(r, a, b), runMatMul("custom[posit]16", a, b), c.toString());
     }
@@ -120,7 +122,10 @@ class RoundedFloat32AccumulationTest {
         CANCELLING(true),
         /** As CANCELLING with zeros among both operands, which the least magnitudes leave out. */
         ZEROS(true),
-        /** Magnitudes 2^5 (and neighbours) and 2^11: 37 products of 2^16, sums near the check's bound for 37 terms, 2^22. */
+        /**
+         * Magnitudes 2^17 (and neighbours) on both sides, random signs: 37 products of about 2^34, just below the
+         * largest the check accepts for 37 terms (2^34.05), and sums of up to 2^39, where posit16 keeps 3 or 2 fraction bits.
+         */
         LARGEST(true),
         /** As CANCELLING with A's first row scaled by 2^-42: its products and sums, near 2^-50, have no fraction bit in the posit. */
         TINY_OPERAND(false),
@@ -139,7 +144,7 @@ class RoundedFloat32AccumulationTest {
             float[] values = new float[count];
             for (int i = 0; i < count; i++) {
                 double magnitude = switch (this) {
-                    case LARGEST -> Math.scalb(1.0, 5);
+                    case LARGEST -> Math.scalb(1.0, 17);
                     case SUMS_REACH_MAXPOS -> Math.scalb(1.0 + random.nextDouble(), 28);
                     default -> 0.5 + random.nextDouble();
                 };
@@ -161,7 +166,7 @@ class RoundedFloat32AccumulationTest {
             float[] values = new float[count];
             for (int i = 0; i < count; i++) {
                 double magnitude = switch (this) {
-                    case LARGEST -> Math.scalb(1.0, 11);
+                    case LARGEST -> Math.scalb(1.0, 17);
                     case SUMS_REACH_MAXPOS -> Math.scalb(1.0 + random.nextDouble(), 28);
                     // The same value down each column of B (k runs down it), so that a row's pairs of products cancel.
                     default -> Math.scalb(1.0 + random.nextInt(64) / 64.0, -8 + (i % MatMulAccumulationOrderTest.N) % 3);
@@ -174,18 +179,6 @@ class RoundedFloat32AccumulationTest {
             if (this == ZEROS) for (int i = 3; i < count; i += 11) values[i] = 0;
             return values;
         }
-    }
-
-    private static double least(float[] values) {
-        double least = Double.POSITIVE_INFINITY;
-        for (float v : values) if (v != 0) least = Math.min(least, Math.abs(v));
-        return least;
-    }
-
-    private static double largest(float[] values) {
-        double largest = 0;
-        for (float v : values) largest = Float.isNaN(v) ? Double.NaN : Math.max(largest, Math.abs(v));
-        return largest;
     }
 
     /** MatMulAccumulationOrderTest's MatMul of {@code a} and {@code b} by the reference, each multiply and add rounded in the order of k. */
