@@ -16,8 +16,8 @@ import java.util.OptionalDouble;
  * acc = q(acc + p) in float32, q rounding to the posit, from acc = 0; a and b are posits and float32 holds a b
  * exactly (arithmeticInFloat32). Let m be min|a| min|b| over the nonzero operands and M = max|a| max|b|. The check
  * asks m >= 2^L, where L is the least scale such that L - f(L) is still in the range (L itself is then), and
- * K M <= 2^(T - 2) (a factor 2 spare for the rounding of the product in double), where T is the largest t with
- * f(t - 1) >= 1 and K (2^-f(t - 1) + 2^-23) < 1. Then every float32 q sees is zero or of a scale in the range:
+ * M <= {@link #largestProduct}(K), the largest M for which the worst case of the sums' growth below stays under
+ * 2^T, T = {@link #highestScale} + 1. Then every float32 q sees is zero or of a scale in the range:
  * <ul>
  *   <li>From below: a nonzero product has |a b| >= m >= 2^L, and q is monotone and 2^L a posit, so |p| >= 2^L and p
  *       is a multiple of the unit of scale L, G = 2^(L - f(L)). By induction acc is one too: acc + p is a multiple
@@ -25,9 +25,15 @@ import java.util.OptionalDouble;
  *       keeps that: at |y| >= 2^L it rounds to a multiple of a unit >= G, and below 2^L the multiple of G is a posit
  *       already (the units there are at most G), so q(y) = y. Every nonzero value is therefore at least G, whose
  *       scale is in the range. (Cancellation cannot reach below G; this is why L has room below it.)</li>
- *   <li>From above: while every value is below 2^T, q moves a value by at most half the unit of scale T - 1,
- *       2^(T - 1 - f(T - 1)) / 2, and float32's sum by at most 2^(T - 24) / 2, so each term adds at most M plus
- *       E = 2^(T - 1 - f(T - 1)) + 2^(T - 24) to |acc|: after K terms, |acc| <= K M + K E < 2^(T - 1) + 2^(T - 1).</li>
+ *   <li>From above: q is monotone, so |q(y)| <= q(V) for any V >= |y|, and q(V) <= up(V) = V + half the unit of
+ *       V's scale, or 2^S for V below 2^S, S the least scale with a fraction bit (2^S is a posit). So
+ *       |p| <= P = up(M), every float32 sum |acc + p| <= (B + P)(1 + 2^-24) where B bounds |acc|, and the next |acc|
+ *       <= up of that: from B = 0, K such steps bound every value a sum of K terms reaches. {@link #largestProduct}
+ *       finds, by bisection, the largest M whose K steps stay below 2^T, each step's float32 factor taken as
+ *       1 + 2^-23 so that the bound's own double arithmetic cannot carry it over (the check's max|a| max|b| is
+ *       exact in double). Where the sums stay far below 2^T the steps add little to K M, so the check bounds M about as
+ *       2^T / K would, but sums of many terms (a weight's gradient over a batch and its positions, thousands) are
+ *       bounded as well: the growth the roundings may add is taken where it happens, not at the top scale's unit.</li>
  * </ul>
  * A NaN or infinity (NaR decodes to a NaN) fails both comparisons, so such operands keep rounded_f32.
  */
@@ -51,11 +57,39 @@ public record PositScales(int bits, int es) {
         return Math.scalb(1.0, scale);
     }
 
-    /** 2^(T - 2): the largest K max|a| max|b| the check accepts for sums of {@code terms} products, or empty for none. */
-    public OptionalDouble largestSum(long terms) {
-        for (int top = highestScale() + 1; top > lowestScale(); top--) {
-            if (terms * (Math.scalb(1.0, -fractionBits(top - 1)) + Math.scalb(1.0, -23)) < 1) return OptionalDouble.of(Math.scalb(1.0, top - 2));
+    /** Terms beyond which {@link #largestProduct} gives none: the bisection runs its steps per term. */
+    private static final long MOST_TERMS = 1L << 18;
+
+    /**
+     * The largest max|a| max|b| the check accepts for sums of {@code terms} products (see above), or empty where
+     * there are too many terms to bound.
+     */
+    public OptionalDouble largestProduct(long terms) {
+        if (terms > MOST_TERMS) return OptionalDouble.empty();
+        // A product the check accepts is at least leastProduct(), so no smaller bound is of use.
+        double below = Math.log(leastProduct()) / Math.log(2), above = highestScale() + 1.0;
+        if (!staysInRange(leastProduct(), terms)) return OptionalDouble.empty();
+        for (int i = 0; i < 40; i++) {
+            double middle = (below + above) / 2;
+            if (staysInRange(Math.pow(2, middle), terms)) below = middle;
+            else above = middle;
         }
-        return OptionalDouble.empty();
+        return OptionalDouble.of(Math.pow(2, below));
+    }
+
+    /** Whether {@code terms} steps of the worst case above, products of at most {@code largest}, stay below 2^T. */
+    private boolean staysInRange(double largest, long terms) {
+        double limit = Math.scalb(1.0, highestScale() + 1);
+        double product = roundedUp(largest);
+        double sum = 0;
+        for (long k = 0; k < terms && sum < limit; k++) sum = roundedUp((sum + product) * (1 + Math.scalb(1.0, -23)));
+        return product < limit && sum < limit;
+    }
+
+    /** up(V): at least the posit V rounds to, V + half its scale's unit, or 2^S below 2^S. */
+    private double roundedUp(double value) {
+        if (value < Math.scalb(1.0, lowestScale())) return Math.scalb(1.0, lowestScale());
+        int scale = Math.getExponent(value);
+        return value + Math.scalb(1.0, scale - fractionBits(scale) - 1);
     }
 }

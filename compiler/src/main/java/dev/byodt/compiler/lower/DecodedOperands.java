@@ -29,8 +29,9 @@ import static dev.byodt.compiler.kernel.Exprs.idx;
 /**
  * Decodes the operands of dot products once per tensor instead of once per product, in the kernels whose
  * datatype multiplies decoded operands ({@link Datatype#multipliesDecodedOperands}: --accumulate float32, and dtype
- * where the sums run in float32 registers, every product multiplying the to_f32 values of its operands). In the kernels of MatMul, Gemm, Conv and
- * ConvTranspose, where each element of an operand meets many others, every operand of a mac that loads a REAL
+ * where the sums run in float32 registers, every product multiplying the to_f32 values of its operands). In the kernels of
+ * {@link DotProductKernels} (MatMul, Gemm, Conv, ConvTranspose and their gradients), where each element of an operand
+ * meets many others, every operand of a mac that loads a REAL
  * buffer loads a float32 copy of it instead:
  * <ul>
  *   <li>a constant (weights) is decoded at compile time, into a constant of its own;</li>
@@ -44,9 +45,6 @@ import static dev.byodt.compiler.kernel.Exprs.idx;
  * sums may run in double, the decoded kernel is the fast branch of {@link DoubleSums}. Runs before {@link DatatypeLowering}.
  */
 public final class DecodedOperands {
-    /** The operators whose every operand element takes part in many products, so that one decode serves many. */
-    private static final Set<String> DOT_PRODUCTS = Set.of("MatMul", "Gemm", "Conv", "ConvTranspose");
-
     private final Map<Buffer, MemorySegment> constants;
     /** The decoded copy of each constant, per datatype (two kernels in one datatype share it). */
     private final Map<Datatype, Map<Buffer, Buffer>> decodedConstants = new HashMap<>();
@@ -63,7 +61,7 @@ public final class DecodedOperands {
         for (int k = 0; k < p.kernels().size(); k++) {
             Kernel kernel = p.kernels().get(k);
             Datatype d = plan.datatypeOf(k);
-            kernels.add(DOT_PRODUCTS.contains(kernel.opType()) ? pass.decodedIfUseful(kernel, d) : kernel);
+            kernels.add(DotProductKernels.contains(kernel) ? pass.decodedIfUseful(kernel, d) : kernel);
         }
         // A constant that only products read is now read decoded: it need not be kept as well.
         Set<Buffer> loaded = new HashSet<>();
@@ -76,8 +74,8 @@ public final class DecodedOperands {
 
     /**
      * The kernel reading decoded operands where its datatype multiplies them (rounding within the posit's scales
-     * where its operands allow, {@link RegimeSums}), or summing in double where its exact sums may ({@link DoubleSums});
-     * else the kernel as it is.
+     * where its operands allow, {@link RegimeSums}), or, not a gradient, summing in double where its exact sums may
+     * ({@link DoubleSums}); else the kernel as it is.
      */
     private Kernel decodedIfUseful(Kernel kernel, Datatype datatype) {
         if (datatype.multipliesDecodedOperands()) {
@@ -90,7 +88,8 @@ public final class DecodedOperands {
             return new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(), d.scratch(), kernel.constants(), body);
         }
         OptionalInt bits = datatype.exactSumSignificandBits();
-        if (bits.isEmpty()) return kernel;
+        // Gradients keep their exact accumulator: their sums in double are not yet checked against a reference.
+        if (bits.isEmpty() || DotProductKernels.isGradient(kernel)) return kernel;
         return DoubleSums.of(kernel, decoding(kernel, datatype), bits.getAsInt(), constants).orElse(kernel);
     }
 

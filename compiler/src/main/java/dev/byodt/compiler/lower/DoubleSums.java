@@ -72,7 +72,7 @@ final class DoubleSums {
      * one this knows ({@code decoding} is its operands decoded, {@code constants} the program's, decoded ones with them).
      */
     static Optional<Kernel> of(Kernel kernel, DecodedOperands.Decoding decoding, int significandBits, Map<Buffer, MemorySegment> constants) {
-        OptionalLong terms = termsPerSum(kernel);
+        OptionalLong terms = DotProductKernels.termsPerSum(kernel);
         if (terms.isEmpty()) return Optional.empty();
         return new DoubleSums(kernel, widened(decoding, constants), constants).build(terms.getAsLong(), significandBits);
     }
@@ -112,17 +112,6 @@ final class DoubleSums {
         MemorySegment values = Arena.ofAuto().allocate(Math.max(1, count * Double.BYTES), 64).asSlice(0, count * Double.BYTES);
         for (long i = 0; i < count; i++) values.setAtIndex(ValueLayout.JAVA_DOUBLE, i, floats.getAtIndex(ValueLayout.JAVA_FLOAT, i));
         return values;
-    }
-
-    /** The most products one output sums: K of MatMul and Gemm, the weights a map has for Conv, and at most that for ConvTranspose. */
-    static OptionalLong termsPerSum(Kernel k) {
-        return switch (k.opType()) {
-            case "MatMul" -> OptionalLong.of(k.inputs().get(0).dim(k.inputs().get(0).rank() - 1));
-            case "Gemm" -> OptionalLong.of(k.inputs().get(1).size() / k.outputs().get(0).dim(1));
-            case "Conv" -> OptionalLong.of(k.inputs().get(1).size() / k.inputs().get(1).dim(0));
-            case "ConvTranspose" -> OptionalLong.of(k.inputs().get(1).size() / k.inputs().get(1).dim(1));
-            default -> OptionalLong.empty();
-        };
     }
 
     private Optional<Kernel> build(long terms, int significandBits) {

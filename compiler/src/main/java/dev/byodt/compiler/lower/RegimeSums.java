@@ -42,17 +42,17 @@ final class RegimeSums {
      */
     static Optional<Kernel> of(Kernel kernel, DecodedOperands.Decoding decoding, RoundingWithinScales rounding,
                                Map<Buffer, MemorySegment> constants) {
-        OptionalLong terms = DoubleSums.termsPerSum(kernel);
+        OptionalLong terms = DotProductKernels.termsPerSum(kernel);
         if (terms.isEmpty()) return Optional.empty();
-        OptionalDouble largestSum = rounding.scales().largestSum(terms.getAsLong());
-        if (largestSum.isEmpty()) return Optional.empty();
+        OptionalDouble largestProduct = rounding.scales().largestProduct(terms.getAsLong());
+        if (largestProduct.isEmpty()) return Optional.empty();
         WithinScales within = new WithinScales(rounding);
         List<Stmt> fastBody = within.body(decoding.body());
         if (within.unsupported) return Optional.empty();
         Optional<OperandExtremes> extremes = OperandExtremes.of(kernel, decoding, constants);
         if (extremes.isEmpty()) return Optional.empty();
         OperandExtremes.Extremes a = extremes.get().a(), b = extremes.get().b();
-        Expr sumsFit = le(mul(mul(f64(terms.getAsLong()), a.largest()), b.largest()), f64(largestSum.getAsDouble()));
+        Expr sumsFit = le(mul(a.largest(), b.largest()), f64(largestProduct.getAsDouble()));
         Expr productsFit = le(f64(rounding.scales().leastProduct()), mul(a.least(), b.least()));
         List<Stmt> body = new ArrayList<>(decoding.loops());
         body.addAll(extremes.get().statistics());

@@ -17,8 +17,10 @@ import static dev.byodt.compiler.kernel.Exprs.constant;
 /**
  * A dot product's body with its accumulators (ACC buffers and locals, zeroed, updated by macs and read as outputs)
  * held in a machine type instead, for a branch that sums its own way ({@link DoubleSums}, {@link RegimeSums}): each
- * mac and each output as the subclass computes it, zero as that type's zero. Anything else done with an accumulator
- * (a nonzero start, a bias added) is marked unsupported, and the kernel keeps its loops.
+ * mac and each output as the subclass computes it, zero as that type's zero, and a select between two accumulator
+ * values (a term a mask leaves out, as the training step's weight gradients skip taps in the padding) as a select
+ * between their rewritten values. Anything else done with an accumulator (a nonzero start, a bias added) is marked
+ * unsupported, and the kernel keeps its loops.
  */
 abstract class RetypedAccumulators extends KernelRewriter {
     final Map<Buffer, Buffer> accumulators = new LinkedHashMap<>();
@@ -59,6 +61,7 @@ abstract class RetypedAccumulators extends KernelRewriter {
         if (!(e instanceof Expr.Op o)) return rebuilt(e);
         if (o.op() == ScalarOp.MAC) return mac(expr(o.arg(0)), expr(o.arg(1)), expr(o.arg(2)));
         if (o.op() == ScalarOp.CAST && o.arg(0).type() == ScalarType.ACC && o.type() == ScalarType.REAL) return output(expr(o.arg(0)));
+        if (o.op() == ScalarOp.SELECT && o.type() == ScalarType.ACC) return op(ScalarOp.SELECT, type, expr(o.arg(0)), expr(o.arg(1)), expr(o.arg(2)));
         unsupported |= o.type() == ScalarType.ACC || o.args().stream().anyMatch(a -> a.type() == ScalarType.ACC);
         return rebuilt(e);
     }

@@ -148,15 +148,15 @@ public final class WindowGeometry {
     /** The output's spatial shape. */
     public long[] outputShape() { return output.clone(); }
 
-    long stride(int axis) { return strides[axis]; }
+    public long stride(int axis) { return strides[axis]; }
 
-    long kernelSize(int axis) { return kernel[axis]; }
+    public long kernelSize(int axis) { return kernel[axis]; }
 
-    long dilation(int axis) { return dilations[axis]; }
+    public long dilation(int axis) { return dilations[axis]; }
 
-    long padBefore(int axis) { return padBegin[axis]; }
+    public long padBefore(int axis) { return padBegin[axis]; }
 
-    long padAfter(int axis) { return padEnd[axis]; }
+    public long padAfter(int axis) { return padEnd[axis]; }
 
     /** Receives one tap of a window: its position in the input and its index in the kernel, per axis. */
     public interface TapVisitor {

@@ -7,6 +7,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.lower.DotProductKernels;
 import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.runtime.ByodtException;
 
@@ -17,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -132,10 +132,9 @@ public final class Backpropagation {
             List<Buffer> read = new ArrayList<>(inputs);
             read.add(y);
             read.add(dy);
-            KernelBuilder kb = new KernelBuilder(node.name() + GRADIENT_KERNEL + v.name(), node.opType() + "Grad",
+            KernelBuilder kb = new KernelBuilder(node.name() + GRADIENT_KERNEL + v.name(), node.opType() + DotProductKernels.GRADIENT,
                 read, List.of(grad));
-            OptionalInt lanes = arithmeticOf.map(l -> OptionalInt.of(l.apply(node).lanes())).orElse(OptionalInt.empty());
-            rule.lower(node, i, new GradientKernel(kb, inputs, y, dy, grad, lanes));
+            rule.lower(node, i, new GradientKernel(kb, inputs, y, dy, grad, arithmeticOf.map(a -> a.apply(node))));
             kernels.add(kb.build());
             contributions.computeIfAbsent(v, k -> new ArrayList<>()).add(grad);
         }

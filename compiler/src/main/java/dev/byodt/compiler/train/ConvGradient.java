@@ -49,7 +49,7 @@ final class ConvGradient implements GradientRule {
             ConvGradientSchedules.Shape shape = new ConvGradientSchedules.Shape(x, w, dy, groups, window);
             int lanes = g.lanes().getAsInt();
             switch (input) {
-                case 0 -> { if (ConvGradientSchedules.input(kb, shape, grad, lanes)) return; }
+                case 0 -> { if (ConvGradientSchedules.input(kb, shape, grad, g.arithmetic().get())) return; }
                 case 1 -> {
                     ConvGradientSchedules.weights(kb, shape, grad, lanes);
                     return;

@@ -26,6 +26,8 @@ import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.expected;
 import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.in;
 import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.matMul;
 import static dev.byodt.compiler.dtype.MatMulAccumulationOrderTest.run;
+import static dev.byodt.compiler.dtype.OperandMagnitudes.largest;
+import static dev.byodt.compiler.dtype.OperandMagnitudes.least;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -110,8 +112,8 @@ class RoundedFloat32AccumulationTest {
         int countB = MatMulAccumulationOrderTest.BATCH_B * MatMulAccumulationOrderTest.K * MatMulAccumulationOrderTest.N;
         float[] a = c.first(countA), b = c.second(countB);
         PositScales scales = new PositScales(16, 2);
-        double leastProduct = least(a) * least(b), largestSum = MatMulAccumulationOrderTest.K * largest(a) * largest(b);
-        boolean within = leastProduct >= scales.leastProduct() && largestSum <= scales.largestSum(MatMulAccumulationOrderTest.K).orElseThrow();
+        double leastProduct = least(a) * least(b), largestProduct = largest(a) * largest(b);
+        boolean within = leastProduct >= scales.leastProduct() && largestProduct <= scales.largestProduct(MatMulAccumulationOrderTest.K).orElseThrow();
         assertEquals(c.within, within, c + ": the side of the check");
         assertArrayEquals(referenceMatMul(r, a, b), runMatMul("custom[posit]16", a, b), c.toString());
     }
@@ -122,7 +124,10 @@ class RoundedFloat32AccumulationTest {
         CANCELLING(true),
         /** As CANCELLING with zeros among both operands, which the least magnitudes leave out. */
         ZEROS(true),
-        /** Magnitudes 2^5 (and neighbours) and 2^11: 37 products of 2^16, sums near the check's bound for 37 terms, 2^22. */
+        /**
+         * Magnitudes 2^17 (and neighbours) on both sides, random signs: 37 products of about 2^34, just below the
+         * largest the check accepts for 37 terms (2^34.05), and sums of up to 2^39, where posit16 keeps 3 or 2 fraction bits.
+         */
         LARGEST(true),
         /** As CANCELLING with A's first row scaled by 2^-42: its products and sums, near 2^-50, have no fraction bit in the posit. */
         TINY_OPERAND(false),
@@ -141,7 +146,7 @@ class RoundedFloat32AccumulationTest {
             float[] values = new float[count];
             for (int i = 0; i < count; i++) {
                 double magnitude = switch (this) {
-                    case LARGEST -> Math.scalb(1.0, 5);
+                    case LARGEST -> Math.scalb(1.0, 17);
                     case SUMS_REACH_MAXPOS -> Math.scalb(1.0 + random.nextDouble(), 28);
                     default -> 0.5 + random.nextDouble();
                 };
@@ -163,7 +168,7 @@ class RoundedFloat32AccumulationTest {
             float[] values = new float[count];
             for (int i = 0; i < count; i++) {
                 double magnitude = switch (this) {
-                    case LARGEST -> Math.scalb(1.0, 11);
+                    case LARGEST -> Math.scalb(1.0, 17);
                     case SUMS_REACH_MAXPOS -> Math.scalb(1.0 + random.nextDouble(), 28);
                     // The same value down each column of B (k runs down it), so that a row's pairs of products cancel.
                     default -> Math.scalb(1.0 + random.nextInt(64) / 64.0, -8 + (i % MatMulAccumulationOrderTest.N) % 3);

@@ -42,7 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * The tuned schedules of the training step compute what the reference nests compute, bit for bit. Each gradient
  * rule with schedules (Conv's weights, input and bias, Gemm's A and B) on shapes that reach their cases: padding
  * (the weights' mask of taps inside the input), groups, strides and dilations (where the input's gradient keeps the
- * reference nest or runs on padded planes), a window over the whole input, transposed Gemm operands; in float32 and
+ * reference nest, runs on padded planes, or, with no column padded, scatters dY's rows), a window over the whole input, transposed Gemm operands; in float32 and
  * in posits of 8 and 16 bits (by default each case in one of them, taken in turn; -Pexhaustive every other
  * pairing), for 1 and 16 lanes. Then a whole training step of the small CNN (Conv, Tanh, pools,
  * Gemm, Relu, the loss and Adam), tuned against reference, in float32 and posit16.
@@ -91,6 +91,9 @@ class TunedGradientsTest {
             List.of(s(1, 3, 10, 9), s(4, 3, 3, 2))),
         new Case("conv, pads beyond the window's reach", "Conv", attributes("pads", s(0, 2, 0, 2)),
             List.of(s(1, 2, 6, 6), s(3, 2, 3, 2))),
+        new Case("conv, rows padded, columns not, groups, dilated", "Conv",
+            attributes("pads", s(1, 0, 2, 0), "group", 2L, "dilations", s(2, 2)), List.of(s(2, 4, 9, 8), s(6, 2, 3, 2), s(6))),
+        new Case("conv, unpadded, as LeNet's second layer", "Conv", Map.of(), List.of(s(2, 3, 9, 9), s(4, 3, 3, 3), s(4))),
         new Case("conv, window over the whole input", "Conv", Map.of(), List.of(s(3, 4, 5, 5), s(7, 4, 5, 5), s(7))),
         new Case("conv, groups, window over the whole input", "Conv", attributes("group", 2L),
             List.of(s(2, 4, 3, 3), s(6, 2, 3, 3), s(6))),
@@ -126,7 +129,8 @@ class TunedGradientsTest {
         List<Tensor> inputs = c.inputs(graph);
         List<int[]> reference = bits(run(GradientProgram.of(graph), datatype, inputs));
         for (int lanes : LANES) {
-            Program tuned = GradientProgram.of(graph, Optional.of(node -> new NodeArithmetic(lanes, true)));
+            // The machine's float32 arithmetic in float32, emulated in the posits, as Compiler.arithmeticOf says on the host.
+            Program tuned = GradientProgram.of(graph, Optional.of(node -> new NodeArithmetic(lanes, datatype.equals("float32"))));
             assertBitsEqual(reference, bits(run(tuned, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
             if (datatype.equals("float32")) {
                 assertBitsEqual(reference, bits(GraphInterpreter.run(tuned, inputs)), c + " interpreted, " + lanes + " lanes");
