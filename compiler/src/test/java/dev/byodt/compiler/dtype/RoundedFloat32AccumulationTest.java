@@ -275,18 +275,6 @@ class RoundedFloat32AccumulationTest {
         return x == 0 || Math.abs(x) >= Math.scalb(1.0f, -16) && Math.abs(x) < Math.scalb(1.0f, 16);
     }
 
-    private static double least(float[] values) {
-        double least = Double.POSITIVE_INFINITY;
-        for (float v : values) if (v != 0) least = Math.min(least, Math.abs(v));
-        return least;
-    }
-
-    private static double largest(float[] values) {
-        double largest = 0;
-        for (float v : values) largest = Float.isNaN(v) ? Double.NaN : Math.max(largest, Math.abs(v));
-        return largest;
-    }
-
     /** MatMulAccumulationOrderTest's MatMul of {@code a} and {@code b} by the reference, each multiply and add rounded in the order of k. */
     private static float[] referenceMatMul(Reference r, float[] a, float[] b) {
         int batchA = MatMulAccumulationOrderTest.BATCH_A, batchB = MatMulAccumulationOrderTest.BATCH_B;
