@@ -242,7 +242,7 @@ public final class BlockDots {
          * are scaled, rounded to float32 and added to its outputs. Exact block sums do not depend on the order of
          * their products, and the blocks are added in their order, so each output has the bits {@link #dot} gives
          * it. Where the products split into two sums (FP8 E5M2), a block whose smallest nonzero elements in the
-         * tile's rows and columns ({@link BlockMagnitudes}, computed for the m rows and n columns before the tiles)
+         * tile's rows and columns ({@link BlockMagnitudes}, computed for each run of rows and of columns before the tiles)
          * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum.
          * Threads divide the runs of rows.
          */
@@ -257,7 +257,7 @@ public final class BlockDots {
             ScalarType sumType = accumulatorType();
             Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});
             Optional<BlockMagnitudes[]> magnitudes = exact.splits()
-                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.of(kb, m, length, size, row), BlockMagnitudes.of(kb, n, length, size, column)})
+                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.of(kb, m, rows, length, size, row), BlockMagnitudes.of(kb, n, columns, length, size, column)})
                 : Optional.empty();
             List<Buffer> partial = new ArrayList<>();
             for (int part = 0; part < exact.parts(); part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
@@ -272,8 +272,7 @@ public final class BlockDots {
                         split.run();
                     } else {
                         BlockMagnitudes rowSide = magnitudes.get()[0], columnSide = magnitudes.get()[1];
-                        Expr firstRow = mul(rowRun, rows), firstColumn = mul(columnRun, columns);
-                        Expr fits = exact.fitsOneDouble(kb.get(count), rowSide.smallestOf(firstRow, rows, block), columnSide.smallestOf(firstColumn, columns, block));
+                        Expr fits = exact.fitsOneDouble(kb.get(count), rowSide.smallestOf(rowRun, block), columnSide.smallestOf(columnRun, block));
                         kb.ifElse(fits, () -> addBlock(exact.whole(), rows, columns, partial.subList(0, 1), rowAt, columnAt, block, kb.get(count), acc), split);
                     }
                 });
