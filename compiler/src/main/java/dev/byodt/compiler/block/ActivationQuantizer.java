@@ -299,7 +299,7 @@ final class ActivationQuantizer {
     private static Expr larger(Expr a, Expr b) { return select(or(gt(b, a), ne(b, b)), b, a); }
 
     /** The smaller of two doubles, NaN when either is (see {@link #larger}). */
-    private static Expr smaller(Expr a, Expr b) { return select(or(lt(b, a), ne(b, b)), b, a); }
+    static Expr smaller(Expr a, Expr b) { return select(or(lt(b, a), ne(b, b)), b, a); }
 
     private static Expr f64(double value) { return constant(ScalarType.F64, value); }
 }

@@ -38,6 +38,8 @@ import static dev.byodt.compiler.kernel.Exprs.*;
 public final class BlockDots {
     /** Rows and columns of outputs computed together ({@link Sums#tiles}): their partial block sums stay in the first-level cache. */
     private static final long MOST_ROWS_TOGETHER = 8, MOST_COLUMNS_TOGETHER = 256;
+    /** Consecutive k whose products each output adds to its partial block sums at once. */
+    private static final int K_TOGETHER = 8;
 
     private BlockDots() {}
 
@@ -82,7 +84,7 @@ public final class BlockDots {
         long m = s.m(), k = s.k(), n = s.n();
         long aMatrices = Shapes.elementCount(s.aBatch(), "A"), bMatrices = Shapes.elementCount(s.bBatch(), "B");
         QuantizedOperand a = QuantizedOperand.atRunTime(kb, format, "A", kb.input(0), aMatrices * m, k, 1);
-        Function<Expr, Function<Expr, QuantizedOperand.Vector>> bColumns = columnsSideBySide(kb, format, "B", node.input(1), 1, bMatrices, k, n, true)
+        Function<Expr, Function<Expr, QuantizedOperand.Vector>> bColumns = columnsSideBySide(kb, format, sums.exact().type(), "B", node.input(1), 1, bMatrices, k, n, true)
             .orElseThrow();
         Buffer y = kb.output(0);
         long[] output = {Shapes.elementCount(s.batch(), "output"), m, n};
@@ -113,7 +115,7 @@ public final class BlockDots {
             kb.store(y, add(mul(i, n), j), result);
         };
         Optional<Function<Expr, Function<Expr, QuantizedOperand.Vector>>> sideBySide =
-            columnsSideBySide(kb, format, "B", node.input(1), 1, 1, k, n, !transB);
+            columnsSideBySide(kb, format, sums.exact().type(), "B", node.input(1), 1, 1, k, n, !transB);
         if (sideBySide.isPresent()) {
             sums.tiles(m, n, aRows, sideBySide.get().apply(idx(0)), store);
             return;
@@ -182,10 +184,13 @@ public final class BlockDots {
      * {@code count} matrices of {@code columns} vectors of {@code k} along the reduction axis, quantized into the
      * layout [count, K, columns], the vectors' elements of one k side by side (what {@link Sums#tiles} reads): a
      * constant at compile time from either layout, an activation when the node runs if it is stored so
-     * ({@code kFirst}); empty for an activation stored [count, columns, K].
+     * ({@code kFirst}); empty for an activation stored [count, columns, K]. Their elements are read as
+     * {@code elementType}, the type of the block sums' products, converted once before the node's loops: the
+     * tiles read each of them once per row.
      */
     private static Optional<Function<Expr, Function<Expr, QuantizedOperand.Vector>>> columnsSideBySide(
-            KernelBuilder kb, BlockFormat format, String name, Value value, int input, long count, long k, long columns, boolean kFirst) {
+            KernelBuilder kb, BlockFormat format, ScalarType elementType, String name, Value value, int input, long count, long k, long columns,
+            boolean kFirst) {
         QuantizedOperand q;
         if (value.isConstant()) {
             float[] values = value.constant().toFloatArray();
@@ -195,7 +200,8 @@ public final class BlockDots {
         } else {
             return Optional.empty();
         }
-        return Optional.of(matrix -> column -> q.at(matrix, column));
+        QuantizedOperand converted = q.withElementsIn(elementType);
+        return Optional.of(matrix -> column -> converted.at(matrix, column));
     }
 
     /** Stores the dot product (F32, or REAL under --accumulate dtype) of output row i and column j. */
@@ -230,11 +236,15 @@ public final class BlockDots {
 
         /**
          * Every output of rows(i) . columns(j), i < m, j < n, handed to {@code store}: a few rows and a run of
-         * columns at a time, block after block. Each k takes each row's element times the run's elements of k, side
-         * by side in memory ({@link #columnsSideBySide}), into the tile's partial block sums, a loop over columns
-         * that vectorizes; at the end of each block the tile's block sums are scaled, rounded to float32 and added
-         * to its outputs. Exact block sums do not depend on the order of their products, and the blocks are added
-         * in their order, so each output has the bits {@link #dot} gives it. Threads divide the runs of rows.
+         * columns at a time, block after block. Each {@value #K_TOGETHER} k of a block take each row's elements
+         * times the run's elements of those k, side by side in memory ({@link #columnsSideBySide}), into the tile's
+         * partial block sums, a loop over columns that vectorizes; at the end of each block the tile's block sums
+         * are scaled, rounded to float32 and added to its outputs. Exact block sums do not depend on the order of
+         * their products, and the blocks are added in their order, so each output has the bits {@link #dot} gives
+         * it. Where the products split into two sums (FP8 E5M2), a block whose smallest nonzero elements in the
+         * tile's rows and columns ({@link BlockMagnitudes}, computed for each run of rows and of columns before the tiles)
+         * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum.
+         * Threads divide the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
             if (accumulation == BlockChoice.Accumulation.EXACT || !exact.inPartialSums()) {
@@ -246,6 +256,9 @@ public final class BlockDots {
             long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
             ScalarType sumType = accumulatorType();
             Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});
+            Optional<BlockMagnitudes[]> magnitudes = exact.splits()
+                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.of(kb, m, rows, length, size, row), BlockMagnitudes.of(kb, n, columns, length, size, column)})
+                : Optional.empty();
             List<Buffer> partial = new ArrayList<>();
             for (int part = 0; part < exact.parts(); part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
             kb.splitLoop(m / rows, rowRun -> kb.loop(n / columns, columnRun -> {
@@ -253,31 +266,61 @@ public final class BlockDots {
                 Function<Expr, QuantizedOperand.Vector> columnAt = c -> column.apply(Exprs.add(mul(columnRun, columns), c));
                 kb.loop(rows * columns, t -> kb.store(acc, t, constant(sumType, 0)));
                 kb.loop(row.apply(idx(0)).operand().blocks(), block -> {
-                    for (Buffer p : partial) kb.loop(rows * columns, t -> kb.store(p, t, constant(exact.type(), 0)));
-                    Expr blockStart = mul(block, size);
-                    kb.loop(min(idx(size), sub(idx(length), blockStart)), j -> {
-                        Expr k = Exprs.add(blockStart, j);
-                        kb.loop(rows, r -> {
-                            Local element = kb.local("a", rowAt.apply(r).element(k));
-                            kb.loop(columns, c -> {
-                                Expr t = Exprs.add(mul(r, columns), c);
-                                Local p = kb.local("product", exact.product(kb.get(element), columnAt.apply(c).element(k)));
-                                for (int part = 0; part < partial.size(); part++) {
-                                    kb.store(partial.get(part), t, Exprs.add(kb.load(partial.get(part), t), exact.share(kb.get(p), part)));
-                                }
-                            });
-                        });
-                    });
-                    kb.loop(rows, r -> kb.loop(columns, c -> {
-                        Expr t = Exprs.add(mul(r, columns), c);
-                        Expr result = exact.rounded(kb, partial.stream().map(p -> kb.load(p, t)).toList(),
-                            product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
-                        kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(sumType, result)));
-                    }));
+                    Local count = kb.local("count", min(idx(size), sub(idx(length), mul(block, size))));
+                    Runnable split = () -> addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc);
+                    if (magnitudes.isEmpty()) {
+                        split.run();
+                    } else {
+                        BlockMagnitudes rowSide = magnitudes.get()[0], columnSide = magnitudes.get()[1];
+                        Expr fits = exact.fitsOneDouble(kb.get(count), rowSide.smallestOf(rowRun, block), columnSide.smallestOf(columnRun, block));
+                        kb.ifElse(fits, () -> addBlock(exact.whole(), rows, columns, partial.subList(0, 1), rowAt, columnAt, block, kb.get(count), acc), split);
+                    }
                 });
                 kb.loop(rows, r -> kb.loop(columns, c -> store.at(Exprs.add(mul(rowRun, rows), r), Exprs.add(mul(columnRun, columns), c),
                     tensorScaled(kb.load(acc, Exprs.add(mul(r, columns), c)), rowAt.apply(r), columnAt.apply(c)))));
             }));
+        }
+
+        /**
+         * Adds block {@code block}'s products, its first {@code count} k, to the tile's partial block sums, {@code sum}'s
+         * parts from 0, then each output's block sum, scaled and rounded once to float32, to its total in {@code acc}.
+         */
+        private void addBlock(ExactBlockSum sum, long rows, long columns, List<Buffer> partial, Function<Expr, QuantizedOperand.Vector> rowAt,
+                              Function<Expr, QuantizedOperand.Vector> columnAt, Expr block, Expr count, Buffer acc) {
+            for (Buffer p : partial) kb.loop(rows * columns, t -> kb.store(p, t, constant(sum.type(), 0)));
+            Expr first = mul(block, format.blockSize());
+            Local groups = kb.local("groups", div(count, idx(K_TOGETHER)));
+            kb.loop(kb.get(groups), g -> addProducts(sum, rows, columns, partial, rowAt, columnAt, Exprs.add(first, mul(g, idx(K_TOGETHER))), K_TOGETHER));
+            Expr rest = Exprs.add(first, mul(kb.get(groups), idx(K_TOGETHER)));
+            kb.loop(sub(count, mul(kb.get(groups), idx(K_TOGETHER))), j -> addProducts(sum, rows, columns, partial, rowAt, columnAt, Exprs.add(rest, j), 1));
+            kb.loop(rows, r -> kb.loop(columns, c -> {
+                Expr t = Exprs.add(mul(r, columns), c);
+                Expr result = sum.rounded(kb, partial.stream().map(p -> kb.load(p, t)).toList(),
+                    product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
+                kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(acc.elementType(), result)));
+            }));
+        }
+
+        /**
+         * Adds the products of {@code together} consecutive k from {@code first} to the tile's partial block sums:
+         * for each output, the shares of its products summed first, then added to its partial sums, each partial
+         * sum read and written once for them all. Any partial sum of a block is exact ({@link ExactBlockSum}), so
+         * grouping the products changes no bit.
+         */
+        private void addProducts(ExactBlockSum sum, long rows, long columns, List<Buffer> partial, Function<Expr, QuantizedOperand.Vector> rowAt,
+                                 Function<Expr, QuantizedOperand.Vector> columnAt, Expr first, int together) {
+            kb.loop(rows, r -> {
+                List<Local> elements = new ArrayList<>();
+                for (int u = 0; u < together; u++) elements.add(kb.local("a", rowAt.apply(r).element(Exprs.add(first, idx(u)))));
+                kb.loop(columns, c -> {
+                    Expr t = Exprs.add(mul(r, columns), c);
+                    List<Expr> columnElements = new ArrayList<>();
+                    for (int u = 0; u < together; u++) columnElements.add(columnAt.apply(c).element(Exprs.add(first, idx(u))));
+                    List<Expr> sums = sum.accumulate(kb, partial.stream().map(p -> kb.load(p, t)).toList(), elements.stream().map(kb::get).toList(),
+                        columnElements);
+                    for (int part = 0; part < partial.size(); part++) kb.store(partial.get(part), t, sums.get(part));
+                });
+            });
         }
 
         /** A sum of block results from +0, as the accumulation adds them. */

@@ -45,6 +45,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * <p>
  * Where the sum takes at most 24 bits (FP6, FP4, INT8) it is summed in float32, whose vectors hold twice a
  * double's lanes: each product of two elements is then a float32 too, and so is every partial sum.
+ * <p>
+ * A split format's blocks whose elements lie close enough together fit one double after all ({@link #fitsOneDouble}):
+ * {@link #whole} sums them so, and that exact sum plus a second part of 0 rounds to odd to itself.
  */
 final class ExactBlockSum {
     private static final double TWO_52 = 0x1p52;
@@ -99,20 +102,71 @@ final class ExactBlockSum {
     /** Whether a block's sum is a few partial sums ({@link #emitParts}) that can be kept side by side in tiles: not limbs. */
     boolean inPartialSums() { return !inLimbs; }
 
+    /** Whether the products split into two sums: where one double cannot hold every block's sum exactly. */
+    boolean splits() { return split.isPresent(); }
+
+    /** The block sums in one double, unsplit: exact for the blocks {@link #fitsOneDouble} admits. */
+    ExactBlockSum whole() { return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false); }
+
+    /**
+     * Whether every block sum of count products of elements a and b (a split format's: M fraction bits each,
+     * magnitudes at most the largest element, G) is exact in one double where the nonzero a are at least smallestA
+     * and the nonzero b at least smallestB (F64, from {@link BlockMagnitudes}; false where one is NaN). A nonzero
+     * element x is a multiple of its last bit, a power of two above |x| 2^-(M+1) (the subnormals' too), so each
+     * product is a multiple of a power of two above smallestA smallestB 2^-(2M+2), hence of L, the largest power
+     * of two not above that. Every partial sum is a multiple of L too, at most count G^2 in magnitude, so exact in
+     * a double where that is at most 2^53 L, which L > smallestA smallestB 2^-(2M+3) ensures when
+     * count G^2 2^(2M+3) <= 2^53 smallestA smallestB. Both sides are exact: products of a few elements, a count
+     * and powers of two.
+     */
+    Expr fitsOneDouble(Expr count, Expr smallestA, Expr smallestB) {
+        ValueGrid element = (ValueGrid) format.element();
+        double largest = element.largest();
+        Expr span = mul(cast(ScalarType.F64, count), f64(largest * largest * Math.scalb(1.0, 2 * element.fractionBits() + 3)));
+        return le(span, mul(mul(f64(Math.scalb(1.0, DOUBLE_BITS)), smallestA), smallestB));
+    }
+
     /** The type of the products and of the partial sums. */
     ScalarType type() { return type; }
 
     /** How many partial sums a block's sum takes: 1, or 2 where the products split. */
     int parts() { return split.isPresent() ? 2 : 1; }
 
-    /** The exact product of two elements (F32), in {@link #type()}. */
-    Expr product(Expr a, Expr b) { return type == ScalarType.F32 ? mul(a, b) : mul(cast(ScalarType.F64, a), cast(ScalarType.F64, b)); }
+    /** The exact product of two elements (F32, or already {@link #type()}), in {@link #type()}. */
+    Expr product(Expr a, Expr b) { return mul(cast(type, a), cast(type, b)); }
 
     /** What {@code product} adds to partial sum {@code part}: all of it, or, split, itself or 0 by its magnitude. */
     Expr share(Expr product, int part) {
         if (split.isEmpty()) return product;
         Expr isLarge = ge(abs(product), constant(type, split.get()));
         return part == 0 ? select(isLarge, product, constant(type, 0)) : select(isLarge, constant(type, 0), product);
+    }
+
+    /**
+     * The partial sums ({@link #parts()}, {@link #type()}) with the products of elements as.get(u) bs.get(u) added:
+     * every product and every partial sum is exact, so the order of the additions and whether a product and its
+     * addition are fused (one rounding of an exact value) change no bit. Unsplit, they are added in two chains of
+     * multiply-adds, which the processor overlaps.
+     */
+    List<Expr> accumulate(KernelBuilder kb, List<Expr> partials, List<Expr> as, List<Expr> bs) {
+        if (split.isEmpty()) {
+            Expr even = partials.getFirst(), odd = null;
+            for (int u = 0; u < as.size(); u++) {
+                Expr a = cast(type, as.get(u)), b = cast(type, bs.get(u));
+                if (u % 2 == 0) even = exactMac(even, a, b);
+                else odd = odd == null ? mul(a, b) : exactMac(odd, a, b);
+            }
+            return List.of(odd == null ? even : add(even, odd));
+        }
+        List<Local> products = new ArrayList<>();
+        for (int u = 0; u < as.size(); u++) products.add(kb.local("product", product(as.get(u), bs.get(u))));
+        List<Expr> sums = new ArrayList<>();
+        for (int part = 0; part < parts(); part++) {
+            Expr sum = partials.get(part);
+            for (Local p : products) sum = add(sum, share(kb.get(p), part));
+            sums.add(sum);
+        }
+        return sums;
     }
 
     /** The block's sum (see the class comment) from its partial sums, F64. */

@@ -13,7 +13,7 @@ import static dev.byodt.compiler.kernel.Exprs.*;
 /**
  * One operand of dot products in a block datatype, quantized in blocks along the reduction axis: the tensor seen
  * as [outer, length, inner], blocks along the middle axis (the last one shorter when the block size does not
- * divide length), its elements (F32, that layout), its blocks' scales (F32, [outer, blocks, inner]) and its tensor
+ * divide length), its elements (F32, or F64 where converted for the products, that layout), its blocks' scales (F32, [outer, blocks, inner]) and its tensor
  * scale (an F64 expression, 1 for formats without one). Weights are quantized at compile time by the exact
  * quantizer, activations when the node runs by {@link ActivationQuantizer}: the same elements and scales.
  */
@@ -59,6 +59,17 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
         return new QuantizedOperand(kb, elementsBuffer, scalesBuffer, length, inner, blocks, f64(tensorScale));
     }
 
+    /**
+     * This operand with its elements in {@code type} (F32 or F64, which holds every float32), converted by a loop
+     * that runs before the node's loops; this operand itself where they already are.
+     */
+    QuantizedOperand withElementsIn(ScalarType type) {
+        if (elements.elementType() == type) return this;
+        Buffer converted = kb.scratch("converted.elements", type, elements.shape());
+        kb.loop(elements.size(), i -> kb.store(converted, i, cast(type, kb.load(elements, i))));
+        return new QuantizedOperand(kb, converted, scales, length, inner, blocks, tensorScale);
+    }
+
     static long blocks(BlockFormat format, long length) { return (length + format.blockSize() - 1) / format.blockSize(); }
 
     /** The vector along the reduction axis at [outer, *, inner]. */
@@ -66,7 +77,7 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
 
     /** One vector of the operand along the reduction axis. */
     record Vector(QuantizedOperand operand, Expr outer, Expr inner) {
-        /** Element k of the vector (F32). */
+        /** Element k of the vector (F32, or the type of {@link #withElementsIn}). */
         Expr element(Expr k) {
             return operand.kb.load(operand.elements, add(mul(add(mul(outer, operand.length), k), operand.inner), inner));
         }

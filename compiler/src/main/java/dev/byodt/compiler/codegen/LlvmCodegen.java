@@ -534,6 +534,7 @@ public final class LlvmCodegen {
             case MAX -> call("llvm.maximum" + suffix(t), t, a);
             case SQRT -> call("llvm.sqrt" + suffix(t), t, a);
             case MAC -> LLVMBuildFAdd(builder, a.get(0), LLVMBuildFMul(builder, a.get(1), a.get(2), ""), "");
+            case EXACT_MAC -> call("llvm.fmuladd" + suffix(t), t, List.of(a.get(1), a.get(2), a.get(0)));
             default -> throw new IllegalStateException(op + " on a machine float must be lowered by the datatype");
         };
     }

@@ -158,6 +158,14 @@ public final class Exprs {
         return new Op(ScalarOp.MAC, ScalarType.ACC, List.of(acc, a, b));
     }
 
+    /** acc + a * b on machine floats of one type where the product and the sum are exact ({@link ScalarOp#EXACT_MAC}). */
+    public static Expr exactMac(Expr acc, Expr a, Expr b) {
+        if (!acc.type().isMachineFloat() || a.type() != acc.type() || b.type() != acc.type()) {
+            throw new IllegalArgumentException("exactMac takes machine floats of one type, got " + acc.type() + ", " + a.type() + ", " + b.type());
+        }
+        return new Op(ScalarOp.EXACT_MAC, acc.type(), List.of(acc, a, b));
+    }
+
     /**
      * acc + a in the accumulator (acc ACC, a REAL). Like {@link #mac}, a is not cast to ACC first, so that the
      * datatype's accumulator receives the value itself.

@@ -107,7 +107,7 @@ public final class Interpreter {
             case AND -> truth(a[0]) && truth(a[1]);
             case OR -> truth(a[0]) || truth(a[1]);
             case NOT -> !truth(a[0]);
-            case MAC -> (Float) a[0] + (Float) a[1] * (Float) a[2];
+            case MAC, EXACT_MAC -> (Float) a[0] + (Float) a[1] * (Float) a[2];
             case DIVIDE_BY_COUNT -> (Float) a[0] / (float) (long) (Long) a[1];
             case LT, LE, GT, GE, EQ, NE -> compare(o.op(), a[0], a[1]);
             // The casts keep the boxes: "? Long : Float" would promote both to float and turn integers into floats.

@@ -61,6 +61,12 @@ public enum ScalarOp {
      */
     MAC(Category.STRUCTURE, 3, Float32Lowering.MULTIPLY_THEN_ADD, null, null, null),
     /**
+     * exactMac(acc, a, b) = acc + a * b on machine floats (F32, F64) whose product and sum are both exact, such as
+     * a block's products of elements and their partial sums ({@code ExactBlockSum}): a fused multiply-add then
+     * gives the same bits as a multiply and an add, so the target chooses (llvm.fmuladd).
+     */
+    EXACT_MAC(Category.STRUCTURE, 3),
+    /**
      * divideByCount(value, count, largestCount): a mean, a REAL divided by an I64 element count from 1 to the
      * constant largestCount. The interpreter divides by the count in float32; each datatype divides as its
      * lowering decides (CountDivision: by the count where it holds it, else by an integer division or 1/n),

@@ -657,6 +657,47 @@ class BlockDotsTest {
         assertBits(name, expected, run(graph, name, new long[] {m, K}, a));
     }
 
+    /**
+     * MXFP8 E5M2 tiles sum a block in one double where the smallest nonzero elements of their rows and columns
+     * are large enough ({@code ExactBlockSum.fitsOneDouble}) and in two parts elsewhere. Two runs of 8 rows by 8
+     * columns over blocks that spread over 2^-24 .. 1 (wide) or lie within 2^15 (narrow): run 0's rows wide,
+     * narrow, wide in blocks 0, 1, 2, run 1's narrow, wide, wide, the columns wide, narrow, narrow, so each run
+     * has blocks of both kinds. Run 0's block 1 meets the bound exactly: 57344, the largest element, gives every
+     * block there a scale of 1, and the smallest elements 1.75 2^-6 (rows) and 1.75 2^-5 (columns) make
+     * 32 57344^2 2^7 = 2^53 1.75 2^-6 1.75 2^-5.
+     */
+    @Test
+    void e5m2TilesSumInOneDoubleWhereTheirBlocksFitAndInTwoPartsElsewhere() {
+        int m = 16, n = 8;
+        SplittableRandom random = new SplittableRandom(16);
+        float[] a = new float[m * K], b = new float[K * n];
+        boolean[][] rowsWide = {{true, false, true}, {false, true, true}};
+        boolean[] columnsWide = {true, false, false};
+        for (int row = 0; row < m; row++) {
+            for (int k = 0; k < K; k++) a[row * K + k] = spread(random, rowsWide[row / 8][k / 32]);
+        }
+        for (int k = 0; k < K; k++) {
+            for (int col = 0; col < n; col++) b[k * n + col] = spread(random, columnsWide[k / 32]);
+        }
+        for (int row = 0; row < 8; row++) {
+            a[row * K + 32] = 57344;
+            a[row * K + 34] = 0x1.cp-6f;
+        }
+        for (int col = 0; col < n; col++) {
+            b[32 * n + col] = 57344;
+            b[33 * n + col] = 0x1.cp-5f;
+        }
+        Graph graph = node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
+        float[] actual = run(graph, "mxfp8e5m2", new long[] {m, K}, a);
+        assertBits("mxfp8e5m2", expectedMatMul(reference("mxfp8e5m2"), 32, a, b, n, Rational.of(1), Rational.of(1)), actual);
+    }
+
+    /** A random value of either sign below 1 and down to 2^-24 or less (wide), or from 1 to 2^15 (narrow). */
+    private static float spread(SplittableRandom random, boolean wide) {
+        if (wide) return (float) Math.scalb(random.nextDouble(-1, 1), -random.nextInt(0, 25));
+        return (float) ((random.nextBoolean() ? 1 : -1) * Math.scalb(1 + random.nextDouble(), random.nextInt(0, 15)));
+    }
+
     @Test
     void formatsWhoseBlockSumsOutgrowTwoDoublesAreRefused() {
         BlockFormat wide = BlockFormat.resolve(named("block[bfloat16,32,e8m0,floor]"), DatatypeChoice.builtInRegistry());
