@@ -16,7 +16,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The clang and ld.lld executables that ship inside bytedeco's LLVM jar, so byodt needs no system compiler.
@@ -41,6 +43,8 @@ public final class BundledTools {
     private final Path libraryLinks;
     private final Path cacheDirectory;
     private volatile String clangVersion;
+    /** Locks of the bitcode files being compiled in this JVM, by path. */
+    private final Map<Path, Object> compiling = new ConcurrentHashMap<>();
 
     private BundledTools(Path clang, Path lld, Path libraryLinks, Path cacheDirectory) {
         this.clang = clang;
@@ -122,7 +126,10 @@ public final class BundledTools {
      */
     public Path compileToBitcode(String sourceText, String displayName, String targetTriple, List<String> extraFlags) {
         Path cached = cachedBitcode(sourceText, targetTriple, extraFlags);
-        if (Files.exists(cached)) return cached;
+        return compileOnce(cached, () -> compileText(cached, sourceText, displayName, targetTriple, extraFlags));
+    }
+
+    private void compileText(Path cached, String sourceText, String displayName, String targetTriple, List<String> extraFlags) {
         try (TemporaryFolder work = TemporaryFolder.create(Files.createDirectories(cacheDirectory.resolve("tmp")), "clang-")) {
             Path workDirectory = work.path();
             Path sourceName = sourceFileName(displayName);
@@ -130,7 +137,6 @@ public final class BundledTools {
             Files.createDirectories(sourceFile.getParent());
             Files.writeString(sourceFile, sourceText);
             compileInto(cached, sourceName.toString(), displayName, targetTriple, extraFlags, workDirectory);
-            return cached;
         } catch (IOException e) {
             throw new ByodtException("cannot compile " + displayName + ": " + e.getMessage(), e);
         }
@@ -145,12 +151,29 @@ public final class BundledTools {
             throw new ByodtException("cannot read " + source + ": " + e.getMessage(), e);
         }
         Path cached = cachedBitcode(sourceText, targetTriple, extraFlags);
+        return compileOnce(cached, () -> {
+            try {
+                compileInto(cached, source.toString(), source.toString(), targetTriple, extraFlags, null);
+            } catch (IOException e) {
+                throw new ByodtException("cannot compile " + source + ": " + e.getMessage(), e);
+            }
+        });
+    }
+
+    /**
+     * The cached file, compiled by {@code compile} unless it exists. Threads asking for the same file at once
+     * (test classes and a model's nodes run concurrently) wait for one compile instead of each running clang.
+     */
+    private Path compileOnce(Path cached, Runnable compile) {
         if (Files.exists(cached)) return cached;
+        Object lock = compiling.computeIfAbsent(cached, path -> new Object());
         try {
-            compileInto(cached, source.toString(), source.toString(), targetTriple, extraFlags, null);
+            synchronized (lock) {
+                if (!Files.exists(cached)) compile.run();
+            }
             return cached;
-        } catch (IOException e) {
-            throw new ByodtException("cannot compile " + source + ": " + e.getMessage(), e);
+        } finally {
+            compiling.remove(cached, lock);
         }
     }
 

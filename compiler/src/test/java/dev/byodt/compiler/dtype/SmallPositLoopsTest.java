@@ -1,16 +1,13 @@
 package dev.byodt.compiler.dtype;
 
 import dev.byodt.compiler.CompileOptions;
-import dev.byodt.compiler.dtype.builtin.PositDatatypes;
-import dev.byodt.compiler.dtype.harness.FunctionShape;
-import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import dev.byodt.compiler.dtype.posit.PositReference;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Exprs;
 import dev.byodt.compiler.lower.Program;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.util.Map;
 import java.util.function.BinaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -48,14 +45,14 @@ class SmallPositLoopsTest {
         assertArrayEquals(scalar, vectorized, datatype + " " + op);
     }
 
-    /** The float32 value of each 8-bit pattern (NaR as NaN, which converts back to NaR), from the library itself. */
+    /**
+     * The float32 value of each 8-bit pattern (NaR as NaN, which converts back to NaR), from the exact reference:
+     * every posit8 value is a float32. SmallPositsTest checks the library's to_f32 against it on every pattern.
+     */
     private static float[] valuesOfEveryPattern(int es) {
-        try (NativeLibrary lib = NativeLibrary.builder(PositDatatypes.LIBRARY, "posit8", 8)
-                 .define("POSIT_N", "8").define("POSIT_ES", Integer.toString(es))
-                 .operations(Map.of("to_f32", FunctionShape.TO_F32)).build()) {
-            int[] patterns = new int[256];
-            for (int p = 0; p < 256; p++) patterns[p] = p;
-            return lib.toF32("to_f32", patterns);
-        }
+        PositReference reference = new PositReference(8, es);
+        float[] values = new float[256];
+        for (int p = 0; p < 256; p++) values[p] = (float) reference.toDouble(p);
+        return values;
     }
 }

@@ -3,7 +3,9 @@ package dev.byodt.compiler.dtype.floats;
 import dev.byodt.compiler.dtype.BuiltInLibraries;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.StochasticRounding;
+import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
+import dev.byodt.compiler.dtype.harness.StandardFunctions;
 import dev.byodt.compiler.dtype.reference.Erf;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
 import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
@@ -20,6 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.function.DoubleUnaryOperator;
 import java.util.function.Function;
@@ -69,9 +72,14 @@ class MinifloatLibraryTest {
 
         NativeLibrary compile(RoundingMode mode) { return compile(mode, StochasticRounding.DEFAULT_BITS); }
 
-        /** The library rounding in {@code mode}, stochastically with {@code srBits} random bits. */
+        /**
+         * The library rounding in {@code mode}, stochastically with {@code srBits} random bits: every function, and
+         * rounded_f32 where it has it, so that the tests of its functions share one library per format and mode.
+         */
         NativeLibrary compile(RoundingMode mode, int srBits) {
-            NativeLibrary.Builder b = NativeLibrary.builder(BuiltInLibraries.of(SOURCE), name, storageBits())
+            Map<String, FunctionShape> functions = StandardFunctions.all();
+            if (hasRoundedF32(mode)) functions.put("rounded_f32", FunctionShape.FLOAT_TO_FLOAT);
+            NativeLibrary.Builder b = NativeLibrary.builder(BuiltInLibraries.of(SOURCE), name, storageBits()).operations(functions)
                 .define("MF_EXP_BITS", "" + e).define("MF_FRAC_BITS", "" + m).accumulatorBits(accumulatorBits);
             mode.defines().forEach(d -> b.define(d.substring(0, d.indexOf('=')), d.substring(d.indexOf('=') + 1)));
             if (mode == RoundingMode.STOCHASTIC) b.define("BYODT_SR_BITS", "" + srBits);
@@ -79,6 +87,15 @@ class MinifloatLibraryTest {
             if (unsigned) b.define("MF_UNSIGNED", "1");
             if (hostFlags) Target.host().clangFlags().forEach(b::flag);
             return b.build();
+        }
+
+        /**
+         * Whether minifloat.c defines rounded_f32 in {@code mode} (its MF_VIA_FLOAT): the formats whose + - * / are
+         * exact in float32 arithmetic, rounding to nearest even.
+         */
+        boolean hasRoundedF32(RoundingMode mode) {
+            return mode == RoundingMode.NEAREST_EVEN && ((e <= 7 && m >= 1 && m <= 10)
+                || (e == 8 && m >= 1 && m <= 7 && specials == Specials.IEEE && !unsigned));
         }
 
         int bits() { return (unsigned ? 0 : 1) + e + m; }

@@ -1,20 +1,14 @@
 package dev.byodt.compiler.dtype.floats;
 
-import dev.byodt.compiler.dtype.BuiltInLibraries;
-import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.floats.MinifloatLibraryTest.Format;
-import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
 import dev.byodt.compiler.dtype.reference.MinifloatReference;
-import dev.byodt.compiler.dtype.reference.MinifloatReference.Specials;
-import dev.byodt.compiler.target.Target;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -42,7 +36,7 @@ class MinifloatRoundedF32Test {
     void roundsEveryFloatAsFromF32ThenToF32(Format f) {
         MinifloatReference r = f.reference();
         float[] x = inputs(f, r);
-        try (NativeLibrary lib = compile(f)) {
+        try (NativeLibrary lib = f.compile()) {
             RoundedF32Checks.assertRoundsAs(f.toString(), x, lib.floatToFloat("rounded_f32", x), v -> r.toDouble(r.fromDouble(v)));
         }
     }
@@ -67,16 +61,5 @@ class MinifloatRoundedF32Test {
     private static int nextPattern(Format f, int p) {
         int magnitudeMask = (1 << (f.e() + f.m())) - 1;
         return (p & magnitudeMask) == magnitudeMask ? p : p + 1;
-    }
-
-    private static NativeLibrary compile(Format f) {
-        NativeLibrary.Builder b = NativeLibrary.builder(BuiltInLibraries.of(MinifloatLibraryTest.SOURCE), f.name(), f.storageBits())
-            .define("MF_EXP_BITS", "" + f.e()).define("MF_FRAC_BITS", "" + f.m())
-            .operations(Map.of("rounded_f32", FunctionShape.FLOAT_TO_FLOAT));
-        RoundingMode.NEAREST_EVEN.defines().forEach(d -> b.define(d.substring(0, d.indexOf('=')), d.substring(d.indexOf('=') + 1)));
-        if (f.specials() != Specials.IEEE) b.define("MF_SPECIALS", "MF_SPECIALS_" + f.specials());
-        if (f.unsigned()) b.define("MF_UNSIGNED", "1");
-        if (f.hostFlags()) Target.host().clangFlags().forEach(b::flag);
-        return b.build();
     }
 }

@@ -30,9 +30,9 @@ import java.util.stream.Collectors;
  * A datatype's C library compiled for the host and loaded into this JVM, for tests: the library source (a
  * classpath resource) plus generated loop drivers ({@link LoopDrivers}) is compiled by the bundled clang with
  * {@link BundledTools#compileToBitcode} (so with the same freestanding flags as a model's libraries, plus the
- * caller's -D parameters), linked by the bundled ld.lld into a shared object (LTO: the library inlines into
- * the drivers; both cached by content under byodt's cache), and called through java.lang.foreign. Each call converts whole arrays, so millions of
- * elements take milliseconds.
+ * caller's -D parameters), in one translation unit with the drivers (so the library inlines into them), linked by
+ * the bundled ld.lld into a shared object (both cached by content under byodt's cache), and called through
+ * java.lang.foreign. Each call converts whole arrays, so millions of elements take milliseconds.
  *
  * <p>Storage values travel as {@code int}s holding the storage pattern: 0..255 for uint8_t, 0..65535 for
  * uint16_t (results come back zero-extended like that), the raw 32 bits for uint32_t. Functions are named
@@ -154,8 +154,12 @@ public final class NativeLibrary implements AutoCloseable {
         }
     }
 
-    /** lld's flags: a shared object, with the bitcode's link-time optimization at -O2. */
-    private static final List<String> LINK_FLAGS = List.of("-shared", "--lto-O2");
+    /**
+     * lld's flags: a shared object, its machine code generated at -O2 from the bitcode as clang optimized it at -O2.
+     * The drivers are in the library's translation unit, so clang has already inlined the functions into them and
+     * vectorized their loops; optimizing the whole module again at link time (--lto-O2) took a third of the link.
+     */
+    private static final List<String> LINK_FLAGS = List.of("-shared", "--lto-O0", "--lto-CGO2");
 
     /**
      * Shared objects loaded in this JVM, by their bitcode: test classes load the same library in several test
@@ -167,7 +171,7 @@ public final class NativeLibrary implements AutoCloseable {
      * The shared object of a library's bitcode, cached beside the bitcode under a name made of the bitcode's
      * (a hash of the source, the flags and the bundled clang's version, which is its lld's too) and a folder
      * named by the link flags: the shared object is fixed by those as the bitcode is by its source, and linking
-     * (LTO at -O2) is most of a library's build time, so an unchanged library links once per machine, not once
+     * (code generation) is about half a library's build time, so an unchanged library links once per machine, not once
      * per test run. Written atomically: runs linking the same library at once each see a whole file.
      */
     private static Path link(BundledTools tools, Path bitcode, String prefix, String sourceName) {

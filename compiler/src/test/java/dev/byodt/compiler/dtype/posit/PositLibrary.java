@@ -19,6 +19,8 @@ final class PositLibrary implements AutoCloseable {
     /** The vector variants of posit_x64.c, for N <= 8 where the host has its AVX-512 features. */
     static final List<String> VECTOR_VARIANTS = List.of("add_x64", "sub_x64", "mul_x64", "add_x32", "sub_x32", "mul_x32",
         "add_x16", "sub_x16", "mul_x16");
+    /** The float-to-float functions posit.c defines where it converts through float32 (N <= 16). */
+    static final List<String> ROUNDED_F32 = List.of("rounded_f32", "rounded_f32_with_fraction");
 
     final int n;
     final int es;
@@ -46,10 +48,15 @@ final class PositLibrary implements AutoCloseable {
         return bits;
     }
 
-    /** The library as a model gets it (float32 and double arithmetic for N <= 16 on this host, vector variants). */
+    /**
+     * The library as a model gets it (float32 and double arithmetic for N <= 16 on this host, vector variants,
+     * rounded_f32 and rounded_f32_with_fraction for N <= 16): one library per instance, whichever test checks
+     * which of its functions, so that on a cold cache each instance is built once.
+     */
     static PositLibrary compile(int n, int es) {
         Map<String, FunctionShape> ops = new LinkedHashMap<>(StandardFunctions.all());
         if (hasVectorVariants(n)) VECTOR_VARIANTS.forEach(op -> ops.put(op, FunctionShape.VECTOR_BINARY));
+        if (n <= 16) ROUNDED_F32.forEach(op -> ops.put(op, FunctionShape.FLOAT_TO_FLOAT));
         return new PositLibrary(n, es, builder(n, es).operations(ops).build());
     }
 
@@ -71,11 +78,6 @@ final class PositLibrary implements AutoCloseable {
         NativeLibrary.Builder builder = builder(n, es).operations(StandardFunctions.all());
         RoundingMode.STOCHASTIC.defines().forEach(d -> builder.define(d.substring(0, d.indexOf('=')), d.substring(d.indexOf('=') + 1)));
         return new PositLibrary(n, es, builder.define("BYODT_SR_BITS", Integer.toString(srBits)).build());
-    }
-
-    /** The library with the one {@code float f(float)} function {@code function} (rounded_f32 and its kin). */
-    static NativeLibrary compileFloatToFloat(int n, int es, String function) {
-        return compileOnly(n, es, Map.of(function, FunctionShape.FLOAT_TO_FLOAT));
     }
 
     /** The library with only {@code functions} (name to shape), vector variants among them. */

@@ -1,6 +1,5 @@
 package dev.byodt.compiler.dtype.posit;
 
-import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,8 +25,8 @@ class PositRoundedF32Test {
     void roundsEveryFloatAsFromF32ThenToF32(int n, int es) {
         PositReference r = new PositReference(n, es);
         float[] x = inputs(n, es, r);
-        try (NativeLibrary lib = PositLibrary.compileFloatToFloat(n, es, "rounded_f32")) {
-            RoundedF32Checks.assertRoundsAs("posit" + n + " es " + es, x, lib.floatToFloat("rounded_f32", x), v -> r.toDouble(r.fromDouble(v)));
+        try (PositLibrary lib = PositLibrary.compile(n, es)) {
+            RoundedF32Checks.assertRoundsAs("posit" + n + " es " + es, x, lib.lib.floatToFloat("rounded_f32", x), v -> r.toDouble(r.fromDouble(v)));
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.byodt.compiler.dtype.posit;
 
 import dev.byodt.compiler.dtype.PositScales;
-import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -32,8 +31,8 @@ class PositRoundedF32WithFractionTest {
         PositReference r = new PositReference(n, es);
         PositScales scales = new PositScales(n, es);
         float[] x = inputs(n, es, r, scales);
-        try (NativeLibrary lib = PositLibrary.compileFloatToFloat(n, es, "rounded_f32_with_fraction")) {
-            RoundedF32Checks.assertRoundsAs("posit" + n + " es " + es, x, lib.floatToFloat("rounded_f32_with_fraction", x),
+        try (PositLibrary lib = PositLibrary.compile(n, es)) {
+            RoundedF32Checks.assertRoundsAs("posit" + n + " es " + es, x, lib.lib.floatToFloat("rounded_f32_with_fraction", x),
                 v -> r.toDouble(r.fromDouble(v)));
         }
     }

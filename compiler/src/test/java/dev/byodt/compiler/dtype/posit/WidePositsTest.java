@@ -15,14 +15,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * Posits wider than 8 bits: posit32 with every es, 10^5 seeded pairs and values for every operation and
- * conversion, and widths from 9 to 31 bits with every es, 3000 pairs each, in the integer arithmetic: one
- * either side of each word boundary by default, the others with -Pexhaustive.
+ * conversion, and widths from 9 to 31 bits with every es, 3000 pairs each, in the integer arithmetic: by default one
+ * width either side of each word boundary, each with one es in turn, the others with -Pexhaustive.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class WidePositsTest {
+    /** The default run's widths in the integer arithmetic, and the exhaustive run's others. */
+    private static final int[] WIDTHS = {9, 15, 17, 20, 24, 28, 31}, OTHER_WIDTHS = {11, 12, 18, 19, 21, 22, 23, 25, 26, 27, 29, 30};
+
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 2, 3})
     void posit32(int es) {
@@ -53,29 +57,33 @@ class WidePositsTest {
         }
     }
 
-    /** Widths between the tested 8, 16 and 32 bits, each exponent size: one either side of each word boundary. */
+    /**
+     * Widths between the tested 8, 16 and 32 bits, one either side of each word boundary, each with one exponent
+     * size, es 0, 1, 2, 3, 0, ... in turn (every es is checked; each width's other three with -Pexhaustive).
+     */
     @Test
-    void otherWidthsAndExponentSizes() throws Exception {
-        checkWidths(IntStream.of(9, 15, 17, 20, 24, 28, 31));
+    void otherWidthsEachWithOneExponentSize() throws Exception {
+        checkWidths(IntStream.range(0, WIDTHS.length).mapToObj(i -> new int[]{WIDTHS[i], i % 4}));
     }
 
-    /** The widths {@link #otherWidthsAndExponentSizes} leaves out. */
+    /** What {@link #otherWidthsEachWithOneExponentSize} leaves out: its widths' other es, and more widths with every es. */
     @Tag("exhaustive")
     @Test
     void everyOtherWidthAndExponentSize() throws Exception {
-        checkWidths(IntStream.of(11, 12, 18, 19, 21, 22, 23, 25, 26, 27, 29, 30));
+        Stream<int[]> otherExponentSizes = IntStream.range(0, WIDTHS.length).boxed()
+            .flatMap(i -> IntStream.rangeClosed(0, 3).filter(es -> es != i % 4).mapToObj(es -> new int[]{WIDTHS[i], es}));
+        Stream<int[]> otherWidths = IntStream.of(OTHER_WIDTHS).boxed()
+            .flatMap(n -> IntStream.rangeClosed(0, 3).mapToObj(es -> new int[]{n, es}));
+        checkWidths(Stream.concat(otherExponentSizes, otherWidths));
     }
 
     /** The libraries build two at a time. */
-    private static void checkWidths(IntStream widths) throws Exception {
+    private static void checkWidths(Stream<int[]> instances) throws Exception {
         ExecutorService builders = Executors.newFixedThreadPool(2);
         try {
             List<Future<PositLibrary>> builds = new ArrayList<>();
-            for (int n : widths.toArray()) {
-                for (int es = 0; es <= 3; es++) {
-                    int bits = n, exponentBits = es;
-                    builds.add(builders.submit(() -> PositLibrary.compileIntegerArithmetic(bits, exponentBits)));
-                }
+            for (int[] instance : instances.toList()) {
+                builds.add(builders.submit(() -> PositLibrary.compileIntegerArithmetic(instance[0], instance[1])));
             }
             for (Future<PositLibrary> build : builds) {
                 try (PositLibrary lib = build.get()) {
