@@ -36,9 +36,10 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * <li>Under a float32 tensor scale t, q = |v| / (X t) is rounded once in double. The points where rounding q
  *     decides (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most
  *     M + b + 1 significant bits, so times X t under a power-of-two rule they have at most M + b + 25; a float32
- *     |v| differs from such a product, when it does, by more than 2^-(M + b + 25) of it. While that is coarser than the double quotient's 2^-53 ({@link #unsupported} admits
- *     M + b <= 26 under the power-of-two rules), the rounded q lies on the same side of every point as the exact
- *     one, and on a point exactly when the exact one does.</li>
+ *     |v| differs from such a product, when it does, by more than 2^-(M + b + 25) of it. While that is coarser
+ *     than the double quotient's 2^-53 ({@link #unsupported} admits M + b <= 26 under the power-of-two rules),
+ *     the rounded q lies on the same side of every point as the exact one, and on a point exactly when the exact
+ *     one does.</li>
  * <li>A posit element (under a power-of-two scale, so q is exact) is looked up instead: {@link PositElementRounding}.</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
