@@ -64,7 +64,7 @@ final class ActivationQuantizer {
         ScaleRule rule = format.name().rule();
         ElementGrid element = format.element();
         ValueGrid scale = format.scale();
-        boolean ontoTheScaleGrid = rule == ScaleRule.NEAREST || rule == ScaleRule.RCEIL;
+        boolean ontoTheScaleGrid = !rule.powersOfTwo();
         if (element instanceof PositGrid posit) {
             if (posit.bits() > PositElementRounding.MOST_BITS) {
                 return "posit elements have at most " + PositElementRounding.MOST_BITS + " bits, not " + posit.bits() + " (" + format.name().element() + ")";
