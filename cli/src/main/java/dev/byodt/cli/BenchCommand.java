@@ -58,7 +58,7 @@ final class BenchCommand implements Callable<Integer> {
         description = "Batch sizes to measure (default: ${DEFAULT-VALUE}).")
     List<Integer> batches;
 
-    @Option(names = "--seconds", defaultValue = "2", description = "Measuring time per engine and batch size (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seconds", defaultValue = "2", paramLabel = "S", description = "Measuring time per engine and batch size (default: ${DEFAULT-VALUE}).")
     double seconds;
 
     @Mixin

@@ -51,7 +51,7 @@ final class BenchDtypesCommand implements Callable<Integer> {
     private static final String VECTOR_DATATYPE = "bfloat16";
 
     /** Commas between datatypes, not those inside a block datatype's brackets (block[custom[posit]8,32,e8m0,floor]). */
-    @Option(names = "--dtypes", split = ",(?![^\\[]*\\])", paramLabel = "DTYPE[,DTYPE...]",
+    @Option(names = "--dtypes", split = ",(?![^\\[]*\\])", splitSynopsisLabel = ",", paramLabel = "DTYPE",
         defaultValue = "float16,bfloat16,custom[fp8e4m3]8,custom[fp8e5m2]8,fxp8_4,fxp16_8,fxp32_16,custom[posit]8,"
             + "custom[posit]16,custom[posit]32,mxint8,mxfp8e4m3,mxfp4,nvfp4",
         description = "Datatypes to measure besides float32, which is always measured (default: ${DEFAULT-VALUE}).")
@@ -81,7 +81,7 @@ final class BenchDtypesCommand implements Callable<Integer> {
             + "as run).")
     String accumulate;
 
-    @Option(names = "--seconds", defaultValue = "0.5",
+    @Option(names = "--seconds", defaultValue = "0.5", paramLabel = "S",
         description = "Measuring time per compiled graph; the best of its runs counts (default: ${DEFAULT-VALUE}).")
     double seconds;
 
