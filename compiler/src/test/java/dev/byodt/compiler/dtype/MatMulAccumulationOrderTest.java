@@ -12,6 +12,7 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.MultiplyAdd;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.ops.Operators;
@@ -19,10 +20,12 @@ import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -135,6 +138,29 @@ class MatMulAccumulationOrderTest {
             return t16(acc);
         });
         assertArrayEquals(expected, run(matMul(), in("custom[t16]16", AccumulationMode.FLOAT32)));
+    }
+
+    /**
+     * float32's own sums under each --multiply-add against exact arithmetic: a separate multiply-add rounds the product,
+     * then the sum; a fused one rounds the exact acc + a * b once (BigDecimal's floatValue rounds to nearest, ties to even).
+     * posit32's --accumulate float32 sums are the same float32 multiply-adds: its 25 or more significand bits at these
+     * magnitudes hold A, B and the sums exactly, so to_f32 and from_f32 change nothing.
+     */
+    @ParameterizedTest
+    @EnumSource(MultiplyAdd.class)
+    void float32RoundsEachMultiplyAddAsItsModeSays(MultiplyAdd mode) {
+        float[] expected = expected((p, q, i, j) -> {
+            float acc = 0;
+            for (int k = 0; k < K; k++) {
+                BigDecimal product = new BigDecimal(a(p, i, k)).multiply(new BigDecimal(b(q, k, j)));
+                if (mode == MultiplyAdd.SEPARATE) product = new BigDecimal(product.floatValue());
+                acc = new BigDecimal(acc).add(product).floatValue();
+            }
+            return acc;
+        });
+        assertArrayEquals(expected, run(matMul(), CompileOptions.host().withMultiplyAdd(mode)), "float32");
+        assertArrayEquals(expected, run(matMul(), in("custom[posit]32", AccumulationMode.FLOAT32).withMultiplyAdd(mode)),
+            "custom[posit]32 --accumulate float32");
     }
 
     @Test
