@@ -86,6 +86,9 @@ final class BenchDtypesCommand implements Callable<Integer> {
     double seconds;
 
     @Mixin
+    MultiplyAddOption multiplyAdd;
+
+    @Mixin
     CommonOptions common;
 
     /**
@@ -160,11 +163,11 @@ final class BenchDtypesCommand implements Callable<Integer> {
         Optional<BlockDatatypeName> block = DatatypeName.parseBlock(datatype);
         if (block.isPresent()) {
             if (!b.inBlocks()) return Optional.empty();
-            CompileOptions options = CompileOptions.host().withDatatypes(choice(datatype)).withBlocks(blocks(block.get()));
+            CompileOptions options = multiplyAdd.applyTo(CompileOptions.host()).withDatatypes(choice(datatype)).withBlocks(blocks(block.get()));
             return Optional.of(new Cost(timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs()),
                 Optional.empty()));
         }
-        CompileOptions options = CompileOptions.host().withDatatypes(choice(datatype));
+        CompileOptions options = multiplyAdd.applyTo(CompileOptions.host()).withDatatypes(choice(datatype));
         double inlined = timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs());
         Optional<Double> scalar = datatype.equals("float32") || !b.againstScalarLibrary() ? Optional.empty() : Optional.of(
             timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options.withInlineLibraries(false), b.inputs()));
@@ -200,8 +203,8 @@ final class BenchDtypesCommand implements Callable<Integer> {
             Runtime.getRuntime().availableProcessors(), loadAverage());
         System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, conv: 3x3, %d to %d channels, %dx%d, pads 1,%n",
             elements, matrix, matrix, matrix, convChannels, convChannels, convSize, convSize);
-        System.out.printf("constant weights (the scalar library not timed): ns per multiply-add (accumulate %s).%n",
-            accumulate == null ? "dtype, block datatypes float32" : accumulate);
+        System.out.printf("constant weights (the scalar library not timed): ns per multiply-add (accumulate %s, multiply-add %s).%n",
+            accumulate == null ? "dtype, block datatypes float32" : accumulate, multiplyAdd.mode().optionName());
         System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
         System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul and conv) timed against depth 1, the%n",
             ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);
