@@ -665,6 +665,34 @@ class BlockDotsTest {
     }
 
     /**
+     * Under scales that are not powers of two a block sum in limbs rounded to odd, then scaled, is not the scaled sum
+     * rounded once: posit8 es 2 under UE4M3 by rceil, A's block scale 1.5 (its largest value 1.5 2^24, against a 0 of
+     * B) and B's 1 (2^24, against a 0 of A); the other products 2^2 2^2 + 2^-9 2^-9 - 2^-10 2^-11 - 2^-11 2^-12 make
+     * S = 16 + 13 2^-22 + 2^-23, which rounded to odd at the limbs' 27 bits is T = 16 + 13 2^-22, so 1.5 T is
+     * 2^-23 below the float32 midpoint M = 24 + 5 2^-20 and rounds down, while 1.5 S = M + 2^-24 rounds up, to
+     * 24 + 3 2^-19; so only the products times the scales in the limbs give it (and its negation).
+     */
+    @Test
+    void positBlockSumsUnderScalesThatAreNotPowersOfTwoRoundOnceFromTheExactScaledSum() {
+        String name = "block[custom[posit]8,32,ue4m3,rceil]";
+        int m = 2, n = 1;
+        float[] b = new float[K];
+        float[] row = {1.5f * 0x1p24f, 0, 1.5f * 4, 1.5f * 0x1p-9f, -1.5f * 0x1p-10f, -1.5f * 0x1p-11f};
+        float[] column = {0, 0x1p24f, 4, 0x1p-9f, 0x1p-11f, 0x1p-12f};
+        float[] a = new float[m * K];
+        for (int k = 0; k < row.length; k++) {
+            a[k] = row[k];
+            a[K + k] = -row[k];
+            b[k] = column[k];
+        }
+        Graph graph = node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
+        float[] expected = expectedMatMul(reference(name), 32, a, b, n, Rational.of(1), Rational.of(1));
+        assertEquals(24 + 0x3p-19f, expected[0]);
+        assertEquals(-24 - 0x3p-19f, expected[1]);
+        assertBits(name, expected, run(graph, name, new long[] {m, K}, a));
+    }
+
+    /**
      * MXFP8 E5M2 tiles sum a block in one double where the smallest nonzero elements of their rows and columns
      * are large enough ({@code ExactBlockSum.fitsOneDouble}) and in two parts elsewhere. Two runs of 8 rows by 8
      * columns over blocks that spread over 2^-24 .. 1 (wide) or lie within 2^15 (narrow): run 0's rows wide,
