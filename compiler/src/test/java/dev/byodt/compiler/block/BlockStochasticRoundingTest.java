@@ -17,6 +17,7 @@ import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.compiler.dtype.reference.StochasticBlockReference;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -79,6 +80,17 @@ class BlockStochasticRoundingTest {
         float[] flat = flat(rows);
         List<float[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows.length, flat);
         check(name, format, flat, rows.length, quantized.get(0), quantized.get(1), format.counterKey("quantize", "x"));
+    }
+
+    /** Posits of 6, 8, 12 and 16 bits with every es under E8M0 by floor, with 16 and 5 random bits. */
+    @Tag("exhaustive")
+    @Test
+    void positElementsOfEveryWidthAndEsRoundAsTheReference() {
+        for (String width : List.of("6", "8", "12", "16")) {
+            for (String posit : List.of("posit_es0", "posit_es1", "posit", "posit_es3")) {
+                for (int bits : new int[] {16, 5}) activationsRoundAsTheReferenceGivenTheSameBits("block[custom[" + posit + "]" + width + ",32,e8m0,floor]", bits);
+            }
+        }
     }
 
     /** The same rows as one weight tensor quantized at compile time (BlockFormat.quantize), counters from the key of node 'dot', operand 'W'. */
