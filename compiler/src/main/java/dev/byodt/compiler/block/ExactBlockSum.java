@@ -112,6 +112,7 @@ final class ExactBlockSum {
         return scalesArePowersOfTwo(format) ? 0 : 2 * (format.scale().fractionBits() + 1);
     }
 
+    /** Whether every value of the scale datatype is a power of two (E8M0), whatever the rule chooses. */
     private static boolean scalesArePowersOfTwo(BlockFormat format) { return format.scale().fractionBits() == 0; }
 
     /** Whether a block's sum is a few partial sums ({@link #emitParts}) that can be kept side by side in tiles: not limbs. */
