@@ -41,7 +41,10 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * n maxpos^2 = n 2^(2S), S = (N - 2) 2^es: an integer of log2(n) + 4S bits times 2^(-2S), exact in a double
  * when that is at most 53 (posit8 es 0: 5 + 24 = 29, es 1: 5 + 48 = 53) and in float32 when at most 24 (posit6
  * es 0: 5 + 16 = 21). Wider ones (posit8 es 2: 5 + 96 = 101 bits, es 3: 197) sum each block's products in
- * {@link ExactBlockTotal}'s limbs, exactly, and take the limbs' sum rounded to odd (at least 27 bits).
+ * {@link ExactBlockTotal}'s limbs, exactly, and take the limbs' sum rounded to odd (at least 27 bits); under scales
+ * that are not powers of two (UE4M3) their sum must hold the scales' bits too (posit8 es 0: 29 + 8), or, in
+ * limbs, each product times the scales enters the limbs, exact while a product's 2 (N - 2 - es) bits and the
+ * scales' fit a double.
  * <p>
  * Where the sum takes at most 24 bits (FP6, FP4, INT8) it is summed in float32, whose vectors hold twice a
  * double's lanes: each product of two elements is then a float32 too, and so is every partial sum.
@@ -75,17 +78,19 @@ final class ExactBlockSum {
     static Optional<ExactBlockSum> of(BlockFormat format) {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
         if (format.element() instanceof PositGrid posit) {
-            // Posit elements take power-of-two scales only (ActivationQuantizer.unsupported).
             int maxScale = posit.maxExponent(), sumBits = countBits + 4 * maxScale;
             boolean inFloat32 = sumBits <= FLOAT_BITS && -2 * maxScale >= FLOAT_MIN_EXPONENT && countBits + 2 * maxScale < FLOAT_MAX_EXPONENT;
-            if (sumBits <= DOUBLE_BITS) return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
+            if (sumBits + scaleBits(format) <= DOUBLE_BITS) {
+                return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
+            }
+            // In limbs, a product of elements (at most 2 (N - 2 - es) bits) times scales that are not powers of two must stay exact.
+            if (2 * (posit.bits() - 2 - posit.es()) + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
             return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
         }
         ValueGrid element = (ValueGrid) format.element();
         int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
         int sumBits = countBits + 2 * emax + 2 - 2 * s;
-        // Scales that are not powers of two (NVFP4's UE4M3) add their bits to the scaled sum, which must stay exact.
-        int scaleBits = format.scale().fractionBits() == 0 ? 0 : 2 * (format.scale().fractionBits() + 1);
+        int scaleBits = scaleBits(format);
         if (sumBits + scaleBits <= DOUBLE_BITS) {
             // Any partial sum of a block is a multiple of 2^(2s) below 2^(countBits + 2 emax + 2) too, so within
             // float32's 24 bits and its exponents it is exact in whatever order the products are added.
@@ -98,6 +103,17 @@ final class ExactBlockSum {
         if (large - t > DOUBLE_BITS || small + t > DOUBLE_BITS) return Optional.empty();
         return Optional.of(new ExactBlockSum(format, Optional.of(Math.scalb(1.0, t)), ScalarType.F64, false));
     }
+
+    /**
+     * The bits the product of two blocks' scales adds to a scaled block sum, which must stay exact: none for powers
+     * of two, which only move the exponent, 2 (M + 1) for scales of M fraction bits (NVFP4's UE4M3: 8).
+     */
+    private static int scaleBits(BlockFormat format) {
+        return scalesArePowersOfTwo(format) ? 0 : 2 * (format.scale().fractionBits() + 1);
+    }
+
+    /** Whether every value of the scale datatype is a power of two (E8M0), whatever the rule chooses. */
+    private static boolean scalesArePowersOfTwo(BlockFormat format) { return format.scale().fractionBits() == 0; }
 
     /** Whether a block's sum is a few partial sums ({@link #emitParts}) that can be kept side by side in tiles: not limbs. */
     boolean inPartialSums() { return !inLimbs; }
@@ -180,9 +196,15 @@ final class ExactBlockSum {
     /** The block's exact sum of {@code product} over j < count (products from {@link #product}) times {@code scales} (F64), rounded once to float32 (F32). */
     Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
         if (!inLimbs) return rounded(kb, emitParts(kb, count, product), scales);
-        ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
-        kb.loop(count, j -> sum.include(product.apply(j)));
-        return cast(ScalarType.F32, mul(sum.roundedToOdd(), scales));
+        if (scalesArePowersOfTwo(format)) {
+            ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
+            kb.loop(count, j -> sum.include(product.apply(j)));
+            return cast(ScalarType.F32, mul(sum.roundedToOdd(), scales));
+        }
+        // A sum rounded to odd times scales of several bits is not the scaled sum rounded to odd: scale each product.
+        ExactBlockTotal sum = ExactBlockTotal.zero(kb, format);
+        kb.loop(count, j -> sum.include(mul(product.apply(j), scales)));
+        return sum.rounded();
     }
 
     /** Adds the block's exact sum of {@code product} over j < count times {@code scales} (F64) to {@code total}, exactly. */
