@@ -24,8 +24,7 @@ import java.util.OptionalDouble;
  *       of G, and so is its float32 (a multiple of G that float32 rounds is rounded to a coarser power of two); q
  *       keeps that: at |y| >= 2^L it rounds to a multiple of a unit >= G, and below 2^L the multiple of G is a posit
  *       already (the units there are at most G), so q(y) = y. Every nonzero value is therefore at least G, whose
- *       scale is in the range. (Cancellation cannot reach below G; this is why L has room below it.) The same holds
- *       from any start acc that is zero or a posit of at least 2^L, a multiple of its unit, which is at least G.</li>
+ *       scale is in the range. (Cancellation cannot reach below G; this is why L has room below it.)</li>
  *   <li>From above: q is monotone, so |q(y)| <= q(V) for any V >= |y|, and q(V) <= up(V) = V + half the unit of
  *       V's scale, or 2^S for V below 2^S, S the least scale with a fraction bit (2^S is a posit). So
  *       |p| <= P = up(M), and with B bounding |acc|, every float32 sum y = fl(acc + p) has |y| <= Y = (B + P)(1 + 2^-24),
@@ -36,7 +35,7 @@ import java.util.OptionalDouble;
  *       bound every value a sum of K terms reaches, and the second keeps the growth the roundings may add to
  *       twice the terms' (about 2 K M), where the first alone compounds half a unit every step, at every scale
  *       the sum passes (it allowed M of 7.5e-4 for posit16's 25,088 terms of a LeNet-5 weight's gradient, where
- *       this allows about 2^29). {@link #largestProduct} finds, by bisection, the largest M whose K steps stay
+ *       this allows 2^28.3). {@link #largestProduct} finds, by bisection, the largest M whose K steps stay
  *       below 2^T, each step's float32 factor taken as 1 + 2^-23 so that the bound's own double arithmetic cannot
  *       carry it over (the check's max|a| max|b| is exact in double).</li>
  * </ul>
