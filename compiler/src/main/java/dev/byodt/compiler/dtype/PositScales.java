@@ -27,13 +27,17 @@ import java.util.OptionalDouble;
  *       scale is in the range. (Cancellation cannot reach below G; this is why L has room below it.)</li>
  *   <li>From above: q is monotone, so |q(y)| <= q(V) for any V >= |y|, and q(V) <= up(V) = V + half the unit of
  *       V's scale, or 2^S for V below 2^S, S the least scale with a fraction bit (2^S is a posit). So
- *       |p| <= P = up(M), every float32 sum |acc + p| <= (B + P)(1 + 2^-24) where B bounds |acc|, and the next |acc|
- *       <= up of that: from B = 0, K such steps bound every value a sum of K terms reaches. {@link #largestProduct}
- *       finds, by bisection, the largest M whose K steps stay below 2^T, each step's float32 factor taken as
- *       1 + 2^-23 so that the bound's own double arithmetic cannot carry it over (the check's max|a| max|b| is
- *       exact in double). Where the sums stay far below 2^T the steps add little to K M, so the check bounds M about as
- *       2^T / K would, but sums of many terms (a weight's gradient over a batch and its positions, thousands) are
- *       bounded as well: the growth the roundings may add is taken where it happens, not at the top scale's unit.</li>
+ *       |p| <= P = up(M), and with B bounding |acc|, every float32 sum y = fl(acc + p) has |y| <= Y = (B + P)(1 + 2^-24),
+ *       and the next |acc| = |q(y)| <= up(Y). It is also at most max(2^S, B + 2 (Y - B)): acc is a posit, and
+ *       where y is beyond 2^S and below 2^T, posits are evenly spaced within each scale and q rounds to a nearest
+ *       one, so |q(y) - y| <= |acc - y| and |q(y)| <= |acc| + 2 |y - acc|, where |y - acc| <= |p| + 2^-24 |acc + p|
+ *       <= Y - B (at or below 2^S, |q(y)| <= 2^S). Each step takes the smaller bound: from B = 0, K such steps
+ *       bound every value a sum of K terms reaches, and the second keeps the growth the roundings may add to
+ *       twice the terms' (about 2 K M), where the first alone compounds half a unit every step, at every scale
+ *       the sum passes (it allowed M of 7.5e-4 for posit16's 25,088 terms of a LeNet-5 weight's gradient, where
+ *       this allows 2^28.3). {@link #largestProduct} finds, by bisection, the largest M whose K steps stay
+ *       below 2^T, each step's float32 factor taken as 1 + 2^-23 so that the bound's own double arithmetic cannot
+ *       carry it over (the check's max|a| max|b| is exact in double).</li>
  * </ul>
  * A NaN or infinity (NaR decodes to a NaN) fails both comparisons, so such operands keep rounded_f32.
  */
@@ -81,9 +85,12 @@ public record PositScales(int bits, int es) {
     private boolean staysInRange(double largest, long terms) {
         double limit = Math.scalb(1.0, highestScale() + 1);
         double product = roundedUp(largest);
-        double sum = 0;
-        for (long k = 0; k < terms && sum < limit; k++) sum = roundedUp((sum + product) * (1 + Math.scalb(1.0, -23)));
-        return product < limit && sum < limit;
+        double sum = 0, floatSum = 0;
+        for (long k = 0; k < terms && floatSum < limit; k++) {
+            floatSum = (sum + product) * (1 + Math.scalb(1.0, -23));
+            sum = Math.min(roundedUp(floatSum), Math.max(Math.scalb(1.0, lowestScale()), sum + 2 * (floatSum - sum)));
+        }
+        return product < limit && floatSum < limit && sum < limit;
     }
 
     /** up(V): at least the posit V rounds to, V + half its scale's unit, or 2^S below 2^S. */

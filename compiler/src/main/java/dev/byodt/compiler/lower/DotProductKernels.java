@@ -50,6 +50,22 @@ public final class DotProductKernels {
     }
 
     /**
+     * For a gradient of Conv's weights, the batch N: whatever its schedule, each of its products multiplies an element
+     * of dY's item b by one of X's item b (dW[m, c, taps] sums dY[b, m, o] X[b, c, o's tap position]), so that a check
+     * of the products' least magnitude may take, item by item, the least of dY's item times the least of X's
+     * ({@link OperandExtremes}) rather than the least of each whole tensor, which pairs a tiny dY of one item with a
+     * tiny X of another that no product multiplies. Empty for other kernels, and where X has W's shape too (the
+     * kernel would not say which gradient it writes).
+     */
+    static OptionalLong pairedItems(Kernel k) {
+        if (!k.opType().equals("Conv" + GRADIENT)) return OptionalLong.empty();
+        Buffer x = k.inputs().get(0), w = k.inputs().get(1), dy = k.inputs().getLast();
+        long[] grad = k.outputs().getFirst().shape();
+        if (!Arrays.equals(grad, w.shape()) || Arrays.equals(grad, x.shape()) || x.dim(0) != dy.dim(0)) return OptionalLong.empty();
+        return OptionalLong.of(x.dim(0));
+    }
+
+    /**
      * The products an element of a gradient kernel's output sums, at most: of Conv's input X, dY's maps times the
      * fewer of a map's taps and its output positions (an input element is at most one tap of each window, and each
      * tap of at most one window, of a map; where there are groups, a group's maps would do); of its weights W, the

@@ -14,26 +14,34 @@ import dev.byodt.compiler.kernel.Stmt;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import static dev.byodt.compiler.kernel.Exprs.abs;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.min;
+import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.select;
 
 /**
  * The largest and the least nonzero magnitudes of the two sides of a dot product kernel's products (the first
  * operands of its macs, and the second), which {@link DoubleSums} and {@link RegimeSums} check as a kernel starts:
  * decoded weights' found at compile time, activations' by loops over them ({@link #statistics}), ahead of the loops.
+ * Where the kernel's products pair items ({@link DotProductKernels#pairedItems}), the loops over those tensors also
+ * take each item's least, and the least a product can have is the least over the items of the two sides' leasts.
  */
 final class OperandExtremes {
     private final Kernel kernel;
@@ -43,12 +51,26 @@ final class OperandExtremes {
     private final List<Stmt> statistics = new ArrayList<>();
     /** Each side's, the products' first operands' then their second's. */
     private final List<Extremes> sides = new ArrayList<>();
+    /** The items the products pair, if they do, and the tensors (and their decoded copies) whose first axis those are. */
+    private final OptionalLong items;
+    private final Set<Buffer> itemTensors = new HashSet<>();
+    /** Each side's least of its items' tensors, item by item (F32, one per item), or null where it reads none of them. */
+    private final Buffer[] itemLeasts = new Buffer[2];
+    private final Local[] leasts = new Local[2];
+    private Expr leastProduct;
 
     private OperandExtremes(Kernel kernel, DecodedOperands.Decoding decoding, Map<Buffer, MemorySegment> constants) {
         this.kernel = kernel;
         this.decoding = decoding;
         this.constants = constants;
         this.written = DecodedOperands.writtenBuffers(kernel.body());
+        this.items = DotProductKernels.pairedItems(kernel);
+        if (items.isPresent()) {
+            for (Buffer tensor : List.of(kernel.inputs().get(0), kernel.inputs().getLast())) {
+                itemTensors.add(tensor);
+                if (decoding.copies().containsKey(tensor)) itemTensors.add(decoding.copies().get(tensor));
+            }
+        }
     }
 
     /**
@@ -68,10 +90,12 @@ final class OperandExtremes {
         if (!plain[0]) return Optional.empty();
         OperandExtremes found = new OperandExtremes(kernel, decoding, constants);
         for (int side = 0; side < 2; side++) {
-            Optional<Extremes> e = found.extremes(loaded.get(side), side == 0 ? "a" : "b");
+            Optional<Extremes> e = found.extremes(loaded.get(side), side);
             if (e.isEmpty()) return Optional.empty();
             found.sides.add(e.get());
         }
+        found.leastProduct = found.itemLeasts[0] == null && found.itemLeasts[1] == null
+            ? mul(found.a().least(), found.b().least()) : found.leastOfItemProducts();
         return Optional.of(found);
     }
 
@@ -84,6 +108,39 @@ final class OperandExtremes {
     /** The statements that find the extremes as the kernel starts, after its decoding loops. */
     List<Stmt> statistics() { return statistics; }
 
+    /** The least magnitude a nonzero product of the kernel can have, as far as the extremes tell: an F64 expression. */
+    Expr leastProduct() { return leastProduct; }
+
+    /** The scratch buffers the statistics fill (the items' leasts). */
+    List<Buffer> scratch() { return Arrays.stream(itemLeasts).filter(Objects::nonNull).toList(); }
+
+    /**
+     * min over the items b of least_a(b) least_b(b), each side's least of item b being its least over the item's
+     * tensors' item b and over its other operands (which every item's products may meet); exact in double. Then each
+     * side's least takes in its items', so that {@link Extremes#least} is the whole side's.
+     */
+    private Expr leastOfItemProducts() {
+        Local least = new Local(kernel.name() + ".least.product", ScalarType.F64);
+        LoopVar item = new LoopVar(kernel.name() + ".least.product.item");
+        LoopVar taken = new LoopVar(kernel.name() + ".least.taken.item");
+        Expr[] sideLeasts = new Expr[2];
+        List<Stmt> sidesTakeItems = new ArrayList<>();
+        for (int side = 0; side < 2; side++) {
+            Expr others = new Expr.LocalRef(leasts[side]);
+            if (itemLeasts[side] == null) {
+                sideLeasts[side] = cast(ScalarType.F64, others);
+                continue;
+            }
+            sideLeasts[side] = cast(ScalarType.F64, min(others, new Expr.Load(itemLeasts[side], new Expr.Var(item))));
+            sidesTakeItems.add(new Stmt.Assign(leasts[side], min(others, new Expr.Load(itemLeasts[side], new Expr.Var(taken)))));
+        }
+        statistics.add(new Stmt.Assign(least, constant(ScalarType.F64, Double.POSITIVE_INFINITY)));
+        statistics.add(new Stmt.For(item, idx(items.getAsLong()), List.of(
+            new Stmt.Assign(least, min(new Expr.LocalRef(least), mul(sideLeasts[0], sideLeasts[1]))))));
+        statistics.add(new Stmt.For(taken, idx(items.getAsLong()), sidesTakeItems));
+        return new Expr.LocalRef(least);
+    }
+
     /** The largest and the least nonzero magnitude of one side's operands, F64 expressions. */
     record Extremes(Expr largest, Expr least) {}
 
@@ -92,10 +149,12 @@ final class OperandExtremes {
      * by loops over the values they hold (a scratch buffer filled from others: over those). Empty when a buffer is
      * none of these, or a constant holds a NaN or an infinity (its sums always take the accumulator).
      */
-    private Optional<Extremes> extremes(Set<Buffer> loaded, String side) {
+    private Optional<Extremes> extremes(Set<Buffer> loaded, int side) {
+        String name = side == 0 ? "a" : "b";
         double[] known = {0, Double.POSITIVE_INFINITY};
-        Local largest = new Local(kernel.name() + "." + side + ".largest", ScalarType.F32);
-        Local least = new Local(kernel.name() + "." + side + ".least", ScalarType.F32);
+        Local largest = new Local(kernel.name() + "." + name + ".largest", ScalarType.F32);
+        Local least = new Local(kernel.name() + "." + name + ".least", ScalarType.F32);
+        leasts[side] = least;
         List<Stmt> loops = new ArrayList<>();
         Map<Buffer, Buffer> decodedFrom = new HashMap<>();
         decoding.copies().forEach((original, copy) -> decodedFrom.put(copy, original));
@@ -108,9 +167,9 @@ final class OperandExtremes {
                 MemorySegment values = constants.get(y);
                 for (long i = 0; i < y.size(); i++) include(known, values.getAtIndex(ValueLayout.JAVA_FLOAT, i));
             } else if (original != null && decoding.filledDecoded().contains(original)) {
-                if (!fillSources(original, known, loops, largest, least)) return Optional.empty();
+                if (!fillSources(original, known, loops, largest, least, side)) return Optional.empty();
             } else if (original != null || !written.contains(y)) {
-                loops.add(scan(y, largest, least));
+                loops.addAll(scan(y, largest, least, side));
             } else {
                 return Optional.empty();
             }
@@ -126,7 +185,7 @@ final class OperandExtremes {
      * Adds to the extremes what the kernel stores into the scratch buffer {@code filled}: constants, found now, and
      * loads of buffers it does not write, scanned whole; false when it stores anything else.
      */
-    private boolean fillSources(Buffer filled, double[] known, List<Stmt> loops, Local largest, Local least) {
+    private boolean fillSources(Buffer filled, double[] known, List<Stmt> loops, Local largest, Local least, int side) {
         Set<Buffer> sources = new LinkedHashSet<>();
         boolean[] plain = {true};
         new KernelRewriter() {
@@ -142,7 +201,7 @@ final class OperandExtremes {
                 return super.stmt(s);
             }
         }.body(kernel.body());
-        sources.forEach(source -> loops.add(scan(source, largest, least)));
+        sources.forEach(source -> loops.addAll(scan(source, largest, least, side)));
         return plain[0];
     }
 
@@ -152,15 +211,35 @@ final class OperandExtremes {
         if (magnitude != 0) known[1] = Math.min(known[1], magnitude);
     }
 
-    /** A loop over {@code buffer} taking its largest and least nonzero magnitudes into the two locals (a NaN into both). */
-    private static Stmt scan(Buffer buffer, Local largest, Local least) {
+    /**
+     * A loop over {@code buffer} taking its largest and least nonzero magnitudes into the two locals (a NaN into both);
+     * over one of the tensors whose items the products pair, the least goes item by item into the side's leasts
+     * instead (zeroed to +inf by the side's first such loop).
+     */
+    private List<Stmt> scan(Buffer buffer, Local largest, Local least, int side) {
         LoopVar i = new LoopVar(buffer.name() + ".extremes.i");
         Local magnitude = new Local(buffer.name() + ".magnitude", ScalarType.F32);
         Expr m = new Expr.LocalRef(magnitude);
-        return new Stmt.For(i, idx(buffer.size()), List.of(
+        Expr nonzero = select(eq(m, constant(ScalarType.F32, 0)), constant(ScalarType.F32, Double.POSITIVE_INFINITY), m);
+        List<Stmt> loops = new ArrayList<>();
+        Stmt leastOf;
+        if (itemTensors.contains(buffer)) {
+            if (itemLeasts[side] == null) {
+                itemLeasts[side] = new Buffer(kernel.name() + "." + (side == 0 ? "a" : "b") + ".item.least", ScalarType.F32,
+                    new long[] {items.getAsLong()});
+                LoopVar item = new LoopVar(itemLeasts[side].name() + ".i");
+                loops.add(new Stmt.For(item, idx(items.getAsLong()), List.of(
+                    new Stmt.Store(itemLeasts[side], new Expr.Var(item), constant(ScalarType.F32, Double.POSITIVE_INFINITY)))));
+            }
+            Expr item = div(new Expr.Var(i), buffer.size() / items.getAsLong());
+            leastOf = new Stmt.Store(itemLeasts[side], item, min(new Expr.Load(itemLeasts[side], item), nonzero));
+        } else {
+            leastOf = new Stmt.Assign(least, min(new Expr.LocalRef(least), nonzero));
+        }
+        loops.add(new Stmt.For(i, idx(buffer.size()), List.of(
             new Stmt.Assign(magnitude, abs(cast(ScalarType.F32, new Expr.Load(buffer, new Expr.Var(i))))),
             new Stmt.Assign(largest, max(new Expr.LocalRef(largest), m)),
-            new Stmt.Assign(least, min(new Expr.LocalRef(least), select(eq(m, constant(ScalarType.F32, 0)),
-                constant(ScalarType.F32, Double.POSITIVE_INFINITY), m)))));
+            leastOf)));
+        return loops;
     }
 }

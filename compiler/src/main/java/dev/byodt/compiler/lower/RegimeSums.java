@@ -31,7 +31,8 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
  * ({@link PositScales} says which check and proves it), and then rounds each of them with the library's
  * rounded_f32_with_fraction, about half rounded_f32's instructions; otherwise it runs its decoded loops as they are,
  * rounding with rounded_f32. Both round every value to the same posit, in the same order, so the bits are the same.
- * The extremes are {@link OperandExtremes}', over each operand's whole tensor (DoubleSums does the same for exact sums).
+ * The extremes are {@link OperandExtremes}', over each operand's whole tensor (DoubleSums does the same for exact sums),
+ * and the least product, where the kernel's products pair items ({@link DotProductKernels#pairedItems}), item by item.
  */
 final class RegimeSums {
     private RegimeSums() {}
@@ -53,11 +54,12 @@ final class RegimeSums {
         if (extremes.isEmpty()) return Optional.empty();
         OperandExtremes.Extremes a = extremes.get().a(), b = extremes.get().b();
         Expr sumsFit = le(mul(a.largest(), b.largest()), f64(largestProduct.getAsDouble()));
-        Expr productsFit = le(f64(rounding.scales().leastProduct()), mul(a.least(), b.least()));
+        Expr productsFit = le(f64(rounding.scales().leastProduct()), extremes.get().leastProduct());
         List<Stmt> body = new ArrayList<>(decoding.loops());
         body.addAll(extremes.get().statistics());
         body.add(new Stmt.If(and(sumsFit, productsFit), fastBody, decoding.body()));
         Set<Buffer> scratch = new LinkedHashSet<>(decoding.scratch());
+        scratch.addAll(extremes.get().scratch());
         scratch.addAll(within.accumulators.values());
         return Optional.of(new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(), new ArrayList<>(scratch),
             kernel.constants(), body));

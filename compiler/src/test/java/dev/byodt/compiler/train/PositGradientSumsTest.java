@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +43,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * allows ({@link dev.byodt.compiler.lower.DecodedOperands}, RegimeSums, {@link PositScales#largestProduct}): their
  * bits, in the reference nests and in the tuned schedules, against a reference that rounds every product and every
  * sum to the posit with {@link PositReference} (exact rational arithmetic) in the reference nest's order, on operands
- * on both sides of each gradient kernel's check (the side asserted from the operands); and with --accumulate float32,
- * against float32 sums of the decoded products rounded once.
+ * on both sides of each gradient kernel's check (the side asserted from the operands; Conv's weight gradient takes
+ * the least product item by item, so tiny values in different batch items pass and in one item fail); and with
+ * --accumulate float32, against float32 sums of the decoded products rounded once.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class PositGradientSumsTest {
@@ -68,13 +70,28 @@ class PositGradientSumsTest {
         /** As WITHIN with a NaN (NaR) in the input: only the weights' gradient multiplies the input. */
         NAR_INPUT(true, false),
         /** Magnitudes about 2^18 in dY and the weights: the input's products pass the largest the check allows. */
-        LARGE_PRODUCTS(false, true);
+        LARGE_PRODUCTS(false, true),
+        /**
+         * As WITHIN with dY at -1.5 2^-30 in the first batch item and X at 2^-20 in the second: no product pairs the
+         * two, so Conv's weights, whose check takes the least product item by item, pass; Gemm's, over whole
+         * tensors, fail.
+         */
+        TINY_IN_DIFFERENT_ITEMS(true, false, true),
+        /**
+         * As TINY_IN_DIFFERENT_ITEMS with both in the second item, where Conv's weight gradient multiplies them, and
+         * in Conv the rest of the tiny value's map of dY zero: the weights' gradient of that tap is then the posit
+         * of the product alone, -2^-50, which rounding within the scales would not give.
+         */
+        TINY_IN_ONE_ITEM(true, false, false);
 
-        final boolean inputWithin, weightsWithin;
+        final boolean inputWithin, weightsWithin, convWeightsWithin;
 
-        OperandCase(boolean inputWithin, boolean weightsWithin) {
+        OperandCase(boolean inputWithin, boolean weightsWithin) { this(inputWithin, weightsWithin, weightsWithin); }
+
+        OperandCase(boolean inputWithin, boolean weightsWithin, boolean convWeightsWithin) {
             this.inputWithin = inputWithin;
             this.weightsWithin = weightsWithin;
+            this.convWeightsWithin = convWeightsWithin;
         }
 
         /** Values for the tensor of {@code role} ("x", "w" or "dy") of {@code count} elements. */
@@ -89,6 +106,10 @@ class PositGradientSumsTest {
             if (this == TINY_GRADIENT && role.equals("dy")) v[count / 2] = Math.scalb(1.5f, -46);
             if (this == TINY_WEIGHT && role.equals("w")) v[count / 3] = Math.scalb(-1.25f, -44);
             if (this == NAR_INPUT && role.equals("x")) v[count / 4] = Float.NaN;
+            boolean tinyItems = this == TINY_IN_DIFFERENT_ITEMS || this == TINY_IN_ONE_ITEM;
+            // X's [1, 2, 1, 5] and, in one item, dY's [1, 3, 0, 3], which Conv's weight gradient multiplies for the tap (2, 2).
+            if (tinyItems && role.equals("x")) v[count * 7 / 8] = Math.scalb(1f, -20);
+            if (tinyItems && role.equals("dy")) v[this == TINY_IN_ONE_ITEM ? count - 32 : count / 8] = Math.scalb(-1.5f, -30);
             return v;
         }
     }
@@ -98,8 +119,11 @@ class PositGradientSumsTest {
     void convGradientsRoundEverySumAsThePositOnEitherSideOfTheCheck(OperandCase c) {
         float[] x = c.values("x", N * C * H * H), w = c.values("w", M * C * K * K), bias = c.values("b", M);
         float[] dy = c.values("dy", N * M * H * OW);
+        if (c == OperandCase.TINY_IN_ONE_ITEM) {
+            for (int n = 0; n < N; n++) for (int p = 0; p < H * OW; p++) if (n != 1 || p != 3) dy[(n * M + 3) * H * OW + p] = 0;
+        }
         assertEquals(c.inputWithin, within(dy, w, M * Math.min(K * K, H * OW)), c + ": the input's side of the check");
-        assertEquals(c.weightsWithin, within(dy, x, N * H * OW), c + ": the weights' side of the check");
+        assertEquals(c.convWeightsWithin, withinByItem(dy, x, N * H * OW), c + ": the weights' side of the check");
         TrainableGraph graph = single("Conv", attributes("pads", new long[] {PAD, 0, PAD, 0}),
             List.of(new long[] {N, C, H, H}, new long[] {M, C, K, K}, new long[] {M}), List.of(x, w, bias));
         List<Tensor> inputs = List.of(tensor(new long[] {N, C, H, H}, x), tensor(new long[] {M, C, K, K}, w),
@@ -131,6 +155,19 @@ class PositGradientSumsTest {
     private static boolean within(float[] first, float[] second, long terms) {
         return least(first) * least(second) >= SCALES.leastProduct()
             && largest(first) * largest(second) <= SCALES.largestProduct(terms).orElseThrow();
+    }
+
+    /**
+     * Whether Conv's weight gradient, summing {@code terms} products of dY and X that pair each batch item's dY with the
+     * same item's X, passes the check: the least product item by item, the largest over the whole tensors.
+     */
+    private static boolean withinByItem(float[] dy, float[] x, long terms) {
+        double leastProduct = Double.POSITIVE_INFINITY;
+        for (int n = 0; n < N; n++) {
+            leastProduct = Math.min(leastProduct, least(Arrays.copyOfRange(dy, n * dy.length / N, (n + 1) * dy.length / N))
+                * least(Arrays.copyOfRange(x, n * x.length / N, (n + 1) * x.length / N)));
+        }
+        return leastProduct >= SCALES.leastProduct() && largest(dy) * largest(x) <= SCALES.largestProduct(terms).orElseThrow();
     }
 
     /** The graph of one node whose inputs are all differentiated. */
