@@ -11,12 +11,14 @@ import dev.byodt.compiler.codegen.Optimizer;
 import dev.byodt.compiler.codegen.ProgramSignature;
 import dev.byodt.compiler.codegen.VectorVariants;
 import dev.byodt.compiler.codegen.VectorWidth;
+import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
 import dev.byodt.compiler.dtype.LoweringLog;
+import dev.byodt.compiler.dtype.LoweringTarget;
 import dev.byodt.compiler.dtype.NativeLibrary;
 import dev.byodt.compiler.dtype.RegisteredDatatype;
 import dev.byodt.compiler.dtype.StochasticRounding;
@@ -88,7 +90,9 @@ public final class Compiler {
      * stochastically rounding node's schedule is the same on every target ({@link #STOCHASTIC_LANES}), so that its
      * loop nest, whose counters its random bits hash (RandomCounters), is. With them, whether the node computes in
      * the machine's float32: the reference datatype's products and sums are float32 instructions whatever
-     * --accumulate says, every other datatype's are emulated (library calls, decoding, rounding, wider sums).
+     * --accumulate says, every other datatype's are emulated (library calls, decoding, rounding, wider sums); and the
+     * lanes of the register tiles that suit its sums: float32's, or, where an emulated datatype's exact sums may run in
+     * double on the host (DoubleSums), the target's doubles.
      */
     public static Function<Node, NodeArithmetic> arithmeticOf(CompileOptions options) {
         return node -> {
@@ -97,7 +101,10 @@ public final class Compiler {
             DatatypeInstance instance = choice.registry().instance(name, choice.options());
             int lanes = StochasticRounding.isStochastic(instance) ? STOCHASTIC_LANES
                 : options.target().lanes(MachineTypes.byteSize(instance.storage()) * Byte.SIZE);
-            return new NodeArithmetic(lanes, instance.definition().isReference());
+            boolean reference = instance.definition().isReference();
+            boolean doubleSums = options.target().loweringTarget() == LoweringTarget.HOST && !StochasticRounding.isStochastic(instance)
+                && choice.accumulationOf(instance).equals(AccumulationMode.EXACT) && instance.exactSumsInDouble();
+            return new NodeArithmetic(lanes, reference, reference ? lanes : doubleSums ? options.target().lanes(Double.SIZE) : 0);
         };
     }
 

@@ -43,6 +43,9 @@ public record DatatypeInstance(DatatypeDefinition definition, DatatypeName name,
     /** The integer type of the exact accumulator, for definitions that support {@link AccumulationMode#EXACT}. */
     public Optional<ScalarType> exactAccumulator() { return definition.exactAccumulator(this); }
 
+    /** Whether the definition lets exact sums run in double where a check proves them exact ({@link DatatypeDefinition.Builder#exactSumsInDouble}). */
+    public boolean exactSumsInDouble() { return definition.exactSumSignificandBits(this).isPresent(); }
+
     /** The values as a grid, for definitions that declare one (they can be block elements; a {@link ValueGrid}, scales too). */
     public Optional<ElementGrid> valueGrid() { return definition.valueGrid(this); }
 

@@ -27,6 +27,7 @@ import java.util.Set;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
+import static dev.byodt.compiler.kernel.Exprs.exactMac;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.le;
 import static dev.byodt.compiler.kernel.Exprs.mul;
@@ -117,7 +118,8 @@ final class DoubleSums {
     private Optional<Kernel> build(long terms, int significandBits) {
         InDouble inDouble = new InDouble();
         RowPairs rowPairs = new RowPairs();
-        List<Stmt> doubleBody = rowPairs.body(new ColumnTiles().body(inDouble.body(decoding.body())));
+        RowTiles rowTiles = new RowTiles();
+        List<Stmt> doubleBody = rowPairs.body(new ColumnTiles().body(rowTiles.body(inDouble.body(decoding.body()))));
         if (inDouble.unsupported) return Optional.empty();
         Optional<OperandExtremes> extremes = OperandExtremes.of(kernel, decoding, constants);
         if (extremes.isEmpty()) return Optional.empty();
@@ -131,6 +133,7 @@ final class DoubleSums {
         scratch.addAll(decoding.scratch());
         scratch.addAll(inDouble.accumulators.values());
         scratch.addAll(rowPairs.secondRows);
+        scratch.addAll(rowTiles.tiles);
         return Optional.of(new Kernel(kernel.name(), kernel.opType(), kernel.inputs(), kernel.outputs(), new ArrayList<>(scratch),
             kernel.constants(), body));
     }
@@ -208,10 +211,14 @@ final class DoubleSums {
             return out;
         }
 
-        /** The F64 buffer the body's first statement zeroes whole (for j < its size: acc[j] = 0), if it does. */
+        /**
+         * The F64 buffer, one row, the body's first statement zeroes whole (for j < its size: acc[j] = 0), if it does. A
+         * register tile's block of rows (RegisterTile, or rows tiled by {@link RowTiles}) fills the registers alone.
+         */
         private static Optional<Buffer> zeroedRow(List<Stmt> body) {
             if (body.isEmpty() || !(body.getFirst() instanceof Stmt.For zero) || zero.body().size() != 1
                 || !(zero.body().getFirst() instanceof Stmt.Store store) || store.buffer().elementType() != ScalarType.F64
+                || store.buffer().rank() != 1
                 || !(store.index() instanceof Expr.Var v) || v.var() != zero.var() || !(store.value() instanceof Expr.RealConst c)
                 || c.value() != 0 || !(zero.extent() instanceof Expr.IntConst n) || n.value() != store.buffer().size()) {
                 return Optional.empty();
@@ -301,7 +308,7 @@ final class DoubleSums {
 
         @Override
         Expr mac(Expr acc, Expr a, Expr b) {
-            return op(ScalarOp.ADD, ScalarType.F64, acc, op(ScalarOp.MUL, ScalarType.F64, toDouble(a), toDouble(b)));
+            return exactMac(acc, toDouble(a), toDouble(b));
         }
 
         @Override

@@ -112,7 +112,7 @@ final class Conv implements Operator {
     }
 
     /**
-     * One of four tuned schedules, by the shape: in the machine's float32, with constant weights, two spatial axes
+     * One of four tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights, two spatial axes
      * and at least a vector of output maps a group, as a matrix product in register tiles ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
      * group has more channels than an output row has positions (the weights packed at compile time, or at run
      * time when they are inputs, as in training), else along output rows, on padded planes
@@ -125,7 +125,9 @@ final class Conv implements Operator {
         long[] outSpatial = s.window().outputShape();
         long rowLength = outSpatial[outSpatial.length - 1];
         Value weights = node.input(1);
-        if (RegisterTiledConv.fits(s, weights.isConstant(), arithmetic)) RegisterTiledConv.lower(s, weights.constant(), kb, lanes);
+        if (RegisterTiledConv.fits(s, weights.isConstant(), arithmetic)) {
+            RegisterTiledConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
+        }
         else if (s.mapsPerGroup() > rowLength) {
             ConvAcrossMaps.lower(s, weights.isConstant() ? Optional.of(weights.constant()) : Optional.empty(), kb);
         }

@@ -65,7 +65,7 @@ final class Gemm implements Operator {
     }
 
     /**
-     * In the machine's float32, with a constant B and at least a vector of columns, register tiles ({@link RegisterTile#matrixProduct}),
+     * In sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with a constant B and at least a vector of columns, register tiles ({@link RegisterTile#matrixProduct}),
      * B packed into their panels at compile time; else each row of Y a {@link RowOfSums}. Its inner loop reads a
      * row of B, so a constant B stored transposed (transB, the usual layout of fully connected weights) is
      * transposed back at compile time.
@@ -78,7 +78,7 @@ final class Gemm implements Operator {
             // The panels take one row of terms per column of Y: B transposed, as transB stores it.
             Tensor columns = s.transB() ? b.constant() : PackedWeights.transposed(b.constant(), 1, s.k(), s.n());
             Buffer a = kb.input(0);
-            RegisterTile.matrixProduct(kb, arithmetic.lanes(), s.m(), s.k(), s.n(), columns,
+            RegisterTile.matrixProduct(kb, arithmetic.tileLanes(), s.m(), s.k(), s.n(), columns,
                 (i, k) -> kb.load(a, s.transA() ? add(mul(k, s.m()), i) : add(mul(i, s.k()), k)),
                 (i, j, sum) -> store(node, s, kb, i, j, sum));
         } else if (s.transB() && b.isConstant()) {

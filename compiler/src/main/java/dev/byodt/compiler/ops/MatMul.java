@@ -117,7 +117,7 @@ public final class MatMul implements Operator {
     }
 
     /**
-     * In the machine's float32, with a constant 2-D B and at least a vector of columns, the whole stack of A's rows times B in register tiles
+     * In sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with a constant 2-D B and at least a vector of columns, the whole stack of A's rows times B in register tiles
      * ({@link RegisterTile#matrixProduct}); else each row a {@link RowOfSums}, whose loop over the row's columns vectorizes; on
      * targets with vectors of 8 lanes or more, a few rows at a time ({@link #emitRowsTogether}).
      */
@@ -130,7 +130,7 @@ public final class MatMul implements Operator {
             long rows = Shapes.elementCount(s.batch(), "batch") * s.m();
             Tensor bRows = PackedWeights.transposed(b.constant(), 1, s.k(), s.n());
             Buffer a = kb.input(0);
-            RegisterTile.matrixProduct(kb, lanes, rows, s.k(), s.n(), bRows, (i, k) -> kb.load(a, add(mul(i, s.k()), k)),
+            RegisterTile.matrixProduct(kb, arithmetic.tileLanes(), rows, s.k(), s.n(), bRows, (i, k) -> kb.load(a, add(mul(i, s.k()), k)),
                 (i, j, sum) -> kb.store(kb.output(0), add(mul(i, s.n()), j), sum));
         }
         else if (lanes >= LANES_FOR_ROWS_TOGETHER) emitRowsTogether(s, kb);

@@ -4,7 +4,15 @@ package dev.byodt.compiler.ops;
  * What an operator's tuned schedule is chosen and sized for: {@code lanes}, the elements of the node's datatype
  * one of the target's vectors holds, and {@code machineFloat32}, whether the node's products and sums are the
  * machine's own float32 instructions. Schedules that keep many accumulators in registers (register tiles) suit
- * only the latter: an emulated datatype's operation is a call or a long sequence whose temporaries need the
- * registers the tile would hold, so its accumulators spill (posit8's convolution ran 3 times slower in tiles).
+ * only sums that are machine instructions: an emulated datatype's operation is a call or a long sequence whose
+ * temporaries need the registers the tile would hold, so its accumulators spill (posit8's convolution ran 3 times
+ * slower in tiles). {@code tileLanes} says whether a tile suits the node and how wide its vectors of sums are: the
+ * float32 lanes for float32's own sums, the lanes of doubles where an emulated datatype's exact sums may run in
+ * double multiply-adds (dev.byodt.compiler.lower.DoubleSums), 0 where no tile suits.
  */
-public record NodeArithmetic(int lanes, boolean machineFloat32) {}
+public record NodeArithmetic(int lanes, boolean machineFloat32, int tileLanes) {
+    /** A node whose sums take tiles only where they are the machine's float32. */
+    public NodeArithmetic(int lanes, boolean machineFloat32) {
+        this(lanes, machineFloat32, machineFloat32 ? lanes : 0);
+    }
+}

@@ -83,11 +83,12 @@ final class RegisterTile {
 
     /**
      * Whether tiles fit outputs of {@code columns} columns in {@code arithmetic}: at least a whole vector of them,
-     * and the machine's float32 arithmetic, whose multiply-adds leave the registers to the tile's accumulators
-     * (an emulated datatype's temporaries would push them out: posit8's convolution ran 3 times slower in tiles).
+     * and sums that are machine multiply-adds, which leave the registers to the tile's accumulators
+     * ({@link NodeArithmetic#tileLanes}; an emulated datatype's temporaries would push them out: posit8's
+     * convolution ran 3 times slower in tiles).
      */
     static boolean fits(NodeArithmetic arithmetic, long columns) {
-        return arithmetic.machineFloat32() && arithmetic.lanes() >= LEAST_LANES && columns >= arithmetic.lanes();
+        return arithmetic.tileLanes() >= LEAST_LANES && columns >= arithmetic.tileLanes();
     }
 
     /** A tile of {@code rows} rows (at most {@link #MOST_ROWS}) for outputs of {@code columns} columns. */

@@ -336,7 +336,13 @@ static int64_t shift_round(int64_t v, int shift SR_PARAM) {
 }
 #endif
 
-/* The sum / 2^P, rounded like a product, then saturated (or wrapped). */
+/* The sum / 2^P, rounded like a product, then saturated (or wrapped).
+   Rounding to nearest even and saturating, it rounds an exact sum s (units 2^-2P) as from_f64 rounds the double
+   s 2^-2P when a double holds that exactly (|s| < 2^53): from_double's y = s 2^-P is exact, and saturating y to
+   [MIN_VALUE, MAX_VALUE], integers, then rounding it to the nearest integer, ties to even, gives what rounding
+   then saturating gives, as rounding is monotone and leaves integers as they are; shift_round rounds s / 2^P to
+   the same integer. (Truncating floors here but cuts toward zero there, and wrapping differs from saturating:
+   those modes do not declare exact sums in double.) */
 EXPORT T FN(acc_round)(const uint64_t *acc SR_PARAM) {
 #if ACC_WORDS == 1
     return fit(shift_round((int64_t)acc[0], P SR_ARG));

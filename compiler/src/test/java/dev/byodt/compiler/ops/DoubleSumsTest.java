@@ -39,21 +39,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the bits of its operator's reference nest with a quire per output (compiled under an operator name the pass
  * leaves alone). On values of a grid of 1/64 in [-2, 2) (signs mixed, so sums cancel) the double branch alone
  * gives them too; on values whose magnitudes span up to 2^38, and with a NaN or infinities among the operands,
- * the whole kernel gives them (the check sends such sums to the quire). Default run: a grouped convolution on padded
- * planes with weights at run time (its maps summed two at a time, each with its bias), a Gemm with constant B and
- * three rows, and a MatMul of four rows of 128 columns, in posit16, bfloat16 and fp8e4m3; every case of
- * {@link TunedSchedulesTest} as well, in posit8 and float16 too, with -Pexhaustive.
+ * the whole kernel gives them (the check sends such sums to the quire). The nodes take the schedules they take when
+ * compiled so: register tiles of AVX-512's doubles where the weights are constant ({@link #EXACT_IN_DOUBLE}). Default
+ * run: a convolution in register tiles, a grouped convolution on padded planes with weights at run time (its maps
+ * summed two at a time, each with its bias), a Gemm with constant B and three rows, and a MatMul of four rows of 128
+ * columns, in posit16, bfloat16, fp8e4m3 and fxp16_8; every case of {@link TunedSchedulesTest} as well, in posit8
+ * and float16 too, with -Pexhaustive.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DoubleSumsTest {
-    private static final String[] DATATYPES = {"custom[posit]16", "custom[posit]8", "bfloat16", "float16", "custom[fp8e4m3]8"};
-    /** A posit, an IEEE-style float with infinities and one without, for the default run; all five with -Pexhaustive. */
-    private static final String[] DEFAULT_DATATYPES = {"custom[posit]16", "bfloat16", "custom[fp8e4m3]8"};
-    private static final Set<String> DEFAULT_CASES = Set.of("padded planes, groups, 7 maps", "gemm, constant transposed B, C, alpha, beta");
+    private static final String[] DATATYPES = {"custom[posit]16", "custom[posit]8", "bfloat16", "float16", "custom[fp8e4m3]8", "fxp16_8"};
+    /** A posit, an IEEE-style float with infinities and one without, and fixed point for the default run; all six with -Pexhaustive. */
+    private static final String[] DEFAULT_DATATYPES = {"custom[posit]16", "bfloat16", "custom[fp8e4m3]8", "fxp16_8"};
+    private static final Set<String> DEFAULT_CASES = Set.of("register tiles, 20 maps, uneven pads, dilation", "padded planes, groups, 7 maps",
+        "gemm, constant transposed B, C, alpha, beta");
+    /** What the compiler schedules a node for whose exact sums may run in double on an AVX-512 host: tiles of 8 doubles. */
+    static final NodeArithmetic EXACT_IN_DOUBLE = new NodeArithmetic(16, false, 8);
 
-    /** Rows of 128 sums, two tiles of 64 in registers, rows taken two at a time (DoubleSums' ColumnTiles and RowPairs). */
-    private static final TunedSchedulesTest.Case TILED = new TunedSchedulesTest.Case("matmul, 128 columns, rows in pairs",
-        TunedSchedulesTest.Schedule.ROW_OF_SUMS, "MatMul", Map.of(), List.of(new long[] {4, 9}, new long[] {9, 128}), new boolean[] {false, true});
+    /** Two rows of 128 sums taken together, B at run time, as tiles of 64 columns in registers (DoubleSums' RowTiles). */
+    private static final TunedSchedulesTest.Case TILED = new TunedSchedulesTest.Case("matmul, B at run time, 128 columns, rows in tiles",
+        TunedSchedulesTest.Schedule.ROW_OF_SUMS, "MatMul", Map.of(), List.of(new long[] {4, 9}, new long[] {9, 128}), new boolean[] {false, false});
 
     static Stream<Arguments> defaultCases() { return cases(c -> c == TILED || DEFAULT_CASES.contains(c.name()), DEFAULT_DATATYPES); }
 
@@ -85,7 +90,7 @@ class DoubleSumsTest {
         Graph graph = c.graph();
         Tensor b = graph.nodes().getFirst().input(1).constant();
         b.setFloat(5, Float.NaN);
-        Program scheduled = GraphLowering.lowerScheduled(graph, node -> TunedSchedulesTest.FLOAT32_VECTORS);
+        Program scheduled = GraphLowering.lowerScheduled(graph, node -> EXACT_IN_DOUBLE);
         Kernel kernel = DecodedOperands.apply(DatatypePlan.uniform(scheduled, registered(datatype, AccumulationMode.EXACT))).program().kernels().getFirst();
         assertEquals(scheduled.kernels().getFirst().body(), kernel.body());
         List<Tensor> inputs = c.runtimeInputs();
@@ -97,7 +102,7 @@ class DoubleSumsTest {
     private static void check(TunedSchedulesTest.Case c, String datatype) {
         Graph graph = c.graph();
         Program reference = perProduct(GraphLowering.lower(graph));
-        Program scheduled = GraphLowering.lowerScheduled(graph, node -> TunedSchedulesTest.FLOAT32_VECTORS);
+        Program scheduled = GraphLowering.lowerScheduled(graph, node -> EXACT_IN_DOUBLE);
         Map<String, List<Tensor>> data = Map.of("grid", c.runtimeInputs(), "wide range", wideRange(c.runtimeInputs()),
             "a NaN", withSpecials(c.runtimeInputs(), Float.NaN, Float.NaN), "infinities", withSpecials(c.runtimeInputs(),
                 Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY));
@@ -117,7 +122,7 @@ class DoubleSumsTest {
         body.addAll(assertInstanceOf(Stmt.If.class, k.body().getLast()).then());
         Kernel fast = new Kernel(k.name(), k.opType(), k.inputs(), k.outputs(), k.scratch(), k.constants(), body);
         if (k.inputs().get(1).dim(1) == 128) {
-            assertTrue(k.scratch().stream().anyMatch(b -> b.name().endsWith(".second")), "rows of 128 sums are taken in pairs");
+            assertTrue(k.scratch().stream().anyMatch(b -> b.name().endsWith(".tile")), "rows of 128 sums are taken in tiles");
         }
         return perProduct(new Program(p.name(), List.of(fast), p.inputs(), p.inputSpecs(), p.outputs(), p.outputSpecs(), p.constants(), p.temporaries()));
     }

@@ -4,6 +4,8 @@ import dev.byodt.compiler.CasesInTurn;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.conformance.GraphInterpreter;
 import dev.byodt.compiler.graph.Attribute;
@@ -205,19 +207,28 @@ class TunedSchedulesTest {
     }
 
     /**
-     * Register tiles only where the node computes in the machine's float32: an emulated datatype's temporaries
-     * would push the tile's accumulators out of the registers (posit8's convolution ran 3 times slower in tiles),
-     * although on x86-64 with AVX-512 its vectors hold as many lanes as float32's.
+     * Register tiles only where the node's sums are machine multiply-adds: float32's own, or an emulated datatype's
+     * exact sums in double (with AVX-512, whose vectors of 8 doubles are wide enough). Elsewhere an emulated
+     * datatype's temporaries would push the tile's accumulators out of the registers (posit8's convolution ran 3
+     * times slower in tiles), although on x86-64 with AVX-512 its vectors hold as many lanes as float32's.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("tiledCases")
-    void registerTilesOnlyInTheMachinesFloat32(Case c) {
-        CompileOptions avx512 = CompileOptions.host().withTarget(
-            new Target("x86", "x86_64-unknown-linux-gnu", "generic", "+avx,+avx2,+avx512f,+avx512bw"));
+    void registerTilesOnlyWhereSumsAreMachineMultiplyAdds(Case c) {
+        Target avx2 = new Target("x86", "x86_64-unknown-linux-gnu", "generic", "+avx,+avx2");
+        Target avx512 = new Target("x86", "x86_64-unknown-linux-gnu", "generic", "+avx,+avx2,+avx512f,+avx512bw");
         for (String datatype : List.of("float32", "custom[posit]8", "custom[posit]16", "bfloat16", "fxp16_13")) {
-            Program scheduled = GraphLowering.lowerScheduled(c.graph(), Compiler.arithmeticOf(avx512.withDatatype(datatype)));
-            List<String> expected = datatype.equals("float32") ? List.of(Schedule.REGISTER_TILES.buffer) : List.of();
-            assertEquals(expected, scheduleBuffers(scheduled, Schedule.REGISTER_TILES), c + " in " + datatype);
+            for (AccumulationMode mode : List.of(AccumulationMode.DTYPE, AccumulationMode.EXACT)) {
+                DatatypeChoice choice = DatatypeChoice.float32().withDatatype(datatype);
+                if (!datatype.equals("float32")) choice = choice.withAccumulation(mode);
+                boolean tiled = datatype.equals("float32") || mode == AccumulationMode.EXACT;
+                Program scheduled = GraphLowering.lowerScheduled(c.graph(), Compiler.arithmeticOf(CompileOptions.host().withTarget(avx512).withDatatypes(choice)));
+                assertEquals(tiled ? List.of(Schedule.REGISTER_TILES.buffer) : List.of(), scheduleBuffers(scheduled, Schedule.REGISTER_TILES),
+                    c + " in " + datatype + ", accumulate " + mode.optionName());
+                Program withoutAvx512 = GraphLowering.lowerScheduled(c.graph(), Compiler.arithmeticOf(CompileOptions.host().withTarget(avx2).withDatatypes(choice)));
+                assertEquals(datatype.equals("float32") ? List.of(Schedule.REGISTER_TILES.buffer) : List.of(),
+                    scheduleBuffers(withoutAvx512, Schedule.REGISTER_TILES), c + " in " + datatype + " without AVX-512, accumulate " + mode.optionName());
+            }
         }
     }
 

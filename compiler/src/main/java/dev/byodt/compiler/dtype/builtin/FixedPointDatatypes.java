@@ -18,6 +18,7 @@ import dev.byodt.compiler.p.FixedPointP;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 
 /**
@@ -69,6 +70,10 @@ public final class FixedPointDatatypes implements DatatypePlugin {
             .accumulation(AccumulationMode.FLOAT32, AccumulationMode.EXACT)
             // At least 2N + 16 bits, so that 2^16 products of 2N bits sum without overflow (docs/datatypes.md, "Fixed point").
             .exactAccumulator(i -> i.bits() <= 16 ? 64 : 128)
+            // A value is an integer of at most N - 1 bits (or -2^(N-1)) times 2^-P. fixed.c proves acc_round and from_f64
+            // round an exact sum alike where both round to nearest even and saturate; float32 holds the values of N <= 16.
+            .exactSumsInDouble(i -> i.bits() <= 16 && i.option("rounding").equals(RoundingMode.NEAREST_EVEN.optionName())
+                && i.option("overflow").equals("saturate") ? OptionalInt.of(i.bits() - 1) : OptionalInt.empty())
             .integerAccumulation(i -> i.parameter())
             .valueGrid(i -> ValueGrid.fixedPoint(i.bits(), i.parameter()))
             .build());
