@@ -52,7 +52,7 @@ public final class BlockDots {
                 List<Buffer> inputs = new ArrayList<>();
                 for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
                 KernelBuilder kb = new KernelBuilder(node.name(), node.opType(), inputs, node.outputs().stream().map(bufferOf).toList());
-                Sums sums = new Sums(kb, format, ExactBlockSum.of(format).orElseThrow(), accumulation);
+                Sums sums = new Sums(kb, format, ExactBlockSum.of(format), accumulation);
                 switch (node.opType()) {
                     case "MatMul" -> matMul(node, kb, format, sums);
                     case "Gemm" -> gemm(node, kb, format, sums);
@@ -68,9 +68,6 @@ public final class BlockDots {
     public static Optional<String> unsupported(BlockFormat format) {
         String activations = ActivationQuantizer.unsupported(format);
         if (activations != null) return Optional.of("block datatype " + format.name() + ": " + activations);
-        if (ExactBlockSum.of(format).isEmpty()) {
-            return Optional.of("block datatype " + format.name() + ": its block sums need more than two doubles' 53 bits");
-        }
         return Optional.empty();
     }
 
@@ -243,8 +240,10 @@ public final class BlockDots {
          * their products, and the blocks are added in their order, so each output has the bits {@link #dot} gives
          * it. Where the products split into two sums (FP8 E5M2), a block whose smallest nonzero elements in the
          * tile's rows and columns ({@link BlockMagnitudes}, computed for each run of rows and of columns before the tiles)
-         * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum.
-         * Threads divide the runs of rows.
+         * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum. Wide
+         * elements (bfloat16, float16: {@link ExactBlockSum#checked}) sum a block in one double where its smallest
+         * nonzero and largest elements in the tile's rows and columns admit it, and each of the tile's outputs in limbs
+         * where not. Threads divide the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
             if (accumulation == BlockChoice.Accumulation.EXACT || !exact.inPartialSums()) {
@@ -256,8 +255,11 @@ public final class BlockDots {
             long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
             ScalarType sumType = accumulatorType();
             Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});
-            Optional<BlockMagnitudes[]> magnitudes = exact.splits()
-                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.of(kb, m, rows, length, size, row), BlockMagnitudes.of(kb, n, columns, length, size, column)})
+            Optional<BlockMagnitudes[]> smallest = exact.splits() || exact.checked()
+                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.smallest(kb, m, rows, length, size, row), BlockMagnitudes.smallest(kb, n, columns, length, size, column)})
+                : Optional.empty();
+            Optional<BlockMagnitudes[]> largest = exact.checked()
+                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.largest(kb, m, rows, length, size, row), BlockMagnitudes.largest(kb, n, columns, length, size, column)})
                 : Optional.empty();
             List<Buffer> partial = new ArrayList<>();
             for (int part = 0; part < exact.parts(); part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
@@ -267,14 +269,18 @@ public final class BlockDots {
                 kb.loop(rows * columns, t -> kb.store(acc, t, constant(sumType, 0)));
                 kb.loop(row.apply(idx(0)).operand().blocks(), block -> {
                     Local count = kb.local("count", min(idx(size), sub(idx(length), mul(block, size))));
-                    Runnable split = () -> addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc);
-                    if (magnitudes.isEmpty()) {
-                        split.run();
-                    } else {
-                        BlockMagnitudes rowSide = magnitudes.get()[0], columnSide = magnitudes.get()[1];
-                        Expr fits = exact.fitsOneDouble(kb.get(count), rowSide.smallestOf(rowRun, block), columnSide.smallestOf(columnRun, block));
-                        kb.ifElse(fits, () -> addBlock(exact.whole(), rows, columns, partial.subList(0, 1), rowAt, columnAt, block, kb.get(count), acc), split);
+                    if (smallest.isEmpty()) {
+                        addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc);
+                        return;
                     }
+                    Expr smallestA = smallest.get()[0].at(rowRun, block), smallestB = smallest.get()[1].at(columnRun, block);
+                    Expr fits = largest.isEmpty()
+                        ? exact.fitsOneDouble(kb.get(count), smallestA, smallestB)
+                        : exact.fitsOneDouble(mul(largest.get()[0].at(rowRun, block), largest.get()[1].at(columnRun, block)), mul(smallestA, smallestB));
+                    Runnable otherwise = exact.checked()
+                        ? () -> addBlockInLimbs(rows, columns, rowAt, columnAt, block, kb.get(count), acc)
+                        : () -> addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc);
+                    kb.ifElse(fits, () -> addBlock(exact.whole(), rows, columns, partial.subList(0, 1), rowAt, columnAt, block, kb.get(count), acc), otherwise);
                 });
                 kb.loop(rows, r -> kb.loop(columns, c -> store.at(Exprs.add(mul(rowRun, rows), r), Exprs.add(mul(columnRun, columns), c),
                     tensorScaled(kb.load(acc, Exprs.add(mul(r, columns), c)), rowAt.apply(r), columnAt.apply(c)))));
@@ -296,6 +302,21 @@ public final class BlockDots {
             kb.loop(rows, r -> kb.loop(columns, c -> {
                 Expr t = Exprs.add(mul(r, columns), c);
                 Expr result = sum.rounded(kb, partial.stream().map(p -> kb.load(p, t)).toList(),
+                    product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
+                kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(acc.elementType(), result)));
+            }));
+        }
+
+        /**
+         * Adds block {@code block}'s sum of products, its first {@code count} k, scaled and rounded once to float32,
+         * to each output's total in {@code acc}, output by output, each summed in limbs ({@link ExactBlockSum#emitInLimbs}).
+         */
+        private void addBlockInLimbs(long rows, long columns, Function<Expr, QuantizedOperand.Vector> rowAt, Function<Expr, QuantizedOperand.Vector> columnAt,
+                                     Expr block, Expr count, Buffer acc) {
+            Expr first = mul(block, format.blockSize());
+            kb.loop(rows, r -> kb.loop(columns, c -> {
+                Expr t = Exprs.add(mul(r, columns), c);
+                Expr result = exact.emitInLimbs(kb, count, j -> exact.product(rowAt.apply(r).element(Exprs.add(first, j)), columnAt.apply(c).element(Exprs.add(first, j))),
                     product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
                 kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(acc.elementType(), result)));
             }));
