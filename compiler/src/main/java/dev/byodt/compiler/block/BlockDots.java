@@ -242,8 +242,9 @@ public final class BlockDots {
          * tile's rows and columns ({@link BlockMagnitudes}, computed for each run of rows and of columns before the tiles)
          * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum. Wide
          * elements (bfloat16, float16: {@link ExactBlockSum#checked}) sum a block in one double where its smallest
-         * nonzero and largest elements in the tile's rows and columns admit it, and each of the tile's outputs in limbs
-         * where not. Threads divide the runs of rows.
+         * nonzero and largest elements in the tile's rows and columns admit it, else (under power-of-two scales) in
+         * two split at a threshold where they admit that, else each of the tile's outputs in limbs. Threads divide
+         * the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
             if (accumulation == BlockChoice.Accumulation.EXACT || !exact.inPartialSums()) {
@@ -262,7 +263,8 @@ public final class BlockDots {
                 ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.largest(kb, m, rows, length, size, row), BlockMagnitudes.largest(kb, n, columns, length, size, column)})
                 : Optional.empty();
             List<Buffer> partial = new ArrayList<>();
-            for (int part = 0; part < exact.parts(); part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
+            int parts = exact.splitsWhereTwoFit() ? 2 : exact.parts();
+            for (int part = 0; part < parts; part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
             kb.splitLoop(m / rows, rowRun -> kb.loop(n / columns, columnRun -> {
                 Function<Expr, QuantizedOperand.Vector> rowAt = r -> row.apply(Exprs.add(mul(rowRun, rows), r));
                 Function<Expr, QuantizedOperand.Vector> columnAt = c -> column.apply(Exprs.add(mul(columnRun, columns), c));
@@ -274,13 +276,21 @@ public final class BlockDots {
                         return;
                     }
                     Expr smallestA = smallest.get()[0].at(rowRun, block), smallestB = smallest.get()[1].at(columnRun, block);
-                    Expr fits = largest.isEmpty()
-                        ? exact.fitsOneDouble(kb.get(count), smallestA, smallestB)
-                        : exact.fitsOneDouble(mul(largest.get()[0].at(rowRun, block), largest.get()[1].at(columnRun, block)), mul(smallestA, smallestB));
-                    Runnable otherwise = exact.checked()
-                        ? () -> addBlockInLimbs(rows, columns, rowAt, columnAt, block, kb.get(count), acc)
-                        : () -> addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc);
-                    kb.ifElse(fits, () -> addBlock(exact.whole(), rows, columns, partial.subList(0, 1), rowAt, columnAt, block, kb.get(count), acc), otherwise);
+                    Runnable whole = () -> addBlock(exact.whole(), rows, columns, partial.subList(0, 1), rowAt, columnAt, block, kb.get(count), acc);
+                    if (largest.isEmpty()) {
+                        kb.ifElse(exact.fitsOneDouble(kb.get(count), smallestA, smallestB), whole,
+                            () -> addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc));
+                        return;
+                    }
+                    // A wide element's block: one double, else two split at a threshold, else limbs (ExactBlockSum).
+                    Local largestProduct = kb.local("largest.product", mul(largest.get()[0].at(rowRun, block), largest.get()[1].at(columnRun, block)));
+                    Local smallestProduct = kb.local("smallest.product", mul(smallestA, smallestB));
+                    Runnable inLimbs = () -> addBlockInLimbs(rows, columns, rowAt, columnAt, block, kb.get(count), acc);
+                    kb.ifElse(exact.fitsOneDouble(kb.get(largestProduct), kb.get(smallestProduct)), whole, !exact.splitsWhereTwoFit() ? inLimbs : () -> {
+                        ExactBlockSum split = exact.splitAt(kb.get(kb.local("threshold", exact.threshold(kb.get(largestProduct)))));
+                        kb.ifElse(exact.fitsTwoDoubles(kb.get(largestProduct), kb.get(smallestProduct)),
+                            () -> addBlock(split, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), inLimbs);
+                    });
                 });
                 kb.loop(rows, r -> kb.loop(columns, c -> store.at(Exprs.add(mul(rowRun, rows), r), Exprs.add(mul(columnRun, columns), c),
                     tensorScaled(kb.load(acc, Exprs.add(mul(r, columns), c)), rowAt.apply(r), columnAt.apply(c)))));

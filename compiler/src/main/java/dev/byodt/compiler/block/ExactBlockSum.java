@@ -52,9 +52,10 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * Wide elements, whose sums fit neither one double nor two (bfloat16: 5 + 254 + 2 + 266 = 527 bits for blocks of
  * 32, float16: 85, or any sum under a scale that is not a power of two beyond one double), are checked block by
  * block: a block whose largest and smallest nonzero products lie close enough together ({@link #fitsOneDouble(Expr, Expr)};
- * bfloat16 under E8M0: within 2^31 for blocks of 32, float16 2^25) is summed in one double, exactly, and any other
- * in limbs ({@link #emitInLimbs}), exactly too. Both give the exact sum's float32, so which one a block takes
- * changes no bit.
+ * bfloat16 under E8M0: within 2^31 for blocks of 32, float16 2^25) is summed in one double, exactly; under
+ * power-of-two scales one whose products lie within twice as many bits ({@link #fitsTwoDoubles}: 2^62, 2^50) in two
+ * doubles split at a threshold of its own and rounded to odd as MXFP8 E5M2's; and any other in limbs
+ * ({@link #emitInLimbs}), exactly too. Each gives the exact sum's float32, so which one a block takes changes no bit.
  */
 final class ExactBlockSum {
     private static final double TWO_52 = 0x1p52;
@@ -64,8 +65,8 @@ final class ExactBlockSum {
     private static final int FLOAT_MIN_EXPONENT = -149, FLOAT_MAX_EXPONENT = 128;
 
     private final BlockFormat format;
-    /** Where the products split into two exact sums, or empty where one sum is exact. */
-    private final Optional<Double> split;
+    /** Where the products split into two exact sums (F64), or empty where one sum is exact. */
+    private final Optional<Expr> split;
     /** F32 where every product and every partial sum of a block is a float32 exactly, else F64. */
     private final ScalarType type;
     /** Whether each block sums its products in limbs (posits whose sums outgrow a double). */
@@ -73,7 +74,7 @@ final class ExactBlockSum {
     /** Whether each block is summed in one double where its magnitudes admit it ({@link #fitsOneDouble(Expr, Expr)}), else in limbs: wide elements. */
     private final boolean checked;
 
-    private ExactBlockSum(BlockFormat format, Optional<Double> split, ScalarType type, boolean inLimbs, boolean checked) {
+    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean inLimbs, boolean checked) {
         this.format = format;
         this.split = split;
         this.type = type;
@@ -105,7 +106,7 @@ final class ExactBlockSum {
         int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
         int t = Math.floorDiv(large - small, 2);
         if (scaleBits == 0 && large - t <= DOUBLE_BITS && small + t <= DOUBLE_BITS) {
-            return new ExactBlockSum(format, Optional.of(Math.scalb(1.0, t)), ScalarType.F64, false, false);
+            return new ExactBlockSum(format, Optional.of(f64(Math.scalb(1.0, t))), ScalarType.F64, false, false);
         }
         return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, true);
     }
@@ -152,9 +153,40 @@ final class ExactBlockSum {
      * products of two elements (at most 48 bits) times a power of two.
      */
     Expr fitsOneDouble(Expr largestProduct, Expr smallestProduct) {
+        return le(mul(largestProduct, f64(Math.scalb(1.0, checkExponent()))), smallestProduct);
+    }
+
+    /**
+     * Whether a checked format's blocks that {@link #fitsOneDouble(Expr, Expr)} refuses may split into two exact
+     * sums ({@link #fitsTwoDoubles}): where its scales are powers of two, which keep the two sums' rounding to odd.
+     */
+    boolean splitsWhereTwoFit() { return checked && format.scale().fractionBits() == 0; }
+
+    /**
+     * Whether a block of a checked format whose scales are powers of two, with products from smallestProduct to
+     * largestProduct (nonzero magnitudes, F64), sums exactly in two doubles split at {@link #threshold}: products at
+     * or above T are multiples of a power of two above T 2^-(2M+3) and sum to at most 2^c largestProduct, exact in
+     * a double when that is at most 2^53 T 2^-(2M+3); those below T are multiples of a power of two above
+     * smallestProduct 2^-(2M+3) and sum to less than 2^c T, exact when 2^c T <= 2^53 smallestProduct 2^-(2M+3).
+     * T = largestProduct 2^(c + 2M + 3 - 53) meets the first, and the second when largestProduct
+     * 2^(2 (c + 2M + 3 - 53)) <= smallestProduct: products within 2^62 of each other for bfloat16 in blocks of 32,
+     * 2^50 for float16. The two sums' rounding to odd ({@link #result}) then gives the block's float32 as for MXFP8
+     * E5M2.
+     */
+    Expr fitsTwoDoubles(Expr largestProduct, Expr smallestProduct) {
+        return le(mul(largestProduct, f64(Math.scalb(1.0, 2 * checkExponent()))), smallestProduct);
+    }
+
+    /** Where a block that {@link #fitsTwoDoubles} splits its products: largestProduct 2^(c + 2M + 3 - 53), F64. */
+    Expr threshold(Expr largestProduct) { return mul(largestProduct, f64(Math.scalb(1.0, checkExponent()))); }
+
+    /** This format's block sums split at {@code threshold} (F64) into two exact sums: a block that {@link #fitsTwoDoubles}. */
+    ExactBlockSum splitAt(Expr threshold) { return new ExactBlockSum(format, Optional.of(threshold), ScalarType.F64, false, false); }
+
+    /** c + 2M + 3 + b - 53 of a checked format ({@link #fitsOneDouble(Expr, Expr)}). */
+    private int checkExponent() {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
-        int exponent = countBits + 2 * ((ValueGrid) format.element()).fractionBits() + 3 + scaleBits(format) - DOUBLE_BITS;
-        return le(mul(largestProduct, f64(Math.scalb(1.0, exponent))), smallestProduct);
+        return countBits + 2 * ((ValueGrid) format.element()).fractionBits() + 3 + scaleBits(format) - DOUBLE_BITS;
     }
 
     /** The bits the product of two scales of {@code format} adds to a block sum: 0 for powers of two, else twice a scale's significand. */
@@ -174,7 +206,7 @@ final class ExactBlockSum {
     /** What {@code product} adds to partial sum {@code part}: all of it, or, split, itself or 0 by its magnitude. */
     Expr share(Expr product, int part) {
         if (split.isEmpty()) return product;
-        Expr isLarge = ge(abs(product), constant(type, split.get()));
+        Expr isLarge = ge(abs(product), split.get());
         return part == 0 ? select(isLarge, product, constant(type, 0)) : select(isLarge, constant(type, 0), product);
     }
 
@@ -219,8 +251,11 @@ final class ExactBlockSum {
         if (!checked) return rounded(kb, emitParts(kb, count, product), scales);
         CheckedSum sum = emitChecked(kb, count, product);
         Local result = kb.local("block.result", constant(ScalarType.F32, 0));
-        kb.ifElse(sum.fits(), () -> kb.assign(result, rounded(kb, List.of(sum.sum()), scales)),
-            () -> kb.assign(result, emitInLimbs(kb, count, product, scales)));
+        Runnable inLimbs = () -> kb.assign(result, emitInLimbs(kb, count, product, scales));
+        kb.ifElse(sum.fits(), () -> kb.assign(result, rounded(kb, List.of(sum.sum()), scales)), !splitsWhereTwoFit() ? inLimbs : () -> {
+            ExactBlockSum split = splitAt(kb.get(kb.local("threshold", threshold(sum.largest()))));
+            kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> kb.assign(result, split.rounded(kb, split.emitParts(kb, count, product), scales)), inLimbs);
+        });
         return kb.get(result);
     }
 
@@ -231,7 +266,12 @@ final class ExactBlockSum {
             byProducts.run();
         } else if (checked) {
             CheckedSum sum = emitChecked(kb, count, product);
-            kb.ifElse(sum.fits(), () -> total.include(mul(sum.sum(), scales)), byProducts);
+            kb.ifElse(sum.fits(), () -> total.include(mul(sum.sum(), scales)), !splitsWhereTwoFit() ? byProducts : () -> {
+                ExactBlockSum split = splitAt(kb.get(kb.local("threshold", threshold(sum.largest()))));
+                kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> {
+                    for (Expr part : split.emitParts(kb, count, product)) total.include(mul(part, scales));
+                }, byProducts);
+            });
         } else {
             for (Expr part : emitParts(kb, count, product)) total.include(mul(cast(ScalarType.F64, part), scales));
         }
@@ -255,8 +295,11 @@ final class ExactBlockSum {
         return sum.rounded();
     }
 
-    /** A checked format's block summed in one double (F64), and whether that sum is exact ({@link #fitsOneDouble(Expr, Expr)}). */
-    private record CheckedSum(Expr sum, Expr fits) {}
+    /**
+     * A checked format's block summed in one double (F64), the smallest nonzero and the largest magnitude of its
+     * products, and whether that sum is exact ({@link #fitsOneDouble(Expr, Expr)}).
+     */
+    private record CheckedSum(Expr sum, Expr smallest, Expr largest, Expr fits) {}
 
     /**
      * The products over j < count of a checked format's block summed in one double, with the smallest nonzero and the
@@ -273,7 +316,7 @@ final class ExactBlockSum {
                 select(eq(kb.get(magnitude), f64(0)), f64(Double.POSITIVE_INFINITY), kb.get(magnitude))));
             kb.assign(largest, ActivationQuantizer.larger(kb.get(largest), kb.get(magnitude)));
         });
-        return new CheckedSum(kb.get(sum), fitsOneDouble(kb.get(largest), kb.get(smallest)));
+        return new CheckedSum(kb.get(sum), kb.get(smallest), kb.get(largest), fitsOneDouble(kb.get(largest), kb.get(smallest)));
     }
 
     /** The block's exact partial sums ({@link #parts()}, {@link #type()}) of {@code product} over j < count (products from {@link #product}). */

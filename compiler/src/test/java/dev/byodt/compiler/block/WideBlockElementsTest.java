@@ -91,9 +91,9 @@ class WideBlockElementsTest {
 
     /**
      * MatMul tiles (two runs of 8 rows by 8 columns) over blocks whose elements spread over 2^-60 .. 1 (wide, whose
-     * products no double sums exactly) or lie within 2^8 (narrow): run 0's rows wide, narrow, wide in blocks 0, 1,
-     * 2, run 1's narrow, wide, wide, the columns narrow throughout, so that each run sums some blocks in one double
-     * and some in limbs.
+     * products no two doubles sum exactly), within 2^41 (medium: two doubles split at a threshold, for bfloat16
+     * under E8M0) or within 2^8 (narrow: one double): run 0's rows wide, narrow, medium in blocks 0, 1, 2, run 1's
+     * medium, wide, narrow, the columns narrow throughout, so that each run sums its blocks in each way.
      */
     @ParameterizedTest
     @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,nearest]"})
@@ -101,32 +101,38 @@ class WideBlockElementsTest {
         int m = 16, n = 8;
         SplittableRandom random = new SplittableRandom(name.hashCode());
         float[] a = new float[m * K], b = new float[K * n];
-        boolean[][] rowsWide = {{true, false, true}, {false, true, true}};
+        int[][] rowSpreads = {{WIDE, NARROW, MEDIUM}, {MEDIUM, WIDE, NARROW}};
         for (int row = 0; row < m; row++) {
-            for (int k = 0; k < K; k++) a[row * K + k] = spread(random, rowsWide[row / 8][k / 32]);
+            for (int k = 0; k < K; k++) a[row * K + k] = spread(random, rowSpreads[row / 8][k / 32]);
         }
-        for (int i = 0; i < b.length; i++) b[i] = spread(random, false);
+        for (int i = 0; i < b.length; i++) b[i] = spread(random, NARROW);
         Graph graph = BlockDotsTest.node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
         float[] expected = BlockDotsTest.expectedMatMul(BlockDotsTest.reference(name), BlockDotsTest.named(name).blockSize(), a, b, n, Rational.of(1), Rational.of(1));
         BlockDotsTest.assertBits(name, expected, BlockDotsTest.run(graph, name, new long[] {m, K}, a));
     }
 
-    /** A random value of either sign below 1 and down to 2^-60 or less (wide), or from 1 to 2^8 (narrow). */
-    private static float spread(SplittableRandom random, boolean wide) {
-        if (wide) return (float) Math.scalb(random.nextDouble(-1, 1), -random.nextInt(0, 61));
-        return (float) ((random.nextBoolean() ? 1 : -1) * Math.scalb(1 + random.nextDouble(), random.nextInt(0, 8)));
+    /** How far a block's values spread ({@link #spread}). */
+    private static final int NARROW = 0, MEDIUM = 1, WIDE = 2;
+
+    /** A random value of either sign: below 1 and down to 2^-60 or less (wide), from 2^-40 to 2 (medium), from 1 to 2^8 (narrow). */
+    private static float spread(SplittableRandom random, int spread) {
+        if (spread == WIDE) return (float) Math.scalb(random.nextDouble(-1, 1), -random.nextInt(0, 61));
+        double magnitude = spread == MEDIUM ? Math.scalb(1 + random.nextDouble(), -random.nextInt(0, 41)) : Math.scalb(1 + random.nextDouble(), random.nextInt(0, 8));
+        return (float) (random.nextBoolean() ? magnitude : -magnitude);
     }
 
     /**
-     * Sums whose float32 only the limbs give: a block of 1 1 + 1 2^-24 + t t (t = 2^-60 for bfloat16, 2^-30 for
-     * float16: each element a power of two, its products within the element's range) is above the float32 midpoint
-     * 1 + 2^-24 by a product no double holds beside 1, so it rounds to 1 + 2^-23 where a double sum would tie to 1;
-     * its negation; the midpoint alone (to even: 1); and 1 + 3 2^-24 - t t, below the midpoint between 1 + 2^-23 and
-     * 1 + 2^-22 (to 1 + 2^-23, a double sum ties to 1 + 2^-22). In MatMul's tiles, in Gemm with an activation B
-     * stored [N, K] (output by output) and with --accumulate exact.
+     * Sums whose float32 only exact sums give: a block of 1 1 + 1 2^-24 + t t (each element a power of two, its
+     * products within the element's range) is above the float32 midpoint 1 + 2^-24 by t t, which a sum that drops
+     * it ties to 1, and so rounds to 1 + 2^-23; its negation; the midpoint alone (to even: 1); and 1 + 3 2^-24 - t t,
+     * below the midpoint between 1 + 2^-23 and 1 + 2^-22 (to 1 + 2^-23). t = 2^-60 for bfloat16 and 2^-30 for float16
+     * put the products too far apart for two doubles (limbs); t = 2^-30 for bfloat16 (a product no double holds
+     * beside 1) and 2^-20 for float16 within two split at a threshold. In MatMul's tiles, in Gemm with an activation
+     * B stored [N, K] (output by output) and with --accumulate exact.
      */
     @ParameterizedTest
-    @CsvSource({"'block[bfloat16,32,e8m0,floor]', -60", "'block[float16,32,e8m0,floor]', -30", "'block[float16,16,ue4m3,nearest]', -30"})
+    @CsvSource({"'block[bfloat16,32,e8m0,floor]', -60", "'block[float16,32,e8m0,floor]', -30", "'block[float16,16,ue4m3,nearest]', -30",
+        "'block[bfloat16,32,e8m0,floor]', -30", "'block[float16,32,e8m0,floor]', -20"})
     void wideBlockSumsRoundOnceFromTheExactSum(String name, int tinyExponent) {
         float tiny = Math.scalb(1f, tinyExponent);
         float[][] rows = {{1, 1, tiny}, {-1, -1, -tiny}, {1, 1, 0}, {1, 3, -tiny}};
