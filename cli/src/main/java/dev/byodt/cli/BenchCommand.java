@@ -58,19 +58,24 @@ final class BenchCommand implements Callable<Integer> {
         description = "Batch sizes to measure (default: ${DEFAULT-VALUE}).")
     List<Integer> batches;
 
-    @Option(names = "--seconds", defaultValue = "2", description = "Measuring time per engine and batch size (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seconds", defaultValue = "2", paramLabel = "S", description = "Measuring time per engine and batch size (default: ${DEFAULT-VALUE}).")
     double seconds;
+
+    @Mixin
+    MultiplyAddOption multiplyAdd;
 
     @Mixin
     CommonOptions common;
 
     @Override
     public Integer call() throws OrtException {
-        if (threads != null) return new EqualThreadsBench(models, batches, seconds, threads).run() ? 0 : 1;
+        CompileOptions options = multiplyAdd.applyTo(CompileOptions.host());
+        if (threads != null) return new EqualThreadsBench(models, batches, seconds, threads, options).run() ? 0 : 1;
         if (models.size() != 1) throw new UsageException("several models need --threads");
         Path model = models.getFirst();
         OrtEnvironment env = OrtEnvironment.getEnvironment();
-        System.out.printf("%s, float32, host, %d cores%n", model, Runtime.getRuntime().availableProcessors());
+        System.out.printf("%s, float32 (multiply-add %s), host, %d cores%n", model, options.multiplyAdd().optionName(),
+            Runtime.getRuntime().availableProcessors());
         int cores = Runtime.getRuntime().availableProcessors();
         String spreadColumn = "byodt " + cores + " threads";
         System.out.printf("%6s  %14s  %18s  %8s  %20s  %8s  %13s%n", "batch", "byodt 1 thread", "onnxruntime", "ratio",
@@ -90,7 +95,7 @@ final class BenchCommand implements Callable<Integer> {
                 Tensor input = randomInput(shape);
                 long compileStart = System.nanoTime();
                 try (CompiledModule module = Compiler.compile(
-                         OnnxLoader.load(model, Map.of(inputName, shape)), CompileOptions.host());
+                         OnnxLoader.load(model, Map.of(inputName, shape)), options);
                      HostModel byodt = Compiler.jit(module);
                      OnnxTensor ortInput = OnnxTensor.createTensor(env, FloatBuffer.wrap(input.toFloatArray()), shape)) {
                     double compileSeconds = (System.nanoTime() - compileStart) / 1e9;
@@ -103,7 +108,7 @@ final class BenchCommand implements Callable<Integer> {
                         }
                     });
                     boolean spreads = cores > 1 && batch % cores == 0;
-                    double spread = spreads ? spreadImagesPerSecond(model, seconds, inputName, shape, cores) : Double.NaN;
+                    double spread = spreads ? spreadImagesPerSecond(model, options, seconds, inputName, shape, cores) : Double.NaN;
                     System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %20s  %8s  %11.2f s%n", batch, ours, theirs, ours / theirs,
                         spreads ? String.format("%.0f", spread) : "-", spreads ? String.format("%.2fx", spread / theirs) : "-",
                         compileSeconds);
@@ -117,12 +122,12 @@ final class BenchCommand implements Callable<Integer> {
      * Images per second of byodt with the batch split evenly over {@code cores} threads: the model compiled for
      * one share, each thread running it on its own share (its own input, output and workspace) at the same time.
      */
-    static double spreadImagesPerSecond(Path model, double seconds, String inputName, long[] shape, int cores) {
+    static double spreadImagesPerSecond(Path model, CompileOptions options, double seconds, String inputName, long[] shape, int cores) {
         long[] share = shape.clone();
         share[0] = shape[0] / cores;
         List<Tensor> inputs = new ArrayList<>();
         for (int c = 0; c < cores; c++) inputs.add(randomInput(share));
-        try (CompiledModule module = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, share)), CompileOptions.host());
+        try (CompiledModule module = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, share)), options);
              HostModel byodt = Compiler.jit(module);
              ExecutorService threads = Executors.newFixedThreadPool(cores)) {
             List<Callable<List<Tensor>>> calls = inputs.stream()

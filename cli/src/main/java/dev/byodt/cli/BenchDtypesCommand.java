@@ -51,7 +51,7 @@ final class BenchDtypesCommand implements Callable<Integer> {
     private static final String VECTOR_DATATYPE = "bfloat16";
 
     /** Commas between datatypes, not those inside a block datatype's brackets (block[custom[posit]8,32,e8m0,floor]). */
-    @Option(names = "--dtypes", split = ",(?![^\\[]*\\])", paramLabel = "DTYPE[,DTYPE...]",
+    @Option(names = "--dtypes", split = ",(?![^\\[]*\\])", splitSynopsisLabel = ",", paramLabel = "DTYPE",
         defaultValue = "float16,bfloat16,custom[fp8e4m3]8,custom[fp8e5m2]8,fxp8_4,fxp16_8,fxp32_16,custom[posit]8,"
             + "custom[posit]16,custom[posit]32,mxint8,mxfp8e4m3,mxfp4,nvfp4",
         description = "Datatypes to measure besides float32, which is always measured (default: ${DEFAULT-VALUE}).")
@@ -81,9 +81,12 @@ final class BenchDtypesCommand implements Callable<Integer> {
             + "as run).")
     String accumulate;
 
-    @Option(names = "--seconds", defaultValue = "0.5",
+    @Option(names = "--seconds", defaultValue = "0.5", paramLabel = "S",
         description = "Measuring time per compiled graph; the best of its runs counts (default: ${DEFAULT-VALUE}).")
     double seconds;
+
+    @Mixin
+    MultiplyAddOption multiplyAdd;
 
     @Mixin
     CommonOptions common;
@@ -160,11 +163,11 @@ final class BenchDtypesCommand implements Callable<Integer> {
         Optional<BlockDatatypeName> block = DatatypeName.parseBlock(datatype);
         if (block.isPresent()) {
             if (!b.inBlocks()) return Optional.empty();
-            CompileOptions options = CompileOptions.host().withDatatypes(choice(datatype)).withBlocks(blocks(block.get()));
+            CompileOptions options = multiplyAdd.applyTo(CompileOptions.host()).withDatatypes(choice(datatype)).withBlocks(blocks(block.get()));
             return Optional.of(new Cost(timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs()),
                 Optional.empty()));
         }
-        CompileOptions options = CompileOptions.host().withDatatypes(choice(datatype));
+        CompileOptions options = multiplyAdd.applyTo(CompileOptions.host()).withDatatypes(choice(datatype));
         double inlined = timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs());
         Optional<Double> scalar = datatype.equals("float32") || !b.againstScalarLibrary() ? Optional.empty() : Optional.of(
             timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options.withInlineLibraries(false), b.inputs()));
@@ -200,8 +203,8 @@ final class BenchDtypesCommand implements Callable<Integer> {
             Runtime.getRuntime().availableProcessors(), loadAverage());
         System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, conv: 3x3, %d to %d channels, %dx%d, pads 1,%n",
             elements, matrix, matrix, matrix, convChannels, convChannels, convSize, convSize);
-        System.out.printf("constant weights (the scalar library not timed): ns per multiply-add (accumulate %s).%n",
-            accumulate == null ? "dtype, block datatypes float32" : accumulate);
+        System.out.printf("constant weights (the scalar library not timed): ns per multiply-add (accumulate %s, multiply-add %s).%n",
+            accumulate == null ? "dtype, block datatypes float32" : accumulate, multiplyAdd.mode().optionName());
         System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
         System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul and conv) timed against depth 1, the%n",
             ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);

@@ -95,8 +95,8 @@ final class DtypesCommand implements Callable<Integer> {
             System.out.printf("%-22s %d x %s under %s, scale rule %s%s%n    from %s%n", named.name(), b.blockSize(), b.element(), b.scale(),
                 b.rule().optionName(), b.tensorScale() ? ", float32 tensor scale" : "", named.origin().isEmpty() ? "a plug-in" : named.origin());
         }
-        System.out.println("block[ELEMENT,SIZE,SCALE,RULE[,tensor]]  any minifloat or fixed-point element and scale; RULE "
-            + ScaleRule.names() + " (floor, ceil, even and midmax without a tensor scale)");
+        System.out.println("block[ELEMENT,SIZE,SCALE,RULE[,tensor]]  any minifloat, fixed-point or posit (up to 16 bits) element, any minifloat or "
+            + "fixed-point scale; RULE " + ScaleRule.names());
         return 0;
     }
 }

@@ -34,20 +34,24 @@ final class EqualThreadsBench {
     private final List<Integer> batches;
     private final double seconds;
     private final int threads;
+    private final CompileOptions options;
 
-    EqualThreadsBench(List<Path> models, List<Integer> batches, double seconds, int threads) {
+    /** {@code options}: how byodt compiles each model, on one thread (--multiply-add's). */
+    EqualThreadsBench(List<Path> models, List<Integer> batches, double seconds, int threads, CompileOptions options) {
         if (threads < 1) throw new UsageException("--threads must be at least 1");
         for (int batch : batches) if (batch <= 0) throw new UsageException("--batch sizes must be positive");
         this.models = models;
         this.batches = batches;
         this.seconds = seconds;
         this.threads = threads;
+        this.options = options;
     }
 
     /** Prints the table; false when some model's outputs differ from ONNX Runtime's by more than the tolerance. */
     boolean run() throws OrtException {
-        System.out.printf("float32, host, %d cores, load average %s; byodt and ONNX Runtime (intra-op threads) on %d "
-            + "thread%s each%n", Runtime.getRuntime().availableProcessors(), loadAverage(), threads, threads == 1 ? "" : "s");
+        System.out.printf("float32 (multiply-add %s), host, %d cores, load average %s; byodt and ONNX Runtime (intra-op threads) "
+            + "on %d thread%s each%n", options.multiplyAdd().optionName(), Runtime.getRuntime().availableProcessors(), loadAverage(),
+            threads, threads == 1 ? "" : "s");
         System.out.printf("%-22s %5s  %12s  %12s  %7s  %14s  %10s%n", "model", "batch", "byodt img/s", "ort img/s",
             "ratio", "byodt 1 thread", "difference");
         boolean agree = true;
@@ -81,7 +85,7 @@ final class EqualThreadsBench {
     private Row measure(OrtEnvironment env, OrtSession session, Path model, String inputName, long[] shape) throws OrtException {
         int batch = (int) shape[0];
         Tensor input = BenchCommand.randomInput(shape);
-        try (CompiledModule oneModule = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, shape)), CompileOptions.host());
+        try (CompiledModule oneModule = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, shape)), options);
              HostModel oneThread = Compiler.jit(oneModule);
              OnnxTensor ortInput = OnnxTensor.createTensor(env, FloatBuffer.wrap(input.toFloatArray()), shape)) {
             double difference;
@@ -99,10 +103,10 @@ final class EqualThreadsBench {
             double byodt;
             if (threads == 1) byodt = single;
             else if (batch > 1 && batch % threads == 0) {
-                byodt = BenchCommand.spreadImagesPerSecond(model, seconds, inputName, shape, threads);
+                byodt = BenchCommand.spreadImagesPerSecond(model, options, seconds, inputName, shape, threads);
             } else {
                 try (CompiledModule module = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, shape)),
-                         CompileOptions.host().withThreads(threads));
+                         options.withThreads(threads));
                      HostModel split = Compiler.jit(module)) {
                     Tensor first = split.run(List.of(input)).getFirst();
                     // Splitting changes no bit: the one-thread model's output is the reference here.

@@ -94,6 +94,9 @@ final class ModelOptions {
     @Mixin
     StochasticRoundingOptions stochastic;
 
+    @Mixin
+    MultiplyAddOption multiplyAdd;
+
     @Option(names = "--no-inline-lib",
         description = "Keep datatype library functions out of line, so the code shows every call (with --emit llvm), "
             + "as TVM's op-by-op calls.")
@@ -128,8 +131,8 @@ final class ModelOptions {
         }
         chosen.extension().flatMap(extension -> extension.coverageNote(chosen, datatypes))
             .ifPresent(note -> System.err.println("byodt: " + note));
-        return CompileOptions.host().withTarget(chosen).withDatatypes(datatypes).withInlineLibraries(!noInlineLibraries)
-            .withBlocks(blocks());
+        return multiplyAdd.applyTo(CompileOptions.host()).withTarget(chosen).withDatatypes(datatypes)
+            .withInlineLibraries(!noInlineLibraries).withBlocks(blocks());
     }
 
     private static final String DEFAULT_VECTOR_DTYPE = "bfloat16";

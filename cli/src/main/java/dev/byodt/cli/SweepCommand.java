@@ -100,6 +100,9 @@ final class SweepCommand implements Callable<Integer> {
     @Mixin
     StochasticRoundingOptions stochastic;
 
+    @Mixin
+    MultiplyAddOption multiplyAdd;
+
     @Option(names = "--overflow", paramLabel = "saturate|wrap", description = "Fixed point: saturate (default) or wrap around.")
     String overflow;
 
@@ -166,13 +169,14 @@ final class SweepCommand implements Callable<Integer> {
         DataOptions.Loaded loaded = dataOptions.load(data, model, shapes.parse(), Map.of(), host);
         Graph graph = loaded.graph();
         DataSource source = loaded.data();
-        Baseline baseline = Baseline.compute(graph, model, CompileOptions.host(), reference, source, classAxis.classAxis, host,
+        Baseline baseline = Baseline.compute(graph, model, multiplyAdd.applyTo(CompileOptions.host()), reference, source, classAxis.classAxis, host,
             ComparisonRun::warnFallback);
         List<ReportEntry> entries = new ArrayList<>();
         for (SweepPoint point : mine) entries.add(measure(graph, baseline, point, host));
         double seconds = (System.nanoTime() - start) / 1e9;
 
-        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), host.describe(), Version.get(), source.description(),
+        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), MultiplyAddOption.describeTarget(host.describe(), multiplyAdd.mode()),
+            Version.get(), source.description(),
             baseline.description());
         ComparisonReport report = new ComparisonReport(setup, all.size(), part.equals(Shard.WHOLE) ? null : part.toString(), entries);
         List<Path> written = SweepOutputs.write(report, out);
@@ -295,7 +299,7 @@ final class SweepCommand implements Callable<Integer> {
                 .withFallbackToFloat32(fallback != null).withOptions(options).withSeed(stochastic.seed);
             overflowShown = Optional.ofNullable(choice.instances().get(0).options().get("overflow")).orElse(NOT_APPLICABLE);
             String label = point.dtype() + " " + point.accumulate() + (point.rounding().equals(NOT_APPLICABLE) ? "" : " " + point.rounding());
-            CompileOptions compileOptions = CompileOptions.host().withDatatypes(choice).withBlocks(block.isPresent()
+            CompileOptions compileOptions = multiplyAdd.applyTo(CompileOptions.host()).withDatatypes(choice).withBlocks(block.isPresent()
                 ? new BlockChoice(block, List.of(), BlockChoice.Accumulation.parse(point.accumulate())) : BlockChoice.none());
             List<OutputFigures> figures = DatatypeRun.measure(graph, compileOptions, baseline, label,
                 executor, ComparisonRun::warnFallback);

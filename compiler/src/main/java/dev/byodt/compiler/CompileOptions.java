@@ -3,6 +3,7 @@ package dev.byodt.compiler;
 import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.kernel.MultiplyAdd;
 
 import java.util.Optional;
 import dev.byodt.compiler.target.Target;
@@ -25,47 +26,57 @@ import dev.byodt.compiler.target.Target;
  * @param callCounter     where some kernel rounds stochastically, the entry takes the call's number as its last
  *                        input, and each call rounds with other random bits
  *                        ({@link dev.byodt.compiler.lower.RandomCounters#CALL_INPUT}): what a training step needs
+ * @param multiplyAdd     how each float32 multiply-add of a sum rounds: twice (ONNX's reference) or once (fused)
  */
 public record CompileOptions(Target target, String entrySymbol, DatatypeChoice datatypes, boolean optimize,
-                             boolean inlineLibraries, BlockChoice blocks, int threads, boolean callCounter) {
+                             boolean inlineLibraries, BlockChoice blocks, int threads, boolean callCounter,
+                             MultiplyAdd multiplyAdd) {
     public static final String DEFAULT_ENTRY = "byodt_model";
 
     public CompileOptions {
         if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, not " + threads);
     }
 
-    /** float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}, one thread, no call counter. */
+    /**
+     * float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}, one thread, no call counter, multiply-adds
+     * rounded twice.
+     */
     public static CompileOptions host() {
-        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, BlockChoice.none(), 1, false);
+        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, BlockChoice.none(), 1, false, MultiplyAdd.SEPARATE);
     }
 
     /** Each call run by {@code n} threads (1: by the caller's thread alone). */
     public CompileOptions withThreads(int n) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n, callCounter);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n, callCounter, multiplyAdd);
     }
 
-    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter); }
+    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd); }
 
-    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads, callCounter); }
+    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd); }
 
-    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads, callCounter); }
+    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd); }
 
     /** Every float tensor in {@code datatype} (a --dtype name), the rest of the choice unchanged. */
     public CompileOptions withDatatype(String datatype) { return withDatatypes(datatypes.withDatatype(datatype)); }
 
-    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads, callCounter); }
+    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads, callCounter, multiplyAdd); }
 
-    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads, callCounter); }
+    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads, callCounter, multiplyAdd); }
 
     /** MatMul, Gemm and Conv in the block datatype {@code b}, everything else in the datatypes chosen. */
     public CompileOptions withBlock(Optional<BlockDatatypeName> b) { return withBlocks(BlockChoice.everywhere(b)); }
 
     public CompileOptions withBlocks(BlockChoice b) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads, callCounter);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads, callCounter, multiplyAdd);
     }
 
     /** With {@code c}, each call's stochastic rounding moves on to other random bits (see {@code callCounter}). */
     public CompileOptions withCallCounter(boolean c) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, c);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, c, multiplyAdd);
+    }
+
+    /** Each float32 multiply-add of a sum rounded as {@code m} says. */
+    public CompileOptions withMultiplyAdd(MultiplyAdd m) {
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, m);
     }
 }

@@ -135,7 +135,8 @@ public final class Compiler {
                 calls.check(libraries, log, libraryOfDatatype(plan));
             }
             boolean unrolls = unrollsLoops(plan, options.target());
-            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls, options.threads());
+            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls, options.threads(),
+                options.multiplyAdd());
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);

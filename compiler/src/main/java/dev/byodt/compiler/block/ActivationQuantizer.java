@@ -40,7 +40,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     than the double quotient's 2^-53 ({@link #unsupported} admits M + b <= 26 under the power-of-two rules),
  *     the rounded q lies on the same side of every point as the exact one, and on a point exactly when the exact
  *     one does.</li>
- * <li>A posit element (under a power-of-two scale, so q is exact) is looked up instead: {@link PositElementRounding}.</li>
+ * <li>A posit element is rounded by table instead, under any scale and tensor scale, comparing |v| with products of
+ *     X t and the points its rounding reads, exact in double where {@link #unsupported} admits the format: no
+ *     quotient is rounded, so the limit above does not apply ({@link PositElementRounding}).</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
  * </ul>
@@ -69,15 +71,19 @@ final class ActivationQuantizer {
             if (posit.bits() > PositElementRounding.MOST_BITS) {
                 return "posit elements have at most " + PositElementRounding.MOST_BITS + " bits, not " + posit.bits() + " (" + format.name().element() + ")";
             }
-            if (format.name().tensorScale() || scale.fractionBits() > 0) {
-                return "posit elements take scales that are powers of two (such as e8m0) and no tensor scale, so that their quotients are exact";
+            // The divisor X T: a power of two under the power-of-two rules, else a scale value; times a float32 tensor scale.
+            int divisorBits = (ontoTheScaleGrid ? scale.fractionBits() + 1 : 1) + (format.name().tensorScale() ? 24 : 0);
+            int pointBits = PositElementRounding.pointBits(posit, format.elementRounding(), format.srBits());
+            if (pointBits + divisorBits > 53) {
+                return "its posit elements' rounding compares values with products of points of " + pointBits + " bits and the scales' "
+                    + divisorBits + ", more than a double's 53 (see PositElementRounding)";
             }
         }
         if (!ontoTheScaleGrid && format.name().tensorScale() && element instanceof ValueGrid grid && grid.fractionBits() + quotientBitsRead(format) > 26) {
             return "its element quotients under a tensor scale would need more than a double's bits to round without error "
                 + "(element fraction bits plus the bits the rounding reads beyond them at most 26, see ActivationQuantizer)";
         }
-        if (ontoTheScaleGrid && element instanceof ValueGrid grid && grid.fractionBits() + scale.fractionBits() > 22) {
+        if (ontoTheScaleGrid && element.largestBinadeFractionBits() + scale.fractionBits() > 22) {
             return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
         }
         return element.float32HoldsEvery() && scale.float32HoldsEvery() ? null : "its elements or scales are not all float32s (element "
@@ -128,7 +134,7 @@ final class ActivationQuantizer {
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
                 Expr counter = add(add(first, mul(j, inner)), new Expr.IntConst(ScalarType.I64, key));
-                Expr element = select(special, f64(Double.NaN), signed(element(kb, div(abs(v), kb.get(divisor)), v, counter), v));
+                Expr element = select(special, f64(Double.NaN), signed(element(kb, v, kb.get(divisor), counter), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });
         });
@@ -162,7 +168,8 @@ final class ActivationQuantizer {
      * rounding to M + 1 bits carries into the next binade; midmax 2X when amax / (X t) passes the midpoint above
      * the largest element (never 4X: that midpoint is below 2^(emax+1)). Each is then clamped to the scale
      * datatype's powers of two. nearest and rceil round amax / (t * largest element) onto the scale grid, to nearest or up. That
-     * quotient is one double division of a float32 by a value of 24 + (element fraction bits + 1) bits, and the
+     * quotient is one double division of a float32 by a value of 24 + (element fraction bits + 1) bits (the
+     * fraction bits of the largest element's binade: a posit's maxpos has none), and the
      * scale grid's points and midpoints have scale fraction bits + 2: a float32 differs from t * largest * such a
      * point, when it does, by more than 2^-(28 + both fraction bits) of itself (NVFP4: 2^-32), so while that is
      * coarser than 2^-50 ({@link #unsupported} checks) the double rounding cannot carry the quotient across a point
@@ -226,18 +233,25 @@ final class ActivationQuantizer {
     private static Expr nearestInteger(Expr x) { return sub(add(x, f64(TWO_52)), f64(TWO_52)); }
 
     /**
-     * The element magnitude of q = |v| / (X t) >= 0 in the format's element rounding, clamped to the largest: to the
-     * nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says so (q / s
-     * is exact as for nearest, so its floor and fraction are too).
+     * The element magnitude of q = |v| / divisor >= 0 (the divisor X t) in the format's element rounding, clamped to the
+     * largest: to the nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says
+     * so (q / s is exact as for nearest, so its floor and fraction are too); a posit's by {@link PositElementRounding},
+     * which compares |v| with products of the divisor instead of dividing.
      */
-    private Expr element(KernelBuilder kb, Expr q, Expr v, Expr counter) {
+    private Expr element(KernelBuilder kb, Expr v, Expr divisor, Expr counter) {
         RoundingMode mode = format.elementRounding();
         if (format.element() instanceof PositGrid posit) {
             PositElementRounding rounding = new PositElementRounding(kb, posit);
-            if (mode == RoundingMode.NEAREST_EVEN) return rounding.round(q, ValueGrid.Direction.NEAREST_EVEN);
-            return select(isNegative(v), rounding.round(q, ValueGrid.Direction.of(mode, true)), rounding.round(q, ValueGrid.Direction.of(mode, false)));
+            Expr m = abs(v);
+            return switch (mode) {
+                case NEAREST_EVEN -> rounding.round(m, divisor, ValueGrid.Direction.NEAREST_EVEN);
+                case STOCHASTIC -> rounding.roundStochastically(m, divisor, StochasticRounding.randomBits(counter, format.srBits()), format.srBits());
+                default -> select(isNegative(v), rounding.round(m, divisor, ValueGrid.Direction.of(mode, true)),
+                    rounding.round(m, divisor, ValueGrid.Direction.of(mode, false)));
+            };
         }
         ValueGrid grid = (ValueGrid) format.element();
+        Expr q = div(abs(v), divisor);
         if (mode == RoundingMode.NEAREST_EVEN) return nearest(q, grid);
         Expr step = step(q, grid), steps = div(q, step);
         Expr floor = floor(steps);

@@ -52,7 +52,7 @@ public final class BlockDots {
                 List<Buffer> inputs = new ArrayList<>();
                 for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
                 KernelBuilder kb = new KernelBuilder(node.name(), node.opType(), inputs, node.outputs().stream().map(bufferOf).toList());
-                Sums sums = new Sums(kb, format, ExactBlockSum.of(format), accumulation);
+                Sums sums = new Sums(kb, format, ExactBlockSum.of(format).orElseThrow(), accumulation);
                 switch (node.opType()) {
                     case "MatMul" -> matMul(node, kb, format, sums);
                     case "Gemm" -> gemm(node, kb, format, sums);
@@ -68,6 +68,9 @@ public final class BlockDots {
     public static Optional<String> unsupported(BlockFormat format) {
         String activations = ActivationQuantizer.unsupported(format);
         if (activations != null) return Optional.of("block datatype " + format.name() + ": " + activations);
+        if (ExactBlockSum.of(format).isEmpty()) {
+            return Optional.of("block datatype " + format.name() + ": its block sums need more than two doubles' 53 bits");
+        }
         return Optional.empty();
     }
 

@@ -41,7 +41,10 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * n maxpos^2 = n 2^(2S), S = (N - 2) 2^es: an integer of log2(n) + 4S bits times 2^(-2S), exact in a double
  * when that is at most 53 (posit8 es 0: 5 + 24 = 29, es 1: 5 + 48 = 53) and in float32 when at most 24 (posit6
  * es 0: 5 + 16 = 21). Wider ones (posit8 es 2: 5 + 96 = 101 bits, es 3: 197) sum each block's products in
- * {@link ExactBlockTotal}'s limbs, exactly, and take the limbs' sum rounded to odd (at least 27 bits).
+ * {@link ExactBlockTotal}'s limbs, exactly, and take the limbs' sum rounded to odd (at least 27 bits); under scales
+ * that are not powers of two (UE4M3) their sum must hold the scales' bits too (posit8 es 0: 29 + 8), or, in
+ * limbs, each product times the scales enters the limbs, exact while a product's 2 (N - 2 - es) bits and the
+ * scales' fit a double.
  * <p>
  * Where the sum takes at most 24 bits (FP6, FP4, INT8) it is summed in float32, whose vectors hold twice a
  * double's lanes: each product of two elements is then a float32 too, and so is every partial sum.
@@ -82,34 +85,47 @@ final class ExactBlockSum {
         this.checked = checked;
     }
 
-    /** How {@code format}'s block sums are computed exactly. */
-    static ExactBlockSum of(BlockFormat format) {
+    /** How {@code format}'s block sums are computed exactly, or empty where even limbs cannot take a posit's products times its scales exactly. */
+    static Optional<ExactBlockSum> of(BlockFormat format) {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
         if (format.element() instanceof PositGrid posit) {
-            // Posit elements take power-of-two scales only (ActivationQuantizer.unsupported).
             int maxScale = posit.maxExponent(), sumBits = countBits + 4 * maxScale;
             boolean inFloat32 = sumBits <= FLOAT_BITS && -2 * maxScale >= FLOAT_MIN_EXPONENT && countBits + 2 * maxScale < FLOAT_MAX_EXPONENT;
-            if (sumBits <= DOUBLE_BITS) return new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false);
-            return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true, false);
+            if (sumBits + scaleBits(format) <= DOUBLE_BITS) {
+                return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false));
+            }
+            // In limbs, a product of elements (at most 2 (N - 2 - es) bits) times scales that are not powers of two must stay exact.
+            if (2 * (posit.bits() - 2 - posit.es()) + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true, false));
         }
         ValueGrid element = (ValueGrid) format.element();
         int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
         int sumBits = countBits + 2 * emax + 2 - 2 * s;
-        // Scales that are not powers of two (NVFP4's UE4M3) add their bits to the scaled sum, which must stay exact.
         int scaleBits = scaleBits(format);
         if (sumBits + scaleBits <= DOUBLE_BITS) {
             // Any partial sum of a block is a multiple of 2^(2s) below 2^(countBits + 2 emax + 2) too, so within
             // float32's 24 bits and its exponents it is exact in whatever order the products are added.
             boolean inFloat32 = sumBits <= FLOAT_BITS && 2 * s >= FLOAT_MIN_EXPONENT && countBits + 2 * emax + 2 <= FLOAT_MAX_EXPONENT;
-            return new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false);
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false));
         }
         int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
         int t = Math.floorDiv(large - small, 2);
         if (scaleBits == 0 && large - t <= DOUBLE_BITS && small + t <= DOUBLE_BITS) {
-            return new ExactBlockSum(format, Optional.of(f64(Math.scalb(1.0, t))), ScalarType.F64, false, false);
+            return Optional.of(new ExactBlockSum(format, Optional.of(f64(Math.scalb(1.0, t))), ScalarType.F64, false, false));
         }
-        return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, true);
+        return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, true));
     }
+
+    /**
+     * The bits the product of two blocks' scales adds to a scaled block sum, which must stay exact: none for powers
+     * of two, which only move the exponent, 2 (M + 1) for scales of M fraction bits (NVFP4's UE4M3: 8).
+     */
+    private static int scaleBits(BlockFormat format) {
+        return scalesArePowersOfTwo(format) ? 0 : 2 * (format.scale().fractionBits() + 1);
+    }
+
+    /** Whether every value of the scale datatype is a power of two (E8M0), whatever the rule chooses. */
+    private static boolean scalesArePowersOfTwo(BlockFormat format) { return format.scale().fractionBits() == 0; }
 
     /** Whether a block's sum is a few partial sums ({@link #emitParts}) that can be kept side by side in tiles: not limbs. */
     boolean inPartialSums() { return !inLimbs; }
@@ -160,7 +176,7 @@ final class ExactBlockSum {
      * Whether a checked format's blocks that {@link #fitsOneDouble(Expr, Expr)} refuses may split into two exact
      * sums ({@link #fitsTwoDoubles}): where its scales are powers of two, which keep the two sums' rounding to odd.
      */
-    boolean splitsWhereTwoFit() { return checked && format.scale().fractionBits() == 0; }
+    boolean splitsWhereTwoFit() { return checked && scalesArePowersOfTwo(format); }
 
     /**
      * Whether a block of a checked format whose scales are powers of two, with products from smallestProduct to
@@ -187,11 +203,6 @@ final class ExactBlockSum {
     private int checkExponent() {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
         return countBits + 2 * ((ValueGrid) format.element()).fractionBits() + 3 + scaleBits(format) - DOUBLE_BITS;
-    }
-
-    /** The bits the product of two scales of {@code format} adds to a block sum: 0 for powers of two, else twice a scale's significand. */
-    private static int scaleBits(BlockFormat format) {
-        return format.scale().fractionBits() == 0 ? 0 : 2 * (format.scale().fractionBits() + 1);
     }
 
     /** The type of the products and of the partial sums. */
@@ -280,12 +291,13 @@ final class ExactBlockSum {
     /**
      * The block's exact sum of {@code product} over j < count times {@code scales}, rounded once to float32 (F32),
      * summed in limbs ({@link ExactBlockTotal}). Under scales that are powers of two, the products alone, whose sum
-     * rounded to odd then takes the scales exactly; else each product times the scales (exact: at most 2M + 2 + 8
-     * bits, M <= 19 where the scales are not powers of two, as {@link ActivationQuantizer} admits), the sum rounded
-     * once: rounding to odd is not preserved by a product that is not a power of two.
+     * rounded to odd then takes the scales exactly; else each product times the scales (exact: {@link #of} admits
+     * posits whose products and two scales fit 53 bits, and {@link ActivationQuantizer} minifloats of at most 19
+     * fraction bits onto such scales, 2M + 2 + 8 bits), the sum rounded once: rounding to odd is not preserved by a
+     * product that is not a power of two.
      */
     Expr emitInLimbs(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
-        if (format.scale().fractionBits() == 0) {
+        if (scalesArePowersOfTwo(format)) {
             ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
             kb.loop(count, j -> sum.include(product.apply(j)));
             return cast(ScalarType.F32, mul(sum.roundedToOdd(), scales));

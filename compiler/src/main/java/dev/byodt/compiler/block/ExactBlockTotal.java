@@ -34,7 +34,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * <p>
  * Posit blocks whose sums outgrow a double, and the blocks of wide elements (bfloat16, float16) whose sums do, use
  * the same limbs twice: {@link #ofProducts} sums one block's products
- * of elements (from 2^(2 s), unscaled), whose sum rounded to odd is then scaled and rounded to float32; and under
+ * of elements (from 2^(2 s), unscaled), whose sum rounded to odd is then scaled and rounded to float32 (under
+ * scales that are not powers of two, which would not keep it rounded to odd, a {@link #zero} total sums the
+ * block's products times its scales instead); and under
  * --accumulate exact each product times its block's scales enters the dot product's total, a multiple of
  * 2^(2 s + 2 x) below a block sum's bound as well.
  */

@@ -5,6 +5,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.LoopVar;
+import dev.byodt.compiler.kernel.MultiplyAdd;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.kernel.Stmt;
@@ -77,6 +78,7 @@ public final class LlvmCodegen {
     private final Map<ScalarType, LLVMValueRef> accumulatorSlots = new HashMap<>();
     private final boolean interleavesPlainLoops;
     private final boolean threaded;
+    private final MultiplyAdd multiplyAdd;
     private final WorkSharing sharing;
     // In a kernel function of a module for several threads: the loop it splits, the state its chunks are
     // claimed in, its tag there, this thread's part and how many threads take them.
@@ -86,10 +88,12 @@ public final class LlvmCodegen {
     private LLVMValueRef part;
     private LLVMValueRef parts;
 
-    private LlvmCodegen(LLVMContextRef context, String moduleName, boolean interleavesPlainLoops, boolean threaded) {
+    private LlvmCodegen(LLVMContextRef context, String moduleName, boolean interleavesPlainLoops, boolean threaded,
+                        MultiplyAdd multiplyAdd) {
         this.context = context;
         this.interleavesPlainLoops = interleavesPlainLoops;
         this.threaded = threaded;
+        this.multiplyAdd = multiplyAdd;
         this.module = LLVMModuleCreateWithNameInContext(moduleName, context);
         this.builder = LLVMCreateBuilderInContext(context);
         this.voidType = LLVMVoidTypeInContext(context);
@@ -102,12 +106,13 @@ public final class LlvmCodegen {
      * A new module in {@code context} whose external function {@code entrySymbol} runs the program; with
      * {@code interleavesPlainLoops}, its innermost loops without library calls are marked to be interleaved
      * ({@link InterleavedLoops}), for an optimizer that interleaves no other loop. With {@code threads} above 1
-     * the entry function is the one for several threads (see above).
+     * the entry function is the one for several threads (see above). Each multiply-add of machine floats rounds as
+     * {@code multiplyAdd} says.
      */
     public static LLVMModuleRef generate(Program program, MemoryPlan plan, String entrySymbol, LLVMContextRef context,
-                                         boolean interleavesPlainLoops, int threads) {
+                                         boolean interleavesPlainLoops, int threads, MultiplyAdd multiplyAdd) {
         LlvmCodegen codegen = new LlvmCodegen(context, program.name() == null || program.name().isEmpty() ? "model" : program.name(),
-            interleavesPlainLoops, threads > 1);
+            interleavesPlainLoops, threads > 1, multiplyAdd);
         try {
             codegen.emitProgram(program, plan, entrySymbol);
             return codegen.module;
@@ -533,7 +538,10 @@ public final class LlvmCodegen {
             case MIN -> call("llvm.minimum" + suffix(t), t, a);
             case MAX -> call("llvm.maximum" + suffix(t), t, a);
             case SQRT -> call("llvm.sqrt" + suffix(t), t, a);
-            case MAC -> LLVMBuildFAdd(builder, a.get(0), LLVMBuildFMul(builder, a.get(1), a.get(2), ""), "");
+            // llvm.fma rounds once on every target (an instruction or a library call); llvm.fmuladd would let the
+            // target choose one rounding or two, and so the bits.
+            case MAC -> multiplyAdd == MultiplyAdd.FUSED ? call("llvm.fma" + suffix(t), t, List.of(a.get(1), a.get(2), a.get(0)))
+                : LLVMBuildFAdd(builder, a.get(0), LLVMBuildFMul(builder, a.get(1), a.get(2), ""), "");
             case EXACT_MAC -> call("llvm.fmuladd" + suffix(t), t, List.of(a.get(1), a.get(2), a.get(0)));
             default -> throw new IllegalStateException(op + " on a machine float must be lowered by the datatype");
         };

@@ -4,7 +4,6 @@ import dev.byodt.runtime.ByodtException;
 
 import java.math.BigDecimal;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.function.IntToLongFunction;
 import java.util.stream.Collectors;
@@ -43,16 +42,12 @@ public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid
 
     /**
      * The format with its elements rounded in --rounding's {@code mode} (an option name): a mode of
-     * {@link RoundingMode}; fixed point's truncate is not a block mode, nor stochastic rounding for posit
-     * elements (their cut bits are exponent bits near minpos and maxpos, not a fraction of a step).
+     * {@link RoundingMode}; fixed point's truncate is not a block mode.
      */
     public BlockFormat withElementRounding(String mode) {
-        List<RoundingMode> modes = Arrays.stream(RoundingMode.values())
-            .filter(m -> !(element instanceof PositGrid && m == RoundingMode.STOCHASTIC)).toList();
-        if (modes.stream().noneMatch(m -> m.optionName().equals(mode))) {
-            throw new ByodtException("block datatype " + name + ": its " + (element instanceof PositGrid ? "posit " : "")
-                + "elements round in the --rounding modes " + modes.stream().map(RoundingMode::optionName).collect(Collectors.joining(", "))
-                + ", not " + mode);
+        if (Arrays.stream(RoundingMode.values()).noneMatch(m -> m.optionName().equals(mode))) {
+            throw new ByodtException("block datatype " + name + ": its elements round in the --rounding modes "
+                + Arrays.stream(RoundingMode.values()).map(RoundingMode::optionName).collect(Collectors.joining(", ")) + ", not " + mode);
         }
         return new BlockFormat(name, element, scale, RoundingMode.of(mode), srBits, seed);
     }
@@ -125,9 +120,8 @@ public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid
         for (int i = 0; i < count; i++) {
             float v = values[from + i];
             BigDecimal quotient = new BigDecimal(Math.abs(v));
-            // withElementRounding admits stochastic rounding for ValueGrid elements only.
             double magnitude = elementRounding == RoundingMode.STOCHASTIC
-                ? ((ValueGrid) element).roundStochastically(quotient, divisor, StochasticRounding.randomBits(counters.applyAsLong(i), srBits), srBits)
+                ? element.roundStochastically(quotient, divisor, StochasticRounding.randomBits(counters.applyAsLong(i), srBits), srBits)
                 : element.round(quotient, divisor, ValueGrid.Direction.of(elementRounding, v < 0));
             elements[i] = Math.copySign(magnitude, v);
         }

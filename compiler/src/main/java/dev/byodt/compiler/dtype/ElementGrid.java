@@ -42,6 +42,14 @@ public sealed interface ElementGrid permits ValueGrid, PositGrid {
      */
     double round(BigDecimal numerator, BigDecimal denominator, ValueGrid.Direction direction);
 
+    /**
+     * The value for the exact positive quotient {@code numerator / denominator} rounded stochastically with the
+     * {@code bits} random bits {@code random}: from the value toward zero up to the next one when the first
+     * {@code bits} bits of its fraction of the distance between them, read as an integer c, and {@code random}
+     * carry (c + random >= 2^bits, with probability c / 2^bits), clamped as {@link #round} clamps.
+     */
+    double roundStochastically(BigDecimal numerator, BigDecimal denominator, int random, int bits);
+
     /** floor(log2(largest)): the element's emax of the OCP MX rule. */
     default int maxExponent() { return Math.getExponent(largest()); }
 

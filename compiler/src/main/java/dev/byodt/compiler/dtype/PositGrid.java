@@ -75,9 +75,8 @@ public record PositGrid(int bits, int es) implements ElementGrid {
 
     @Override
     public double round(BigDecimal numerator, BigDecimal denominator, ValueGrid.Direction direction) {
-        if (numerator.signum() == 0) return 0;
-        if (numerator.compareTo(denominator.multiply(new BigDecimal(largest()))) >= 0) return largest();
-        if (numerator.compareTo(denominator.multiply(new BigDecimal(smallest()))) <= 0) return smallest();
+        double end = atAnEnd(numerator, denominator);
+        if (!Double.isNaN(end)) return end;
         Cut cut = truncated(numerator, denominator);
         long below = cut.pattern() >>> 1;
         boolean firstCutBit = (cut.pattern() & 1) == 1, inexact = firstCutBit || !cut.exact();
@@ -90,6 +89,37 @@ public record PositGrid(int bits, int es) implements ElementGrid {
             case ODD -> inexact && !belowIsOdd;
         };
         return value(below + (stepUp ? 1 : 0));
+    }
+
+    /**
+     * The posit for q = numerator / denominator rounded stochastically between its neighbours lo < q < hi by its
+     * distance from them, in the posit's own spacing: c = floor((q - lo) / (hi - lo) 2^bits), one pattern up when
+     * c + random >= 2^bits, so that E[result] = q to within 2^-bits (hi - lo) everywhere between minpos and maxpos.
+     * Not by the bit string's cut bits, which near minpos and maxpos are exponent bits (posit8 es 2 has no posit
+     * between 2^20 and 2^24, and the cut bits of 2^22 read 1/2 where its distance reads 1/5). As in every mode, 0
+     * gives 0, a nonzero q up to minpos gives minpos (never 0) and q from maxpos up maxpos (never NaR).
+     */
+    @Override
+    public double roundStochastically(BigDecimal numerator, BigDecimal denominator, int random, int bits) {
+        double end = atAnEnd(numerator, denominator);
+        if (!Double.isNaN(end)) return end;
+        long below = truncated(numerator, denominator).pattern() >>> 1;
+        BigDecimal low = new BigDecimal(value(below)), spacing = new BigDecimal(value(below + 1)).subtract(low);
+        // c = floor((q - low) 2^bits / spacing), exactly: numerator and spacing both times the denominator.
+        long c = numerator.subtract(low.multiply(denominator)).multiply(powerOfTwo(bits)).divideToIntegralValue(spacing.multiply(denominator))
+            .longValueExact();
+        return value(below + (c + random >= 1L << bits ? 1 : 0));
+    }
+
+    /**
+     * What every mode gives q = numerator / denominator at the ends: 0 for 0, minpos for 0 < q <= minpos, maxpos for
+     * q >= maxpos; NaN for q strictly between minpos and maxpos, which the modes round each their own way.
+     */
+    private double atAnEnd(BigDecimal numerator, BigDecimal denominator) {
+        if (numerator.signum() == 0) return 0;
+        if (numerator.compareTo(denominator.multiply(new BigDecimal(largest()))) >= 0) return largest();
+        if (numerator.compareTo(denominator.multiply(new BigDecimal(smallest()))) <= 0) return smallest();
+        return Double.NaN;
     }
 
     /** The first bits + 1 bits of a bit string (after the sign) and whether the bits after them are all 0. */

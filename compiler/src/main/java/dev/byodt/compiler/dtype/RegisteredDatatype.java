@@ -58,6 +58,9 @@ public final class RegisteredDatatype implements Datatype {
 
     public DatatypeInstance instance() { return instance; }
 
+    /** Whether the datatype's values are machine float32s (the reference datatype's), not a library's storage. */
+    boolean valuesAreFloat32() { return valuesAreFloat32; }
+
     @Override
     public String name() { return instance.toString(); }
 

@@ -104,6 +104,7 @@ public record ValueGrid(int fractionBits, int minExponent, double largest, boole
      * fraction of a step cut off, read as an integer c, and the {@code bits} random bits {@code random} carry:
      * c + random >= 2^bits, with probability c / 2^bits.
      */
+    @Override
     public double roundStochastically(BigDecimal numerator, BigDecimal denominator, int random, int bits) {
         double below = round(numerator, denominator, Direction.TOWARD_ZERO);
         if (numerator.signum() == 0 || below == largest) return below;

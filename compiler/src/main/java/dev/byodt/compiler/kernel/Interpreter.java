@@ -8,21 +8,31 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs a kernel in Java on tensors, with float32 semantics for REAL and ACC. The compiler uses it to fold
- * kernels whose inputs are all known at compile time (shape computations, weight transforms); tests use it
- * as a second executor of the same kernels. It is a tree walker, meant for small tensors, not for speed.
+ * Runs a kernel in Java on tensors, with float32 semantics for REAL and ACC, each multiply-add rounded as a
+ * {@link MultiplyAdd} says. The compiler uses it to fold kernels whose inputs are all known at compile time
+ * (shape computations, weight transforms), when the model is loaded and before any compile option applies, so
+ * with ONNX's separate roundings; tests use it as a second executor of the same kernels, in either mode. It is a
+ * tree walker, meant for small tensors, not for speed.
  */
 public final class Interpreter {
     private final Map<Buffer, Tensor> tensors;
+    private final MultiplyAdd multiplyAdd;
     private final Map<LoopVar, Long> loopValues = new HashMap<>();
     private final Map<Local, Object> localValues = new HashMap<>();
 
-    private Interpreter(Map<Buffer, Tensor> tensors) {
+    private Interpreter(Map<Buffer, Tensor> tensors, MultiplyAdd multiplyAdd) {
         this.tensors = tensors;
+        this.multiplyAdd = multiplyAdd;
     }
 
-    /** Runs the kernel; {@code inputs} are its input tensors in order (null where omitted). Returns its outputs. */
-    public static List<Tensor> run(Kernel kernel, List<Tensor> inputs) {
+    /** Runs the kernel with ONNX's roundings (the product, then the sum); see {@link #run(Kernel, List, MultiplyAdd)}. */
+    public static List<Tensor> run(Kernel kernel, List<Tensor> inputs) { return run(kernel, inputs, MultiplyAdd.SEPARATE); }
+
+    /**
+     * Runs the kernel, each multiply-add rounded as {@code multiplyAdd} says; {@code inputs} are its input tensors in
+     * order (null where omitted). Returns its outputs.
+     */
+    public static List<Tensor> run(Kernel kernel, List<Tensor> inputs, MultiplyAdd multiplyAdd) {
         Map<Buffer, Tensor> tensors = new HashMap<>();
         for (int i = 0; i < kernel.inputs().size(); i++) {
             Buffer b = kernel.inputs().get(i);
@@ -32,7 +42,7 @@ public final class Interpreter {
         for (int i = 0; i < outputs.size(); i++) tensors.put(kernel.outputs().get(i), outputs.get(i));
         tensors.putAll(kernel.constants());
         for (Buffer b : kernel.scratch()) tensors.put(b, Tensor.zeros(elementTypeOf(b), b.shape()));
-        new Interpreter(tensors).execute(kernel.body());
+        new Interpreter(tensors, multiplyAdd).execute(kernel.body());
         return outputs;
     }
 
@@ -107,7 +117,9 @@ public final class Interpreter {
             case AND -> truth(a[0]) && truth(a[1]);
             case OR -> truth(a[0]) || truth(a[1]);
             case NOT -> !truth(a[0]);
-            case MAC, EXACT_MAC -> (Float) a[0] + (Float) a[1] * (Float) a[2];
+            case MAC -> multiplyAdd.apply((Float) a[0], (Float) a[1], (Float) a[2]);
+            // Its product and sum are exact: one rounding or two give the same bits.
+            case EXACT_MAC -> (Float) a[0] + (Float) a[1] * (Float) a[2];
             case DIVIDE_BY_COUNT -> (Float) a[0] / (float) (long) (Long) a[1];
             case LT, LE, GT, GE, EQ, NE -> compare(o.op(), a[0], a[1]);
             // The casts keep the boxes: "? Long : Float" would promote both to float and turn integers into floats.

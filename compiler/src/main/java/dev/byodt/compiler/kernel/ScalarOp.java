@@ -56,10 +56,11 @@ public enum ScalarOp {
     /** Conversion to the Op's result type: between REAL, ACC, integers and machine floats. */
     CAST(Category.STRUCTURE, 1),
     /**
-     * mac(acc, a, b) = acc + a * b in the accumulator: how reductions accumulate products. float32 computes a
-     * multiply then an add, two roundings and no fused multiply-add, which is what ONNX's reference computes.
+     * mac(acc, a, b) = acc + a * b in the accumulator: how reductions accumulate products. On machine floats (float32's
+     * sums, --accumulate float32's) it rounds as {@link MultiplyAdd} says: by default a multiply then an add, two
+     * roundings, which is what ONNX's reference computes; with --multiply-add fused one fused multiply-add.
      */
-    MAC(Category.STRUCTURE, 3, Float32Lowering.MULTIPLY_THEN_ADD, null, null, null),
+    MAC(Category.STRUCTURE, 3, Float32Lowering.MULTIPLY_ADD, null, null, null),
     /**
      * exactMac(acc, a, b) = acc + a * b on machine floats (F32, F64) whose product and sum are both exact, such as
      * a block's products of elements and their partial sums ({@code ExactBlockSum}): a fused multiply-add then
@@ -100,8 +101,8 @@ public enum ScalarOp {
         INSTRUCTION,
         /** A call of float32.c's {@code float32_NAME}, which computes in double without a C library. */
         LIBRARY,
-        /** mac(acc, a, b) as acc + a * b, two roundings. */
-        MULTIPLY_THEN_ADD
+        /** mac(acc, a, b) as the machine's multiply-add, rounded once or twice as {@link MultiplyAdd} says. */
+        MULTIPLY_ADD
     }
 
     /** An operation on float32 values; unary ones ignore y. */

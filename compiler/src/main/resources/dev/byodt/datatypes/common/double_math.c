@@ -2,8 +2,8 @@
  * Double-precision elementary functions shared by byodt's built-in datatype libraries (float32, minifloat,
  * fixed, posit), without a C library: each library is compiled as one translation unit made of this file
  * followed by the family's own file, so every family computes exp, log, tanh, sigmoid, erf, pow, sin and cos
- * (and floor, ceil and round, exactly) with the same code, and defines each such function with one line
- * (THROUGH_DOUBLE, at the end). Branch-light (selects, fixed trip counts) and always inlined, so that loops
+ * (and floor, ceil and round, exactly, and an integer square root) with the same code, and defines each such
+ * function with one line (THROUGH_DOUBLE, at the end). Branch-light (selects, fixed trip counts) and always inlined, so that loops
  * calling them vectorize.
  *
  * Accuracy: the series below are truncated far beneath double's rounding (2^-60 relative or less), so the
@@ -162,6 +162,20 @@ DOUBLE_MATH double floor_d(double x) {
 DOUBLE_MATH double ceil_d(double x) {
     double r = round_d(x);
     return with_sign_of(x, r < x ? r + 1 : r);
+}
+
+/* ---- integer square root, for the families whose sqrt is exact on integers (fixed point, minifloat) */
+
+/* floor(sqrt(v)) for v < 2^62, digit by digit. */
+DOUBLE_MATH uint64_t isqrt(uint64_t v) {
+    uint64_t root = 0, remainder = v;
+    for (int bit = 30; bit >= 0; bit--) {
+        uint64_t trial = (root << (bit + 1)) + ((uint64_t)1 << (2 * bit));
+        int fits = remainder >= trial;
+        remainder -= fits ? trial : 0;
+        root += fits ? (uint64_t)1 << bit : 0;
+    }
+    return root;
 }
 
 /* ---- sin and cos */

@@ -134,18 +134,6 @@ static double to_double(T a) { return (double)value_of(a) * pow2(-P); }
 /* x^y for fixed-point operands (common/double_math.c's pow_d, below): negative x with a non-integer y gives NaN,
    so 0; 0^negative is infinity, so saturates. */
 
-/* floor(sqrt(v)) for v < 2^62, digit by digit. */
-static uint64_t isqrt(uint64_t v) {
-    uint64_t root = 0, remainder = v;
-    for (int bit = 30; bit >= 0; bit--) {
-        uint64_t trial = (root << (bit + 1)) + ((uint64_t)1 << (2 * bit));
-        int fits = remainder >= trial;
-        remainder -= fits ? trial : 0;
-        root += fits ? (uint64_t)1 << bit : 0;
-    }
-    return root;
-}
-
 /* ---- the library ---- */
 
 /* Sums and differences in N bits, wrapped, or saturated by the overflow flag: the pattern LLVM turns into

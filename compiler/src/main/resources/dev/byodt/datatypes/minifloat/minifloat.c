@@ -323,18 +323,6 @@ static T from_float(float x) {
 
 /* ---- square root with integers ---- */
 
-/* floor(sqrt(v)) for v < 2^62, digit by digit. */
-static uint64_t isqrt(uint64_t v) {
-    uint64_t root = 0, remainder = v;
-    for (int bit = 30; bit >= 0; bit--) {
-        uint64_t trial = (root << (bit + 1)) + ((uint64_t)1 << (2 * bit));
-        int fits = remainder >= trial;
-        remainder -= fits ? trial : 0;
-        root += fits ? (uint64_t)1 << bit : 0;
-    }
-    return root;
-}
-
 /*
  * sqrt(a) = sqrt(m 2^e) with the integer significand m scaled so that e is even and m has 60 or 61 bits:
  * floor(sqrt(m)) has 30 or 31 bits (>= M + 3), and a sticky bit for an inexact root; that, as a double, rounds

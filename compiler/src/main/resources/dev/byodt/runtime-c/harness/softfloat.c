@@ -126,6 +126,23 @@ static struct unpacked normalized(struct unpacked u) {
     return u;
 }
 
+/*
+ * a + b rounded once, for finite nonzero terms whose significands leave a bit for the carry below bit 63 and bits
+ * enough below the format's last one: the smaller term aligned to the larger, its bits shifted out kept as sticky.
+ */
+static uint64_t rounded_sum(struct format f, struct unpacked a, struct unpacked b) {
+    if (a.exponent < b.exponent) {
+        struct unpacked t = a;
+        a = b;
+        b = t;
+    }
+    b.significand = shift_right_sticky(b.significand, a.exponent - b.exponent);
+    if (a.sign == b.sign) return round_pack(f, a.sign, a.exponent, a.significand + b.significand);
+    if (a.significand == b.significand) return 0;
+    if (a.significand > b.significand) return round_pack(f, a.sign, a.exponent, a.significand - b.significand);
+    return round_pack(f, b.sign, a.exponent, b.significand - a.significand);
+}
+
 static uint64_t add(struct format f, uint64_t a_bits, uint64_t b_bits, int negate_b) {
     struct unpacked a = unpack(f, a_bits), b = unpack(f, b_bits);
     b.sign ^= negate_b;
@@ -140,16 +157,7 @@ static uint64_t add(struct format f, uint64_t a_bits, uint64_t b_bits, int negat
     a.exponent -= 9;
     b.significand <<= 9;
     b.exponent -= 9;
-    if (a.exponent < b.exponent) {
-        struct unpacked t = a;
-        a = b;
-        b = t;
-    }
-    b.significand = shift_right_sticky(b.significand, a.exponent - b.exponent);
-    if (a.sign == b.sign) return round_pack(f, a.sign, a.exponent, a.significand + b.significand);
-    if (a.significand == b.significand) return 0;
-    if (a.significand > b.significand) return round_pack(f, a.sign, a.exponent, a.significand - b.significand);
-    return round_pack(f, b.sign, a.exponent, b.significand - a.significand);
+    return rounded_sum(f, a, b);
 }
 
 static uint64_t multiply(struct format f, uint64_t a_bits, uint64_t b_bits) {
@@ -196,6 +204,35 @@ static uint64_t divide(struct format f, uint64_t a_bits, uint64_t b_bits) {
         remainder <<= 1;
     }
     return round_pack(f, sign, a.exponent - b.exponent - 61, quotient | (remainder != 0));
+}
+
+/*
+ * a * b + c rounded once (a fused multiply-add) in binary32: the product of two 24-bit significands is exact in 48
+ * bits, and both terms are summed with their leading bit at bit 61: 38 bits below binary32's last one and one for
+ * the carry.
+ */
+static uint64_t fused_multiply_add_single(uint64_t a_bits, uint64_t b_bits, uint64_t c_bits) {
+    struct format f = SINGLE;
+    struct unpacked a = unpack(f, a_bits), b = unpack(f, b_bits), c = unpack(f, c_bits);
+    int sign = a.sign ^ b.sign;
+    if (a.kind == NOT_A_NUMBER || b.kind == NOT_A_NUMBER || c.kind == NOT_A_NUMBER) return canonical_nan(f);
+    if (a.kind == INFINITE || b.kind == INFINITE) {
+        if (a.kind == ZERO || b.kind == ZERO) return canonical_nan(f);
+        return c.kind == INFINITE && c.sign != sign ? canonical_nan(f) : infinity(f, sign);
+    }
+    if (c.kind == INFINITE) return infinity(f, c.sign);
+    if (a.kind == ZERO || b.kind == ZERO) {
+        /* An exact zero product: (+0) + (-0) is +0, as in add. */
+        if (c.kind == ZERO) return sign && c.sign ? sign_bit(f) : 0;
+        return c_bits;
+    }
+    struct unpacked p = {FINITE, sign, a.exponent + b.exponent, a.significand * b.significand};
+    if (c.kind == ZERO) return round_pack(f, p.sign, p.exponent, p.significand);
+    p.exponent -= 61 - leading_bit(p.significand);
+    p.significand <<= 61 - leading_bit(p.significand);
+    c.exponent -= 61 - leading_bit(c.significand);
+    c.significand <<= 61 - leading_bit(c.significand);
+    return rounded_sum(f, p, c);
 }
 
 /* -1, 0 or 1 as a is below, equal to or above b; unordered (a NaN) gives {@code unordered}. */
@@ -280,6 +317,8 @@ float __addsf3(float a, float b) { return single_of(add(SINGLE, of_single(a), of
 float __subsf3(float a, float b) { return single_of(add(SINGLE, of_single(a), of_single(b), 1)); }
 float __mulsf3(float a, float b) { return single_of(multiply(SINGLE, of_single(a), of_single(b))); }
 float __divsf3(float a, float b) { return single_of(divide(SINGLE, of_single(a), of_single(b))); }
+/* llvm.fma.f32 where the target has no fused multiply-add instruction (byodt's --multiply-add fused). */
+float fmaf(float a, float b, float c) { return single_of(fused_multiply_add_single(of_single(a), of_single(b), of_single(c))); }
 double __adddf3(double a, double b) { return double_of(add(DOUBLE, of_double(a), of_double(b), 0)); }
 double __subdf3(double a, double b) { return double_of(add(DOUBLE, of_double(a), of_double(b), 1)); }
 double __muldf3(double a, double b) { return double_of(multiply(DOUBLE, of_double(a), of_double(b))); }

@@ -13,6 +13,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -147,6 +148,42 @@ class SupportRoutinesTest {
             int n = Float.floatToRawIntBits(b);
             assertSameFloat((float) n, (float) fromInt.invokeExact(n), "float " + n);
         }
+    }
+
+    /**
+     * fmaf, what llvm.fma.f32 calls on a core without the instruction (riscv32's --multiply-add fused), against the
+     * exact a * b + c rounded once: in BigDecimal for a finite nonzero result, by IEEE 754's rules otherwise (a special
+     * operand, or an exact zero, whose sign those rules give and Java's a * b + c computes, as its product is then exact).
+     * The triples reach cancellation (c near -a * b), ties (a and b near 1, c a power of two), subnormal and
+     * overflowing results.
+     */
+    @Test
+    void fusedMultiplyAddRoundsOnce() throws Throwable {
+        MethodHandle fma = function("fmaf", F, F, F, F);
+        Random random = new Random(20261127);
+        List<float[]> triples = new ArrayList<>();
+        for (float[] p : floatPairs()) {
+            float a = p[0], b = p[1];
+            float c = switch (triples.size() % 4) {
+                case 0 -> Float.intBitsToFloat(random.nextInt());
+                case 1 -> -(a * b) * (1 + (random.nextInt(64) - 32) * 0x1p-24f);       // cancels the product's top bits
+                case 2 -> Math.scalb(1f, random.nextInt(60) - 30) * (random.nextBoolean() ? 1 : -1);
+                default -> Float.intBitsToFloat(Float.floatToRawIntBits(a * b) + random.nextInt(3) - 1);
+            };
+            triples.add(new float[]{a, b, c});
+        }
+        for (float[] t : triples) {
+            float a = t[0], b = t[1], c = t[2];
+            String what = Float.toHexString(a) + " * " + Float.toHexString(b) + " + " + Float.toHexString(c);
+            assertSameFloat(roundedOnce(a, b, c), (float) fma.invokeExact(a, b, c), "fma " + what);
+        }
+    }
+
+    private static float roundedOnce(float a, float b, float c) {
+        if (!Float.isFinite(a) || !Float.isFinite(b)) return a * b + c;
+        if (!Float.isFinite(c)) return c;
+        BigDecimal exact = new BigDecimal(a).multiply(new BigDecimal(b)).add(new BigDecimal(c));
+        return exact.signum() == 0 ? a * b + c : exact.floatValue();
     }
 
     /**

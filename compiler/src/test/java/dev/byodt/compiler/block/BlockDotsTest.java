@@ -100,7 +100,8 @@ class BlockDotsTest {
     @ValueSource(strings = {"block[custom[fp8e4m3]8,32,e8m0,ceil]", "block[fxp8_6,32,e8m0,even]", "block[custom[fp4e2m1]4,32,e8m0,rceil]",
         "block[custom[fp6e2m3]6,32,e8m0,midmax]", "block[custom[fp4e2m1]4,16,ue4m3,rceil,tensor]", "block[custom[posit]8,32,e8m0,ceil]",
         "block[custom[posit_es1]8,32,e8m0,even]", "block[custom[posit]8,32,e8m0,rceil]", "block[custom[posit_es0]8,32,e8m0,midmax]",
-        "block[custom[posit_es3]8,32,e8m0,nearest]"})
+        "block[custom[posit_es3]8,32,e8m0,nearest]", "block[custom[posit_es1]8,16,ue4m3,nearest,tensor]", "block[custom[posit]8,16,ue4m3,rceil]",
+        "block[custom[posit_es0]16,32,ue4m3,nearest,tensor]", "block[custom[posit_es3]8,32,ue4m3,even]"})
     void everyScaleRuleQuantizesAsTheExactReference(String name) {
         checkQuantization(name, RoundingMode.NEAREST_EVEN, rows(name));
     }
@@ -113,7 +114,8 @@ class BlockDotsTest {
     @ParameterizedTest
     @CsvSource({"'block[custom[fp4e2m1]4,16,ue4m3,floor,tensor]', nearest", "'block[custom[fp8e4m3]8,32,ue4m3,ceil,tensor]', nearest",
         "'block[fxp8_6,32,ue4m3,even,tensor]', nearest-away", "'block[custom[fp6e2m3]6,32,ue4m3,midmax,tensor]', odd",
-        "'block[custom[fp8e5m2]8,32,ue4m3,floor,tensor]', up"})
+        "'block[custom[fp8e5m2]8,32,ue4m3,floor,tensor]', up", "'block[custom[posit]8,16,ue4m3,floor,tensor]', nearest",
+        "'block[custom[posit_es1]8,32,ue4m3,midmax,tensor]', odd", "'block[custom[posit_es0]8,16,ue4m3,ceil,tensor]', nearest-away"})
     void powerOfTwoRulesUnderATensorScaleQuantizeAsTheExactReference(String name, String mode) {
         float[][] rows = rows(name);
         checkQuantization(name, RoundingMode.of(mode), rows);
@@ -269,11 +271,16 @@ class BlockDotsTest {
 
     // ---- dot products
 
-    /** Posit blocks sum in float32 (posit6 es 0), a double (posit8 es 0 and 1) and limbs (posit8 es 2 and 3, posit16 es 1). */
+    /**
+     * Posit blocks sum in float32 (posit6 es 0), a double (posit8 es 0 and 1; es 0 under UE4M3 scales, whose 8 bits its
+     * 29 leave room for) and limbs (posit8 es 2 and 3, posit16 es 1; posit8 es 1 and es 2 under UE4M3, each product
+     * times its scales).
+     */
     @ParameterizedTest
     @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4", "block[custom[fp4e2m1]4,32,ue4m3,floor,tensor]",
         "block[custom[posit_es0]6,32,e8m0,floor]", "block[custom[posit_es0]8,32,e8m0,floor]", "block[custom[posit_es1]8,32,e8m0,floor]",
-        "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es3]8,32,e8m0,rceil]", "block[custom[posit_es1]16,32,e8m0,floor]"})
+        "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es3]8,32,e8m0,rceil]", "block[custom[posit_es1]16,32,e8m0,floor]",
+        "block[custom[posit_es0]8,16,ue4m3,nearest,tensor]", "block[custom[posit_es1]8,32,ue4m3,rceil]", "block[custom[posit]8,16,ue4m3,floor,tensor]"})
     void matMulSumsExactBlocksInFloat32(String name) {
         int m = 7, n = 5;
         float[] a = seeded(name.hashCode() + 1, 2 * m * K, 4), b = seeded(name.hashCode() + 2, K * n, 1);
@@ -340,7 +347,7 @@ class BlockDotsTest {
      * columns), under broadcast batch dimensions ([2, 1] against [3]), NVFP4's tensor scale over each whole operand.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"mxfp8e5m2", "nvfp4", "block[custom[posit]8,32,e8m0,floor]"})
+    @ValueSource(strings = {"mxfp8e5m2", "nvfp4", "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es1]8,16,ue4m3,nearest,tensor]"})
     void matMulOfTwoActivations(String name) {
         checkMatMulOfTwoActivations(name);
     }
@@ -662,6 +669,34 @@ class BlockDotsTest {
     }
 
     /**
+     * Under scales that are not powers of two a block sum in limbs rounded to odd, then scaled, is not the scaled sum
+     * rounded once: posit8 es 2 under UE4M3 by rceil, A's block scale 1.5 (its largest value 1.5 2^24, against a 0 of
+     * B) and B's 1 (2^24, against a 0 of A); the other products 2^2 2^2 + 2^-9 2^-9 - 2^-10 2^-11 - 2^-11 2^-12 make
+     * S = 16 + 13 2^-22 + 2^-23, which rounded to odd at the limbs' 27 bits is T = 16 + 13 2^-22, so 1.5 T is
+     * 2^-23 below the float32 midpoint M = 24 + 5 2^-20 and rounds down, while 1.5 S = M + 2^-24 rounds up, to
+     * 24 + 3 2^-19; so only the products times the scales in the limbs give it (and its negation).
+     */
+    @Test
+    void positBlockSumsUnderScalesThatAreNotPowersOfTwoRoundOnceFromTheExactScaledSum() {
+        String name = "block[custom[posit]8,32,ue4m3,rceil]";
+        int m = 2, n = 1;
+        float[] b = new float[K];
+        float[] row = {1.5f * 0x1p24f, 0, 1.5f * 4, 1.5f * 0x1p-9f, -1.5f * 0x1p-10f, -1.5f * 0x1p-11f};
+        float[] column = {0, 0x1p24f, 4, 0x1p-9f, 0x1p-11f, 0x1p-12f};
+        float[] a = new float[m * K];
+        for (int k = 0; k < row.length; k++) {
+            a[k] = row[k];
+            a[K + k] = -row[k];
+            b[k] = column[k];
+        }
+        Graph graph = node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
+        float[] expected = expectedMatMul(reference(name), 32, a, b, n, Rational.of(1), Rational.of(1));
+        assertEquals(24 + 0x3p-19f, expected[0]);
+        assertEquals(-24 - 0x3p-19f, expected[1]);
+        assertBits(name, expected, run(graph, name, new long[] {m, K}, a));
+    }
+
+    /**
      * MXFP8 E5M2 tiles sum a block in one double where the smallest nonzero elements of their rows and columns
      * are large enough ({@code ExactBlockSum.fitsOneDouble}) and in two parts elsewhere. Two runs of 8 rows by 8
      * columns over blocks that spread over 2^-24 .. 1 (wide) or lie within 2^15 (narrow): run 0's rows wide,
@@ -706,11 +741,12 @@ class BlockDotsTest {
     void positElementsTheDotProductsCannotTakeAreRefused() {
         assertEquals(Optional.of("block datatype block[custom[posit]32,32,custom[e8m0]8,floor]: posit elements have at most 16 bits, not 32 (custom[posit]32)"),
             BlockDots.unsupported(format("block[custom[posit]32,32,e8m0,floor]")));
-        String powersOfTwo = ": posit elements take scales that are powers of two (such as e8m0) and no tensor scale, so that their quotients are exact";
-        assertEquals(Optional.of("block datatype block[custom[posit]8,16,custom[ue4m3]8,nearest]" + powersOfTwo),
-            BlockDots.unsupported(format("block[custom[posit]8,16,ue4m3,nearest]")));
-        assertEquals(Optional.of("block datatype block[custom[posit]8,16,custom[ue4m3]8,floor,tensor]" + powersOfTwo),
-            BlockDots.unsupported(format("block[custom[posit]8,16,ue4m3,floor,tensor]")));
+        // Under fxp8_6 scales (7 bits) chosen by nearest and a tensor scale (24), posit8 es 3 rounded stochastically with 16 random bits
+        // compares products of 16 + 2^3 and 31 bits; --sr-bits 14 fits.
+        BlockFormat wide = format("block[custom[posit_es3]8,32,fxp8_6,nearest,tensor]");
+        assertEquals(Optional.of("block datatype " + wide.name() + ": its posit elements' rounding compares values with products of points of 24 bits "
+            + "and the scales' 31, more than a double's 53 (see PositElementRounding)"), BlockDots.unsupported(wide.withElementRounding("stochastic")));
+        assertEquals(Optional.empty(), BlockDots.unsupported(wide.withElementRounding("stochastic").withRandomBits(14, 0)));
     }
 
     /**

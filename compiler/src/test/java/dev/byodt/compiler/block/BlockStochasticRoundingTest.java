@@ -8,6 +8,7 @@ import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeName;
+import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.QuantizedBlock;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.dtype.StochasticRounding;
@@ -16,9 +17,11 @@ import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.compiler.dtype.reference.StochasticBlockReference;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.Tensor;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.math.BigDecimal;
 import java.util.Arrays;
@@ -37,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * activations and the compile-time one of weights, bit for bit against {@link StochasticBlockReference} given the
  * same random bits (those {@link StochasticRounding#randomBits} gives each element's counter: the key of the node
  * and the operand plus the element's index in the tensor); unbiased; and a MatMul the same on 1 and 2 threads,
- * and other with another seed.
+ * and other with another seed. Posit elements too, which step between neighbouring posits by their distance.
  */
 class BlockStochasticRoundingTest {
     private static final long SEED = 7;
@@ -49,8 +52,7 @@ class BlockStochasticRoundingTest {
 
     private static StochasticBlockReference reference(String name) {
         BlockDatatypeName n = DatatypeName.parseBlock(name).orElseThrow();
-        return new StochasticBlockReference(BlockReference.BUILT_IN_VALUES.get(n.element().toString()),
-            BlockReference.BUILT_IN_VALUES.get(n.scale().toString()), n.rule().optionName());
+        return StochasticBlockReference.of(n.element().toString(), n.scale().toString(), n.rule().optionName());
     }
 
     /**
@@ -62,9 +64,16 @@ class BlockStochasticRoundingTest {
         return format.name().tensorScale() ? Arrays.copyOfRange(rows, BlockDotsTest.EDGE_ROWS, rows.length) : rows;
     }
 
-    /** The rows quantized when a kernel runs: its kernel is 'quantize', its source 'x'. */
+    /**
+     * The rows quantized when a kernel runs: its kernel is 'quantize', its source 'x'. Posit elements (with every
+     * (N+1)-bit posit in BlockDotsTest's rows: neighbours near minpos and maxpos, where the regime cuts exponent
+     * bits) under E8M0, and under UE4M3 scales and a tensor scale.
+     */
     @ParameterizedTest
-    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 16", "mxfp6e2m3, 1", "'block[custom[fp8e4m3]8,32,ue4m3,floor,tensor]', 16"})
+    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 16", "mxfp6e2m3, 1", "'block[custom[fp8e4m3]8,32,ue4m3,floor,tensor]', 16",
+        "'block[custom[posit]8,32,e8m0,floor]', 16", "'block[custom[posit_es0]8,32,e8m0,rceil]', 3", "'block[custom[posit_es3]6,16,e8m0,midmax]', 5",
+        "'block[custom[posit_es1]16,32,e8m0,floor]', 16", "'block[custom[posit]8,16,ue4m3,floor,tensor]', 16",
+        "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 16", "'block[custom[posit_es3]8,32,ue4m3,rceil]', 5"})
     void activationsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
         float[][] rows = rows(format);
@@ -73,9 +82,20 @@ class BlockStochasticRoundingTest {
         check(name, format, flat, rows.length, quantized.get(0), quantized.get(1), format.counterKey("quantize", "x"));
     }
 
+    /** Posits of 6, 8, 12 and 16 bits with every es under E8M0 by floor, with 16 and 5 random bits. */
+    @Tag("exhaustive")
+    @Test
+    void positElementsOfEveryWidthAndEsRoundAsTheReference() {
+        for (String width : List.of("6", "8", "12", "16")) {
+            for (String posit : List.of("posit_es0", "posit_es1", "posit", "posit_es3")) {
+                for (int bits : new int[] {16, 5}) activationsRoundAsTheReferenceGivenTheSameBits("block[custom[" + posit + "]" + width + ",32,e8m0,floor]", bits);
+            }
+        }
+    }
+
     /** The same rows as one weight tensor quantized at compile time (BlockFormat.quantize), counters from the key of node 'dot', operand 'W'. */
     @ParameterizedTest
-    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 5"})
+    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 5", "'block[custom[posit]8,32,e8m0,floor]', 16", "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 5"})
     void weightsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
         float[][] rows = rows(format);
@@ -134,60 +154,108 @@ class BlockStochasticRoundingTest {
     @CsvSource({"mxfp8e4m3, 16", "mxint8, 4", "mxfp4, 5"})
     void theElementsAreUnbiased(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
-        int rows = 4096;
-        float amax = (float) format.element().largest();
         float[] row = new float[K];
+        double[] low = new double[K], high = new double[K];
         float[] fractions = {0.25f, 0.5f, 0.75f, 0.3f, 0.9f};
         // 0.5 and 1 are grid points of every element here (whose scale is 1), and the values are fractions of a step above 0.5.
         ValueGrid grid = (ValueGrid) format.element();
         double step = Math.scalb(1.0, Math.max(-1, grid.minExponent()) - grid.fractionBits());
         for (int i = 0; i < K; i++) {
-            row[i] = i % format.blockSize() == 0 ? amax : (float) ((i % 2 == 0 ? 1 : -1) * (0.5 + fractions[i % fractions.length] * step));
+            if (i % format.blockSize() == 0) {
+                row[i] = (float) grid.largest();
+                continue;
+            }
+            row[i] = (float) ((i % 2 == 0 ? 1 : -1) * (0.5 + fractions[i % fractions.length] * step));
+            low[i] = Math.floor(Math.abs(row[i]) / step) * step;
+            high[i] = low[i] + step;
         }
+        checkUnbiased(name, format, bits, row, low, high);
+    }
+
+    /**
+     * The same for posit elements, each block led by maxpos: values at fractions of the distance between neighbouring
+     * posits, near minpos, near 1 and near maxpos, where the regime cuts exponent bits (posit8 es 2: between 2^20 and
+     * 2^24, where the bit string's cut bits would read 2^22 as halfway, not a fifth of the way).
+     */
+    @ParameterizedTest
+    @CsvSource({"'block[custom[posit]8,32,e8m0,floor]', 4", "'block[custom[posit_es0]8,32,e8m0,floor]', 16", "'block[custom[posit_es3]8,32,e8m0,floor]', 6"})
+    void positElementsAreUnbiasedBetweenTheirNeighbours(String name, int bits) {
+        BlockFormat format = format(name, bits, SEED);
+        PositGrid posit = (PositGrid) format.element();
+        long top = posit.largestPattern(), one = (top + 1) / 2;
+        long[] below = {1, 2, one - 1, one, one + 3, top - 2, top - 1};
+        double[] fractions = {0.25, 0.5, 0.75, 0.2, 0.9};
+        float[] row = new float[K];
+        double[] low = new double[K], high = new double[K];
+        for (int i = 0, next = 0; i < K; i++) {
+            if (i % format.blockSize() == 0) {
+                row[i] = (float) posit.largest();
+                continue;
+            }
+            int pair = next / fractions.length, fraction = next % fractions.length;
+            next = (next + 1) % (below.length * fractions.length);
+            low[i] = posit.value(below[pair]);
+            high[i] = posit.value(below[pair] + 1);
+            row[i] = (float) ((i % 2 == 0 ? 1 : -1) * (low[i] + fractions[fraction] * (high[i] - low[i])));
+        }
+        checkUnbiased(name, format, bits, row, low, high);
+    }
+
+    /**
+     * Quantizes 4,096 copies of {@code row}, whose blocks' first values are the largest element (a scale of 1), at
+     * run time: each other value's elements are its neighbours low and high, and their mean is its magnitude to
+     * within five standard deviations (at most half the distance each) plus the 2^-bits truncation bias of the
+     * distance, a bound rounding toward zero exceeds.
+     */
+    private static void checkUnbiased(String name, BlockFormat format, int bits, float[] row, double[] low, double[] high) {
+        int rows = 4096;
         float[] flat = new float[rows * K];
         for (int r = 0; r < rows; r++) System.arraycopy(row, 0, flat, r * K, K);
         List<float[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows, flat);
         int blocks = (K + format.blockSize() - 1) / format.blockSize();
         for (int i = 0; i < K; i++) {
             if (i % format.blockSize() == 0) continue;
-            double scale = quantized.get(1)[i / format.blockSize()];
-            assertEquals(1, scale, "the scale of a block whose largest value is the largest element");
-            double q = Math.abs(row[i]);
-            double sum = 0;
+            double q = Math.abs(row[i]), spacing = high[i] - low[i], sum = 0;
             for (int r = 0; r < rows; r++) {
-                assertEquals(scale, quantized.get(1)[r * blocks + i / format.blockSize()], "every row's scale");
-                sum += Math.abs(quantized.get(0)[r * K + i]);
+                assertEquals(1, quantized.get(1)[r * blocks + i / format.blockSize()], "every row's scale");
+                double element = Math.abs(quantized.get(0)[r * K + i]);
+                assertTrue(element == low[i] || element == high[i], name + " value " + row[i] + ": element " + element + " is a neighbour");
+                sum += element;
             }
-            double mean = sum / rows, bound = 5 * 0.5 * step / Math.sqrt(rows) + step * Math.scalb(1.0, -bits);
-            assertTrue(Math.abs(mean - q) <= bound, name + " value " + row[i] + ": mean element " + mean + ", quotient " + q + ", bound " + bound);
-            double towardZero = Math.floor(q / step) * step;
-            assertFalse(Math.abs(towardZero - q) <= bound, "the bound tells rounding toward zero apart at " + row[i]);
+            double mean = sum / rows, bound = 5 * 0.5 * spacing / Math.sqrt(rows) + spacing * Math.scalb(1.0, -bits);
+            assertTrue(Math.abs(mean - q) <= bound, name + " value " + row[i] + ": mean element " + mean + ", value " + q + ", bound " + bound);
+            assertFalse(Math.abs(low[i] - q) <= bound, "the bound tells rounding toward zero apart at " + row[i]);
         }
     }
 
-    /** A MatMul of an activation and weights: the same bits on 1 and 2 threads and on a second compilation, other bits with another seed. */
-    @Test
-    void aMatMulIsTheSameOnOneAndTwoThreadsAndChangesWithTheSeed() {
+    /**
+     * A MatMul of an activation and weights: the same bits on 1 and 2 threads and on a second compilation, other bits
+     * with another seed; posit elements summed in limbs (posit8 es 2), and under UE4M3 scales and a tensor scale.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mxfp8e4m3", "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es1]8,16,ue4m3,nearest,tensor]"})
+    void aMatMulIsTheSameOnOneAndTwoThreadsAndChangesWithTheSeed(String name) {
         int m = 8, n = 6;
         float[] a = BlockDotsTest.seeded(71, m * K, 4), b = BlockDotsTest.seeded(72, K * n, 1);
         Graph graph = BlockDotsTest.node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
-        float[] one = run(graph, a, 1, SEED), two = run(graph, a, 2, SEED), again = run(graph, a, 1, SEED), other = run(graph, a, 1, SEED + 1);
+        float[] one = run(name, graph, a, 1, SEED), two = run(name, graph, a, 2, SEED), again = run(name, graph, a, 1, SEED),
+            other = run(name, graph, a, 1, SEED + 1);
         BlockDotsTest.assertBits("2 threads", one, two);
         BlockDotsTest.assertBits("again", one, again);
         assertFalse(Arrays.equals(one, other), "another seed rounds other elements up");
-        float[] nearest = runNearest(graph, a);
+        float[] nearest = runNearest(name, graph, a);
         assertFalse(Arrays.equals(one, nearest), "stochastic rounding is not nearest");
     }
 
-    private static float[] run(Graph graph, float[] a, int threads, long seed) {
+    private static float[] run(String name, Graph graph, float[] a, int threads, long seed) {
         DatatypeChoice datatypes = DatatypeChoice.float32().withDatatype("bfloat16").withOptions(Map.of("rounding", "stochastic", StochasticRounding.BITS_OPTION, "16")).withSeed(seed);
-        return compileAndRun(graph, a, CompileOptions.host().withDatatypes(datatypes).withThreads(threads));
+        return compileAndRun(name, graph, a, CompileOptions.host().withDatatypes(datatypes).withThreads(threads));
     }
 
-    private static float[] runNearest(Graph graph, float[] a) { return compileAndRun(graph, a, CompileOptions.host().withDatatype("bfloat16")); }
+    private static float[] runNearest(String name, Graph graph, float[] a) { return compileAndRun(name, graph, a, CompileOptions.host().withDatatype("bfloat16")); }
 
-    private static float[] compileAndRun(Graph graph, float[] a, CompileOptions options) {
-        CompileOptions withBlock = options.withBlock(DatatypeName.parseBlock("mxfp8e4m3"));
+    private static float[] compileAndRun(String name, Graph graph, float[] a, CompileOptions options) {
+        CompileOptions withBlock = options.withBlock(DatatypeName.parseBlock(name));
         try (CompiledModule module = Compiler.compile(graph, withBlock); HostModel model = Compiler.jit(module)) {
             return model.run(List.of(Tensor.ofFloats(new long[] {a.length / K, K}, a))).getFirst().toFloatArray();
         }

@@ -4,6 +4,7 @@ import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Interpreter;
 import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.MultiplyAdd;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ByodtException;
@@ -32,8 +33,11 @@ public final class GraphInterpreter {
         return run(GraphLowering.lower(graph), inputs);
     }
 
-    /** The program's outputs for its run-time inputs, in order. */
-    public static List<Tensor> run(Program program, List<Tensor> inputs) {
+    /** The program's outputs for its run-time inputs, in order, with ONNX's separate roundings of multiply-adds. */
+    public static List<Tensor> run(Program program, List<Tensor> inputs) { return run(program, inputs, MultiplyAdd.SEPARATE); }
+
+    /** The program's outputs for its run-time inputs, in order, each multiply-add rounded as {@code multiplyAdd} says. */
+    public static List<Tensor> run(Program program, List<Tensor> inputs, MultiplyAdd multiplyAdd) {
         checkInputs(program.inputSpecs(), inputs);
         Map<Buffer, Tensor> tensors = new HashMap<>();
         program.constants().forEach((b, bytes) -> tensors.put(b, new Tensor(elementType(b), b.shape(), bytes)));
@@ -42,7 +46,7 @@ public final class GraphInterpreter {
             // A buffer no kernel wrote and no constant holds is one the kernel does not load (a shape input).
             List<Tensor> kernelInputs = new ArrayList<>();
             for (Buffer b : kernel.inputs()) kernelInputs.add(b == null ? null : tensors.get(b));
-            List<Tensor> results = Interpreter.run(kernel, kernelInputs);
+            List<Tensor> results = Interpreter.run(kernel, kernelInputs, multiplyAdd);
             for (int k = 0; k < results.size(); k++) tensors.put(kernel.outputs().get(k), results.get(k));
         }
         return program.outputs().stream().map(tensors::get).toList();

@@ -5,6 +5,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.kernel.MultiplyAdd;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.NamedTensor;
 import dev.byodt.runtime.Tensor;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 enum NodeCaseRuns {
     COMPILED("compiled pipeline (O3, JIT)", GraphExecutor.compiled(CompileOptions.host())),
+    COMPILED_FUSED("compiled pipeline, --multiply-add fused", GraphExecutor.compiled(CompileOptions.host().withMultiplyAdd(MultiplyAdd.FUSED))),
     INTERPRETED("kernel interpreter", GraphInterpreter::run);
 
     private static final Path CASES = Path.of(System.getProperty("byodt.onnxNodeDir", "../../shared/onnx-node"));

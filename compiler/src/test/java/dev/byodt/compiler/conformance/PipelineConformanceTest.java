@@ -1,6 +1,7 @@
 package dev.byodt.compiler.conformance;
 
 import ai.onnxruntime.OrtException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -14,5 +15,12 @@ class PipelineConformanceTest {
     @Test
     void everyCompilableCaseMatchesItsExpectedOutputs() throws OrtException {
         NodeCaseRuns.COMPILED.assertConforms();
+    }
+
+    /** The same with every float32 multiply-add fused: other last bits, within the same tolerance. */
+    @Tag("exhaustive")
+    @Test
+    void everyCompilableCaseMatchesItsExpectedOutputsWithFusedMultiplyAdds() throws OrtException {
+        NodeCaseRuns.COMPILED_FUSED.assertConforms();
     }
 }

@@ -148,7 +148,7 @@ class BlockQuantizationTest {
         return blocks;
     }
 
-    /** Posit elements in the other deterministic modes; stochastic rounding is refused for them. */
+    /** Posit elements in the other deterministic modes. */
     @Test
     void positElementsRoundInTheOtherDeterministicModes() {
         for (String element : List.of("custom[posit]8", "custom[posit_es0]6")) {
@@ -161,10 +161,34 @@ class BlockQuantizationTest {
                 for (float[] tensor : tensors) checkTensor(name, format, reference, tensor);
             }
         }
-        ByodtException stochastic = assertThrows(ByodtException.class, () -> BlockFormat.resolve(DatatypeName.parseBlock(
-            "block[custom[posit]8,32,e8m0,floor]").orElseThrow(), REGISTRY).withElementRounding("stochastic"));
-        assertEquals("block datatype block[custom[posit]8,32,custom[e8m0]8,floor]: its posit elements round in the --rounding modes nearest, "
-            + "nearest-away, toward-zero, up, down, odd, not stochastic", stochastic.getMessage());
+    }
+
+    /**
+     * Posit elements rounded stochastically step by their distance from their neighbours, not by their bit string:
+     * posit8 es 2's 2^22 lies a fifth of the way from 2^20 to 2^24 (its cut bits would read a half), so with 4 random
+     * bits it goes up when floor(16 / 5) = 3 and the random bits r carry, r >= 13; below minpos it stays minpos and
+     * from maxpos maxpos, whatever the bits.
+     */
+    @Test
+    void positElementsRoundStochasticallyByTheirDistanceFromTheirNeighbours() {
+        BlockFormat format = BlockFormat.resolve(DatatypeName.parseBlock("block[custom[posit]8,4,e8m0,floor]").orElseThrow(), REGISTRY)
+            .withElementRounding("stochastic").withRandomBits(4, 0);
+        float[] values = {0x1p24f, 0x1p22f, 0x1p-30f, 0x1.8p24f};
+        for (int random = 0; random < 16; random++) {
+            long counter = counterWithRandomBits(random, 4);
+            QuantizedBlock q = format.quantize(values, 0, 4, 1, j -> counter);
+            assertEquals(1.0, q.scale());
+            assertEquals(random >= 13 ? 0x1p24 : 0x1p20, q.element(1), "2^22 with random bits " + random);
+            assertEquals(0x1p-24, q.element(2), "below minpos with random bits " + random);
+            assertEquals(0x1p24, q.element(3), "above maxpos with random bits " + random);
+        }
+    }
+
+    /** The first counter whose {@code bits} random bits are {@code random}. */
+    private static long counterWithRandomBits(int random, int bits) {
+        long counter = 0;
+        while (StochasticRounding.randomBits(counter, bits) != random) counter++;
+        return counter;
     }
 
     /**

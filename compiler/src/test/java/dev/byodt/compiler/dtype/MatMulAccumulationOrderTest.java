@@ -2,6 +2,8 @@ package dev.byodt.compiler.dtype;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
+import dev.byodt.compiler.aot.EmitKind;
+import dev.byodt.compiler.aot.Emitter;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.graph.Graph;
@@ -12,17 +14,25 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
+import dev.byodt.compiler.kernel.MultiplyAdd;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.ops.Operators;
+import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -35,6 +45,8 @@ import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * MatMul sums each output's products in the order of k and rounds as the accumulation mode says, whatever
@@ -135,6 +147,46 @@ class MatMulAccumulationOrderTest {
             return t16(acc);
         });
         assertArrayEquals(expected, run(matMul(), in("custom[t16]16", AccumulationMode.FLOAT32)));
+    }
+
+    /**
+     * float32's own sums under each --multiply-add against exact arithmetic: a separate multiply-add rounds the product,
+     * then the sum; a fused one rounds the exact acc + a * b once (BigDecimal's floatValue rounds to nearest, ties to even).
+     * posit32's --accumulate float32 sums are the same float32 multiply-adds: its 25 or more significand bits at these
+     * magnitudes hold A, B and the sums exactly, so to_f32 and from_f32 change nothing.
+     */
+    @ParameterizedTest
+    @EnumSource(MultiplyAdd.class)
+    void float32RoundsEachMultiplyAddAsItsModeSays(MultiplyAdd mode) {
+        float[] expected = expected((p, q, i, j) -> {
+            float acc = 0;
+            for (int k = 0; k < K; k++) {
+                BigDecimal product = new BigDecimal(a(p, i, k)).multiply(new BigDecimal(b(q, k, j)));
+                if (mode == MultiplyAdd.SEPARATE) product = new BigDecimal(product.floatValue());
+                acc = new BigDecimal(acc).add(product).floatValue();
+            }
+            return acc;
+        });
+        assertArrayEquals(expected, run(matMul(), CompileOptions.host().withMultiplyAdd(mode)), "float32");
+        assertArrayEquals(expected, run(matMul(), in("custom[posit]32", AccumulationMode.FLOAT32).withMultiplyAdd(mode)),
+            "custom[posit]32 --accumulate float32");
+    }
+
+    /**
+     * x86-64's baseline (no FMA3) gets no vfmadd, and separate multiplies and adds neither: llvm.fma becomes a call of
+     * fmaf, which the C standard rounds once (riscv32, whose harness brings its own, runs it: RiscvLeNetTest).
+     */
+    @Test
+    void aTargetWithoutTheInstructionCallsFmaf(@TempDir Path dir) throws IOException {
+        CompileOptions baseline = CompileOptions.host().withTarget(new Target("x86", "x86_64-unknown-linux-gnu", "x86-64", ""))
+            .withMultiplyAdd(MultiplyAdd.FUSED);
+        Path asm = dir.resolve("matmul.s");
+        try (CompiledModule module = Compiler.compile(matMul(), baseline)) {
+            new Emitter().emit(EmitKind.ASM, module, asm);
+        }
+        String code = Files.readString(asm);
+        assertTrue(code.contains("fmaf"), "a call of fmaf");
+        assertFalse(code.contains("vfmadd") || code.contains("mulss") || code.contains("mulps"), "no other multiply");
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.kernel.MultiplyAdd;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.IdxReader;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,5 +95,27 @@ class RiscvLeNetTest {
                 assertEquals(host[i], riscv[i], 1e-5f * Math.max(1f, Math.abs(host[i])), "logit " + i);
             }
         }
+    }
+
+    /**
+     * float32 with --multiply-add fused: llvm.fma rounds once wherever it runs (fmadd.s on riscv64 and riscv32f, the
+     * harness's fmaf in integer code on riscv32, vfmadd on the host), so every logit has the host's bits.
+     */
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"riscv64", "riscv32", "riscv32f"})
+    void fusedMultiplyAddsGiveTheHostsBitsOnRiscv(String targetName) {
+        Target target = Targets.named(targetName);
+        CompileOptions fused = CompileOptions.host().withMultiplyAdd(MultiplyAdd.FUSED);
+        float[] riscv;
+        try (CompiledModule compiled = Compiler.compile(graph(), fused.withTarget(target));
+             EmulatedModel model = EmulatedModel.build(compiled, Emulator.forTarget(target, Duration.ofMinutes(2)), new Emitter())) {
+            riscv = model.run(List.of(images())).getFirst().toFloatArray();
+        }
+        float[] host = HOST_LOGITS.computeIfAbsent("float32 --multiply-add fused", key -> {
+            try (CompiledModule compiled = Compiler.compile(graph(), fused); HostModel model = Compiler.jit(compiled)) {
+                return model.run(List.of(images())).getFirst().toFloatArray();
+            }
+        });
+        assertArrayEquals(host, riscv);
     }
 }

@@ -31,7 +31,6 @@ import java.util.Random;
 import java.util.stream.Stream;
 
 import static dev.byodt.compiler.ops.ScheduleCases.attributes;
-import static dev.byodt.compiler.ops.ScheduleCases.gridValues;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -73,14 +72,17 @@ class TunedSchedulesTest {
         @Override
         public String toString() { return name; }
 
-        Graph graph() {
+        Graph graph() { return graph(ScheduleCases::gridValues); }
+
+        /** The node with its constant inputs drawn by {@code values}, as {@link #runtimeInputs(Values)} draws the others. */
+        Graph graph(Values values) {
             Random random = new Random(name.hashCode());
             List<Value> inputs = new ArrayList<>();
             List<Value> runtime = new ArrayList<>();
             for (int i = 0; i < inputShapes.size(); i++) {
                 Value v = new Value("in" + i);
                 v.setType(new TensorType(ElementType.FLOAT32, inputShapes.get(i)));
-                if (constants[i]) v.setConstant(gridValues(inputShapes.get(i), random));
+                if (constants[i]) v.setConstant(values.of(inputShapes.get(i), random));
                 else runtime.add(v);
                 inputs.add(v);
             }
@@ -90,15 +92,23 @@ class TunedSchedulesTest {
             return new Graph(name, runtime, List.of(y), List.of(node));
         }
 
-        List<Tensor> runtimeInputs() {
+        List<Tensor> runtimeInputs() { return runtimeInputs(ScheduleCases::gridValues); }
+
+        List<Tensor> runtimeInputs(Values values) {
             Random random = new Random(name.hashCode());
-            List<Tensor> values = new ArrayList<>();
+            List<Tensor> tensors = new ArrayList<>();
             for (int i = 0; i < inputShapes.size(); i++) {
-                Tensor t = gridValues(inputShapes.get(i), random);
-                if (!constants[i]) values.add(t);
+                Tensor t = values.of(inputShapes.get(i), random);
+                if (!constants[i]) tensors.add(t);
             }
-            return values;
+            return tensors;
         }
+    }
+
+    /** The values of a case's inputs: a tensor of the shape, drawn from the case's random numbers. */
+    @FunctionalInterface
+    interface Values {
+        Tensor of(long[] shape, Random random);
     }
 
     private static Case conv(String name, Schedule schedule, long[] x, long[] w, boolean constantWeights, Object... attributes) {

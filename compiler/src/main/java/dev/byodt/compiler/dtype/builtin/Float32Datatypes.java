@@ -21,8 +21,9 @@ import static dev.byodt.compiler.kernel.Exprs.cast;
  * Each scalar operation is computed as its {@link ScalarOp#float32Lowering()} says: arithmetic, comparisons and
  * square root are machine instructions; the functions computed through double and the roundings to integers call
  * its library (float32.c), whose functions are correctly rounded or within one ulp and need no C library.
- * Its reductions accumulate as dtype: a multiply then an add, two roundings and no fused multiply-add, which
- * is what ONNX's reference implementation computes.
+ * Its reductions accumulate as dtype: each term one multiply-add of machine floats, by default a multiply then an
+ * add, two roundings, which is what ONNX's reference implementation computes, or with --multiply-add fused one
+ * fused multiply-add ({@link dev.byodt.compiler.kernel.MultiplyAdd}).
  */
 public final class Float32Datatypes implements DatatypePlugin {
     /** The library's functions are named float32_exp, float32_log, ... after the scalar operation. */
@@ -61,8 +62,7 @@ public final class Float32Datatypes implements DatatypePlugin {
     private static Expr lower(ScalarOp op, ScalarType result, List<Expr> args) {
         return switch (op.float32Lowering()) {
             case LIBRARY -> new Expr.Call(libraryFunction(op), ScalarType.F32, args);
-            case MULTIPLY_THEN_ADD -> new Expr.Op(ScalarOp.ADD, ScalarType.F32,
-                List.of(args.get(0), new Expr.Op(ScalarOp.MUL, ScalarType.F32, List.of(args.get(1), args.get(2)))));
+            case MULTIPLY_ADD -> new Expr.Op(ScalarOp.MAC, ScalarType.F32, args);
             case INSTRUCTION -> new Expr.Op(op, result, args);
         };
     }

@@ -115,6 +115,9 @@ public final class BlockReference {
         return copy;
     }
 
+    /** The element's positive values, ascending. */
+    public List<Rational> elements() { return List.copyOf(elements); }
+
     public Rational largestElement() { return elements.getLast(); }
 
     public Rational largestScale() { return scales.getLast(); }
