@@ -148,13 +148,16 @@ class DatatypeOptionsTest {
     void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
         String[][] cases = {
             {"--dtype", "block[custom[fp8e4m3]8,32,e8m0,floor,tensor]"}, {"--dtype", "block[fxp16_12,32,ue4m3,floor,tensor]", "--rounding", "stochastic"},
-            {"--dtype", "block[bfloat16,32,e8m0,floor]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
+            {"--dtype", "block[custom[minifloat_e8]32,32,ue4m3,nearest]"}, {"--dtype", "bfloat16", "--vector-dtype", "float32"},
             {"--dtype", "mxfp4", "--accumulate", "int:16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"},
-            {"--dtype-map", "fc*=block[custom[posit]32,32,e8m0,floor]"}, {"--dtype-map", "fc*=block[bfloat16,32,e8m0,floor]"}};
+            {"--dtype-map", "fc*=block[custom[posit]32,32,e8m0,floor]"}, {"--dtype-map", "fc*=block[bfloat16,16,ue4m3,nearest,tensor]"}};
         String[] expected = {"a tensor scale needs largest element * largest scale <= 2^63 (here about 2^135)",
-            "its element quotients under a tensor scale would need more than a double's bits", "more than two doubles' 53 bits", "--vector-dtype float32 goes with a block datatype",
+            "its element quotients under a tensor scale would need more than a double's bits",
+            "block[custom[minifloat_e8]32,32,custom[ue4m3]8,nearest]: its quotients would need more than a double's bits to round without error",
+            "--vector-dtype float32 goes with a block datatype",
             "--accumulate int:16: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
-            "posit elements have at most 16 bits, not 32 (custom[posit]32)", "more than two doubles' 53 bits"};
+            "posit elements have at most 16 bits, not 32 (custom[posit]32)",
+            "block[bfloat16,16,custom[ue4m3]8,nearest,tensor]: a tensor scale needs largest element * largest scale <= 2^63 (here about 2^136)"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 2];
             args[0] = "run";

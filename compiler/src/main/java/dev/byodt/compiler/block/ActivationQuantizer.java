@@ -311,7 +311,7 @@ final class ActivationQuantizer {
      * 32-bit RISC-V lowers to a call of fmaximum, which no library there has. Both are non-negative here, so the
      * order of +0 and -0, where the two differ, never matters.
      */
-    private static Expr larger(Expr a, Expr b) { return select(or(gt(b, a), ne(b, b)), b, a); }
+    static Expr larger(Expr a, Expr b) { return select(or(gt(b, a), ne(b, b)), b, a); }
 
     /** The smaller of two doubles, NaN when either is (see {@link #larger}). */
     static Expr smaller(Expr a, Expr b) { return select(or(lt(b, a), ne(b, b)), b, a); }

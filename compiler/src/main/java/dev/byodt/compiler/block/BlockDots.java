@@ -243,8 +243,11 @@ public final class BlockDots {
          * their products, and the blocks are added in their order, so each output has the bits {@link #dot} gives
          * it. Where the products split into two sums (FP8 E5M2), a block whose smallest nonzero elements in the
          * tile's rows and columns ({@link BlockMagnitudes}, computed for each run of rows and of columns before the tiles)
-         * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum.
-         * Threads divide the runs of rows.
+         * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum. Wide
+         * elements (bfloat16, float16: {@link ExactBlockSum#checked}) sum a block in one double where its smallest
+         * nonzero and largest elements in the tile's rows and columns admit it, else (under power-of-two scales) in
+         * two split at a threshold where they admit that, else each of the tile's outputs in limbs. Threads divide
+         * the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
             if (accumulation == BlockChoice.Accumulation.EXACT || !exact.inPartialSums()) {
@@ -256,25 +259,41 @@ public final class BlockDots {
             long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
             ScalarType sumType = accumulatorType();
             Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});
-            Optional<BlockMagnitudes[]> magnitudes = exact.splits()
-                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.of(kb, m, rows, length, size, row), BlockMagnitudes.of(kb, n, columns, length, size, column)})
+            Optional<BlockMagnitudes[]> smallest = exact.splits() || exact.checked()
+                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.smallest(kb, m, rows, length, size, row), BlockMagnitudes.smallest(kb, n, columns, length, size, column)})
+                : Optional.empty();
+            Optional<BlockMagnitudes[]> largest = exact.checked()
+                ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.largest(kb, m, rows, length, size, row), BlockMagnitudes.largest(kb, n, columns, length, size, column)})
                 : Optional.empty();
             List<Buffer> partial = new ArrayList<>();
-            for (int part = 0; part < exact.parts(); part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
+            int parts = exact.splitsWhereTwoFit() ? 2 : exact.parts();
+            for (int part = 0; part < parts; part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
             kb.splitLoop(m / rows, rowRun -> kb.loop(n / columns, columnRun -> {
                 Function<Expr, QuantizedOperand.Vector> rowAt = r -> row.apply(Exprs.add(mul(rowRun, rows), r));
                 Function<Expr, QuantizedOperand.Vector> columnAt = c -> column.apply(Exprs.add(mul(columnRun, columns), c));
                 kb.loop(rows * columns, t -> kb.store(acc, t, constant(sumType, 0)));
                 kb.loop(row.apply(idx(0)).operand().blocks(), block -> {
                     Local count = kb.local("count", min(idx(size), sub(idx(length), mul(block, size))));
-                    Runnable split = () -> addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc);
-                    if (magnitudes.isEmpty()) {
-                        split.run();
-                    } else {
-                        BlockMagnitudes rowSide = magnitudes.get()[0], columnSide = magnitudes.get()[1];
-                        Expr fits = exact.fitsOneDouble(kb.get(count), rowSide.smallestOf(rowRun, block), columnSide.smallestOf(columnRun, block));
-                        kb.ifElse(fits, () -> addBlock(exact.whole(), rows, columns, partial.subList(0, 1), rowAt, columnAt, block, kb.get(count), acc), split);
+                    if (smallest.isEmpty()) {
+                        addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc);
+                        return;
                     }
+                    Expr smallestA = smallest.get()[0].at(rowRun, block), smallestB = smallest.get()[1].at(columnRun, block);
+                    Runnable whole = () -> addBlock(exact.whole(), rows, columns, partial.subList(0, 1), rowAt, columnAt, block, kb.get(count), acc);
+                    if (largest.isEmpty()) {
+                        kb.ifElse(exact.fitsOneDouble(kb.get(count), smallestA, smallestB), whole,
+                            () -> addBlock(exact, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc));
+                        return;
+                    }
+                    // A wide element's block: one double, else two split at a threshold, else limbs (ExactBlockSum).
+                    Local largestProduct = kb.local("largest.product", mul(largest.get()[0].at(rowRun, block), largest.get()[1].at(columnRun, block)));
+                    Local smallestProduct = kb.local("smallest.product", mul(smallestA, smallestB));
+                    Runnable inLimbs = () -> addBlockInLimbs(rows, columns, rowAt, columnAt, block, kb.get(count), acc);
+                    kb.ifElse(exact.fitsOneDouble(kb.get(largestProduct), kb.get(smallestProduct)), whole, !exact.splitsWhereTwoFit() ? inLimbs : () -> {
+                        ExactBlockSum split = exact.splitAt(kb.get(kb.local("threshold", exact.threshold(kb.get(largestProduct)))));
+                        kb.ifElse(exact.fitsTwoDoubles(kb.get(largestProduct), kb.get(smallestProduct)),
+                            () -> addBlock(split, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), inLimbs);
+                    });
                 });
                 kb.loop(rows, r -> kb.loop(columns, c -> store.at(Exprs.add(mul(rowRun, rows), r), Exprs.add(mul(columnRun, columns), c),
                     tensorScaled(kb.load(acc, Exprs.add(mul(r, columns), c)), rowAt.apply(r), columnAt.apply(c)))));
@@ -296,6 +315,21 @@ public final class BlockDots {
             kb.loop(rows, r -> kb.loop(columns, c -> {
                 Expr t = Exprs.add(mul(r, columns), c);
                 Expr result = sum.rounded(kb, partial.stream().map(p -> kb.load(p, t)).toList(),
+                    product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
+                kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(acc.elementType(), result)));
+            }));
+        }
+
+        /**
+         * Adds block {@code block}'s sum of products, its first {@code count} k, scaled and rounded once to float32,
+         * to each output's total in {@code acc}, output by output, each summed in limbs ({@link ExactBlockSum#emitInLimbs}).
+         */
+        private void addBlockInLimbs(long rows, long columns, Function<Expr, QuantizedOperand.Vector> rowAt, Function<Expr, QuantizedOperand.Vector> columnAt,
+                                     Expr block, Expr count, Buffer acc) {
+            Expr first = mul(block, format.blockSize());
+            kb.loop(rows, r -> kb.loop(columns, c -> {
+                Expr t = Exprs.add(mul(r, columns), c);
+                Expr result = exact.emitInLimbs(kb, count, j -> exact.product(rowAt.apply(r).element(Exprs.add(first, j)), columnAt.apply(c).element(Exprs.add(first, j))),
                     product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
                 kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(acc.elementType(), result)));
             }));

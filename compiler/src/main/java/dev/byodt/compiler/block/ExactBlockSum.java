@@ -51,6 +51,14 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * <p>
  * A split format's blocks whose elements lie close enough together fit one double after all ({@link #fitsOneDouble}):
  * {@link #whole} sums them so, and that exact sum plus a second part of 0 rounds to odd to itself.
+ * <p>
+ * Wide elements, whose sums fit neither one double nor two (bfloat16: 5 + 254 + 2 + 266 = 527 bits for blocks of
+ * 32, float16: 85, or any sum under a scale that is not a power of two beyond one double), are checked block by
+ * block: a block whose largest and smallest nonzero products lie close enough together ({@link #fitsOneDouble(Expr, Expr)};
+ * bfloat16 under E8M0: within 2^31 for blocks of 32, float16 2^25) is summed in one double, exactly; under
+ * power-of-two scales one whose products lie within twice as many bits ({@link #fitsTwoDoubles}: 2^62, 2^50) in two
+ * doubles split at a threshold of its own and rounded to odd as MXFP8 E5M2's; and any other in limbs
+ * ({@link #emitInLimbs}), exactly too. Each gives the exact sum's float32, so which one a block takes changes no bit.
  */
 final class ExactBlockSum {
     private static final double TWO_52 = 0x1p52;
@@ -60,32 +68,35 @@ final class ExactBlockSum {
     private static final int FLOAT_MIN_EXPONENT = -149, FLOAT_MAX_EXPONENT = 128;
 
     private final BlockFormat format;
-    /** Where the products split into two exact sums, or empty where one sum is exact. */
-    private final Optional<Double> split;
+    /** Where the products split into two exact sums (F64), or empty where one sum is exact. */
+    private final Optional<Expr> split;
     /** F32 where every product and every partial sum of a block is a float32 exactly, else F64. */
     private final ScalarType type;
     /** Whether each block sums its products in limbs (posits whose sums outgrow a double). */
     private final boolean inLimbs;
+    /** Whether each block is summed in one double where its magnitudes admit it ({@link #fitsOneDouble(Expr, Expr)}), else in limbs: wide elements. */
+    private final boolean checked;
 
-    private ExactBlockSum(BlockFormat format, Optional<Double> split, ScalarType type, boolean inLimbs) {
+    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean inLimbs, boolean checked) {
         this.format = format;
         this.split = split;
         this.type = type;
         this.inLimbs = inLimbs;
+        this.checked = checked;
     }
 
-    /** How {@code format}'s block sums are computed exactly, or empty when neither a double nor two of them suffice. */
+    /** How {@code format}'s block sums are computed exactly, or empty where even limbs cannot take a posit's products times its scales exactly. */
     static Optional<ExactBlockSum> of(BlockFormat format) {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
         if (format.element() instanceof PositGrid posit) {
             int maxScale = posit.maxExponent(), sumBits = countBits + 4 * maxScale;
             boolean inFloat32 = sumBits <= FLOAT_BITS && -2 * maxScale >= FLOAT_MIN_EXPONENT && countBits + 2 * maxScale < FLOAT_MAX_EXPONENT;
             if (sumBits + scaleBits(format) <= DOUBLE_BITS) {
-                return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
+                return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false));
             }
             // In limbs, a product of elements (at most 2 (N - 2 - es) bits) times scales that are not powers of two must stay exact.
             if (2 * (posit.bits() - 2 - posit.es()) + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
-            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true, false));
         }
         ValueGrid element = (ValueGrid) format.element();
         int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
@@ -95,13 +106,14 @@ final class ExactBlockSum {
             // Any partial sum of a block is a multiple of 2^(2s) below 2^(countBits + 2 emax + 2) too, so within
             // float32's 24 bits and its exponents it is exact in whatever order the products are added.
             boolean inFloat32 = sumBits <= FLOAT_BITS && 2 * s >= FLOAT_MIN_EXPONENT && countBits + 2 * emax + 2 <= FLOAT_MAX_EXPONENT;
-            return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false));
         }
-        if (scaleBits > 0) return Optional.empty();
         int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
         int t = Math.floorDiv(large - small, 2);
-        if (large - t > DOUBLE_BITS || small + t > DOUBLE_BITS) return Optional.empty();
-        return Optional.of(new ExactBlockSum(format, Optional.of(Math.scalb(1.0, t)), ScalarType.F64, false));
+        if (scaleBits == 0 && large - t <= DOUBLE_BITS && small + t <= DOUBLE_BITS) {
+            return Optional.of(new ExactBlockSum(format, Optional.of(f64(Math.scalb(1.0, t))), ScalarType.F64, false, false));
+        }
+        return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, true));
     }
 
     /**
@@ -121,8 +133,11 @@ final class ExactBlockSum {
     /** Whether the products split into two sums: where one double cannot hold every block's sum exactly. */
     boolean splits() { return split.isPresent(); }
 
+    /** Whether a block is summed in one double only where its magnitudes admit it, else in limbs (wide elements). */
+    boolean checked() { return checked; }
+
     /** The block sums in one double, unsplit: exact for the blocks {@link #fitsOneDouble} admits. */
-    ExactBlockSum whole() { return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false); }
+    ExactBlockSum whole() { return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false); }
 
     /**
      * Whether every block sum of count products of elements a and b (a split format's: M fraction bits each,
@@ -142,6 +157,54 @@ final class ExactBlockSum {
         return le(span, mul(mul(f64(Math.scalb(1.0, DOUBLE_BITS)), smallestA), smallestB));
     }
 
+    /**
+     * Whether a checked format's block, whose nonzero products of elements are at least {@code smallestProduct} and
+     * at most {@code largestProduct} in magnitude (F64; +infinity and 0 for a block of zeros; false where one is NaN),
+     * is summed exactly in one double, and times its scales too. As for {@link #fitsOneDouble(Expr, Expr, Expr)} each
+     * product is a multiple of L, the largest power of two not above smallestProduct 2^-(2M+2), so L > smallestProduct
+     * 2^-(2M+3), and every partial sum of at most 2^c products (c = ceil(log2 block size)) is a multiple of L of
+     * magnitude at most 2^c largestProduct. That is below 2^(53 - b) L, b the bits the scales' product adds (0 for
+     * powers of two, 8 for two UE4M3s), when largestProduct 2^(c + 2M + 3 + b - 53) <= smallestProduct; then the sum
+     * is an integer of at most 53 - b bits times L, and its product with the scales is exact. Both sides are exact:
+     * products of two elements (at most 48 bits) times a power of two.
+     */
+    Expr fitsOneDouble(Expr largestProduct, Expr smallestProduct) {
+        return le(mul(largestProduct, f64(Math.scalb(1.0, checkExponent()))), smallestProduct);
+    }
+
+    /**
+     * Whether a checked format's blocks that {@link #fitsOneDouble(Expr, Expr)} refuses may split into two exact
+     * sums ({@link #fitsTwoDoubles}): where its scales are powers of two, which keep the two sums' rounding to odd.
+     */
+    boolean splitsWhereTwoFit() { return checked && scalesArePowersOfTwo(format); }
+
+    /**
+     * Whether a block of a checked format whose scales are powers of two, with products from smallestProduct to
+     * largestProduct (nonzero magnitudes, F64), sums exactly in two doubles split at {@link #threshold}: products at
+     * or above T are multiples of a power of two above T 2^-(2M+3) and sum to at most 2^c largestProduct, exact in
+     * a double when that is at most 2^53 T 2^-(2M+3); those below T are multiples of a power of two above
+     * smallestProduct 2^-(2M+3) and sum to less than 2^c T, exact when 2^c T <= 2^53 smallestProduct 2^-(2M+3).
+     * T = largestProduct 2^(c + 2M + 3 - 53) meets the first, and the second when largestProduct
+     * 2^(2 (c + 2M + 3 - 53)) <= smallestProduct: products within 2^62 of each other for bfloat16 in blocks of 32,
+     * 2^50 for float16. The two sums' rounding to odd ({@link #result}) then gives the block's float32 as for MXFP8
+     * E5M2.
+     */
+    Expr fitsTwoDoubles(Expr largestProduct, Expr smallestProduct) {
+        return le(mul(largestProduct, f64(Math.scalb(1.0, 2 * checkExponent()))), smallestProduct);
+    }
+
+    /** Where a block that {@link #fitsTwoDoubles} splits its products: largestProduct 2^(c + 2M + 3 - 53), F64. */
+    Expr threshold(Expr largestProduct) { return mul(largestProduct, f64(Math.scalb(1.0, checkExponent()))); }
+
+    /** This format's block sums split at {@code threshold} (F64) into two exact sums: a block that {@link #fitsTwoDoubles}. */
+    ExactBlockSum splitAt(Expr threshold) { return new ExactBlockSum(format, Optional.of(threshold), ScalarType.F64, false, false); }
+
+    /** c + 2M + 3 + b - 53 of a checked format ({@link #fitsOneDouble(Expr, Expr)}). */
+    private int checkExponent() {
+        int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
+        return countBits + 2 * ((ValueGrid) format.element()).fractionBits() + 3 + scaleBits(format) - DOUBLE_BITS;
+    }
+
     /** The type of the products and of the partial sums. */
     ScalarType type() { return type; }
 
@@ -154,7 +217,7 @@ final class ExactBlockSum {
     /** What {@code product} adds to partial sum {@code part}: all of it, or, split, itself or 0 by its magnitude. */
     Expr share(Expr product, int part) {
         if (split.isEmpty()) return product;
-        Expr isLarge = ge(abs(product), constant(type, split.get()));
+        Expr isLarge = ge(abs(product), split.get());
         return part == 0 ? select(isLarge, product, constant(type, 0)) : select(isLarge, constant(type, 0), product);
     }
 
@@ -195,25 +258,77 @@ final class ExactBlockSum {
 
     /** The block's exact sum of {@code product} over j < count (products from {@link #product}) times {@code scales} (F64), rounded once to float32 (F32). */
     Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
-        if (!inLimbs) return rounded(kb, emitParts(kb, count, product), scales);
+        if (inLimbs) return emitInLimbs(kb, count, product, scales);
+        if (!checked) return rounded(kb, emitParts(kb, count, product), scales);
+        CheckedSum sum = emitChecked(kb, count, product);
+        Local result = kb.local("block.result", constant(ScalarType.F32, 0));
+        Runnable inLimbs = () -> kb.assign(result, emitInLimbs(kb, count, product, scales));
+        kb.ifElse(sum.fits(), () -> kb.assign(result, rounded(kb, List.of(sum.sum()), scales)), !splitsWhereTwoFit() ? inLimbs : () -> {
+            ExactBlockSum split = splitAt(kb.get(kb.local("threshold", threshold(sum.largest()))));
+            kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> kb.assign(result, split.rounded(kb, split.emitParts(kb, count, product), scales)), inLimbs);
+        });
+        return kb.get(result);
+    }
+
+    /** Adds the block's exact sum of {@code product} over j < count times {@code scales} (F64) to {@code total}, exactly. */
+    void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> product, Expr scales) {
+        Runnable byProducts = () -> kb.loop(count, j -> total.include(mul(product.apply(j), scales)));
+        if (inLimbs) {
+            byProducts.run();
+        } else if (checked) {
+            CheckedSum sum = emitChecked(kb, count, product);
+            kb.ifElse(sum.fits(), () -> total.include(mul(sum.sum(), scales)), !splitsWhereTwoFit() ? byProducts : () -> {
+                ExactBlockSum split = splitAt(kb.get(kb.local("threshold", threshold(sum.largest()))));
+                kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> {
+                    for (Expr part : split.emitParts(kb, count, product)) total.include(mul(part, scales));
+                }, byProducts);
+            });
+        } else {
+            for (Expr part : emitParts(kb, count, product)) total.include(mul(cast(ScalarType.F64, part), scales));
+        }
+    }
+
+    /**
+     * The block's exact sum of {@code product} over j < count times {@code scales}, rounded once to float32 (F32),
+     * summed in limbs ({@link ExactBlockTotal}). Under scales that are powers of two, the products alone, whose sum
+     * rounded to odd then takes the scales exactly; else each product times the scales (exact: {@link #of} admits
+     * posits whose products and two scales fit 53 bits, and {@link ActivationQuantizer} minifloats of at most 19
+     * fraction bits onto such scales, 2M + 2 + 8 bits), the sum rounded once: rounding to odd is not preserved by a
+     * product that is not a power of two.
+     */
+    Expr emitInLimbs(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
         if (scalesArePowersOfTwo(format)) {
             ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
             kb.loop(count, j -> sum.include(product.apply(j)));
             return cast(ScalarType.F32, mul(sum.roundedToOdd(), scales));
         }
-        // A sum rounded to odd times scales of several bits is not the scaled sum rounded to odd: scale each product.
         ExactBlockTotal sum = ExactBlockTotal.zero(kb, format);
         kb.loop(count, j -> sum.include(mul(product.apply(j), scales)));
         return sum.rounded();
     }
 
-    /** Adds the block's exact sum of {@code product} over j < count times {@code scales} (F64) to {@code total}, exactly. */
-    void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> product, Expr scales) {
-        if (inLimbs) {
-            kb.loop(count, j -> total.include(mul(product.apply(j), scales)));
-            return;
-        }
-        for (Expr part : emitParts(kb, count, product)) total.include(mul(cast(ScalarType.F64, part), scales));
+    /**
+     * A checked format's block summed in one double (F64), the smallest nonzero and the largest magnitude of its
+     * products, and whether that sum is exact ({@link #fitsOneDouble(Expr, Expr)}).
+     */
+    private record CheckedSum(Expr sum, Expr smallest, Expr largest, Expr fits) {}
+
+    /**
+     * The products over j < count of a checked format's block summed in one double, with the smallest nonzero and the
+     * largest magnitude of the products, which say whether that sum is exact.
+     */
+    private CheckedSum emitChecked(KernelBuilder kb, Expr count, Function<Expr, Expr> product) {
+        Local sum = kb.local("block", f64(0));
+        Local smallest = kb.local("smallest.product", f64(Double.POSITIVE_INFINITY)), largest = kb.local("largest.product", f64(0));
+        kb.loop(count, j -> {
+            Local p = kb.local("product", product.apply(j));
+            Local magnitude = kb.local("magnitude", abs(kb.get(p)));
+            kb.assign(sum, add(kb.get(sum), kb.get(p)));
+            kb.assign(smallest, ActivationQuantizer.smaller(kb.get(smallest),
+                select(eq(kb.get(magnitude), f64(0)), f64(Double.POSITIVE_INFINITY), kb.get(magnitude))));
+            kb.assign(largest, ActivationQuantizer.larger(kb.get(largest), kb.get(magnitude)));
+        });
+        return new CheckedSum(kb.get(sum), kb.get(smallest), kb.get(largest), fitsOneDouble(kb.get(largest), kb.get(smallest)));
     }
 
     /** The block's exact partial sums ({@link #parts()}, {@link #type()}) of {@code product} over j < count (products from {@link #product}). */

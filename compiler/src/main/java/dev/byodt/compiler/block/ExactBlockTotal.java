@@ -21,15 +21,19 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * its carries are passed on.
  * <p>
  * A double d enters digit by digit from the top: its quotient by the limb's weight, truncated (|q| < 2^26, as the
- * digits above are already taken off), is added to the limb and taken off d, all exact. The rounding passes the
- * carries up (floor division, so every limb but the top one ends in 0 .. 2^26 - 1, the top one holding the sign),
+ * digits above are already taken off), is added to the limb and taken off d, all exact. The weights are the limbs'
+ * own powers of two, 2^lowest for the lowest limb (counted from 1 there, the top limb of a bfloat16 element's scaled
+ * sums under E8M0, 2^-520 .. 2^546 in 42 limbs, would weigh 2^1066, beyond a double); elements and scales being
+ * float32s, they stay within 2^-600 .. 2^600, normal doubles.
+ * The rounding passes the carries up (floor division, so every limb but the top one ends in 0 .. 2^26 - 1, the top one holding the sign),
  * negates a negative number and passes them again, then takes the highest nonzero limb and the one below it,
  * T = hi 2^26 + lo (27 to 52 bits, exact in a double), jams any nonzero limb below them into T's last bit (T
  * rounded to odd at its precision, at least 26 = 24 + 2 bits), and rounds T times its weight, a double, to float32:
  * a number rounded to odd with 2 bits more than float32 rounds to float32 as the exact value does (Boldo and
  * Melquiond 2008, as for {@link ExactBlockSum}). A NaN block makes the result NaN.
  * <p>
- * Posit blocks whose sums outgrow a double use the same limbs twice: {@link #ofProducts} sums one block's products
+ * Posit blocks whose sums outgrow a double, and the blocks of wide elements (bfloat16, float16) whose sums do, use
+ * the same limbs twice: {@link #ofProducts} sums one block's products
  * of elements (from 2^(2 s), unscaled), whose sum rounded to odd is then scaled and rounded to float32 (under
  * scales that are not powers of two, which would not keep it rounded to odd, a {@link #zero} total sums the
  * block's products times its scales instead); and under
@@ -88,8 +92,8 @@ final class ExactBlockTotal {
     void include(Expr d) {
         Local value = kb.local("scaled", d);
         kb.assign(nan, or(kb.get(nan), ne(kb.get(value), kb.get(value))));
-        Local rest = kb.local("rest", mul(select(ne(kb.get(value), kb.get(value)), f64(0), kb.get(value)), f64(Math.scalb(1.0, -lowest))));
-        Local weight = kb.local("weight", f64(Math.scalb(1.0, LIMB_BITS * (count - 1))));
+        Local rest = kb.local("rest", select(ne(kb.get(value), kb.get(value)), f64(0), kb.get(value)));
+        Local weight = kb.local("weight", f64(Math.scalb(1.0, lowest + LIMB_BITS * (count - 1))));
         kb.loop(count, step -> {
             Expr limb = sub(idx(count - 1), step);
             Local digit = kb.local("digit", cast(ScalarType.F64, cast(ScalarType.I64, div(kb.get(rest), kb.get(weight)))));

@@ -63,11 +63,11 @@ class BlockDotsTest {
     /** A row length that leaves a partial last block of 6. */
     static final int K = 70;
 
-    private static BlockDatatypeName named(String name) { return DatatypeName.parseBlock(name).orElseThrow(); }
+    static BlockDatatypeName named(String name) { return DatatypeName.parseBlock(name).orElseThrow(); }
 
     private static BlockFormat format(String name) { return BlockFormat.resolve(named(name), DatatypeChoice.builtInRegistry()); }
 
-    private static BlockReference reference(String name) { return reference(name, RoundingMode.NEAREST_EVEN); }
+    static BlockReference reference(String name) { return reference(name, RoundingMode.NEAREST_EVEN); }
 
     private static BlockReference reference(String name, RoundingMode elementRounding) {
         BlockDatatypeName n = named(name);
@@ -149,7 +149,7 @@ class BlockDotsTest {
         checkQuantization(name, RoundingMode.of(mode), rows(name));
     }
 
-    private static void checkQuantization(String name, RoundingMode mode, float[][] rows) {
+    static void checkQuantization(String name, RoundingMode mode, float[][] rows) {
         float[] flat = new float[rows.length * K];
         for (int r = 0; r < rows.length; r++) System.arraycopy(rows[r], 0, flat, r * K, K);
         BlockFormat format = format(name).withElementRounding(mode.optionName());
@@ -361,7 +361,7 @@ class BlockDotsTest {
         for (String name : List.of("mxfp4", "nvfp4")) checkGroupedConv(name);
     }
 
-    private static void checkMatMulOfTwoActivations(String name) {
+    static void checkMatMulOfTwoActivations(String name) {
         int m = 3, n = 4;
         long[] aShape = {2, 1, m, K}, bShape = {3, K, n}, yShape = {2, 3, m, n};
         float[] a = seeded(name.hashCode() + 11, 2 * m * K, 8), b = seeded(name.hashCode() + 12, 3 * K * n, 0.05);
@@ -390,7 +390,7 @@ class BlockDotsTest {
         checkGemmWithTransposedActivationsAlphaAndBeta("nvfp4");
     }
 
-    private static void checkGemmWithTransposedActivationsAlphaAndBeta(String name) {
+    static void checkGemmWithTransposedActivationsAlphaAndBeta(String name) {
         int m = 3, n = 5;
         float alpha = 0.375f, beta = -1.5f;
         float[] a = seeded(name.hashCode() + 13, K * m, 3), b = seeded(name.hashCode() + 14, K * n, 0.2), c = seeded(15, m * n, 1);
@@ -420,7 +420,7 @@ class BlockDotsTest {
         checkGroupedConv("mxfp8e4m3");
     }
 
-    private static void checkGroupedConv(String name) {
+    static void checkGroupedConv(String name) {
         int batch = 2, groups = 2, perGroup = 20, maps = 4, h = 4, w = 3, kh = 2, kw = 2;
         int oh = h - 1, ow = w - 1, channels = groups * perGroup;
         float[] x = seeded(name.hashCode() + 16, batch * channels * h * w, 2), weights = seeded(name.hashCode() + 17, maps * perGroup * kh * kw, 0.5);
@@ -538,11 +538,7 @@ class BlockDotsTest {
             }
         }
         Graph graph = node("MatMul", new long[] {m, k}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {k, n}, b), null);
-        CompileOptions options = CompileOptions.host().withBlocks(new BlockChoice(Optional.of(named(name)), List.of(), BlockChoice.Accumulation.EXACT));
-        float[] actual;
-        try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
-            actual = model.run(List.of(Tensor.ofFloats(new long[] {m, k}, a))).getFirst().toFloatArray();
-        }
+        float[] actual = runAccumulatingExactly(graph, name, new long[] {m, k}, a);
         BlockReference reference = reference(name);
         Rational ta = tensorScale(name, a), tb = tensorScale(name, b);
         float[] expected = new float[m * n];
@@ -560,8 +556,16 @@ class BlockDotsTest {
         assertBits(name + " accumulate exact", expected, actual);
     }
 
+    /** The graph's output on {@code input} in the block datatype {@code name} under --accumulate exact. */
+    static float[] runAccumulatingExactly(Graph graph, String name, long[] shape, float[] input) {
+        CompileOptions options = CompileOptions.host().withBlocks(new BlockChoice(Optional.of(named(name)), List.of(), BlockChoice.Accumulation.EXACT));
+        try (CompiledModule module = Compiler.compile(graph, options); HostModel model = Compiler.jit(module)) {
+            return model.run(List.of(Tensor.ofFloats(shape, input))).getFirst().toFloatArray();
+        }
+    }
+
     /** Every block's exact sum of products times both scales, summed exactly over x . w, rounded once to float32. */
-    private static float exactBlockSum(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
+    static float exactBlockSum(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
         Rational total = Rational.ZERO;
         for (int from = 0; from < x.length; from += size) {
             int to = Math.min(x.length, from + size);
@@ -734,13 +738,6 @@ class BlockDotsTest {
     }
 
     @Test
-    void formatsWhoseBlockSumsOutgrowTwoDoublesAreRefused() {
-        BlockFormat wide = BlockFormat.resolve(named("block[bfloat16,32,e8m0,floor]"), DatatypeChoice.builtInRegistry());
-        assertEquals(Optional.of("block datatype block[bfloat16,32,custom[e8m0]8,floor]: its block sums need more than two doubles' 53 bits"),
-            BlockDots.unsupported(wide));
-    }
-
-    @Test
     void positElementsTheDotProductsCannotTakeAreRefused() {
         assertEquals(Optional.of("block datatype block[custom[posit]32,32,custom[e8m0]8,floor]: posit elements have at most 16 bits, not 32 (custom[posit]32)"),
             BlockDots.unsupported(format("block[custom[posit]32,32,e8m0,floor]")));
@@ -756,7 +753,7 @@ class BlockDotsTest {
      * A Conv's outputs (stride 1, {@code padH} rows of padding above and below, none at the sides), x [N, C, H, W]
      * and weights [M, C / groups, KH, KW]: at each tap in the window's order, the group's channels in blocks.
      */
-    private static float[] expectedConv(String name, float[] x, float[] weights, float[] bias, int[] xShape, int groups, int[] wShape, int padH) {
+    static float[] expectedConv(String name, float[] x, float[] weights, float[] bias, int[] xShape, int groups, int[] wShape, int padH) {
         int batch = xShape[0], channels = xShape[1], h = xShape[2], w = xShape[3], maps = wShape[0], kh = wShape[1], kw = wShape[2];
         int perGroup = channels / groups, mapsPerGroup = maps / groups, oh = h + 2 * padH - kh + 1, ow = w - kw + 1;
         BlockReference reference = reference(name);
@@ -789,7 +786,7 @@ class BlockDotsTest {
      * x . w in blocks: the exact block sums of the reference's elements times both blocks' scales, each rounded to
      * float32, added in float32 from +0, then times both tensor scales as a float32 alpha.
      */
-    private static float blockDot(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
+    static float blockDot(BlockReference reference, int size, float[] x, float[] w, Rational tx, Rational tw) {
         return scaled(addBlocks(0f, reference, size, x, w, tx, tw), tx, tw);
     }
 
@@ -813,7 +810,7 @@ class BlockDotsTest {
     private static float scaled(float acc, Rational tx, Rational tw) { return acc * toFloat(tx.multiply(tw)); }
 
     /** The reference's tensor scale of a whole tensor for the format, 1 without one. */
-    private static Rational tensorScale(String name, float[] tensor) {
+    static Rational tensorScale(String name, float[] tensor) {
         return named(name).tensorScale() ? reference(name).tensorScale(tensor) : Rational.of(1);
     }
 
@@ -838,7 +835,7 @@ class BlockDotsTest {
     }
 
     /** One {@code op} node of two graph inputs, A and B, and an optional constant C. */
-    private static Graph activations(String op, long[] aShape, long[] bShape, long[] outputShape, Map<String, Attribute> attributes, Tensor c) {
+    static Graph activations(String op, long[] aShape, long[] bShape, long[] outputShape, Map<String, Attribute> attributes, Tensor c) {
         Value a = input("A", aShape), b = input("B", bShape);
         return graph(op, List.of(a, b), List.of(a, b), c == null ? null : constantValue("C", c), outputShape, attributes);
     }
@@ -877,11 +874,11 @@ class BlockDotsTest {
         return new Graph(graph.name(), List.of(x), graph.outputs(), List.of(neg, reading));
     }
 
-    private static float[] run(Graph graph, String name, long[] shape, float[] input) {
+    static float[] run(Graph graph, String name, long[] shape, float[] input) {
         return run(graph, name, List.of(Tensor.ofFloats(shape, input)));
     }
 
-    private static float[] run(Graph graph, String name, List<Tensor> inputs) {
+    static float[] run(Graph graph, String name, List<Tensor> inputs) {
         try (CompiledModule module = Compiler.compile(graph, options(name)); HostModel model = Compiler.jit(module)) {
             return model.run(inputs).getFirst().toFloatArray();
         }

@@ -74,6 +74,34 @@ class BlockQuantizationTest {
         checkSpelling("block[fxp16_12,16,fp8e4m3,nearest,tensor]", BlockReference.fixedPoint(16, 12), VALUES.get("custom[fp8e4m3]8"));
     }
 
+    /**
+     * Wide elements (bfloat16, float16) under every rule with an E8M0 scale, and float16 under UE4M3 onto its grid, with
+     * and without a tensor scale: the edge tensor and 2 seeded ones (all 40 with -Pexhaustive).
+     */
+    @Test
+    void wideElementsUnderEveryRuleMatchTheReference() {
+        checkWideElements(3);
+    }
+
+    @Tag("exhaustive")
+    @Test
+    void wideElementsOnEverySeededTensor() {
+        checkWideElements(RANDOM_TENSORS + 1);
+    }
+
+    private static void checkWideElements(int tensors) {
+        List<String> spellings = new ArrayList<>(List.of("block[float16,16,ue4m3,nearest]", "block[float16,16,ue4m3,rceil,tensor]"));
+        for (String element : List.of("bfloat16", "float16")) {
+            for (ScaleRule rule : ScaleRule.values()) spellings.add("block[" + element + ",32,e8m0," + rule.optionName() + "]");
+        }
+        for (String spelling : spellings) {
+            BlockDatatypeName name = DatatypeName.parseBlock(spelling).orElseThrow();
+            BlockFormat format = BlockFormat.resolve(name, REGISTRY);
+            BlockReference reference = BlockReference.of(name.element().toString(), name.scale().toString(), name.rule().optionName(), RoundingMode.NEAREST_EVEN);
+            for (float[] tensor : tensors(name, format).subList(0, tensors)) checkTensor(name, format, reference, tensor);
+        }
+    }
+
     private static void checkSpelling(String spelling, List<Rational> elements, List<Rational> scales) {
         BlockDatatypeName name = DatatypeName.parseBlock(spelling).orElseThrow();
         BlockReference reference = new BlockReference(elements, scales, name.rule().optionName());

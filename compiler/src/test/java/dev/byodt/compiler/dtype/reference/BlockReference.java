@@ -39,15 +39,24 @@ public final class BlockReference {
         "custom[e8m0]8", minifloat(new MinifloatReference(8, 0, MinifloatReference.Specials.FN, true)),
         "custom[ue4m3]8", minifloat(new MinifloatReference(4, 3, MinifloatReference.Specials.FN, true)));
 
+    /** The listed values of the IEEE-style scalar datatypes that can be block elements, by spelling. */
+    public static final Map<String, List<Rational>> WIDE_ELEMENT_VALUES = Map.of(
+        "bfloat16", minifloat(MinifloatReference.ieee(8, 7)),
+        "float16", minifloat(MinifloatReference.ieee(5, 10)));
+
     /** A posit element's spelling: custom[posit]N (es 2) or custom[posit_esE]N. */
     private static final Pattern POSIT = Pattern.compile("custom\\[posit(?:_es(\\d))?]([0-9]+)");
 
     private final List<Rational> elements;
+    /** 0 and the elements, the values an element rounds among. */
+    private final List<Rational> elementsWithZero;
     private final List<Rational> scales;
     private final String rule;
     private final RoundingMode elementRounding;
     /** The posit elements' rounding, or null for elements rounded among the listed values. */
     private final PositReference posit;
+    /** M of the even rule ({@link #countFractionBits}). */
+    private final int elementFractionBits;
 
     public BlockReference(List<Rational> elements, List<Rational> scales, String rule) {
         this(elements, scales, rule, RoundingMode.NEAREST_EVEN);
@@ -59,19 +68,25 @@ public final class BlockReference {
 
     private BlockReference(List<Rational> elements, List<Rational> scales, String rule, RoundingMode elementRounding, PositReference posit) {
         this.elements = sorted(elements);
+        this.elementsWithZero = new ArrayList<>(List.of(Rational.ZERO));
+        this.elementsWithZero.addAll(this.elements);
         this.scales = sorted(scales);
         this.rule = rule;
         this.elementRounding = elementRounding;
         this.posit = posit;
+        this.elementFractionBits = countFractionBits();
     }
 
     /**
      * The reference of a block datatype with these element and scale spellings: a posit element, or an element
-     * and scale of {@link #BUILT_IN_VALUES}.
+     * of {@link #BUILT_IN_VALUES} or {@link #WIDE_ELEMENT_VALUES} and a scale of {@link #BUILT_IN_VALUES}.
      */
     public static BlockReference of(String element, String scale, String rule, RoundingMode elementRounding) {
         Matcher positElement = POSIT.matcher(element);
-        if (!positElement.matches()) return new BlockReference(BUILT_IN_VALUES.get(element), BUILT_IN_VALUES.get(scale), rule, elementRounding);
+        if (!positElement.matches()) {
+            List<Rational> elements = WIDE_ELEMENT_VALUES.containsKey(element) ? WIDE_ELEMENT_VALUES.get(element) : BUILT_IN_VALUES.get(element);
+            return new BlockReference(elements, BUILT_IN_VALUES.get(scale), rule, elementRounding);
+        }
         int es = positElement.group(1) == null ? 2 : Integer.parseInt(positElement.group(1));
         PositReference posits = new PositReference(Integer.parseInt(positElement.group(2)), es, elementRounding);
         return new BlockReference(posits.positiveValues(), BUILT_IN_VALUES.get(scale), rule, elementRounding, posits);
@@ -158,7 +173,7 @@ public final class BlockReference {
             case "ceil" -> powerOfTwoScale(ceilLog2(a) - emax);
             case "even" -> {
                 Rational binade = Rational.scaled(BigInteger.ONE, a.floorLog2());
-                Rational step = binade.multiply(Rational.scaled(BigInteger.ONE, -elementFractionBits()));
+                Rational step = binade.multiply(Rational.scaled(BigInteger.ONE, -elementFractionBits));
                 BigInteger halfUp = Rounding.floor(a.divide(step).add(new Rational(BigInteger.ONE, BigInteger.TWO)));
                 yield powerOfTwoScale(Rational.of(halfUp).multiply(step).floorLog2() - emax);
             }
@@ -173,7 +188,7 @@ public final class BlockReference {
                 while (a.divide(Rational.scaled(BigInteger.ONE, k)).compareTo(midpoint) > 0) k++;
                 yield powerOfTwoScale(k);
             }
-            case "nearest" -> nearest(scales, a.divide(largestElement()), false);
+            case "nearest" -> nearest(scales, a.divide(largestElement()));
             default -> throw new IllegalArgumentException(rule);
         };
     }
@@ -182,7 +197,7 @@ public final class BlockReference {
      * M: log2 of how many element values lie in [1, 2); for posits, whose precision tapers, of how many lie in the
      * largest one's binade (maxpos's alone: 0).
      */
-    private int elementFractionBits() {
+    private int countFractionBits() {
         if (posit != null) {
             Rational binade = Rational.scaled(BigInteger.ONE, largestElement().floorLog2());
             return Long.numberOfTrailingZeros(elements.stream().filter(v -> v.compareTo(binade) >= 0).count());
@@ -214,14 +229,11 @@ public final class BlockReference {
     /** The element magnitude of q >= 0, for a value of sign {@code negative}, in the element rounding. */
     private Rational element(Rational q, boolean negative) {
         if (posit != null) return q.signum() == 0 ? Rational.ZERO : posit.roundedMagnitude(q, negative);
-        if (elementRounding == RoundingMode.NEAREST_EVEN) return nearest(elements, q, true);
-        List<Rational> candidates = new ArrayList<>(List.of(Rational.ZERO));
-        candidates.addAll(elements);
-        int above = 0;
-        while (above < candidates.size() && candidates.get(above).compareTo(q) < 0) above++;
-        if (above == candidates.size()) return elements.getLast();
-        if (candidates.get(above).compareTo(q) == 0) return q;
-        Rational low = candidates.get(above - 1), high = candidates.get(above);
+        if (elementRounding == RoundingMode.NEAREST_EVEN) return nearest(elementsWithZero, q);
+        int above = firstNotBelow(elementsWithZero, q);
+        if (above == elementsWithZero.size()) return elements.getLast();
+        if (elementsWithZero.get(above).compareTo(q) == 0) return q;
+        Rational low = elementsWithZero.get(above - 1), high = elementsWithZero.get(above);
         return switch (elementRounding) {
             case NEAREST_AWAY -> q.subtract(low).compareTo(high.subtract(q)) < 0 ? low : high;
             case TOWARD_ZERO -> low;
@@ -232,17 +244,20 @@ public final class BlockReference {
         };
     }
 
-    /** The value of {@code points} (or 0 when {@code withZero}) nearest q >= 0; of two, the even multiple of their distance. */
-    private static Rational nearest(List<Rational> points, Rational q, boolean withZero) {
-        List<Rational> candidates = new ArrayList<>();
-        if (withZero) candidates.add(Rational.ZERO);
-        candidates.addAll(points);
-        int low = 0, high = candidates.size() - 1;
+    /** The index of the first of the ascending {@code points} not below q, or their count when every one is, by bisection. */
+    private static int firstNotBelow(List<Rational> points, Rational q) {
+        int low = 0, high = points.size();
         while (low < high) {
             int mid = (low + high) >>> 1;
-            if (candidates.get(mid).compareTo(q) < 0) low = mid + 1;
+            if (points.get(mid).compareTo(q) < 0) low = mid + 1;
             else high = mid;
         }
+        return low;
+    }
+
+    /** The value of the ascending {@code candidates} nearest q >= 0; of two, the even multiple of their distance. */
+    private static Rational nearest(List<Rational> candidates, Rational q) {
+        int low = Math.min(firstNotBelow(candidates, q), candidates.size() - 1);
         Rational above = candidates.get(low);
         if (low == 0 || above.compareTo(q) < 0) return above;
         Rational below = candidates.get(low - 1);
