@@ -86,8 +86,12 @@ final class ActivationQuantizer {
         if (ontoTheScaleGrid && element.largestBinadeFractionBits() + scale.fractionBits() > 22) {
             return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
         }
-        return element.float32HoldsEvery() && scale.float32HoldsEvery() ? null : "its elements or scales are not all float32s (element "
-            + format.name().element() + ", scale " + format.name().scale() + ")";
+        if (!element.float32HoldsEvery()) {
+            return "its element " + format.name().element() + " has values float32 cannot hold, and the quantizer and dot products "
+                + "keep elements as float32s";
+        }
+        return scale.float32HoldsEvery() ? null : "its scale " + format.name().scale() + " has values float32 cannot hold, and the "
+            + "quantizer and dot products keep scales as float32s";
     }
 
     /**
