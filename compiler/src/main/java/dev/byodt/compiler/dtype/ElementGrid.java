@@ -42,6 +42,11 @@ public sealed interface ElementGrid permits ValueGrid, PositGrid {
      */
     double round(BigDecimal numerator, BigDecimal denominator, ValueGrid.Direction direction);
 
+    /** The same for the quotient {@code numerator / (denominator * factor)} of doubles. */
+    default double round(double numerator, double denominator, double factor, ValueGrid.Direction direction) {
+        return round(new BigDecimal(numerator), ValueGrid.exactProduct(denominator, factor), direction);
+    }
+
     /** floor(log2(largest)): the element's emax of the OCP MX rule. */
     default int maxExponent() { return Math.getExponent(largest()); }
 
