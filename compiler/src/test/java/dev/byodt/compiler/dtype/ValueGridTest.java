@@ -69,7 +69,9 @@ class ValueGridTest {
      */
     @Test
     void quotientsOfDoublesRoundAsExactArithmeticDoes() {
-        double[][] denominators = {{1, 1}, {3, 1.25}, {0x1p-7, 0.75}, {5, 0x1.000002p-3}};
+        // The last two have 53-bit significands: a grid value t times them is no double, so n = t d f rounded
+        // gives a quotient a hair beside t whose nearest double is t itself, where the rest's sign decides.
+        double[][] denominators = {{1, 1}, {3, 1.25}, {0x1p-7, 0.75}, {5, 0x1.000002p-3}, {1, 0x1.5555555555555p-2}, {0x1p-3, 0x1.999999999999ap-4}};
         for (Map.Entry<String, List<Rational>> datatype : DATATYPES.entrySet()) {
             ValueGrid grid = (ValueGrid) DatatypeChoice.builtInRegistry().instance(datatype.getKey(), Map.of()).valueGrid().orElseThrow();
             List<Rational> values = new ArrayList<>();
