@@ -1,14 +1,17 @@
 package dev.byodt.cli;
 
 import dev.byodt.runtime.MemoryLimit;
+import dev.byodt.runtime.StageTimes;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /** Options every command takes. */
 final class CommonOptions {
-    @Option(names = "--verbose", description = "Print the stack trace with an error.")
-    boolean verbose;
+    @Option(names = "--verbose", description = "Print the stack trace with an error, and how long each stage of compiling a model takes.")
+    void verbose(boolean on) {
+        StageTimes.printTo(on ? System.err : null);
+    }
 
     @Option(names = "--max-memory", paramLabel = "SIZE", converter = MemorySize.class,
         description = "The most memory one tensor, constant, buffer or data file may take (4G, 512M, bytes); "

@@ -13,6 +13,7 @@ import dev.byodt.compiler.train.OnnxWeights;
 import dev.byodt.compiler.train.TrainableGraph;
 import dev.byodt.compiler.train.TrainingStep;
 import dev.byodt.runtime.ByodtException;
+import dev.byodt.runtime.StageTimes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -94,9 +95,10 @@ final class CompileCommand implements Callable<Integer> {
         CompileOptions options = (train ? step.compileOptions(modelOptions).withCallCounter(true) : modelOptions.compileOptions())
             .withEntrySymbol(entry).withOptimize(!noOpt);
         if (stats && !options.target().isRiscv()) throw new UsageException("--stats counts RISC-V instructions: give a RISC-V --target");
-        try (CompiledModule module = train ? Compiler.compile(trainingStep(options), options) : Compiler.compile(modelOptions.load(), options)) {
+        try (CompiledModule module = train ? Compiler.compile(trainingStep(options), options)
+                 : Compiler.compile(StageTimes.time("loading the model", modelOptions::load), options)) {
             ModelOptions.reportFallbacks(module);
-            List<Path> written = new Emitter().emit(kind, module, out);
+            List<Path> written = StageTimes.time("writing " + out, () -> new Emitter().emit(kind, module, out));
             for (Path p : written) System.out.println("wrote " + p);
             if (stats) printStats(module);
         }

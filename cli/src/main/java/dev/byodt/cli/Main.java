@@ -2,6 +2,7 @@ package dev.byodt.cli;
 
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.MemoryLimit;
+import dev.byodt.runtime.StageTimes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -45,6 +46,7 @@ public final class Main {
             return INTERNAL_ERROR;
         } finally {
             MemoryLimit.set(0);
+            StageTimes.printTo(null);
         }
     }
 

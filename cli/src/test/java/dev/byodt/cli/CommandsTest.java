@@ -16,7 +16,9 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,6 +33,22 @@ class CommandsTest {
 
     @TempDir
     Path tmp;
+
+    /** --verbose names each stage of a compile with its time; without it the stages are silent. */
+    @Test
+    void verboseCompileTimesEachStage() {
+        Path object = tmp.resolve("lenet5.o");
+        CommandLineRun run = CommandLineRun.of("compile", LENET.toString(), "--dtype", "custom[posit]8", "-o", object.toString(), "--verbose");
+        assertEquals(0, run.exitCode(), run.err());
+        for (String stage : List.of("loading the model", "lowering the graph to loop nests", "lowering the datatypes", "generating LLVM IR",
+            "optimizing the module (O3)", "writing " + object)) {
+            assertTrue(run.err().lines().anyMatch(line -> line.matches("byodt: +[0-9.]+ s \\([0-9.]+ s of this thread's CPU\\)  " + Pattern.quote(stage))),
+                stage + " in:\n" + run.err());
+        }
+        CommandLineRun quiet = CommandLineRun.of("compile", LENET.toString(), "-o", tmp.resolve("quiet.o").toString());
+        assertEquals(0, quiet.exitCode(), quiet.err());
+        assertFalse(quiet.err().contains("of this thread's CPU"), quiet.err());
+    }
 
     @Test
     void executableComputesWhatTheJitComputes() throws Exception {

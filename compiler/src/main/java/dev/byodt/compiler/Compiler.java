@@ -41,6 +41,7 @@ import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.compiler.target.Llvm;
 import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.Activity;
+import dev.byodt.runtime.StageTimes;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMOrcThreadSafeContextRef;
@@ -77,11 +78,12 @@ public final class Compiler {
         BlockChoice blocks = options.blocks();
         Optional<String> rounding = Optional.ofNullable(options.datatypes().options().get("rounding"));
         int srBits = Integer.parseInt(options.datatypes().options().getOrDefault(StochasticRounding.BITS_OPTION, String.valueOf(StochasticRounding.DEFAULT_BITS)));
-        return compile(GraphLowering.lowerScheduled(graph, arithmeticOf(options), (node, bufferOf) ->
+        Program program = StageTimes.time("lowering the graph to loop nests", () -> GraphLowering.lowerScheduled(graph, arithmeticOf(options), (node, bufferOf) ->
             blocks.forNode(node.name(), node.outputs().stream().map(Value::name).toList())
                 .map(name -> BlockFormat.resolve(name, options.datatypes().registry()))
                 .map(format -> rounding.map(format::withElementRounding).orElse(format).withRandomBits(srBits, options.datatypes().seed()))
-                .flatMap(format -> BlockDots.lower(node, bufferOf, format, blocks.accumulation()))), options);
+                .flatMap(format -> BlockDots.lower(node, bufferOf, format, blocks.accumulation()))));
+        return compile(program, options);
     }
 
     /**
@@ -114,13 +116,8 @@ public final class Compiler {
     /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
     public static CompiledModule compile(Program program, CompileOptions options) {
         LoweringLog log = new LoweringLog();
-        DatatypePlan plan = DecodedOperands.apply(plan(program, options, log));
-        Program machine = DatatypeLowering.lower(plan, log);
-        log.checkComplete();
-        machine = RandomCounters.apply(machine, plan, options.datatypes().seed(), options.callCounter());
-        machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
-        options.target().check(options.datatypes());
-        for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
+        DatatypePlan plan = StageTimes.time("choosing each kernel's datatype", () -> DecodedOperands.apply(plan(program, options, log)));
+        Program machine = StageTimes.time("lowering the datatypes", () -> lowered(plan, log, options));
         MemoryPlan memory = MemoryPlan.of(machine);
         Activity.ownCode("generating and optimizing the model's code");
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
@@ -136,23 +133,28 @@ public final class Compiler {
             LibraryCalls calls = LibraryCalls.of(machine, options.target().extension()
                 .map(extension -> extension.functions(options.target())).orElse(List.of()));
             if (!calls.isEmpty()) {
-                for (NativeLibrary library : libraries(plan, log, options.target())) {
-                    libraries.add(LibraryLinker.load(library, options.target(), llvmContext));
-                }
+                StageTimes.time("loading the datatype libraries", () -> {
+                    for (NativeLibrary library : libraries(plan, log, options.target())) {
+                        libraries.add(LibraryLinker.load(library, options.target(), llvmContext));
+                    }
+                });
                 calls.check(libraries, log, libraryOfDatatype(plan));
             }
             boolean unrolls = unrollsLoops(plan, options.target());
-            module = LlvmCodegen.generate(machine, memory, options.entrySymbol(), llvmContext, !unrolls, options.threads(),
-                options.multiplyAdd());
+            module = StageTimes.time("generating LLVM IR", () -> LlvmCodegen.generate(machine, memory, options.entrySymbol(),
+                llvmContext, !unrolls, options.threads(), options.multiplyAdd()));
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);
             LLVMDisposeTargetData(layout);
-            while (!libraries.isEmpty()) {
-                LLVMModuleRef library = libraries.removeFirst();
-                if (calls.anyDefinedBy(library)) LibraryLinker.link(module, library, options.inlineLibraries());
-                else LLVMDisposeModule(library);
-            }
+            LLVMModuleRef linked = module;
+            StageTimes.time("linking the datatype libraries in", () -> {
+                while (!libraries.isEmpty()) {
+                    LLVMModuleRef library = libraries.removeFirst();
+                    if (calls.anyDefinedBy(library)) LibraryLinker.link(linked, library, options.inlineLibraries());
+                    else LLVMDisposeModule(library);
+                }
+            });
             VectorWidth.widen(module, options.target());
             Optimizer.verify(module);
             if (options.optimize()) Optimizer.optimize(module, targetMachine, options.inlineLibraries(), unrolls);
@@ -166,6 +168,17 @@ public final class Compiler {
             LLVMOrcDisposeThreadSafeContext(context);
             throw e;
         }
+    }
+
+    /** The plan's kernels in machine types and library calls, and the target's passes over them. */
+    private static Program lowered(DatatypePlan plan, LoweringLog log, CompileOptions options) {
+        Program machine = DatatypeLowering.lower(plan, log);
+        log.checkComplete();
+        machine = RandomCounters.apply(machine, plan, options.datatypes().seed(), options.callCounter());
+        machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
+        options.target().check(options.datatypes());
+        for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
+        return machine;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.byodt.compiler.codegen;
 
 import dev.byodt.compiler.target.Llvm;
+import dev.byodt.runtime.StageTimes;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
 import org.bytedeco.llvm.LLVM.LLVMPassBuilderOptionsRef;
@@ -43,10 +44,11 @@ public final class Optimizer {
             LLVMPassBuilderOptionsSetLoopUnrolling(options, unroll ? 1 : 0);
             List<String> variants = vectorVariants ? VectorVariants.offer(module) : List.of();
             VectorVariants.forgetTripCounts(module);
-            Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
+            StageTimes.time("optimizing the module (O3)", () -> Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module"));
             if (!variants.isEmpty()) {
                 List<String> finished = VectorVariants.settle(module, variants);
-                Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module");
+                StageTimes.time("optimizing again the functions that took a vector variant (O3)",
+                    () -> Llvm.check(LLVMRunPasses(module, "default<O3>", targetMachine, options), "optimizing the module"));
                 VectorVariants.release(module, finished);
             }
         } finally {

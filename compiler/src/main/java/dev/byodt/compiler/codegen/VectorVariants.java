@@ -1,5 +1,6 @@
 package dev.byodt.compiler.codegen;
 
+import dev.byodt.runtime.StageTimes;
 import org.bytedeco.javacpp.PointerPointer;
 import org.bytedeco.llvm.LLVM.LLVMAttributeRef;
 import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
@@ -118,6 +119,11 @@ public final class VectorVariants {
         }
         LLVMContextRef context = LLVMGetModuleContext(module);
         finished.forEach(fn -> LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(context, kind("optnone"), 0)));
+        List<String> again = new ArrayList<>();
+        forEachFunction(module, fn -> {
+            if (LLVMIsDeclaration(fn) == 0 && !hasAttribute(fn, "optnone")) again.add(LLVMGetValueName(fn).getString());
+        });
+        StageTimes.note("the second O3 optimizes " + again.size() + " functions (" + finished.size() + " kernels set aside): " + String.join(" ", again));
         return finished.stream().map(fn -> LLVMGetValueName(fn).getString()).toList();
     }
 

@@ -114,15 +114,14 @@ public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid
         }
         double[] elements = new double[count];
         if (special) return new QuantizedBlock(Double.NaN, tensorScale, elements);
-        BigDecimal exactTensorScale = new BigDecimal(tensorScale);
-        double shared = amax == 0 ? scale.smallest() : name.rule().scale(new BigDecimal(amax), exactTensorScale, element, scale);
-        BigDecimal divisor = new BigDecimal(shared).multiply(exactTensorScale);
+        double shared = amax == 0 ? scale.smallest() : name.rule().scale(amax, tensorScale, element, scale);
+        BigDecimal divisor = elementRounding == RoundingMode.STOCHASTIC ? ValueGrid.exactProduct(shared, tensorScale) : null;
         for (int i = 0; i < count; i++) {
             float v = values[from + i];
-            BigDecimal quotient = new BigDecimal(Math.abs(v));
             double magnitude = elementRounding == RoundingMode.STOCHASTIC
-                ? element.roundStochastically(quotient, divisor, StochasticRounding.randomBits(counters.applyAsLong(i), srBits), srBits)
-                : element.round(quotient, divisor, ValueGrid.Direction.of(elementRounding, v < 0));
+                ? element.roundStochastically(new BigDecimal(Math.abs(v)), divisor,
+                    StochasticRounding.randomBits(counters.applyAsLong(i), srBits), srBits)
+                : element.round(Math.abs(v), shared, tensorScale, ValueGrid.Direction.of(elementRounding, v < 0));
             elements[i] = Math.copySign(magnitude, v);
         }
         return new QuantizedBlock(shared, tensorScale, elements);

@@ -42,6 +42,11 @@ public sealed interface ElementGrid permits ValueGrid, PositGrid {
      */
     double round(BigDecimal numerator, BigDecimal denominator, ValueGrid.Direction direction);
 
+    /** The same for the quotient {@code numerator / (denominator * factor)} of doubles. */
+    default double round(double numerator, double denominator, double factor, ValueGrid.Direction direction) {
+        return round(new BigDecimal(numerator), ValueGrid.exactProduct(denominator, factor), direction);
+    }
+
     /**
      * The value for the exact positive quotient {@code numerator / denominator} rounded stochastically with the
      * {@code bits} random bits {@code random}: from the value toward zero up to the next one when the first

@@ -2,7 +2,6 @@ package dev.byodt.compiler.dtype;
 
 import dev.byodt.runtime.ByodtException;
 
-import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -19,15 +18,15 @@ public enum ScaleRule {
     /** OCP MX v1.0 section 6.3: k = floor(log2 a) - emax; elements above the largest are clipped to it. */
     FLOOR {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
-            return powerOfTwo(ValueGrid.floorLog2(amax, tensorScale) - element.maxExponent(), scale);
+        double scale(double amax, double tensorScale, ElementGrid element, ValueGrid scale) {
+            return powerOfTwo(ValueGrid.floorLog2(amax, tensorScale, 1) - element.maxExponent(), scale);
         }
     },
     /** torchao's CEIL: k = ceil(log2 a) - emax. */
     CEIL {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
-            return powerOfTwo(ValueGrid.ceilLog2(amax, tensorScale) - element.maxExponent(), scale);
+        double scale(double amax, double tensorScale, ElementGrid element, ValueGrid scale) {
+            return powerOfTwo(ValueGrid.ceilLog2(amax, tensorScale, 1) - element.maxExponent(), scale);
         }
     },
     /**
@@ -36,18 +35,18 @@ public enum ScaleRule {
      */
     EVEN {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
-            int floor = ValueGrid.floorLog2(amax, tensorScale);
-            BigDecimal carryThreshold = BigDecimal.TWO.subtract(new BigDecimal(Math.scalb(1.0, -element.largestBinadeFractionBits() - 1)));
-            boolean carries = ValueGrid.compareWithPowerOfTwo(amax, tensorScale.multiply(carryThreshold), floor) >= 0;
+        double scale(double amax, double tensorScale, ElementGrid element, ValueGrid scale) {
+            int floor = ValueGrid.floorLog2(amax, tensorScale, 1);
+            double carryThreshold = 2 - Math.scalb(1.0, -element.largestBinadeFractionBits() - 1);
+            boolean carries = ValueGrid.compareWithPowerOfTwo(amax, tensorScale, carryThreshold, floor) >= 0;
             return powerOfTwo(floor + (carries ? 1 : 0) - element.maxExponent(), scale);
         }
     },
     /** NVIDIA's RCEIL (cuBLAS, TransformerEngine): the smallest scale value >= a / largest element, so nothing clips. */
     RCEIL {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
-            return scale.round(amax, tensorScale.multiply(new BigDecimal(element.largest())), ValueGrid.Direction.UP);
+        double scale(double amax, double tensorScale, ElementGrid element, ValueGrid scale) {
+            return scale.round(amax, tensorScale, element.largest(), ValueGrid.Direction.UP);
         }
     },
     /**
@@ -56,9 +55,8 @@ public enum ScaleRule {
      */
     MIDMAX {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
-            BigDecimal midpoint = new BigDecimal(element.midpointAboveLargest());
-            return powerOfTwo(ValueGrid.ceilLog2(amax, tensorScale.multiply(midpoint)), scale);
+        double scale(double amax, double tensorScale, ElementGrid element, ValueGrid scale) {
+            return powerOfTwo(ValueGrid.ceilLog2(amax, tensorScale, element.midpointAboveLargest()), scale);
         }
     },
     /**
@@ -67,8 +65,8 @@ public enum ScaleRule {
      */
     NEAREST {
         @Override
-        double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale) {
-            double nearest = scale.round(amax, tensorScale.multiply(new BigDecimal(element.largest())), ValueGrid.Direction.NEAREST_EVEN);
+        double scale(double amax, double tensorScale, ElementGrid element, ValueGrid scale) {
+            double nearest = scale.round(amax, tensorScale, element.largest(), ValueGrid.Direction.NEAREST_EVEN);
             return Math.max(nearest, scale.smallest());
         }
     };
@@ -77,7 +75,7 @@ public enum ScaleRule {
     public boolean powersOfTwo() { return this != RCEIL && this != NEAREST; }
 
     /** The scale for a block whose largest magnitude {@code amax} is positive and finite. */
-    abstract double scale(BigDecimal amax, BigDecimal tensorScale, ElementGrid element, ValueGrid scale);
+    abstract double scale(double amax, double tensorScale, ElementGrid element, ValueGrid scale);
 
     /** What users write: floor, ceil, even, rceil, midmax, nearest. */
     public String optionName() { return name().toLowerCase(Locale.ROOT); }

@@ -80,19 +80,47 @@ public record ValueGrid(int fractionBits, int minExponent, double largest, boole
         BigDecimal scaledNumerator = shift >= 0 ? numerator.multiply(powerOfTwo(shift)) : numerator;
         BigDecimal scaledDenominator = shift >= 0 ? denominator : denominator.multiply(powerOfTwo(-shift));
         BigDecimal[] quotientAndRemainder = scaledNumerator.divideAndRemainder(scaledDenominator);
-        BigInteger multiple = quotientAndRemainder[0].toBigIntegerExact();
         BigDecimal remainder = quotientAndRemainder[1];
-        int half = remainder.multiply(BigDecimal.TWO).compareTo(scaledDenominator);
-        boolean inexact = remainder.signum() > 0;
+        return onGrid(quotientAndRemainder[0].toBigIntegerExact().longValueExact(), remainder.signum() > 0,
+            remainder.multiply(BigDecimal.TWO).compareTo(scaledDenominator), shift, direction);
+    }
+
+    /**
+     * The same for the quotient {@code numerator / (denominator * factor)} of doubles, in double arithmetic
+     * ({@link DoubleQuotient}) where that holds it, which is nearly always.
+     */
+    @Override
+    public double round(double numerator, double denominator, double factor, Direction direction) {
+        if (numerator == 0) return hasZero ? 0 : smallest();
+        // The midpoints q 2^shift = multiple + 1/2 must be doubles too: multiple < 2^(fractionBits + 1) <= 2^52.
+        DoubleQuotient q = fractionBits <= 51 ? DoubleQuotient.of(numerator, denominator, factor) : null;
+        if (q == null) return ElementGrid.super.round(numerator, denominator, factor, direction);
+        int floorLog2 = q.floorLog2(), exponent = Math.max(floorLog2, minExponent);
+        int shift = fractionBits - exponent;
+        // Below a quarter, q 2^shift is a multiple 0 with a remainder under half, however far below (and
+        // scaling it there could leave the normal doubles).
+        if (floorLog2 + shift < -2) return onGrid(0, true, -1, shift, direction);
+        DoubleQuotient scaled = q.scaled(shift);
+        double floor = Math.floor(scaled.nearest());
+        int fromFloor = scaled.compareTo(floor);
+        long multiple = (long) floor - (fromFloor < 0 ? 1 : 0);
+        return onGrid(multiple, fromFloor != 0, scaled.compareTo(multiple + 0.5), shift, direction);
+    }
+
+    /**
+     * The grid point for q 2^shift = multiple + r, 0 <= r < 1, given whether r > 0 ({@code inexact}) and the sign
+     * of r - 1/2 ({@code half}).
+     */
+    private double onGrid(long multiple, boolean inexact, int half, int shift, Direction direction) {
+        boolean odd = (multiple & 1) == 1;
         boolean stepUp = switch (direction) {
             case UP -> inexact;
             case TOWARD_ZERO -> false;
             case NEAREST_AWAY -> half >= 0;
-            case ODD -> inexact && !multiple.testBit(0);
-            case NEAREST_EVEN -> half > 0 || (half == 0 && multiple.testBit(0));
+            case ODD -> inexact && !odd;
+            case NEAREST_EVEN -> half > 0 || (half == 0 && odd);
         };
-        if (stepUp) multiple = multiple.add(BigInteger.ONE);
-        double value = Math.scalb(multiple.doubleValue(), -shift);
+        double value = Math.scalb((double) (multiple + (stepUp ? 1 : 0)), -shift);
         if (value > largest) return largest;
         if (value == 0 && !hasZero) return smallest();
         return value;
@@ -123,14 +151,29 @@ public record ValueGrid(int fractionBits, int minExponent, double largest, boole
         return estimate;
     }
 
-    /** ceil(log2(numerator / denominator)) of a positive quotient, exactly. */
-    public static int ceilLog2(BigDecimal numerator, BigDecimal denominator) {
-        int floor = floorLog2(numerator, denominator);
-        return compareWithPowerOfTwo(numerator, denominator, floor) == 0 ? floor : floor + 1;
+    /** floor(log2(numerator / (denominator * factor))) of a positive quotient of doubles, exactly. */
+    public static int floorLog2(double numerator, double denominator, double factor) {
+        DoubleQuotient q = DoubleQuotient.of(numerator, denominator, factor);
+        return q != null ? q.floorLog2() : floorLog2(new BigDecimal(numerator), exactProduct(denominator, factor));
     }
 
+    /** ceil(log2(numerator / (denominator * factor))) of a positive quotient of doubles, exactly. */
+    public static int ceilLog2(double numerator, double denominator, double factor) {
+        int floor = floorLog2(numerator, denominator, factor);
+        return compareWithPowerOfTwo(numerator, denominator, factor, floor) == 0 ? floor : floor + 1;
+    }
+
+    /** The sign of numerator / (denominator * factor) - 2^exponent, for doubles. */
+    public static int compareWithPowerOfTwo(double numerator, double denominator, double factor, int exponent) {
+        DoubleQuotient q = Math.abs(exponent) <= 1000 ? DoubleQuotient.of(numerator, denominator, factor) : null;
+        return q != null ? q.compareTo(Math.scalb(1.0, exponent))
+            : compareWithPowerOfTwo(new BigDecimal(numerator), exactProduct(denominator, factor), exponent);
+    }
+
+    static BigDecimal exactProduct(double a, double b) { return new BigDecimal(a).multiply(new BigDecimal(b)); }
+
     /** The sign of numerator / denominator - 2^exponent. */
-    public static int compareWithPowerOfTwo(BigDecimal numerator, BigDecimal denominator, int exponent) {
+    private static int compareWithPowerOfTwo(BigDecimal numerator, BigDecimal denominator, int exponent) {
         return exponent >= 0
             ? numerator.compareTo(denominator.multiply(powerOfTwo(exponent)))
             : numerator.multiply(powerOfTwo(-exponent)).compareTo(denominator);
