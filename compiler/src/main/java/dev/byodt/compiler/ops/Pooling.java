@@ -123,7 +123,7 @@ final class Pooling implements Operator {
         // in padding, which needs pads as large as the kernel) is -inf, or the least integer.
         Expr lowest = x.elementType() == ScalarType.REAL ? real(Double.NEGATIVE_INFINITY) : constant(x.elementType(), Integer.MIN_VALUE);
         Local best = kb.local("max", lowest);
-        window.forEachTap(kb, out, (position, tap) -> {
+        window.forEachTapUnrolled(kb, out, (position, tap) -> {
             Expr value = element(kb, x, batch, channel, position);
             if (where != null) {
                 kb.assign(where, select(or(gt(value, kb.get(best)), lt(kb.get(where), 0)),
@@ -150,7 +150,7 @@ final class Pooling implements Operator {
     private static Expr mean(KernelBuilder kb, WindowGeometry window, Buffer x, Expr batch, Expr channel, Expr[] out,
                              boolean countPadding) {
         Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
-        window.forEachTap(kb, out, (position, tap) ->
+        window.forEachTapUnrolled(kb, out, (position, tap) ->
             kb.assign(sum, accumulate(kb.get(sum), element(kb, x, batch, channel, position))));
         return window.mean(cast(ScalarType.REAL, kb.get(sum)), out, countPadding);
     }

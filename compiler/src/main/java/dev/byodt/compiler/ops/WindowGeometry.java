@@ -6,6 +6,7 @@ import dev.byodt.compiler.kernel.KernelBuilder;
 
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.and;
@@ -29,6 +30,9 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * convolution has no conditions at all.
  */
 public final class WindowGeometry {
+    /** The most taps {@link #forEachTapUnrolled} writes out: LeNet-5's 2 x 2 pools up to a 4 x 4 window. */
+    private static final long UNROLLED_TAPS = 16;
+
     private final long[] input;
     private final long[] kernel;
     private final long[] strides;
@@ -178,23 +182,38 @@ public final class WindowGeometry {
      */
     void forEachLeadingTap(KernelBuilder kb, Expr[] leadingOutputPosition, TapVisitor visitor) {
         int axes = leadingOutputPosition.length;
-        nest(kb, leadingOutputPosition, 0, new Expr[axes], new Expr[axes], visitor);
+        nest(kb, leadingOutputPosition, 0, new Expr[axes], new Expr[axes], false, visitor);
     }
 
-    private void nest(KernelBuilder kb, Expr[] out, int axis, Expr[] position, Expr[] tap, TapVisitor visitor) {
+    /**
+     * Like {@link #forEachTap}, but a window of at most {@value #UNROLLED_TAPS} taps is written out tap by tap,
+     * with constant tap indices and no loops. Where a kernel computes in an emulated datatype LLVM unrolls no loop
+     * ({@code Compiler.unrollsLoops}), and a pool's short loops over taps inside its loop over outputs kept that
+     * loop from vectorizing. The visitor sees the same taps in the same order, so results keep their bits.
+     */
+    public void forEachTapUnrolled(KernelBuilder kb, Expr[] outputPosition, TapVisitor visitor) {
+        int axes = outputPosition.length;
+        boolean unrolled = Arrays.stream(kernel).reduce(1, Math::multiplyExact) <= UNROLLED_TAPS;
+        nest(kb, outputPosition, 0, new Expr[axes], new Expr[axes], unrolled, visitor);
+    }
+
+    private void nest(KernelBuilder kb, Expr[] out, int axis, Expr[] position, Expr[] tap, boolean unrolled,
+                      TapVisitor visitor) {
         if (axis == out.length) {
             visitor.visit(position.clone(), tap.clone());
             return;
         }
-        kb.loop(kernel[axis], k -> {
+        Consumer<Expr> atTap = k -> {
             Expr p = inputPosition(axis, out[axis], k);
             position[axis] = p;
             tap[axis] = k;
             Expr inside = insideInput(axis, p);
-            Runnable inner = () -> nest(kb, out, axis + 1, position, tap, visitor);
+            Runnable inner = () -> nest(kb, out, axis + 1, position, tap, unrolled, visitor);
             if (inside == null) inner.run();
             else kb.when(inside, inner);
-        });
+        };
+        if (!unrolled) kb.loop(kernel[axis], atTap);
+        else for (long k = 0; k < kernel[axis]; k++) atTap.accept(idx(k));
     }
 
     /** Where tap {@code tap} of the window at output index {@code out} falls in the input, along this axis. */

@@ -63,31 +63,38 @@ final class PackedMeans {
         }.body(body));
     }
 
-    /** The pooling kernel {@code f} computes, or null when it is not one of 2x2 windows that packs. */
+    /**
+     * The pooling kernel {@code f} computes, or null when it is not one of 2x2 windows that packs. Its four taps are
+     * written out, top left to bottom right ({@code WindowGeometry.forEachTapUnrolled}).
+     */
     private Pool pool(Stmt.For f, Set<Buffer> callers) {
-        if (!(f.extent() instanceof Expr.IntConst total) || f.body().size() != 3
-            || !(f.body().get(0) instanceof Stmt.Assign zero) || !(zero.value() instanceof Expr.IntConst z) || z.value() != 0
-            || !(f.body().get(1) instanceof Stmt.For rows) || !isExtent(rows, 2) || rows.body().size() != 1
-            || !(rows.body().getFirst() instanceof Stmt.For columns) || !isExtent(columns, 2) || columns.body().size() != 1
-            || !(columns.body().getFirst() instanceof Stmt.Assign add) || add.local() != zero.local()
-            || !(add.value() instanceof Expr.Call addCall) || !addCall.function().endsWith("_acc_add") || addCall.args().size() != 2
-            || !(addCall.args().get(0) instanceof Expr.LocalRef summed) || summed.local() != zero.local()
-            || !(addCall.args().get(1) instanceof Expr.Load tap)
-            || !(f.body().get(2) instanceof Stmt.Store store) || !(store.index() instanceof Expr.Var at) || at.var() != f.var()) return null;
-        String prefix = addCall.function().substring(0, addCall.function().length() - "_acc_add".length());
+        int taps = 4;
+        if (!(f.extent() instanceof Expr.IntConst total) || f.body().size() != taps + 2
+            || !(f.body().getFirst() instanceof Stmt.Assign zero) || !(zero.value() instanceof Expr.IntConst z) || z.value() != 0
+            || !(f.body().getLast() instanceof Stmt.Store store) || !(store.index() instanceof Expr.Var at) || at.var() != f.var()) return null;
+        List<Expr.Load> loads = new ArrayList<>();
+        String addFunction = null;
+        for (Stmt s : f.body().subList(1, taps + 1)) {
+            if (!(s instanceof Stmt.Assign add) || add.local() != zero.local()
+                || !(add.value() instanceof Expr.Call addCall) || !addCall.function().endsWith("_acc_add") || addCall.args().size() != 2
+                || addFunction != null && !addFunction.equals(addCall.function())
+                || !(addCall.args().get(0) instanceof Expr.LocalRef summed) || summed.local() != zero.local()
+                || !(addCall.args().get(1) instanceof Expr.Load tap) || !loads.isEmpty() && tap.buffer() != loads.getFirst().buffer()) return null;
+            addFunction = addCall.function();
+            loads.add(tap);
+        }
+        String prefix = addFunction.substring(0, addFunction.length() - "_acc_add".length());
         Datatype datatype = datatypes.get(prefix);
         if (datatype == null || !isQuarterOfSum(store.value(), prefix, datatype, zero)) return null;
-        Buffer x = tap.buffer(), y = store.buffer();
+        Buffer x = loads.getFirst().buffer(), y = store.buffer();
         ScalarType value = ScalarType.integerOfBits(datatype.bits());
         if (callers.contains(x) || callers.contains(y) || x.rank() != 4 || y.rank() != 4
             || x.elementType() != value || y.elementType() != value || y.size() != total.value()) return null;
         long outputRows = y.dim(0) * y.dim(1) * y.dim(2), width = y.dim(3);
         if (x.dim(0) != y.dim(0) || x.dim(1) != y.dim(1) || x.dim(2) != 2 * y.dim(2) || x.dim(3) != 2 * width
-            || width % 2 != 0 || width < LANES || !readsWindows(tap.index(), f.var(), rows.var(), columns.var(), total.value(), width)) return null;
+            || width % 2 != 0 || width < LANES || !readsWindows(loads, f.var(), total.value(), width)) return null;
         return new Pool(f, x, y, outputRows, width, PFunctions.means2x2(datatype.bits(), datatype.mode()));
     }
-
-    private static boolean isExtent(Stmt.For f, long extent) { return f.extent() instanceof Expr.IntConst c && c.value() == extent; }
 
     /**
      * {@code div_i32(acc_round(sum), 4)}, or {@code div(acc_round(sum), 4)} with 4 a constant of the format (a
@@ -108,22 +115,18 @@ final class PackedMeans {
     }
 
     /**
-     * Whether the tap of output i at window row kh and column kw loads x's element ((2 oh + kh) W + 2 ow + kw) of
+     * Whether tap t (window row t / 2, column t % 2) of output i loads x's element ((2 oh + t / 2) W + 2 ow + t % 2) of
      * its plane, oh and ow the output's row and column (W = 2 width, an output plane row by row): evaluated for
      * every output and tap.
      */
-    private static boolean readsWindows(Expr index, LoopVar i, LoopVar kh, LoopVar kw, long total, long width) {
+    private static boolean readsWindows(List<Expr.Load> taps, LoopVar i, long total, long width) {
         Map<LoopVar, Long> at = new HashMap<>();
         for (long output = 0; output < total; output++) {
             long row = output / width, column = output % width;
-            for (long r = 0; r < 2; r++) {
-                for (long c = 0; c < 2; c++) {
-                    at.put(i, output);
-                    at.put(kh, r);
-                    at.put(kw, c);
-                    Long value = evaluate(index, at);
-                    if (value == null || value != (2 * row + r) * 2 * width + 2 * column + c) return false;
-                }
+            at.put(i, output);
+            for (int t = 0; t < taps.size(); t++) {
+                Long value = evaluate(taps.get(t).index(), at);
+                if (value == null || value != (2 * row + t / 2) * 2 * width + 2 * column + t % 2) return false;
             }
         }
         return true;

@@ -58,12 +58,12 @@ final class PoolingGradient implements GradientRule {
             Expr dyAt = kb.load(dy, flatIndex(dy.shape(), at));
             if (average) {
                 Expr share = window.mean(dyAt, out, countPadding);
-                window.forEachTap(kb, out, (position, tap) -> Accumulators.add(kb, acc,
+                window.forEachTapUnrolled(kb, out, (position, tap) -> Accumulators.add(kb, acc,
                     flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position)), share));
             } else {
                 Local best = kb.local("max", real(Double.NEGATIVE_INFINITY));
                 Local where = kb.local("argmax", idx(-1));
-                window.forEachTap(kb, out, (position, tap) -> {
+                window.forEachTapUnrolled(kb, out, (position, tap) -> {
                     Expr index = flatIndex(x.shape(), WindowGeometry.indices(batch, channel, position));
                     Expr value = kb.load(x, index);
                     kb.when(gt(value, kb.get(best)), () -> {
