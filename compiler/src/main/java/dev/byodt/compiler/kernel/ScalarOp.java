@@ -13,7 +13,8 @@ import java.util.function.LongBinaryOperator;
  * nothing but this operation. The datatype operations, the built-in libraries' lists, the harness's function
  * lists, float32's lowering and the ONNX operator's registration are all derived from here: a new operation
  * computed through double needs this entry, its {@code NAME_d} routine in common/double_math.c (and its name in
- * that file's EVERY_LIBRARY_THROUGH_DOUBLE list), and its name in docs/bring-your-own-datatype.md's table.
+ * that file's EVERY_LIBRARY_THROUGH_DOUBLE list and float32.c's THROUGH_DOUBLE lines), and its name in
+ * docs/bring-your-own-datatype.md's table.
  */
 public enum ScalarOp {
     ADD(Category.ARITHMETIC, 2, Float32Lowering.INSTRUCTION, null, (x, y) -> x + y, (x, y) -> x + y),

@@ -56,12 +56,15 @@ final class RegisterTile {
     /**
      * Emits the matrix product of {@code rows x terms} inputs ({@code input(row, term)} the element) and constant
      * weights of one row of {@code terms} per output column ({@code columns x terms}), each rounded sum handed to
-     * {@code result}. The last tile of rows reads the last row again where it runs past the rows, and stores
-     * nothing there. Threads divide the tiles, each a run of them, tile of columns by tile of columns.
+     * {@code result}. The tiles of rows are as even as whole rows make them (a ViT's 50 rows are five tiles of 10,
+     * not four of 12 and one of 12 holding 2 rows: a sixth of the multiply-adds were on rows stored nowhere); the
+     * last tile reads the last row again where it runs past the rows, and stores nothing there. Threads divide the
+     * tiles, each a run of them, tile of columns by tile of columns.
      */
     static void matrixProduct(KernelBuilder kb, long lanes, long rows, long terms, long columns, Tensor weights,
                               BiFunction<Expr, Expr, Expr> input, Result result) {
-        RegisterTile tile = of(kb, lanes, Math.min(MOST_ROWS, rows), columns);
+        long fewestTiles = (rows + MOST_ROWS - 1) / MOST_ROWS;
+        RegisterTile tile = of(kb, lanes, (rows + fewestTiles - 1) / fewestTiles, columns);
         Buffer panels = tile.panels(kb, weights, 1, columns, terms);
         long columnTiles = tile.columnTiles(columns);
         long rowTiles = (rows + tile.rows - 1) / tile.rows;

@@ -72,20 +72,22 @@ final class Softmax implements Operator {
         long[] v = view(node, x.shape());
         long extent = v[1];
         long inner = v[2];
+        Buffer weights = kb.scratch("weights", ScalarType.REAL, new long[] {extent});
         kb.loop(v[0], o -> kb.loop(inner, i -> {
             Expr rowStart = add(mul(o, extent * inner), i);
             Local largest = kb.local("max", real(Double.NEGATIVE_INFINITY));
             kb.loop(extent, k -> kb.assign(largest, max(kb.get(largest), kb.load(x, add(rowStart, mul(k, inner))))));
+            // The row's weights go into a buffer first, in a loop of their own that vectorizes, where summing them in
+            // order as they were computed kept each exp scalar (and Softmax computed each exp twice).
+            kb.loop(extent, k -> kb.store(weights, k, weight(kb.load(x, add(rowStart, mul(k, inner))), kb.get(largest))));
             Local sum = kb.local("sum", constant(ScalarType.ACC, 0));
-            kb.loop(extent, k -> kb.assign(sum,
-                accumulate(kb.get(sum), weight(kb.load(x, add(rowStart, mul(k, inner))), kb.get(largest)))));
+            kb.loop(extent, k -> kb.assign(sum, accumulate(kb.get(sum), kb.load(weights, k))));
             Expr total = cast(ScalarType.REAL, kb.get(sum));
             Local denominator = kb.local("denominator", logarithm ? log(total) : total);
             kb.loop(extent, k -> {
                 Expr at = add(rowStart, mul(k, inner));
                 Expr shifted = sub(kb.load(x, at), kb.get(largest));
-                kb.store(y, at, logarithm ? sub(shifted, kb.get(denominator))
-                    : div(weight(kb.load(x, at), kb.get(largest)), kb.get(denominator)));
+                kb.store(y, at, logarithm ? sub(shifted, kb.get(denominator)) : div(kb.load(weights, k), kb.get(denominator)));
             });
         }));
     }
