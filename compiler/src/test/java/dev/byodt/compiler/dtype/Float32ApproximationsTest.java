@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.*;
  * double routines: within the bounds float32.c promises (0.5 + 2^-5.9 ulp of the exact value for tanh, 0.5 +
  * 2^-12.7 for erf), so the correctly rounded result or its neighbour; NaN for NaN, +-0 for +-0. The default run
  * checks every float whose upper 16 bits are a multiple of a stride (8 for tanh, 2^29 floats: every sign and
- * exponent, the zeros, infinities and a NaN, and in each binade 16 runs of 65536 consecutive floats; 64 for erf,
- * two runs a binade, as its reference sums 150 terms with a division each); -Pexhaustive checks every one of the
+ * exponent, the zeros, infinities and a NaN, and in each binade 16 runs of 65536 consecutive floats; 128 for
+ * erf, a run a binade, as its reference sums 150 terms with a division each); -Pexhaustive checks every one of the
  * 2^32. Compiled for this CPU (-march=native, as the JIT compiles models) so that the check vectorizes.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -37,7 +37,7 @@ class Float32ApproximationsTest {
 
     @Test
     void sampledErfWithinTheDocumentedBound() {
-        checkFloatsWithUpperBitsEvery("erf", 64, ERF_BOUND_ULP);
+        checkFloatsWithUpperBitsEvery("erf", 128, ERF_BOUND_ULP);
     }
 
     @Tag("exhaustive")
