@@ -260,7 +260,7 @@ final class TrainCommand implements Callable<Integer> {
             int count = Math.min(step.batch, test.size() - start);
             input.data().fill((byte) 0);
             for (int i = 0; i < count; i++) test.readItem(start + i, input.data().asSlice(i * itemBytes, itemBytes));
-            Tensor scores = trainer.predict();
+            Tensor scores = trainer.predict(start);
             long classes = scores.shape()[1];
             for (int i = 0; i < count; i++) if (argmax(scores, i * classes, classes) == test.label(start + i)) correct++;
         }
