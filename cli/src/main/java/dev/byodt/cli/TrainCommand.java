@@ -199,6 +199,7 @@ final class TrainCommand implements Callable<Integer> {
         c.put("data", training.description());
         c.put("test", test.description());
         c.put("dtype", modelOptions.dtype + modelOptions.describeDatatypeOptions());
+        c.put(TrainingHistory.MULTIPLY_ADD, modelOptions.multiplyAdd.mode().optionName());
         String hyper = switch (o.kind()) {
             case SGD -> "";
             case MOMENTUM -> ", momentum " + o.momentum();
