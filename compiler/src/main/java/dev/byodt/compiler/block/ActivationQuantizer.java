@@ -32,7 +32,8 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     In the format's other element rounding modes that integer less one where it went above q / s is the
  *     floor, and q / s less the floor the exact fraction that decides the mode's step up; stochastically, that
  *     fraction's first bits (times 2^bits, exact, then floored) and the random bits of the element's counter
- *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it).</li>
+ *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it, moved by
+ *     the call's first item, {@link dev.byodt.compiler.dtype.CallItems#offset}, when the format has the call's items).</li>
  * <li>Under a float32 tensor scale t, q = |v| / (X t) is rounded once in double. The points where rounding q
  *     decides (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most
  *     M + b + 1 significant bits, so times X t under a power-of-two rule they have at most M + b + 25; a float32
@@ -125,6 +126,7 @@ final class ActivationQuantizer {
         }
         Expr tensor = t;
         long key = format.counterKey(kb.name(), source.name());
+        Expr firstItem = format.items().map(items -> items.offset(idx(outer * length * inner))).orElse(idx(0));
         kb.loops(new long[] {outer, inner, blocks}, at -> {
             Expr first = add(add(mul(at[0], length * inner), at[1]), mul(mul(at[2], size), inner));
             Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
@@ -137,7 +139,7 @@ final class ActivationQuantizer {
             Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
-                Expr counter = add(add(first, mul(j, inner)), new Expr.IntConst(ScalarType.I64, key));
+                Expr counter = add(add(add(first, mul(j, inner)), firstItem), new Expr.IntConst(ScalarType.I64, key));
                 Expr element = select(special, f64(Double.NaN), signed(element(kb, v, kb.get(divisor), counter), v));
                 kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
             });

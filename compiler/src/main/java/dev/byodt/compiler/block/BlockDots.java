@@ -2,6 +2,7 @@ package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
@@ -255,7 +256,10 @@ public final class BlockDots {
                 kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], dot(row.apply(at[0]), column.apply(at[1]))));
                 return;
             }
-            long rows = largestDivisor(m, Math.min(MOST_ROWS_TOGETHER, m / 2)), columns = largestDivisor(n, MOST_COLUMNS_TOGETHER);
+            // Stochastically rounded stores (the vector datatype's) keep the rows, which may be the call's items, one
+            // run each: their counters number the items apart (CallItems), in the nest a call of one item has.
+            long rows = format.elementRounding() == RoundingMode.STOCHASTIC ? 1 : largestDivisor(m, Math.min(MOST_ROWS_TOGETHER, m / 2));
+            long columns = largestDivisor(n, MOST_COLUMNS_TOGETHER);
             long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
             ScalarType sumType = accumulatorType();
             Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});

@@ -6,6 +6,7 @@ import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.dtype.PositGrid;
@@ -257,7 +258,7 @@ class BlockStochasticRoundingTest {
     private static float[] compileAndRun(String name, Graph graph, float[] a, CompileOptions options) {
         CompileOptions withBlock = options.withBlock(DatatypeName.parseBlock(name));
         try (CompiledModule module = Compiler.compile(graph, withBlock); HostModel model = Compiler.jit(module)) {
-            return model.run(List.of(Tensor.ofFloats(new long[] {a.length / K, K}, a))).getFirst().toFloatArray();
+            return model.run(CallItems.withFirstItem(model.inputs(), List.of(Tensor.ofFloats(new long[] {a.length / K, K}, a)), 0)).getFirst().toFloatArray();
         }
     }
 
