@@ -266,7 +266,7 @@ public final class BlockDots {
                 ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.largest(kb, m, rows, length, size, row), BlockMagnitudes.largest(kb, n, columns, length, size, column)})
                 : Optional.empty();
             List<Buffer> partial = new ArrayList<>();
-            int parts = exact.splitsWhereTwoFit() ? 2 : exact.parts();
+            int parts = exact.checked() ? 2 : exact.parts();
             for (int part = 0; part < parts; part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
             kb.splitLoop(m / rows, rowRun -> kb.loop(n / columns, columnRun -> {
                 Function<Expr, QuantizedOperand.Vector> rowAt = r -> row.apply(Exprs.add(mul(rowRun, rows), r));
@@ -289,10 +289,15 @@ public final class BlockDots {
                     Local largestProduct = kb.local("largest.product", mul(largest.get()[0].at(rowRun, block), largest.get()[1].at(columnRun, block)));
                     Local smallestProduct = kb.local("smallest.product", mul(smallestA, smallestB));
                     Runnable inLimbs = () -> addBlockInLimbs(rows, columns, rowAt, columnAt, block, kb.get(count), acc);
-                    kb.ifElse(exact.fitsOneDouble(kb.get(largestProduct), kb.get(smallestProduct)), whole, !exact.splitsWhereTwoFit() ? inLimbs : () -> {
+                    Runnable extracted = () -> {
+                        ExactBlockSum extraction = exact.extractingBelow(kb, kb.get(largestProduct));
+                        kb.ifElse(exact.fitsExtracted(kb.get(largestProduct), kb.get(smallestProduct)),
+                            () -> addBlock(extraction, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), inLimbs);
+                    };
+                    kb.ifElse(exact.fitsOneDouble(kb.get(largestProduct), kb.get(smallestProduct)), whole, !exact.splitsWhereTwoFit() ? extracted : () -> {
                         ExactBlockSum split = exact.splitAt(kb.get(kb.local("threshold", exact.threshold(kb.get(largestProduct)))));
                         kb.ifElse(exact.fitsTwoDoubles(kb.get(largestProduct), kb.get(smallestProduct)),
-                            () -> addBlock(split, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), inLimbs);
+                            () -> addBlock(split, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), extracted);
                     });
                 });
                 kb.loop(rows, r -> kb.loop(columns, c -> store.at(Exprs.add(mul(rowRun, rows), r), Exprs.add(mul(columnRun, columns), c),

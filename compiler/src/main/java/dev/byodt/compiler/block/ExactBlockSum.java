@@ -11,6 +11,7 @@ import dev.byodt.compiler.kernel.ScalarType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import static dev.byodt.compiler.kernel.Exprs.*;
@@ -59,6 +60,14 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * power-of-two scales one whose products lie within twice as many bits ({@link #fitsTwoDoubles}: 2^62, 2^50) in two
  * doubles split at a threshold of its own and rounded to odd as MXFP8 E5M2's; and any other in limbs
  * ({@link #emitInLimbs}), exactly too. Each gives the exact sum's float32, so which one a block takes changes no bit.
+ * <p>
+ * Elements kept as integers k of at most 31 bits times their smallest value u ({@link ElementStorage}: fixed point of
+ * up to 32 bits, whose products have up to 62 bits and block sums 67, beyond a double) multiply as 64-bit integers,
+ * exactly. Each product p = k k' splits into its truncated quotient by 2^26 and remainder, p = q 2^26 + r, |q| < 2^36,
+ * |r| < 2^26, summed apart in two 64-bit integers, which for blocks of up to 2^17 stay below 2^53: both are exact in
+ * double, and so is each times u^2 2^26 or u^2 and the two scales (at most 41 + 8 bits for blocks of 32). Their sum
+ * rounded to a double to odd, as MXFP8 E5M2's two parts, is the exact scaled block sum rounded to odd, which rounds to
+ * float32 as the exact sum does (here the scales come first, so any scale keeps it so).
  */
 final class ExactBlockSum {
     private static final double TWO_52 = 0x1p52;
@@ -66,6 +75,8 @@ final class ExactBlockSum {
     private static final int FLOAT_BITS = 24;
     /** Float32's smallest subnormal and first power of two beyond its range, as exponents. */
     private static final int FLOAT_MIN_EXPONENT = -149, FLOAT_MAX_EXPONENT = 128;
+    /** Where an integer product of elements splits into quotient and remainder, and the quotient's bits: 62 - 26. */
+    private static final int REMAINDER_BITS = 26, QUOTIENT_BITS = 2 * ElementStorage.MOST_INTEGER_BITS - REMAINDER_BITS;
 
     private final BlockFormat format;
     /** Where the products split into two exact sums (F64), or empty where one sum is exact. */
@@ -74,20 +85,38 @@ final class ExactBlockSum {
     private final ScalarType type;
     /** Whether each block sums its products in limbs (posits whose sums outgrow a double). */
     private final boolean inLimbs;
+    /** Whether the elements are integers whose products are summed as quotients and remainders by 2^26 (see the class comment). */
+    private final boolean inIntegers;
+    /** Where a checked format's block extracts each product's high part ({@link #extractingBelow}: sigma, F64), or empty. */
+    private final Optional<Expr> sigma;
     /** Whether each block is summed in one double where its magnitudes admit it ({@link #fitsOneDouble(Expr, Expr)}), else in limbs: wide elements. */
     private final boolean checked;
 
     private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean inLimbs, boolean checked) {
+        this(format, split, type, inLimbs, checked, false, Optional.empty());
+    }
+
+    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean inLimbs, boolean checked, boolean inIntegers,
+                          Optional<Expr> sigma) {
         this.format = format;
         this.split = split;
         this.type = type;
         this.inLimbs = inLimbs;
         this.checked = checked;
+        this.inIntegers = inIntegers;
+        this.sigma = sigma;
     }
 
-    /** How {@code format}'s block sums are computed exactly, or empty where even limbs cannot take a posit's products times its scales exactly. */
+    /**
+     * How {@code format}'s block sums are computed exactly, or empty where even limbs cannot take a posit's products
+     * times its scales exactly, or an integer element's quotient sums times its scales outgrow a double.
+     */
     static Optional<ExactBlockSum> of(BlockFormat format) {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
+        if (ElementStorage.of(format).map(ElementStorage::integers).orElse(false)) {
+            if (countBits + QUOTIENT_BITS + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.I64, false, false, true, Optional.empty()));
+        }
         if (format.element() instanceof PositGrid posit) {
             int maxScale = posit.maxExponent(), sumBits = countBits + 4 * maxScale;
             boolean inFloat32 = sumBits <= FLOAT_BITS && -2 * maxScale >= FLOAT_MIN_EXPONENT && countBits + 2 * maxScale < FLOAT_MAX_EXPONENT;
@@ -193,6 +222,38 @@ final class ExactBlockSum {
         return le(mul(largestProduct, f64(Math.scalb(1.0, 2 * checkExponent()))), smallestProduct);
     }
 
+    /**
+     * Whether a checked format's block with products from smallestProduct to largestProduct (nonzero magnitudes, F64)
+     * sums exactly in two doubles by extracting each product's high part ({@link #extractingBelow}), under any scales:
+     * where largestProduct 2^(2c + 2b + 2M - 102) <= smallestProduct, products within 2^46 of each other for float32
+     * elements in blocks of 32 under E8M0, 2^30 under UE4M3, 2^78 for bfloat16.
+     */
+    Expr fitsExtracted(Expr largestProduct, Expr smallestProduct) {
+        int exponent = 2 * extractionCountBits() + 2 * scaleBits(format) + 2 * ((ValueGrid) format.element()).fractionBits() - 2 * DOUBLE_BITS + 4;
+        return le(mul(largestProduct, f64(Math.scalb(1.0, exponent))), smallestProduct);
+    }
+
+    /**
+     * This checked format's block sums as two exact partial sums, for a block whose products are at most
+     * largestProduct (F64) and lie as close together as {@link #fitsExtracted} says: each product p splits into
+     * q = (sigma + p) - sigma and p - q, sigma = 3 2^51 W, W = 2^floor(log2 largestProduct) 2^(c + b - 51), a power of
+     * two (Rump, Ogita and Oishi's ExtractScalar). |p| < 2^51 W keeps sigma + p in sigma's binade, whose spacing is W,
+     * so q is p rounded to a multiple of W, exact (Sterbenz), and p - q its rounding error, exact too, at most W / 2.
+     * The sum of the q, multiples of W of magnitude at most 2^c (largestProduct + W / 2), is below 2^(53 - b) W: exact,
+     * and times the two scales (b bits) too. The p - q are multiples of the smaller of W and L (the products' common
+     * unit, a power of two above smallestProduct 2^-(2M+3), as {@link #fitsOneDouble(Expr, Expr)} says) of magnitude at
+     * most W / 2, so their sum is at most 2^(c-1) W, exact with the scales' bits where 2^(c-1) W <= 2^(53 - b) L, which
+     * the check ensures. Both parts times the scales are then rounded to odd together, as the integer elements' are.
+     */
+    ExactBlockSum extractingBelow(KernelBuilder kb, Expr largestProduct) {
+        Expr at = mul(ActivationQuantizer.powerOfTwoBelow(select(gt(largestProduct, f64(0)), largestProduct, f64(1))),
+            f64(3 * Math.scalb(1.0, extractionCountBits() + scaleBits(format))));
+        return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false, false, Optional.of(kb.get(kb.local("sigma", at))));
+    }
+
+    /** c = ceil(log2 block size) of {@link #extractingBelow}, at least 1, which keeps |p| < 2^51 W for blocks of one. */
+    private int extractionCountBits() { return Math.max(1, 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L)); }
+
     /** Where a block that {@link #fitsTwoDoubles} splits its products: largestProduct 2^(c + 2M + 3 - 53), F64. */
     Expr threshold(Expr largestProduct) { return mul(largestProduct, f64(Math.scalb(1.0, checkExponent()))); }
 
@@ -208,14 +269,22 @@ final class ExactBlockSum {
     /** The type of the products and of the partial sums. */
     ScalarType type() { return type; }
 
-    /** How many partial sums a block's sum takes: 1, or 2 where the products split. */
-    int parts() { return split.isPresent() ? 2 : 1; }
+    /** How many partial sums a block's sum takes: 1, or 2 where the products split (by magnitude, or integers by quotient and remainder). */
+    int parts() { return split.isPresent() || inIntegers || sigma.isPresent() ? 2 : 1; }
 
     /** The exact product of two elements (F32, or already {@link #type()}), in {@link #type()}. */
     Expr product(Expr a, Expr b) { return mul(cast(type, a), cast(type, b)); }
 
-    /** What {@code product} adds to partial sum {@code part}: all of it, or, split, itself or 0 by its magnitude. */
+    /**
+     * What {@code product} adds to partial sum {@code part}: all of it, or, split, itself or 0 by its magnitude, or an
+     * integer's quotient by 2^26 (part 0) or remainder (part 1).
+     */
     Expr share(Expr product, int part) {
+        if (inIntegers) return part == 0 ? div(product, 1L << REMAINDER_BITS) : rem(product, 1L << REMAINDER_BITS);
+        if (sigma.isPresent()) {
+            Expr high = sub(add(sigma.get(), product), sigma.get());
+            return part == 0 ? high : sub(product, high);
+        }
         if (split.isEmpty()) return product;
         Expr isLarge = ge(abs(product), split.get());
         return part == 0 ? select(isLarge, product, constant(type, 0)) : select(isLarge, constant(type, 0), product);
@@ -228,7 +297,7 @@ final class ExactBlockSum {
      * multiply-adds, which the processor overlaps.
      */
     List<Expr> accumulate(KernelBuilder kb, List<Expr> partials, List<Expr> as, List<Expr> bs) {
-        if (split.isEmpty()) {
+        if (parts() == 1) {
             Expr even = partials.getFirst(), odd = null;
             for (int u = 0; u < as.size(); u++) {
                 Expr a = cast(type, as.get(u)), b = cast(type, bs.get(u));
@@ -254,7 +323,24 @@ final class ExactBlockSum {
     }
 
     /** The block's sum of products as partial sums (from {@link #emitParts}) times {@code scales} (F64), rounded once to float32 (F32). */
-    Expr rounded(KernelBuilder kb, List<Expr> parts, Expr scales) { return cast(ScalarType.F32, mul(result(kb, parts), scales)); }
+    Expr rounded(KernelBuilder kb, List<Expr> parts, Expr scales) {
+        if (!inIntegers && sigma.isEmpty()) return cast(ScalarType.F32, mul(result(kb, parts), scales));
+        List<Expr> scaled = scaledParts(parts, scales);
+        return cast(ScalarType.F32, roundedToOdd(kb, scaled.get(0), scaled.get(1)));
+    }
+
+    /**
+     * Each partial sum's value times {@code scales} (F64), exact: the sum itself, or an integer element's quotient
+     * sum times u^2 2^26 and its remainder sum times u^2 (see the class comment).
+     */
+    private List<Expr> scaledParts(List<Expr> parts, Expr scales) {
+        if (!inIntegers) return parts.stream().map(part -> mul(cast(ScalarType.F64, part), scales)).toList();
+        double unit = QuantizedOperand.storage(format).unit();
+        double[] weights = {unit * unit * Math.scalb(1.0, REMAINDER_BITS), unit * unit};
+        List<Expr> scaled = new ArrayList<>();
+        for (int part = 0; part < parts.size(); part++) scaled.add(mul(mul(cast(ScalarType.F64, parts.get(part)), f64(weights[part])), scales));
+        return scaled;
+    }
 
     /** The block's exact sum of {@code product} over j < count (products from {@link #product}) times {@code scales} (F64), rounded once to float32 (F32). */
     Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
@@ -262,10 +348,11 @@ final class ExactBlockSum {
         if (!checked) return rounded(kb, emitParts(kb, count, product), scales);
         CheckedSum sum = emitChecked(kb, count, product);
         Local result = kb.local("block.result", constant(ScalarType.F32, 0));
-        Runnable inLimbs = () -> kb.assign(result, emitInLimbs(kb, count, product, scales));
-        kb.ifElse(sum.fits(), () -> kb.assign(result, rounded(kb, List.of(sum.sum()), scales)), !splitsWhereTwoFit() ? inLimbs : () -> {
+        Runnable extracted = extractedElse(kb, sum, extraction -> kb.assign(result, extraction.rounded(kb, extraction.emitParts(kb, count, product), scales)),
+            () -> kb.assign(result, emitInLimbs(kb, count, product, scales)));
+        kb.ifElse(sum.fits(), () -> kb.assign(result, rounded(kb, List.of(sum.sum()), scales)), !splitsWhereTwoFit() ? extracted : () -> {
             ExactBlockSum split = splitAt(kb.get(kb.local("threshold", threshold(sum.largest()))));
-            kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> kb.assign(result, split.rounded(kb, split.emitParts(kb, count, product), scales)), inLimbs);
+            kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> kb.assign(result, split.rounded(kb, split.emitParts(kb, count, product), scales)), extracted);
         });
         return kb.get(result);
     }
@@ -277,14 +364,17 @@ final class ExactBlockSum {
             byProducts.run();
         } else if (checked) {
             CheckedSum sum = emitChecked(kb, count, product);
-            kb.ifElse(sum.fits(), () -> total.include(mul(sum.sum(), scales)), !splitsWhereTwoFit() ? byProducts : () -> {
+            Runnable extracted = extractedElse(kb, sum, extraction -> {
+                for (Expr part : extraction.scaledParts(extraction.emitParts(kb, count, product), scales)) total.include(part);
+            }, byProducts);
+            kb.ifElse(sum.fits(), () -> total.include(mul(sum.sum(), scales)), !splitsWhereTwoFit() ? extracted : () -> {
                 ExactBlockSum split = splitAt(kb.get(kb.local("threshold", threshold(sum.largest()))));
                 kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> {
                     for (Expr part : split.emitParts(kb, count, product)) total.include(mul(part, scales));
-                }, byProducts);
+                }, extracted);
             });
         } else {
-            for (Expr part : emitParts(kb, count, product)) total.include(mul(cast(ScalarType.F64, part), scales));
+            for (Expr part : scaledParts(emitParts(kb, count, product), scales)) total.include(part);
         }
     }
 
@@ -305,6 +395,17 @@ final class ExactBlockSum {
         ExactBlockTotal sum = ExactBlockTotal.zero(kb, format);
         kb.loop(count, j -> sum.include(mul(product.apply(j), scales)));
         return sum.rounded();
+    }
+
+    /**
+     * What a checked block does where neither one double nor a split holds its sum: {@code extracted} with the
+     * extraction of {@link #extractingBelow} where {@link #fitsExtracted} admits it, else {@code otherwise} (limbs).
+     */
+    private Runnable extractedElse(KernelBuilder kb, CheckedSum sum, Consumer<ExactBlockSum> extracted, Runnable otherwise) {
+        return () -> {
+            ExactBlockSum extraction = extractingBelow(kb, sum.largest());
+            kb.ifElse(fitsExtracted(sum.largest(), sum.smallest()), () -> extracted.accept(extraction), otherwise);
+        };
     }
 
     /**
