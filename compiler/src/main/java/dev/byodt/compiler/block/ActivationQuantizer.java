@@ -191,7 +191,7 @@ final class ActivationQuantizer {
      * coarser than 2^-50 ({@link #unsupported} checks) the double rounding cannot carry the quotient across a point
      * or a midpoint, and the quotient is exact when it lands on one. Without a tensor scale (t = 1) the products
      * of the largest element and the points have element plus scale fraction bits + 3, and the float32 amax 24, so the
-     * same holds while that sum is at most 50 (float32 elements under UE4M3: 30; fxp32_16: 36).
+     * same holds while that sum is at most 50 (float32 elements under UE4M3: 29; fxp32_16: 36).
      */
     private Expr scale(Expr amax, Expr t) {
         ElementGrid element = format.element();

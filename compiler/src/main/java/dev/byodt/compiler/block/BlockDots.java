@@ -246,7 +246,8 @@ public final class BlockDots {
          * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum. Wide
          * elements (bfloat16, float16: {@link ExactBlockSum#checked}) sum a block in one double where its smallest
          * nonzero and largest elements in the tile's rows and columns admit it, else (under power-of-two scales) in
-         * two split at a threshold where they admit that, else each of the tile's outputs in limbs. Threads divide
+         * two split at a threshold where they admit that, else in two by extracting each product's high part where they
+         * admit that ({@link ExactBlockSum#extractingBelow}), else each of the tile's outputs in limbs. Threads divide
          * the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {

@@ -58,7 +58,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * block: a block whose largest and smallest nonzero products lie close enough together ({@link #fitsOneDouble(Expr, Expr)};
  * bfloat16 under E8M0: within 2^31 for blocks of 32, float16 2^25) is summed in one double, exactly; under
  * power-of-two scales one whose products lie within twice as many bits ({@link #fitsTwoDoubles}: 2^62, 2^50) in two
- * doubles split at a threshold of its own and rounded to odd as MXFP8 E5M2's; and any other in limbs
+ * doubles split at a threshold of its own and rounded to odd as MXFP8 E5M2's; one whose products lie within a wider
+ * bound ({@link #fitsExtracted}: float32 elements, whose 48-bit products one double never sums, within 2^46) in two
+ * doubles by extracting each product's high part ({@link #extractingBelow}); and any other in limbs
  * ({@link #emitInLimbs}), exactly too. Each gives the exact sum's float32, so which one a block takes changes no bit.
  * <p>
  * Elements kept as integers k of at most 31 bits times their smallest value u ({@link ElementStorage}: fixed point of
