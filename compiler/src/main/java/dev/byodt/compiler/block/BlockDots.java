@@ -251,8 +251,8 @@ public final class BlockDots {
          * the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
-            if (accumulation == BlockChoice.Accumulation.EXACT || !exact.inPartialSums()) {
-                // One exact total of limbs per output, or one sum of limbs per block, output after output.
+            if (accumulation == BlockChoice.Accumulation.EXACT) {
+                // One exact total of limbs per output, output after output.
                 kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], dot(row.apply(at[0]), column.apply(at[1]))));
                 return;
             }

@@ -41,8 +41,10 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * maxpos^2, and any partial sum of n of them a multiple of minpos^2 = 2^(-2S) of magnitude at most
  * n maxpos^2 = n 2^(2S), S = (N - 2) 2^es: an integer of log2(n) + 4S bits times 2^(-2S), exact in a double
  * when that is at most 53 (posit8 es 0: 5 + 24 = 29, es 1: 5 + 48 = 53) and in float32 when at most 24 (posit6
- * es 0: 5 + 16 = 21). Wider ones (posit8 es 2: 5 + 96 = 101 bits, es 3: 197) sum each block's products in
- * {@link ExactBlockTotal}'s limbs, exactly, and take the limbs' sum rounded to odd (at least 27 bits); under scales
+ * es 0: 5 + 16 = 21). Wider ones (posit8 es 2: 5 + 96 = 101 bits, es 3: 197) are checked block by block as wide
+ * elements are (below, with M = N - 3 - es: a nonzero posit is a multiple of a power of two above |x| 2^-(N-2-es));
+ * a block that fails every check sums its products in
+ * {@link ExactBlockTotal}'s limbs, exactly, and takes the limbs' sum rounded to odd (at least 27 bits); under scales
  * that are not powers of two (UE4M3) their sum must hold the scales' bits too (posit8 es 0: 29 + 8), or, in
  * limbs, each product times the scales enters the limbs, exact while a product's 2 (N - 2 - es) bits and the
  * scales' fit a double.
@@ -85,25 +87,21 @@ final class ExactBlockSum {
     private final Optional<Expr> split;
     /** F32 where every product and every partial sum of a block is a float32 exactly, else F64. */
     private final ScalarType type;
-    /** Whether each block sums its products in limbs (posits whose sums outgrow a double). */
-    private final boolean inLimbs;
     /** Whether the elements are integers whose products are summed as quotients and remainders by 2^26 (see the class comment). */
     private final boolean inIntegers;
     /** Where a checked format's block extracts each product's high part ({@link #extractingBelow}: sigma, F64), or empty. */
     private final Optional<Expr> sigma;
-    /** Whether each block is summed in one double where its magnitudes admit it ({@link #fitsOneDouble(Expr, Expr)}), else in limbs: wide elements. */
+    /** Whether each block is summed in one double where its magnitudes admit it ({@link #fitsOneDouble(Expr, Expr)}), else in limbs: wide elements, and posits whose sums outgrow a double. */
     private final boolean checked;
 
-    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean inLimbs, boolean checked) {
-        this(format, split, type, inLimbs, checked, false, Optional.empty());
+    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean checked) {
+        this(format, split, type, checked, false, Optional.empty());
     }
 
-    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean inLimbs, boolean checked, boolean inIntegers,
-                          Optional<Expr> sigma) {
+    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean checked, boolean inIntegers, Optional<Expr> sigma) {
         this.format = format;
         this.split = split;
         this.type = type;
-        this.inLimbs = inLimbs;
         this.checked = checked;
         this.inIntegers = inIntegers;
         this.sigma = sigma;
@@ -117,17 +115,18 @@ final class ExactBlockSum {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
         if (ElementStorage.of(format).map(ElementStorage::integers).orElse(false)) {
             if (countBits + QUOTIENT_BITS + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
-            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.I64, false, false, true, Optional.empty()));
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.I64, false, true, Optional.empty()));
         }
         if (format.element() instanceof PositGrid posit) {
             int maxScale = posit.maxExponent(), sumBits = countBits + 4 * maxScale;
             boolean inFloat32 = sumBits <= FLOAT_BITS && -2 * maxScale >= FLOAT_MIN_EXPONENT && countBits + 2 * maxScale < FLOAT_MAX_EXPONENT;
             if (sumBits + scaleBits(format) <= DOUBLE_BITS) {
-                return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false));
+                return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
             }
             // In limbs, a product of elements (at most 2 (N - 2 - es) bits) times scales that are not powers of two must stay exact.
             if (2 * (posit.bits() - 2 - posit.es()) + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
-            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true, false));
+            // Checked as wide elements are, block by block: most blocks' products lie close enough together for one or two doubles.
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
         }
         ValueGrid element = (ValueGrid) format.element();
         int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
@@ -137,14 +136,14 @@ final class ExactBlockSum {
             // Any partial sum of a block is a multiple of 2^(2s) below 2^(countBits + 2 emax + 2) too, so within
             // float32's 24 bits and its exponents it is exact in whatever order the products are added.
             boolean inFloat32 = sumBits <= FLOAT_BITS && 2 * s >= FLOAT_MIN_EXPONENT && countBits + 2 * emax + 2 <= FLOAT_MAX_EXPONENT;
-            return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false));
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
         }
         int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
         int t = Math.floorDiv(large - small, 2);
         if (scaleBits == 0 && large - t <= DOUBLE_BITS && small + t <= DOUBLE_BITS) {
-            return Optional.of(new ExactBlockSum(format, Optional.of(f64(Math.scalb(1.0, t))), ScalarType.F64, false, false));
+            return Optional.of(new ExactBlockSum(format, Optional.of(f64(Math.scalb(1.0, t))), ScalarType.F64, false));
         }
-        return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, true));
+        return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
     }
 
     /**
@@ -158,17 +157,14 @@ final class ExactBlockSum {
     /** Whether every value of the scale datatype is a power of two (E8M0), whatever the rule chooses. */
     private static boolean scalesArePowersOfTwo(BlockFormat format) { return format.scale().fractionBits() == 0; }
 
-    /** Whether a block's sum is a few partial sums ({@link #emitParts}) that can be kept side by side in tiles: not limbs. */
-    boolean inPartialSums() { return !inLimbs; }
-
     /** Whether the products split into two sums: where one double cannot hold every block's sum exactly. */
     boolean splits() { return split.isPresent(); }
 
-    /** Whether a block is summed in one double only where its magnitudes admit it, else in limbs (wide elements). */
+    /** Whether a block is summed in one double only where its magnitudes admit it, else in limbs (wide elements, and posits whose sums outgrow a double). */
     boolean checked() { return checked; }
 
     /** The block sums in one double, unsplit: exact for the blocks {@link #fitsOneDouble} admits. */
-    ExactBlockSum whole() { return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false); }
+    ExactBlockSum whole() { return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false); }
 
     /**
      * Whether every block sum of count products of elements a and b (a split format's: M fraction bits each,
@@ -231,7 +227,7 @@ final class ExactBlockSum {
      * elements in blocks of 32 under E8M0, 2^30 under UE4M3, 2^78 for bfloat16.
      */
     Expr fitsExtracted(Expr largestProduct, Expr smallestProduct) {
-        int exponent = 2 * extractionCountBits() + 2 * scaleBits(format) + 2 * ((ValueGrid) format.element()).fractionBits() - 2 * DOUBLE_BITS + 4;
+        int exponent = 2 * extractionCountBits() + 2 * scaleBits(format) + 2 * fractionBits() - 2 * DOUBLE_BITS + 4;
         return le(mul(largestProduct, f64(Math.scalb(1.0, exponent))), smallestProduct);
     }
 
@@ -250,7 +246,7 @@ final class ExactBlockSum {
     ExactBlockSum extractingBelow(KernelBuilder kb, Expr largestProduct) {
         Expr at = mul(ActivationQuantizer.powerOfTwoBelow(select(gt(largestProduct, f64(0)), largestProduct, f64(1))),
             f64(3 * Math.scalb(1.0, extractionCountBits() + scaleBits(format))));
-        return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false, false, Optional.of(kb.get(kb.local("sigma", at))));
+        return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false, Optional.of(kb.get(kb.local("sigma", at))));
     }
 
     /** c = ceil(log2 block size) of {@link #extractingBelow}, at least 1, which keeps |p| < 2^51 W for blocks of one. */
@@ -260,12 +256,20 @@ final class ExactBlockSum {
     Expr threshold(Expr largestProduct) { return mul(largestProduct, f64(Math.scalb(1.0, checkExponent()))); }
 
     /** This format's block sums split at {@code threshold} (F64) into two exact sums: a block that {@link #fitsTwoDoubles}. */
-    ExactBlockSum splitAt(Expr threshold) { return new ExactBlockSum(format, Optional.of(threshold), ScalarType.F64, false, false); }
+    ExactBlockSum splitAt(Expr threshold) { return new ExactBlockSum(format, Optional.of(threshold), ScalarType.F64, false); }
 
     /** c + 2M + 3 + b - 53 of a checked format ({@link #fitsOneDouble(Expr, Expr)}). */
     private int checkExponent() {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
-        return countBits + 2 * ((ValueGrid) format.element()).fractionBits() + 3 + scaleBits(format) - DOUBLE_BITS;
+        return countBits + 2 * fractionBits() + 3 + scaleBits(format) - DOUBLE_BITS;
+    }
+
+    /**
+     * M of a checked format's proofs: every nonzero element x is a multiple of a power of two above |x| 2^-(M+1), M
+     * the fraction bits of a grid, and N - 3 - es for a posit, whose at most N - 2 - es significant bits make it so.
+     */
+    private int fractionBits() {
+        return format.element() instanceof PositGrid posit ? posit.bits() - 3 - posit.es() : ((ValueGrid) format.element()).fractionBits();
     }
 
     /** The type of the products and of the partial sums. */
@@ -346,7 +350,6 @@ final class ExactBlockSum {
 
     /** The block's exact sum of {@code product} over j < count (products from {@link #product}) times {@code scales} (F64), rounded once to float32 (F32). */
     Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
-        if (inLimbs) return emitInLimbs(kb, count, product, scales);
         if (!checked) return rounded(kb, emitParts(kb, count, product), scales);
         CheckedSum sum = emitChecked(kb, count, product);
         Local result = kb.local("block.result", constant(ScalarType.F32, 0));
@@ -362,9 +365,7 @@ final class ExactBlockSum {
     /** Adds the block's exact sum of {@code product} over j < count times {@code scales} (F64) to {@code total}, exactly. */
     void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> product, Expr scales) {
         Runnable byProducts = () -> kb.loop(count, j -> total.include(mul(product.apply(j), scales)));
-        if (inLimbs) {
-            byProducts.run();
-        } else if (checked) {
+        if (checked) {
             CheckedSum sum = emitChecked(kb, count, product);
             Runnable extracted = extractedElse(kb, sum, extraction -> {
                 for (Expr part : extraction.scaledParts(extraction.emitParts(kb, count, product), scales)) total.include(part);

@@ -103,10 +103,13 @@ class WideBlockElementsTest {
      * products no two doubles sum exactly), within 2^41 (medium: two doubles split at a threshold, for bfloat16
      * under E8M0; extracted, for float16 under UE4M3) or within 2^8 (narrow: one double; for float32, whose products
      * one double never sums, extracted): run 0's rows wide, narrow, medium in blocks 0, 1, 2, run 1's medium, wide,
-     * narrow, the columns narrow throughout, so that each run sums its blocks in each way.
+     * narrow, the columns narrow throughout, so that each run sums its blocks in each way. Posit elements whose block
+     * sums outgrow a double are checked the same way (posit8 es 2 under E8M0: one double within 2^39, extracted within
+     * 2^86, limbs beyond, where its elements spread from minpos to maxpos; posit8 es 1 under UE4M3).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,nearest]", "block[float32,32,e8m0,floor]", "block[float32,16,ue4m3,nearest]"})
+    @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,nearest]", "block[float32,32,e8m0,floor]", "block[float32,16,ue4m3,nearest]",
+        "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es1]8,16,ue4m3,nearest]"})
     void tilesSumInOneDoubleWhereTheirBlocksFitAndInLimbsElsewhere(String name) {
         int m = 16, n = 8;
         SplittableRandom random = new SplittableRandom(name.hashCode());
