@@ -10,7 +10,7 @@ import java.util.function.LongConsumer;
  * A call is numbered; the caller publishes its number and its work, wakes the workers that sleep, and runs part 0.
  * A worker that sees a new number takes its part by compare-and-swap, runs it and says it is done; after a call it
  * checks for the next one for {@link #SPIN_NANOS} before it sleeps, so calls one after the other (a benchmark, a
- * run over a data set) hand over in well under a microsecond, with no system call on either side. When part 0
+ * run over a data set) hand over with no system call on either side. When part 0
  * is done, the caller withdraws the part of every worker that has not taken it (on a busy machine it may not get
  * a core for a long while, and part 0 has done its work: {@link WorkSharing}) and waits for the others.
  *
@@ -18,7 +18,7 @@ import java.util.function.LongConsumer;
  */
 final class PartWorkers implements AutoCloseable {
     /** How long a worker checks for the next call before it sleeps, and a waiting caller spins before it yields. */
-    static final long SPIN_NANOS = 50_000;
+    private static final long SPIN_NANOS = 50_000;
 
     private final Worker[] workers;
     private final AtomicLong call = new AtomicLong();
