@@ -3,6 +3,7 @@ package dev.byodt.compiler;
 import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.codegen.SplitCost;
 import dev.byodt.compiler.kernel.MultiplyAdd;
 
 import java.util.Optional;
@@ -27,14 +28,17 @@ import dev.byodt.compiler.target.Target;
  *                        input, and each call rounds with other random bits
  *                        ({@link dev.byodt.compiler.lower.RandomCounters#CALL_INPUT}): what a training step needs
  * @param multiplyAdd     how each float32 multiply-add of a sum rounds: twice (ONNX's reference) or once (fused)
+ * @param leastSplitWork  with several threads, the least work (in {@link SplitCost}'s operations) of a run of a loop
+ *                        for the threads to divide it; a run with less runs on the caller's thread alone
  */
 public record CompileOptions(Target target, String entrySymbol, DatatypeChoice datatypes, boolean optimize,
                              boolean inlineLibraries, BlockChoice blocks, int threads, boolean callCounter,
-                             MultiplyAdd multiplyAdd) {
+                             MultiplyAdd multiplyAdd, long leastSplitWork) {
     public static final String DEFAULT_ENTRY = "byodt_model";
 
     public CompileOptions {
         if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, not " + threads);
+        if (leastSplitWork < 0) throw new IllegalArgumentException("the least work to split must not be negative");
     }
 
     /**
@@ -42,41 +46,50 @@ public record CompileOptions(Target target, String entrySymbol, DatatypeChoice d
      * rounded twice.
      */
     public static CompileOptions host() {
-        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, BlockChoice.none(), 1, false, MultiplyAdd.SEPARATE);
+        return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, BlockChoice.none(), 1, false, MultiplyAdd.SEPARATE,
+            SplitCost.LEAST_WORK);
     }
 
     /** Each call run by {@code n} threads (1: by the caller's thread alone). */
     public CompileOptions withThreads(int n) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n, callCounter, multiplyAdd);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n, callCounter, multiplyAdd, leastSplitWork);
     }
 
-    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd); }
+    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
 
-    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd); }
+    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
 
-    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd); }
+    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
 
     /** Every float tensor in {@code datatype} (a --dtype name), the rest of the choice unchanged. */
     public CompileOptions withDatatype(String datatype) { return withDatatypes(datatypes.withDatatype(datatype)); }
 
-    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads, callCounter, multiplyAdd); }
+    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
 
-    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads, callCounter, multiplyAdd); }
+    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
 
     /** MatMul, Gemm and Conv in the block datatype {@code b}, everything else in the datatypes chosen. */
     public CompileOptions withBlock(Optional<BlockDatatypeName> b) { return withBlocks(BlockChoice.everywhere(b)); }
 
     public CompileOptions withBlocks(BlockChoice b) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads, callCounter, multiplyAdd);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads, callCounter, multiplyAdd, leastSplitWork);
     }
 
     /** With {@code c}, each call's stochastic rounding moves on to other random bits (see {@code callCounter}). */
     public CompileOptions withCallCounter(boolean c) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, c, multiplyAdd);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, c, multiplyAdd, leastSplitWork);
+    }
+
+    /**
+     * Threads divide only the runs of a split loop with at least {@code operations} operations: 0 has them divide
+     * every one (the tests that check the bits on several threads do).
+     */
+    public CompileOptions withLeastSplitWork(long operations) {
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, operations);
     }
 
     /** Each float32 multiply-add of a sum rounded as {@code m} says. */
     public CompileOptions withMultiplyAdd(MultiplyAdd m) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, m);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, m, leastSplitWork);
     }
 }

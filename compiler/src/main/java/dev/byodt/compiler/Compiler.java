@@ -155,7 +155,7 @@ public final class Compiler {
             }
             boolean unrolls = unrollsLoops(plan, options.target());
             module = StageTimes.time("generating LLVM IR", () -> LlvmCodegen.generate(machine, memory, options.entrySymbol(),
-                llvmContext, !unrolls, options.threads(), options.multiplyAdd()));
+                llvmContext, !unrolls, options.threads(), options.leastSplitWork(), options.multiplyAdd()));
             LLVMSetTarget(module, options.target().triple());
             LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(targetMachine);
             LLVMSetModuleDataLayout(module, layout);

@@ -28,11 +28,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
@@ -44,9 +39,10 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * is running it any more; closing frees the machine code.
  *
  * <p>A model compiled for several threads ({@link ProgramSignature#threads()}) keeps that many minus one
- * worker threads: each call hands every worker its part and runs part 0 on the caller's thread, each thread with
- * its own workspace for scratch buffers and the caller's for the tensors between kernels. Its calls take turns.
- * The workers help with the split kernels when they get a core in time; part 0 can do all the work alone.
+ * worker threads ({@link PartWorkers}): each call hands every worker its part and runs part 0 on the caller's
+ * thread, each thread with its own workspace for scratch buffers and the caller's for the tensors between kernels.
+ * Its calls take turns. The workers help with the split kernels when they get a core in time; part 0 can do all
+ * the work alone.
  */
 public final class HostModel implements LoadedModel {
     private final ProgramSignature signature;
@@ -54,7 +50,7 @@ public final class HostModel implements LoadedModel {
     private final MethodHandle entry;
     private final Arena workspaces = Arena.ofShared();
     private final ThreadLocal<MemorySegment> workspace;
-    private final ExecutorService workers;
+    private final PartWorkers workers;
     /** The state the threads of a call share its split kernels' work in ({@link WorkSharing}). */
     private final MemorySegment sharing;
     /** Held by a call of a model for several threads: the workers and the shared state serve one call at a time. */
@@ -68,11 +64,7 @@ public final class HostModel implements LoadedModel {
         long bytes = signature.workspaceBytes();
         this.workspace = ThreadLocal.withInitial(() -> bytes == 0 ? MemorySegment.NULL : allocateWorkspace(bytes));
         int threads = signature.threads();
-        this.workers = threads == 1 ? null : Executors.newFixedThreadPool(threads - 1, task -> {
-            Thread t = new Thread(task, "byodt-model-part");
-            t.setDaemon(true);
-            return t;
-        });
+        this.workers = threads == 1 ? null : new PartWorkers(threads - 1, "byodt-model-part");
         this.sharing = threads == 1 ? null : workspaces.allocate(WorkSharing.STATE_BYTES, MemoryPlan.ALIGNMENT);
     }
 
@@ -108,8 +100,8 @@ public final class HostModel implements LoadedModel {
             int params = signature.inputs().size() + signature.outputs().size() + 1;
             List<MemoryLayout> layouts = new ArrayList<>(Collections.nCopies(params, ValueLayout.ADDRESS));
             if (signature.threads() > 1) {
-                layouts.addAll(List.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
-                params += 4;
+                layouts.addAll(List.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
+                params += 3;
             }
             MethodHandle handle = Linker.nativeLinker().downcallHandle(MemorySegment.ofAddress(address[0]),
                 FunctionDescriptor.ofVoid(layouts.toArray(new MemoryLayout[0])));
@@ -188,45 +180,24 @@ public final class HostModel implements LoadedModel {
     }
 
     /**
-     * Zeroes the shared state, hands each worker its part and runs part 0. A worker that has not started by the
-     * time part 0 is done is withdrawn (its task, when it runs, does nothing): part 0 then did its share, and on
-     * a busy machine waiting for the worker to be scheduled would only add that wait to the call. A started
-     * worker is waited for, as it may still be in the kernels after the last split one.
+     * Zeroes the shared state, then runs part 0 here and the others on the workers. A worker that has not started
+     * by the time part 0 is done is withdrawn: part 0 then did its share, and on a busy machine waiting for the
+     * worker to be scheduled would only add that wait to the call. A started worker is waited for, as it may still
+     * be in the kernels after the last split one.
      */
     private void callParts(Object[] shared) throws Throwable {
         sharing.fill((byte) 0);
-        int threads = signature.threads();
-        List<AtomicBoolean> taken = new ArrayList<>();
-        List<Future<?>> others = new ArrayList<>();
-        for (int part = 1; part < threads; part++) {
-            long p = part;
-            AtomicBoolean turn = new AtomicBoolean();
-            taken.add(turn);
-            others.add(workers.submit(() -> {
-                if (turn.compareAndSet(false, true)) callPart(shared, workspace.get(), p);
-                return null;
-            }));
-        }
-        callPart(shared, shared[shared.length - 1], 0);
-        for (int w = 0; w < others.size(); w++) {
-            if (taken.get(w).compareAndSet(false, true)) continue;
-            try {
-                others.get(w).get();
-            } catch (ExecutionException e) {
-                throw e.getCause();
-            }
-        }
+        workers.run(part -> callPart(shared, part == 0 ? shared[shared.length - 1] : workspace.get(), part));
     }
 
-    private void callPart(Object[] shared, Object threadWorkspace, long part) throws Exception {
-        Object[] args = Arrays.copyOf(shared, shared.length + 4);
+    private void callPart(Object[] shared, Object threadWorkspace, long part) {
+        Object[] args = Arrays.copyOf(shared, shared.length + 3);
         args[shared.length] = threadWorkspace;
         args[shared.length + 1] = part;
-        args[shared.length + 2] = (long) signature.threads();
-        args[shared.length + 3] = sharing;
+        args[shared.length + 2] = sharing;
         try {
             entry.invoke(args);
-        } catch (Exception | Error e) {
+        } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
             throw new IllegalStateException(e);
@@ -261,7 +232,7 @@ public final class HostModel implements LoadedModel {
     public synchronized void close() {
         if (closed) return;
         closed = true;
-        if (workers != null) workers.shutdown();
+        if (workers != null) workers.close();
         LLVMOrcDisposeLLJIT(jit);
         workspaces.close();
     }

@@ -51,16 +51,14 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * only (after datatype lowering); calls name functions the caller links into the module.
  *
  * <p>A module for several threads has the entry function
- * {@code ENTRY(inputs..., outputs..., ptr %workspace, ptr %thread.workspace, i64 %part, i64 %parts, ptr %sharing)},
- * which every thread calls at once, each with its own part (0 to parts - 1) and its own workspace for scratch
- * buffers (part 0 passes the shared one). Part 0 runs every kernel; a kernel with a loop to split
- * ({@link SplitLoops}) takes the shared state, its first tag, %part and %parts after its buffers, and every other
- * part joins it there, each thread claiming chunks of that loop's iterations until none is left ({@link WorkSharing}
- * says how, and why no thread waits for another to arrive).
+ * {@code ENTRY(inputs..., outputs..., ptr %workspace, ptr %thread.workspace, i64 %part, ptr %sharing)},
+ * which every thread calls at once, each with its own part (0 to the threads compiled for, less one) and its own
+ * workspace for scratch buffers (part 0 passes the shared one). Part 0 runs every kernel; a kernel with a loop to
+ * split ({@link SplitLoops}) and the work to pay for it ({@link SplitCost}) takes the shared state, its first tag and
+ * %part after its buffers, and every other part joins it there, each thread claiming chunks of that loop's
+ * iterations until none is left ({@link WorkSharing} says how, and why no thread waits for another to arrive).
  */
 public final class LlvmCodegen {
-    /** Chunks per thread a split loop is cut into, where it has that many iterations. */
-    private static final long CHUNKS_PER_THREAD = 8;
 
     private final LLVMContextRef context;
     private final LLVMModuleRef module;
@@ -78,21 +76,25 @@ public final class LlvmCodegen {
     private final Map<ScalarType, LLVMValueRef> accumulatorSlots = new HashMap<>();
     private final boolean interleavesPlainLoops;
     private final boolean threaded;
+    private final int threads;
+    private final long leastSplitWork;
     private final MultiplyAdd multiplyAdd;
     private final WorkSharing sharing;
-    // In a kernel function of a module for several threads: the loop it splits, the state its chunks are
-    // claimed in, its tag there, this thread's part and how many threads take them.
+    // In a kernel function of a module for several threads: the loop it splits, how many chunks each run of it is
+    // cut into, the state its chunks are claimed in, its tag there and this thread's part.
     private LoopVar splitVar;
+    private long splitChunks;
     private LLVMValueRef sharingState;
     private LLVMValueRef tag;
     private LLVMValueRef part;
-    private LLVMValueRef parts;
 
-    private LlvmCodegen(LLVMContextRef context, String moduleName, boolean interleavesPlainLoops, boolean threaded,
-                        MultiplyAdd multiplyAdd) {
+    private LlvmCodegen(LLVMContextRef context, String moduleName, boolean interleavesPlainLoops, int threads,
+                        long leastSplitWork, MultiplyAdd multiplyAdd) {
         this.context = context;
         this.interleavesPlainLoops = interleavesPlainLoops;
-        this.threaded = threaded;
+        this.threaded = threads > 1;
+        this.threads = threads;
+        this.leastSplitWork = leastSplitWork;
         this.multiplyAdd = multiplyAdd;
         this.module = LLVMModuleCreateWithNameInContext(moduleName, context);
         this.builder = LLVMCreateBuilderInContext(context);
@@ -106,13 +108,14 @@ public final class LlvmCodegen {
      * A new module in {@code context} whose external function {@code entrySymbol} runs the program; with
      * {@code interleavesPlainLoops}, its innermost loops without library calls are marked to be interleaved
      * ({@link InterleavedLoops}), for an optimizer that interleaves no other loop. With {@code threads} above 1
-     * the entry function is the one for several threads (see above). Each multiply-add of machine floats rounds as
+     * the entry function is the one for several threads (see above), and they divide the runs of split loops with
+     * at least {@code leastSplitWork} operations ({@link SplitCost}). Each multiply-add of machine floats rounds as
      * {@code multiplyAdd} says.
      */
     public static LLVMModuleRef generate(Program program, MemoryPlan plan, String entrySymbol, LLVMContextRef context,
-                                         boolean interleavesPlainLoops, int threads, MultiplyAdd multiplyAdd) {
+                                         boolean interleavesPlainLoops, int threads, long leastSplitWork, MultiplyAdd multiplyAdd) {
         LlvmCodegen codegen = new LlvmCodegen(context, program.name() == null || program.name().isEmpty() ? "model" : program.name(),
-            interleavesPlainLoops, threads > 1, multiplyAdd);
+            interleavesPlainLoops, threads, leastSplitWork, multiplyAdd);
         try {
             codegen.emitProgram(program, plan, entrySymbol);
             return codegen.module;
@@ -136,12 +139,14 @@ public final class LlvmCodegen {
             Kernel kernel = program.kernels().get(k);
             List<Buffer> params = parameters(kernel);
             int index = k;
-            // Kernels of one structure split the same loop or none (SplitLoops reads nothing else).
+            // Kernels of one structure split the same loop into as many chunks, or none (SplitLoops and SplitCost
+            // read nothing else).
             String structure = KernelStructure.of(kernel, params);
-            LoopVar split = threaded ? SplitLoops.of(kernel).orElse(null) : null;
-            kernelFunctions.add(emitted.computeIfAbsent(structure, s -> emitKernel(kernel, index, params, split)));
+            long chunks = threaded ? SplitCost.chunks(kernel, threads, leastSplitWork) : 0;
+            LoopVar split = chunks == 0 ? null : SplitLoops.of(kernel).orElseThrow();
+            kernelFunctions.add(emitted.computeIfAbsent(structure, s -> emitKernel(kernel, index, params, split, chunks)));
             kernelParams.add(params);
-            kernelSplits.add(split != null);
+            kernelSplits.add(chunks > 0);
             users.merge(structure, 1, Integer::sum);
         }
         // A function that several nodes share is named after the first, with how many others run it:
@@ -155,7 +160,7 @@ public final class LlvmCodegen {
         entryParams.addAll(program.outputs());
         int paramCount = entryParams.size() + 1;
         LLVMValueRef entry = LLVMAddFunction(module, entrySymbol, threaded
-            ? functionType(voidType, paramCount + 1, 2, 1) : functionType(voidType, paramCount));
+            ? functionType(voidType, paramCount + 1, 1, 1) : functionType(voidType, paramCount));
         addFunctionAttribute(entry, "nounwind");
         Map<Buffer, LLVMValueRef> callerMemory = new HashMap<>();
         for (int i = 0; i < entryParams.size(); i++) {
@@ -167,15 +172,13 @@ public final class LlvmCodegen {
         LLVMValueRef workspace = LLVMGetParam(entry, paramCount - 1);
         name(workspace, "workspace");
         LLVMValueRef threadWorkspace = workspace;
-        LLVMValueRef entryPart = null, entryParts = null, entrySharing = null;
+        LLVMValueRef entryPart = null, entrySharing = null;
         if (threaded) {
             threadWorkspace = LLVMGetParam(entry, paramCount);
             entryPart = LLVMGetParam(entry, paramCount + 1);
-            entryParts = LLVMGetParam(entry, paramCount + 2);
-            entrySharing = LLVMGetParam(entry, paramCount + 3);
+            entrySharing = LLVMGetParam(entry, paramCount + 2);
             name(threadWorkspace, "thread.workspace");
             name(entryPart, "part");
-            name(entryParts, "parts");
             name(entrySharing, "sharing");
         } else {
             addParamAttribute(entry, paramCount - 1, "noalias");
@@ -187,7 +190,7 @@ public final class LlvmCodegen {
             List<Buffer> params = kernelParams.get(k);
             Set<Buffer> scratch = new HashSet<>(program.kernels().get(k).scratch());
             boolean splits = kernelSplits.get(k);
-            int argCount = params.size() + (splits ? 4 : 0);
+            int argCount = params.size() + (splits ? 3 : 0);
             PointerPointer<LLVMValueRef> args = new PointerPointer<>(argCount);
             for (int i = 0; i < params.size(); i++) {
                 Buffer b = params.get(i);
@@ -204,7 +207,6 @@ public final class LlvmCodegen {
                 args.put(params.size(), entrySharing);
                 args.put(params.size() + 1, kernelTag);
                 args.put(params.size() + 2, entryPart);
-                args.put(params.size() + 3, entryParts);
                 LLVMBuildCall2(builder, splitKernelType(params.size()), kernelFunctions.get(k), args, argCount, "");
             } else if (threaded) {
                 LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(context, entry, "part0.k" + k);
@@ -250,8 +252,11 @@ public final class LlvmCodegen {
 
     // ---- kernel functions
 
-    /** The kernel's function; with {@code split}, the loop whose chunks it claims (extra parameters: see above). */
-    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params, LoopVar split) {
+    /**
+     * The kernel's function; with {@code split}, the loop whose runs it cuts into {@code chunks} chunks and claims
+     * them (extra parameters: see above).
+     */
+    private LLVMValueRef emitKernel(Kernel kernel, int index, List<Buffer> params, LoopVar split, long chunks) {
         String name = "k" + index + "." + kernel.opType() + "." + kernel.name();
         function = LLVMAddFunction(module, name, split == null ? functionType(voidType, params.size())
             : splitKernelType(params.size()));
@@ -273,15 +278,14 @@ public final class LlvmCodegen {
             bufferPointers.put(params.get(i), param);
         }
         splitVar = split;
+        splitChunks = chunks;
         if (split != null) {
             sharingState = LLVMGetParam(function, params.size());
             tag = LLVMGetParam(function, params.size() + 1);
             part = LLVMGetParam(function, params.size() + 2);
-            parts = LLVMGetParam(function, params.size() + 3);
             name(sharingState, "sharing");
             name(tag, "tag");
             name(part, "part");
-            name(parts, "parts");
         }
         LLVMPositionBuilderAtEnd(builder, LLVMAppendBasicBlockInContext(context, function, "entry"));
         declareLocals(kernel.body());
@@ -372,22 +376,20 @@ public final class LlvmCodegen {
     /**
      * <pre>
      *              %tag = the run's tag; part 0 opens it, the others wait until it is open (or over)
-     *              %chunks = min(extent, parts * CHUNKS_PER_THREAD); br %claim
+     *              br %claim (%chunks: as many as SplitCost says, a constant)
      * claim:       claim a chunk %c of the kernel tagged %tag, or br %claimed.all
      * taken:       %start = extent * %c / %chunks; %end = extent * (%c + 1) / %chunks; (the loop over them)
      * finished:    count the chunk finished; br %claim
      * claimed.all: part 0 waits until all %chunks are finished; br %exit
      * </pre>
-     * Leaves the builder in the block where a chunk was claimed. With {@link #CHUNKS_PER_THREAD} chunks per
-     * thread, a thread that loses its core on a busy machine keeps the others waiting for one small chunk at most.
+     * Leaves the builder in the block where a chunk was claimed. With several chunks per thread, a thread that loses
+     * its core on a busy machine keeps the others waiting for one small chunk at most.
      */
     private Chunk emitChunks(String name, LLVMValueRef extent, LLVMBasicBlockRef exit) {
         LLVMValueRef runTag = LLVMBuildNSWAdd(builder, tag, runOfSplitLoop(), name + ".tag");
         sharing.callByPart(builder, function, part, sharing.open, sharing.await, sharingState, runTag, name + ".run");
 
-        LLVMValueRef most = LLVMBuildNSWMul(builder, parts, LLVMConstInt(i64, CHUNKS_PER_THREAD, 0), "");
-        LLVMValueRef chunks = LLVMBuildSelect(builder, LLVMBuildICmp(builder, LLVMIntSLT, extent, most, ""), extent, most,
-            name + ".chunks");
+        LLVMValueRef chunks = LLVMConstInt(i64, splitChunks, 0);
         LLVMBasicBlockRef claim = LLVMAppendBasicBlockInContext(context, function, name + ".claim");
         LLVMBasicBlockRef finished = LLVMAppendBasicBlockInContext(context, function, name + ".finished");
         LLVMBasicBlockRef claimedAll = LLVMAppendBasicBlockInContext(context, function, name + ".claimed.all");
@@ -661,7 +663,7 @@ public final class LlvmCodegen {
 
     /** A split kernel's function: void (ptr x buffers, ptr %sharing, i64 %tag, i64 %part, i64 %parts) */
     private LLVMTypeRef splitKernelType(int buffers) {
-        return functionType(voidType, buffers + 1, 3, 0);
+        return functionType(voidType, buffers + 1, 2, 0);
     }
 
     /** void (ptr x pointers, i64 x integers, ptr x trailingPointers) */

@@ -31,8 +31,13 @@ import java.util.Set;
 public final class SplitLoops {
     private SplitLoops() {}
 
-    /** The loop that threads divide in {@code kernel}, or empty when the kernel runs on one thread. */
+    /** The variable of the loop that threads may divide in {@code kernel}, or empty when the kernel runs on one thread. */
     public static Optional<LoopVar> of(Kernel kernel) {
+        return loop(kernel).map(Stmt.For::var);
+    }
+
+    /** The loop that threads may divide in {@code kernel} ({@link SplitCost} says whether they do), or empty. */
+    static Optional<Stmt.For> loop(Kernel kernel) {
         List<Stmt.For> split = new ArrayList<>();
         collect(kernel.body(), split);
         if (split.size() != 1) return Optional.empty();
@@ -52,7 +57,7 @@ public final class SplitLoops {
         boolean onlyScratchOutside = scratch.containsAll(outside.stored);
         boolean nothingLeaks = outside.loaded.stream().noneMatch(b -> scratch.contains(b) && storedInside.contains(b))
             && outside.read.stream().noneMatch(assignedInside::contains);
-        return onlyScratchOutside && nothingLeaks ? Optional.of(loop.var()) : Optional.empty();
+        return onlyScratchOutside && nothingLeaks ? Optional.of(loop) : Optional.empty();
     }
 
     /** The loops around {@code loop} in {@code kernel}, outermost first. */

@@ -24,14 +24,17 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * for each split kernel's first tag before they enter it (its inputs are written then), and for each run's tag.
  * After its last chunk part 0 waits until every claimed chunk is finished, which is at most the one chunk each
  * other thread is in, then goes on. The state is {@link #STATE_BYTES} bytes the caller zeroes before each call:
- * the claim word (first) and the finished count. All accesses are sequentially consistent atomics, so what part 0
+ * the claim word (first) and, a cache line further, the finished count, so that a thread counting a chunk does
+ * not take from the other the line it claims on. All accesses are sequentially consistent atomics, so what part 0
  * stored before it published is visible to a thread that sees the tag, and what a thread stored in its chunks is
  * visible to part 0 once it sees them counted. Waiting threads spin a while, then give up the core with sched_yield between checks,
  * since on a busy machine the thread they wait for may need it.
  */
 final class WorkSharing {
-    /** The size of the shared state. */
-    static final long STATE_BYTES = 2 * Long.BYTES;
+    /** The bytes of a cache line on every target byodt runs threads on (x86-64 and AArch64 hosts). */
+    private static final long CACHE_LINE = 64;
+    /** The size of the shared state: two cache lines. */
+    static final long STATE_BYTES = 2 * CACHE_LINE;
     /** The low bits of the claim word that count the chunks claimed; the tag is above them. */
     static final int CLAIM_BITS = 24;
     /** The most runs a split loop may have in one call of its kernel (see the class comment). */
@@ -182,7 +185,8 @@ final class WorkSharing {
     }
 
     private LLVMValueRef finishedCount(LLVMBuilderRef b, LLVMValueRef state) {
-        return LLVMBuildInBoundsGEP2(b, i64, state, new PointerPointer<>(1).put(0, LLVMConstInt(i64, 1, 0)), 1, "finished.at");
+        return LLVMBuildInBoundsGEP2(b, i64, state, new PointerPointer<>(1).put(0, LLVMConstInt(i64, CACHE_LINE / Long.BYTES, 0)), 1,
+            "finished.at");
     }
 
     private LLVMValueRef atomicLoad(LLVMBuilderRef b, LLVMValueRef pointer, String name) {

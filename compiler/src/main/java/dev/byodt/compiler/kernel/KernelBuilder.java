@@ -118,17 +118,25 @@ public final class KernelBuilder {
 
     /** A loop nest over every index of a shape, outermost dimension first. */
     public void loops(long[] extents, Consumer<Expr[]> body) {
-        nest(extents, 0, new Expr[extents.length], body);
+        nest(extents, 0, false, new Expr[extents.length], body);
     }
 
-    private void nest(long[] extents, int depth, Expr[] indices, Consumer<Expr[]> body) {
+    /**
+     * {@link #loops} whose outermost loop (of more than one iteration) splits ({@link #splitLoop}): for a body that
+     * writes the elements of its index alone, as an element-wise operator's does.
+     */
+    public void splitLoops(long[] extents, Consumer<Expr[]> body) {
+        nest(extents, 0, true, new Expr[extents.length], body);
+    }
+
+    private void nest(long[] extents, int depth, boolean splits, Expr[] indices, Consumer<Expr[]> body) {
         if (depth == extents.length) {
             body.accept(indices.clone());
             return;
         }
-        loop(extents[depth], i -> {
+        loop(extents[depth], splits && extents[depth] > 1, i -> {
             indices[depth] = i;
-            nest(extents, depth + 1, indices, body);
+            nest(extents, depth + 1, splits && extents[depth] == 1, indices, body);
         });
     }
 

@@ -61,16 +61,17 @@ final class Broadcasting {
     /**
      * out = formula(inputs...) element by element, each input read at its broadcast position. When no input
      * broadcasts, the elements are visited by one flat loop: a single long run vectorizes with full vectors,
-     * where a nest would run short rows (28 floats are 1.75 vectors of 16).
+     * where a nest would run short rows (28 floats are 1.75 vectors of 16). Each element is its own, so threads
+     * may divide the outermost loop.
      */
     static void map(KernelBuilder kb, Buffer out, List<Buffer> inputs, Function<List<Expr>, Expr> formula) {
         long[] shape = out.shape();
         if (inputs.stream().allMatch(b -> Arrays.equals(b.shape(), shape))) {
-            kb.loop(Shapes.elementCount(shape, out.name()), i ->
+            kb.splitLoop(Shapes.elementCount(shape, out.name()), i ->
                 kb.store(out, i, formula.apply(inputs.stream().map(b -> kb.load(b, i)).toList())));
             return;
         }
-        kb.loops(shape, i -> {
+        kb.splitLoops(shape, i -> {
             List<Expr> args = inputs.stream().map(b -> kb.load(b, index(b.shape(), i))).toList();
             kb.store(out, flatIndex(shape, i), formula.apply(args));
         });

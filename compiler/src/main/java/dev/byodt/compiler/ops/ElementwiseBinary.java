@@ -55,7 +55,7 @@ final class ElementwiseBinary implements Operator {
     public void lower(Node node, KernelBuilder kb) {
         Buffer a = kb.input(0), b = kb.input(1), out = kb.output(0);
         long[] bShape = bShape(node);
-        kb.loops(out.shape(), i -> kb.store(out, flatIndex(out.shape(), i),
+        kb.splitLoops(out.shape(), i -> kb.store(out, flatIndex(out.shape(), i),
             formula.apply(kb.load(a, Broadcasting.index(a.shape(), i)), kb.load(b, Broadcasting.index(bShape, i)))));
     }
 

@@ -313,7 +313,8 @@ class BlockStochasticRoundingTest {
 
     private static float[] run(String name, Graph graph, float[] a, int threads, long seed) {
         DatatypeChoice datatypes = DatatypeChoice.float32().withDatatype("bfloat16").withOptions(Map.of("rounding", "stochastic", StochasticRounding.BITS_OPTION, "16")).withSeed(seed);
-        return compileAndRun(name, graph, a, CompileOptions.host().withDatatypes(datatypes).withThreads(threads));
+        return compileAndRun(name, graph, a, CompileOptions.host().withDatatypes(datatypes).withThreads(threads)
+            .withLeastSplitWork(0));
     }
 
     private static float[] runNearest(String name, Graph graph, float[] a) { return compileAndRun(name, graph, a, CompileOptions.host().withDatatype("bfloat16")); }

@@ -4,12 +4,14 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.codegen.SplitCost;
 import dev.byodt.compiler.codegen.SplitLoops;
 import dev.byodt.compiler.graph.Attribute;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.runtime.ElementType;
@@ -22,6 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -39,7 +42,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * and Gemm divides its work among 2 and 3 threads (3: more threads than some loops have iterations; chunks of
  * unequal size), and a small network whose split kernels alternate with kernels that part 0 runs alone (the other
  * threads wait for part 0 to open each split kernel) gives the same outputs call after call, in float32 and in posit16
- * (whose products decode their operands into scratch buffers first).
+ * (whose products decode their operands into scratch buffers first). These cases are small: they are compiled to
+ * divide every loop they may ({@code withLeastSplitWork(0)}), and one network with the default least work, where
+ * only its large convolution is divided.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class SplitWorkTest {
@@ -77,11 +82,11 @@ class SplitWorkTest {
         Graph net = residualNet();
         Program scheduled = GraphLowering.lowerScheduled(net, node -> TunedSchedulesTest.FLOAT32_VECTORS);
         long split = scheduled.kernels().stream().filter(k -> SplitLoops.of(k).isPresent()).count();
-        assertEquals(3, split, "the three convolutions split their work (the Gemm has one row)");
+        assertEquals(5, split, "the three convolutions, the Relu and the Add split their work (the Gemm has one row)");
         Random random = new Random(7);
         List<Tensor> inputs = List.of(gridValues(new long[] {1, 3, 12, 12}, random));
         List<Tensor> oneThread = run(scheduled, datatype, 1, inputs, 1);
-        for (Tensor t : run(scheduled, datatype, 2, inputs, 50)) {
+        for (Tensor t : run(scheduled, datatype, 2, inputs, 50, 0)) {
             assertArrayEquals(bits(oneThread.getFirst()), bits(t), "logits on 2 threads in " + datatype);
         }
     }
@@ -104,6 +109,39 @@ class SplitWorkTest {
         int[] oneThread = bits(run(scheduled, "float32", 1, inputs, 1).getFirst());
         for (Tensor t : run(scheduled, "float32", 2, inputs, 60)) {
             assertArrayEquals(oneThread, bits(t), "the pooling after a convolution divided between 2 threads");
+        }
+    }
+
+    /**
+     * Conv 3x3 of 16 maps to 32 at 32x32 (4.7 million multiply-adds) -> Relu -> GlobalAveragePool -> Flatten ->
+     * Gemm (10 classes), with the default least work to divide: the threads divide the convolution, while the Relu
+     * (32,768 elements), which they might divide, runs on the caller's thread, and the outputs keep their bits.
+     */
+    @Test
+    void onlyAKernelWithTheWorkToPayForItIsDividedAndTheBitsStay() {
+        Random random = new Random(13);
+        List<Node> nodes = new ArrayList<>();
+        Value image = value("image", 1, 16, 32, 32);
+        Value conv = node(nodes, "conv", "Conv", attributes("pads", s(1, 1, 1, 1)), image, weights(random, 32, 16, 3, 3),
+            weights(random, 32));
+        Value relu = node(nodes, "relu", "Relu", Map.of(), conv);
+        Value pooled = node(nodes, "pool", "GlobalAveragePool", Map.of(), relu);
+        Value flat = node(nodes, "flatten", "Flatten", Map.of(), pooled);
+        Value logits = node(nodes, "fc", "Gemm", attributes("transB", 1L), flat, weights(random, 10, 32), weights(random, 10));
+        Program scheduled = GraphLowering.lowerScheduled(new Graph("small", List.of(image), List.of(logits), nodes),
+            node -> TunedSchedulesTest.FLOAT32_VECTORS);
+        Map<String, Boolean> divided = new HashMap<>();
+        Map<String, Boolean> divisible = new HashMap<>();
+        for (Kernel k : scheduled.kernels()) {
+            divided.put(k.opType(), SplitCost.chunks(k, 2, SplitCost.LEAST_WORK) > 0);
+            divisible.put(k.opType(), SplitLoops.of(k).isPresent());
+        }
+        assertEquals(Map.of("Conv", true, "Relu", true, "GlobalAveragePool", false, "Flatten", false, "Gemm", false), divisible);
+        assertEquals(Map.of("Conv", true, "Relu", false, "GlobalAveragePool", false, "Flatten", false, "Gemm", false), divided);
+        List<Tensor> inputs = List.of(gridValues(new long[] {1, 16, 32, 32}, random));
+        int[] oneThread = bits(run(scheduled, "float32", 1, inputs, 1).getFirst());
+        for (Tensor t : run(scheduled, "float32", 2, inputs, 30, SplitCost.LEAST_WORK)) {
+            assertArrayEquals(oneThread, bits(t), "logits on 2 threads, the convolution divided");
         }
     }
 
@@ -151,9 +189,18 @@ class SplitWorkTest {
 
     private static long[] s(long... dims) { return dims; }
 
-    /** The outputs of {@code calls} calls on {@code threads} threads, the first output of each call. */
+    /**
+     * The outputs of {@code calls} calls on {@code threads} threads, the first output of each call, every loop that
+     * threads may divide divided.
+     */
     private static List<Tensor> run(Program program, String datatype, int threads, List<Tensor> inputs, int calls) {
-        CompileOptions options = CompileOptions.host().withDatatype(datatype).withThreads(threads);
+        return run(program, datatype, threads, inputs, calls, 0);
+    }
+
+    /** As above, with the threads dividing the runs of loops of at least {@code leastSplitWork} operations. */
+    private static List<Tensor> run(Program program, String datatype, int threads, List<Tensor> inputs, int calls,
+                                    long leastSplitWork) {
+        CompileOptions options = CompileOptions.host().withDatatype(datatype).withThreads(threads).withLeastSplitWork(leastSplitWork);
         try (CompiledModule module = Compiler.compile(program, options); HostModel model = Compiler.jit(module)) {
             List<Tensor> outputs = new ArrayList<>();
             for (int i = 0; i < calls; i++) outputs.add(model.run(inputs).getFirst());

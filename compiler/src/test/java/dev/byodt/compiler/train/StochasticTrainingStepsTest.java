@@ -84,7 +84,7 @@ class StochasticTrainingStepsTest {
         try (CompiledModule code = Compiler.compile(step, options); HostModel model = Compiler.jit(code)) {
             withoutCounter = model.run(inputs);
         }
-        List<List<Tensor>> oneThread = calls(step, options, inputs), twoThreads = calls(step, options.withThreads(2), inputs);
+        List<List<Tensor>> oneThread = calls(step, options, inputs), twoThreads = calls(step, options.withThreads(2).withLeastSplitWork(0), inputs);
         List<String> outputs = step.outputSpecs().stream().map(TensorSpec::name).toList();
         for (int i = 0; i < outputs.size(); i++) {
             byte[] first = bytes(oneThread.get(0).get(i));
