@@ -31,17 +31,14 @@ DOUBLE_MATH double nan_d(void) { return double_of(0x7ff8000000000000ULL); }
 /* Nearest integer of |x| < 2^30 (ties away from zero: any nearby integer works for range reduction). */
 DOUBLE_MATH int nearest_int(double x) { return (int)(x < 0 ? x - 0.5 : x + 0.5); }
 
-/* e^r - 1 by its Taylor series to degree `degree` (at most 14), for a constant degree (the loops then unroll). */
-DOUBLE_MATH double expm1_taylor(double r, int degree) {
+/* e^r - 1 for |r| <= ln(2)/2 < 0.35, Taylor series to degree 14: truncation error below 0.35^15/15! < 2^-62. */
+DOUBLE_MATH double expm1_small(double r) {
     double sum = 0, inverse_factorial[15];
     inverse_factorial[0] = 1;
-    for (int n = 1; n <= degree; n++) inverse_factorial[n] = inverse_factorial[n - 1] / n;
-    for (int n = degree; n >= 1; n--) sum = (sum + inverse_factorial[n]) * r;
+    for (int n = 1; n <= 14; n++) inverse_factorial[n] = inverse_factorial[n - 1] / n;
+    for (int n = 14; n >= 1; n--) sum = (sum + inverse_factorial[n]) * r;
     return sum;
 }
-
-/* e^r - 1 for |r| <= ln(2)/2 < 0.35, to degree 14: truncation error below 0.35^15/15! < 2^-62. */
-DOUBLE_MATH double expm1_small(double r) { return expm1_taylor(r, 14); }
 
 /*
  * e^x with finite x clamped to [-700, 700] (beyond, every format's result is its smallest or largest, or 0 or

@@ -5,14 +5,12 @@
  * Pure functions, no C library (not even libm), so the code runs on targets without one and inlines
  * into the kernels that call it. Each function computes in double and rounds once to float: the result is
  * the correctly rounded one or its neighbour (within 1 ulp of the exact value), and special values (NaN,
- * infinities, signed zeros, overflow, underflow, subnormals) follow C99 Annex F. exp, log,
+ * infinities, signed zeros, overflow, underflow, subnormals) follow C99 Annex F. exp, log, sigmoid,
  * pow, sin and cos use common/double_math.c (relative error 2^-45 or less before the rounding). tanh, a third of a
  * tanh network's time, uses a rational approximation good to 2^-29.9 (below): its result is within
  * 0.5 + 2^-5.9 ulp of the exact value, so again the correctly rounded one or its neighbour; erf, three quarters
- * of a ViT's time through erf_d's series, one good to 2^-36.7, within 0.5 + 2^-12.7 ulp; sigmoid, two fifths of
- * an EfficientNet's time through exp_d and a double division, a shorter exp and a reciprocal refined from
- * float's, within 0.5 + 2^-17 ulp. All three are checked on every one of the 2^32 floats
- * (Float32ApproximationsTest). Straight-line code, so that loops vectorize.
+ * of a ViT's time through erf_d's series, one good to 2^-36.7, within 0.5 + 2^-12.7 ulp. Both are checked on
+ * every one of the 2^32 floats (Float32ApproximationsTest). Straight-line code, so that loops vectorize.
  */
 
 /* The exported functions inline into every kernel that calls them, where the loops around them can vectorize. */
@@ -29,6 +27,7 @@ THROUGH_DOUBLE(exp)
 THROUGH_DOUBLE(sin)
 THROUGH_DOUBLE(cos)
 THROUGH_DOUBLE(log)
+THROUGH_DOUBLE(sigmoid)
 THROUGH_DOUBLE_BINARY(pow)
 ROUNDINGS(THROUGH_DOUBLE)
 
@@ -70,27 +69,4 @@ ALWAYS_INLINE float float32_erf(float x) {
                    + 0.0017152490480755631) * u + 0.01771918362804966) * u + 0.1218015278269599) * u
                 + 0.5108853316033537) * u + 1;
     return (float)(x != x ? x : c * p / q);
-}
-
-/*
- * sigmoid x = 1 / (1 + t) for x >= 0 and t / (1 + t) for x < 0, with t = e^-|x| in (0, 1], so the divisor d = 1 + t
- * is in (1, 2] and nothing cancels or overflows. t: |x| = k ln 2 + r with |r| <= ln(2)/2, e^-r by its Taylor
- * series to degree 10 (truncation below 0.35^11/11! < 2^-42), times 2^-k; |x| is clamped to 110, where t
- * (e^-110 < 2^-158) already rounds a negative x's result to 0 and a positive x's to 1. 1/d: float's correctly
- * rounded reciprocal (relative error 2^-24) and one Newton step in double, which squares that error (2^-47).
- * The result before its rounding is within 2^-40 of the exact value, relatively: within 0.5 + 2^-17 ulp after it.
- * exp_d's degree 14 and a double division (one every 8 lanes, the slowest vector instruction) took 2.5 times as
- * long. NaN gives NaN; sigmoid(-0) = sigmoid(+0) = 0.5.
- */
-ALWAYS_INLINE float float32_sigmoid(float x) {
-    double a = clamp_d(abs_d(x), 0, 110);
-    a = x != x ? 0 : a;
-    int k = nearest_int(a * INV_LN2);
-    double r = (k * LN2_HI - a) + k * LN2_LO;                 /* -a = -k ln 2 + r */
-    double t = (1 + expm1_taylor(r, 10)) * pow2(-k);
-    double d = 1 + t;
-    double y0 = (double)(1.0f / (float)d);
-    double reciprocal = y0 + y0 * (1 - d * y0);
-    double y = bits_of(x) >> 63 ? t * reciprocal : reciprocal;
-    return (float)(x != x ? x : y);
 }
