@@ -58,6 +58,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
@@ -86,8 +87,22 @@ public final class Compiler {
                 .map(name -> BlockFormat.resolve(name, options.datatypes().registry()))
                 .map(format -> rounding.map(format::withElementRounding).orElse(format).withRandomBits(srBits, options.datatypes().seed())
                     .withCallItems(items))
-                .flatMap(format -> BlockDots.lower(node, bufferOf, format, blocks.accumulation()))));
+                .flatMap(format -> BlockDots.lower(node, bufferOf, format, blocks.accumulation())),
+            (producer, activation) -> Stream.of(producer.name(), activation.name()).allMatch(name ->
+                Stream.of(producer, activation).allMatch(outputsOf -> inFloat32(options, name, outputsOf)))));
         return compile(program, options, Optional.of(items));
+    }
+
+    /**
+     * Whether the kernel of that name writing {@code outputsOf}'s outputs computes in float32 itself, which a node's
+     * kernel with another's activation fused in must (whichever name and outputs the datatype choice goes by), so
+     * that no datatype boundary between the two is lost.
+     */
+    private static boolean inFloat32(CompileOptions options, String name, Node outputsOf) {
+        DatatypeChoice choice = options.datatypes();
+        DatatypeInstance instance = choice.registry().instance(
+            choice.datatypeFor(name, outputsOf.outputs().stream().map(Value::name).toList()), choice.options());
+        return instance.definition().isReference() && !StochasticRounding.isStochastic(instance);
     }
 
     /**

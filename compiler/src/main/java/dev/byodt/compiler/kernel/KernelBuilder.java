@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Builds a kernel's loop nest in the order an operator author thinks of it:
@@ -25,6 +26,8 @@ public final class KernelBuilder {
     private final List<Buffer> scratch = new ArrayList<>();
     private final Map<Buffer, Tensor> constants = new LinkedHashMap<>();
     private final Deque<List<Stmt>> scopes = new ArrayDeque<>();
+    private Buffer transformed;
+    private UnaryOperator<Expr> transform;
     private int nextId;
 
     public KernelBuilder(String name, String opType, List<Buffer> inputs, List<Buffer> outputs) {
@@ -66,9 +69,24 @@ public final class KernelBuilder {
         return b;
     }
 
-    public Expr load(Buffer buffer, Expr index) { return new Expr.Load(buffer, index); }
+    public Expr load(Buffer buffer, Expr index) {
+        if (buffer == transformed) throw new IllegalStateException(name + " reads back " + buffer + ", whose stores are transformed");
+        return new Expr.Load(buffer, index);
+    }
+
+    /**
+     * Makes every later store into {@code buffer} store {@code transform} of its value: an element-wise activation
+     * computed by the kernel of the node whose output it takes, as each output element is stored. Right only for
+     * a kernel that stores into the buffer nothing but its elements' final values and never reads it back (a read
+     * is refused).
+     */
+    public void transformStores(Buffer buffer, UnaryOperator<Expr> transform) {
+        this.transformed = buffer;
+        this.transform = transform;
+    }
 
     public void store(Buffer buffer, Expr index, Expr value) {
+        if (buffer == transformed) value = transform.apply(value);
         if (value.type() != buffer.elementType()) {
             throw new IllegalArgumentException("storing " + value.type() + " into " + buffer);
         }

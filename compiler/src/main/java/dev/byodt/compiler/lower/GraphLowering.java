@@ -6,14 +6,18 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.ops.FusedActivations;
 import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.runtime.TensorSpec;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
@@ -45,19 +49,41 @@ public final class GraphLowering {
 
     /** As {@link #lowerScheduled(Graph, Function)}, with the kernels {@code special} gives for the nodes it takes. */
     public static Program lowerScheduled(Graph graph, Function<Node, NodeArithmetic> arithmeticOf, SpecialKernels special) {
-        return new GraphLowering().run(graph, Optional.of(arithmeticOf), special);
+        return lowerScheduled(graph, arithmeticOf, special, (producer, activation) -> false);
+    }
+
+    /**
+     * As {@link #lowerScheduled(Graph, Function, SpecialKernels)}, and where a node's one output is read by nothing
+     * but one element-wise activation and is no graph output, the node's kernel computes the activation as it
+     * stores ({@link FusedActivations}) and the activation has no kernel of its own, for the pairs {@code fuses}
+     * accepts (those whose kernel computes in one datatype, the caller knows which).
+     */
+    public static Program lowerScheduled(Graph graph, Function<Node, NodeArithmetic> arithmeticOf, SpecialKernels special,
+                                         BiPredicate<Node, Node> fuses) {
+        return new GraphLowering().run(graph, Optional.of(arithmeticOf), special, fuses);
     }
 
     private Program run(Graph graph, Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
-        return run(graph, arithmeticOf, (node, bufferOf) -> Optional.empty());
+        return run(graph, arithmeticOf, (node, bufferOf) -> Optional.empty(), (producer, activation) -> false);
     }
 
-    private Program run(Graph graph, Optional<Function<Node, NodeArithmetic>> arithmeticOf, SpecialKernels special) {
+    private Program run(Graph graph, Optional<Function<Node, NodeArithmetic>> arithmeticOf, SpecialKernels special,
+                        BiPredicate<Node, Node> fuses) {
         List<Buffer> inputs = graph.inputs().stream().map(buffers::bufferOf).toList();
         List<Kernel> kernels = new ArrayList<>();
+        Map<Value, List<Node>> readers = readers(graph);
+        Set<Node> fused = new HashSet<>();
         for (Node node : graph.nodes()) {
-            if (node.outputs().stream().allMatch(Value::isConstant)) continue;
-            kernels.add(special.lower(node, buffers::bufferOf).orElseGet(() -> NodeLowering.lower(node, buffers::bufferOf, arithmeticOf)));
+            if (fused.contains(node) || node.outputs().stream().allMatch(Value::isConstant)) continue;
+            Optional<Kernel> own = special.lower(node, buffers::bufferOf);
+            Optional<Node> activation = own.isPresent() || arithmeticOf.isEmpty() ? Optional.empty()
+                : fusedActivation(node, graph, readers).filter(a -> fuses.test(node, a));
+            if (activation.isPresent()) {
+                kernels.add(NodeLowering.lowerFused(node, activation.get(), buffers::bufferOf, arithmeticOf.get().apply(node)));
+                fused.add(activation.get());
+            } else {
+                kernels.add(own.orElseGet(() -> NodeLowering.lower(node, buffers::bufferOf, arithmeticOf)));
+            }
         }
         Set<Buffer> written = new HashSet<>();
         kernels.forEach(k -> written.addAll(k.outputs()));
@@ -76,6 +102,23 @@ public final class GraphLowering {
         }
 
         return buffers.program(graph.name(), kernels, inputs, specs(graph.inputs()), outputs, specs(graph.outputs()));
+    }
+
+    /** The nodes that read each value, once for each input it is. */
+    private static Map<Value, List<Node>> readers(Graph graph) {
+        Map<Value, List<Node>> readers = new HashMap<>();
+        for (Node node : graph.nodes()) {
+            for (Value v : node.inputs()) if (v != null) readers.computeIfAbsent(v, key -> new ArrayList<>()).add(node);
+        }
+        return readers;
+    }
+
+    /** The activation {@code node}'s kernel can compute: the one reader of its one output, where that is no graph output. */
+    private static Optional<Node> fusedActivation(Node node, Graph graph, Map<Value, List<Node>> readers) {
+        if (node.outputs().size() != 1 || graph.outputs().contains(node.outputs().getFirst())) return Optional.empty();
+        List<Node> only = readers.getOrDefault(node.outputs().getFirst(), List.of());
+        if (only.size() != 1 || only.getFirst().input(0) != node.outputs().getFirst()) return Optional.empty();
+        return Optional.of(only.getFirst()).filter(a -> FusedActivations.fits(node, a));
     }
 
     private static List<TensorSpec> specs(List<Value> values) {

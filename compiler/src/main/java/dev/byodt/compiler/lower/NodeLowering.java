@@ -5,6 +5,7 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.ops.FusedActivations;
 import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.compiler.ops.Operator;
 import dev.byodt.compiler.ops.Operators;
@@ -36,12 +37,30 @@ public final class NodeLowering {
     public static Kernel lower(Node node, Function<Value, Buffer> bufferOf, Optional<Function<Node, NodeArithmetic>> arithmeticOf) {
         Operator op = Operators.lookup(node.opType());
         if (op == null) throw node.error("operator " + node.opType() + " is not supported");
-        List<Buffer> inputs = new ArrayList<>();
-        for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
+        List<Buffer> inputs = inputBuffers(node, bufferOf);
         List<Buffer> outputs = node.outputs().stream().map(bufferOf).toList();
         KernelBuilder kb = new KernelBuilder(node.name(), node.opType(), inputs, outputs);
         if (arithmeticOf.isPresent()) op.lowerScheduled(node, kb, arithmeticOf.get().apply(node));
         else op.lower(node, kb);
         return kb.build();
+    }
+
+    /**
+     * The kernel of {@code producer} in its tuned schedule with the element-wise {@code activation} of its output
+     * computed as it stores ({@link FusedActivations}): the producer's inputs, the activation's outputs.
+     */
+    public static Kernel lowerFused(Node producer, Node activation, Function<Value, Buffer> bufferOf, NodeArithmetic arithmetic) {
+        List<Buffer> inputs = inputBuffers(producer, bufferOf);
+        List<Buffer> outputs = activation.outputs().stream().map(bufferOf).toList();
+        KernelBuilder kb = new KernelBuilder(producer.name(), producer.opType(), inputs, outputs);
+        FusedActivations.lower(producer, activation, kb, arithmetic);
+        return kb.build();
+    }
+
+    /** The buffer of each input of the node, null for an input it omits. */
+    private static List<Buffer> inputBuffers(Node node, Function<Value, Buffer> bufferOf) {
+        List<Buffer> inputs = new ArrayList<>();
+        for (Value v : node.inputs()) inputs.add(v == null ? null : bufferOf.apply(v));
+        return inputs;
     }
 }

@@ -3,11 +3,11 @@ package dev.byodt.compiler.ops;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.graph.Value;
-import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 
 import java.util.List;
+import java.util.function.IntFunction;
 
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.max;
@@ -41,22 +41,24 @@ final class Clip implements Operator {
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
-        Expr lo = bound(node, kb, 1, "min");
-        Expr hi = bound(node, kb, 2, "max");
-        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> {
-            Expr y = x.getFirst();
-            if (lo != null) y = max(y, lo);
-            if (hi != null) y = min(y, hi);
-            return y;
-        });
+        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> clipped(node, x.getFirst(), i -> kb.load(kb.input(i), idx(0))));
+    }
+
+    /** x clipped; {@code boundInput} gives the value of the node's input i (1 or 2) where the node has it. */
+    static Expr clipped(Node node, Expr x, IntFunction<Expr> boundInput) {
+        Expr lo = bound(node, 1, "min", boundInput);
+        Expr hi = bound(node, 2, "max", boundInput);
+        Expr y = x;
+        if (lo != null) y = max(y, lo);
+        if (hi != null) y = min(y, hi);
+        return y;
     }
 
     /** The bound as an expression, or null when there is none. */
-    private static Expr bound(Node node, KernelBuilder kb, int input, String attribute) {
+    private static Expr bound(Node node, int input, String attribute, IntFunction<Expr> boundInput) {
         if (node.opsetVersion() < 11) {
             return node.hasAttribute(attribute) ? real(node.floatAttr(attribute, 0)) : null;
         }
-        Buffer b = kb.input(input);
-        return b == null ? null : kb.load(b, idx(0));
+        return node.input(input) == null ? null : boundInput.apply(input);
     }
 }

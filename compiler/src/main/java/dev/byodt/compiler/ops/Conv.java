@@ -112,11 +112,12 @@ final class Conv implements Operator {
     }
 
     /**
-     * One of four tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights, two spatial axes
+     * One of five tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights, two spatial axes
      * and at least a vector of output maps a group, as a matrix product in register tiles ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
      * group has more channels than an output row has positions (the weights packed at compile time, or at run
-     * time when they are inputs, as in training), else along output rows, on padded planes
-     * ({@link PaddedPlaneConv}) where the stride is 1 in two dimensions, else directly ({@link ConvAlongRows}).
+     * time when they are inputs, as in training), else along output rows: where the stride is 1 in two
+     * dimensions, each output's sum in registers for a depthwise convolution ({@link DepthwiseConv}) and on padded
+     * planes for others ({@link PaddedPlaneConv}), else directly ({@link ConvAlongRows}).
      */
     @Override
     public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {
@@ -131,6 +132,7 @@ final class Conv implements Operator {
         else if (s.mapsPerGroup() > rowLength) {
             ConvAcrossMaps.lower(s, weights.isConstant() ? Optional.of(weights.constant()) : Optional.empty(), kb);
         }
+        else if (DepthwiseConv.fits(s)) DepthwiseConv.lower(s, kb, lanes);
         else if (PaddedPlaneConv.fits(s.window())) {
             PaddedPlaneConv.lower(kb, s.groups(), s.mapsPerGroup(), s.window(), lanes);
         } else ConvAlongRows.lower(s, kb);

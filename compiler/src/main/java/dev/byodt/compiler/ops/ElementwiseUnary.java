@@ -49,6 +49,9 @@ final class ElementwiseUnary implements Operator {
 
     @Override
     public void lower(Node node, KernelBuilder kb) {
-        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> formula.apply(node, kb, x.getFirst()));
+        Broadcasting.map(kb, kb.output(0), List.of(kb.input(0)), x -> formula(node, kb, x.getFirst()));
     }
+
+    /** f(x) for the element x, in the kernel {@code kb} builds. */
+    Expr formula(Node node, KernelBuilder kb, Expr x) { return formula.apply(node, kb, x); }
 }

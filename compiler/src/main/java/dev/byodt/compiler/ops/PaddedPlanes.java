@@ -29,31 +29,54 @@ import static dev.byodt.compiler.kernel.Exprs.rem;
 record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, long planeLength, long blocks) {
     /** Planes for the input {@code x} (N x C x H x W) of a convolution in {@code window}, its grid in blocks of {@code blockLength}. */
     static PaddedPlanes of(KernelBuilder kb, Buffer x, WindowGeometry window, long blockLength) {
+        return of(kb, x, window, blockLength, "planes");
+    }
+
+    /** As {@link #of(KernelBuilder, Buffer, WindowGeometry, long)}, the scratch buffer named by {@code hint}. */
+    static PaddedPlanes of(KernelBuilder kb, Buffer x, WindowGeometry window, long blockLength, String hint) {
         long paddedHeight = window.padBefore(0) + x.dim(2) + window.padAfter(0);
-        long paddedWidth = window.padBefore(1) + x.dim(3) + window.padAfter(1);
-        long width = ceilDiv(paddedWidth, window.stride(1));
+        long width = width(x, window);
         long grid = window.outputShape()[0] * width;
         long blocks = ceilDiv(grid, blockLength);
         long reach = (window.kernelSize(0) - 1) * window.dilation(0) / window.stride(0) * width
             + (window.kernelSize(1) - 1) * window.dilation(1) / window.stride(1);
         long planeLength = Math.max(blocks * blockLength + reach, ceilDiv(paddedHeight, window.stride(0)) * width);
         long planes = x.dim(1) * window.stride(0) * window.stride(1);
-        Buffer buffer = kb.scratch("planes", ScalarType.REAL, new long[] {planes, planeLength});
+        Buffer buffer = kb.scratch(hint, ScalarType.REAL, new long[] {planes, planeLength});
         return new PaddedPlanes(buffer, window, x, width, planeLength, blocks);
     }
 
-    /** Emits the copy of image {@code n}'s channels [first, first + count) into their planes, padding included. */
+    /** The length of a row of the planes of the input {@code x} of a convolution in {@code window}: the grid's width. */
+    static long width(Buffer x, WindowGeometry window) {
+        return ceilDiv(window.padBefore(1) + x.dim(3) + window.padAfter(1), window.stride(1));
+    }
+
+    /**
+     * Emits the copy of image {@code n}'s channels [first, first + count) into their planes, padding included: for
+     * each input row and column phase b, the run of the row's columns b, b + sx, ... that lie in the input, one
+     * contiguous run of the phase's plane (a loop over the row's columns, each stored to its phase's plane, did not
+     * vectorize; a run, which loads at a stride, does).
+     */
     void fill(KernelBuilder kb, Expr n, Expr first, long count) {
         long channelLength = phases() * planeLength;
         long sy = window.stride(0), sx = window.stride(1);
+        long left = window.padBefore(1), inputWidth = x.dim(3);
         kb.loop(count * channelLength, i -> kb.store(buffer, add(mul(first, channelLength), i), constant(ScalarType.REAL, 0)));
-        kb.loops(new long[] {count, x.dim(2), x.dim(3)}, at -> {
+        kb.loops(new long[] {count, x.dim(2)}, at -> {
             Expr channel = add(first, at[0]);
-            Expr row = add(at[1], window.padBefore(0)), column = add(at[2], window.padBefore(1));
-            Expr phase = add(mul(rem(row, sy), sx), rem(column, sx));
-            Expr onPlane = add(mul(div(row, sy), width), div(column, sx));
-            kb.store(buffer, add(mul(add(mul(channel, phases()), phase), planeLength), onPlane),
-                kb.load(x, flatIndex(x.shape(), n, channel, at[1], at[2])));
+            Expr row = add(at[1], window.padBefore(0));
+            Expr rowOnPlanes = add(mul(add(mul(channel, phases()), mul(rem(row, sy), sx)), planeLength), mul(div(row, sy), width));
+            for (long b = 0; b < sx; b++) {
+                // Padded columns j*sx + b in the input: from left to left + inputWidth - 1.
+                long firstJ = ceilDiv(Math.max(0, left - b), sx);
+                long endJ = left + inputWidth - 1 < b ? 0 : (left + inputWidth - 1 - b) / sx + 1;
+                long phase = b;
+                kb.loop(endJ - firstJ, k -> {
+                    Expr j = add(k, firstJ);
+                    kb.store(buffer, add(add(rowOnPlanes, phase * planeLength), j),
+                        kb.load(x, flatIndex(x.shape(), n, channel, at[1], add(mul(j, sx), phase - left))));
+                });
+            }
         });
     }
 

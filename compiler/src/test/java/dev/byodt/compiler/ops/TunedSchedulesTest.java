@@ -37,8 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's four
- * schedules (register tiles, across output channels, on padded planes, along output rows) and MatMul's and
+ * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's five
+ * schedules (register tiles, across output channels, depthwise, on padded planes, along output rows) and MatMul's and
  * Gemm's register tiles and rows of sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
  * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
@@ -61,7 +61,7 @@ class TunedSchedulesTest {
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
-        REGISTER_TILES("panels"), ACROSS_MAPS("packed"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
+        REGISTER_TILES("panels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
 
         final String buffer;
 
@@ -147,9 +147,17 @@ class TunedSchedulesTest {
             "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
         conv("padded planes, groups, 7 maps", Schedule.PADDED_PLANES, s(2, 4, 6, 9), s(14, 2, 2, 3), false,
             "group", 2L, "pads", s(0, 1, 1, 0)),
-        conv("padded planes, depthwise", Schedule.PADDED_PLANES, s(1, 3, 11, 13), s(3, 1, 5, 5), true,
+        conv("padded planes, two maps a channel", Schedule.PADDED_PLANES, s(1, 3, 11, 13), s(6, 1, 5, 5), true,
             "group", 3L, "pads", s(2, 2, 2, 2)),
+        // One channel and one map a group, stride 1: depthwise, each output's sum in registers; grids that fill no
+        // whole vector, uneven pads, dilation, weights at run time.
+        conv("depthwise, 5x5", Schedule.DEPTHWISE, s(1, 3, 11, 13), s(3, 1, 5, 5), true,
+            "group", 3L, "pads", s(2, 2, 2, 2)),
+        conv("depthwise, 3x3, batch 2, uneven pads, dilation", Schedule.DEPTHWISE, s(2, 4, 7, 6), s(4, 1, 3, 3), false,
+            "group", 4L, "pads", s(1, 0, 2, 1), "dilations", s(2, 1)),
         // Strides beyond 1, or one or three spatial axes: along rows.
+        conv("along rows, depthwise, strides 2 and 3, dilation, uneven pads", Schedule.ALONG_ROWS, s(2, 2, 10, 14), s(2, 1, 3, 3), false,
+            "group", 2L, "strides", s(2, 3), "dilations", s(1, 2), "pads", s(0, 1, 1, 2)),
         conv("along rows, strides, dilation, pads", Schedule.ALONG_ROWS, s(1, 2, 9, 11), s(3, 2, 3, 3), false,
             "strides", s(2, 3), "dilations", s(1, 2), "pads", s(1, 2, 2, 0)),
         conv("along rows, 1-D, stride 1", Schedule.ALONG_ROWS, s(2, 3, 17), s(2, 3, 4), true, "pads", s(3, 1)),
@@ -196,7 +204,7 @@ class TunedSchedulesTest {
         Program reference = GraphLowering.lower(graph);
         assertEquals(List.of(), scheduleBuffers(reference, c.schedule()), "the reference nest has no schedule's buffers");
         int[] bits = bits(run(reference, datatype, inputs));
-        for (int lanes : c.schedule() == Schedule.PADDED_PLANES ? LANES : c.schedule() == Schedule.REGISTER_TILES ? TILE_LANES : new int[] {16}) {
+        for (int lanes : c.schedule() == Schedule.PADDED_PLANES || c.schedule() == Schedule.DEPTHWISE ? LANES : c.schedule() == Schedule.REGISTER_TILES ? TILE_LANES : new int[] {16}) {
             Program scheduled = GraphLowering.lowerScheduled(graph, node -> new NodeArithmetic(lanes, true));
             assertEquals(List.of(c.schedule().buffer), scheduleBuffers(scheduled, c.schedule()), c.schedule() + " chosen");
             assertArrayEquals(bits, bits(run(scheduled, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
