@@ -29,7 +29,9 @@ import java.util.concurrent.Callable;
     description = {"Compile an ONNX model ahead of time to LLVM IR, assembly, an object file with a C header, "
         + "a shared library, or a static executable that needs no C library.",
         "The object and library export one C function, void ENTRY(const T *input..., T *output..., void *workspace), "
-            + "declared in the generated header with the workspace size.",
+            + "declared in the generated header with the workspace size. With --rounding stochastic its last input is "
+            + "rounding.item (int64, one element): the index of the call's first item in the run, which each item's random "
+            + "bits follow, so that any batch gives an item the same bits (0 for a single call).",
         "The executable runs as: MODEL [-o OUTDIR] input_0.pb [input_1.pb ...] and writes OUTDIR/output_N.pb.",
         "With --train it writes the training step byodt train runs instead, for any --target: inputs the batch, its "
             + "labels, the weights, the optimizer state and the step's scalars (and with --rounding stochastic, last, "

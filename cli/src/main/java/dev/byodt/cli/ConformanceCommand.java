@@ -1,8 +1,11 @@
 package dev.byodt.cli;
 
+import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.conformance.CaseResult;
 import dev.byodt.compiler.conformance.ConformanceRunner;
+import dev.byodt.compiler.conformance.GraphExecutor;
 import dev.byodt.compiler.conformance.Tally;
+import dev.byodt.compiler.kernel.MultiplyAdd;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -14,7 +17,8 @@ import java.util.concurrent.Callable;
 @Command(name = "conformance", mixinStandardHelpOptions = true,
     description = {"Run a folder of ONNX backend test cases (each a folder with model.onnx and test_data_set_N/) "
         + "through byodt and print the tally: passed, unsupported (refused at compile time, with the reason) "
-        + "and failed (wrong results). Exits 1 when any case fails."})
+        + "and failed (wrong results). Exits 1 when any case fails. --multiply-add fused checks the fused float32 "
+        + "multiply-adds (ONNX Runtime's) against the cases' expected outputs, within the same tolerances."})
 final class ConformanceCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "Folder of test case folders, e.g. ../shared/onnx-node.")
     Path dir;
@@ -29,11 +33,15 @@ final class ConformanceCommand implements Callable<Integer> {
     boolean listAll;
 
     @Mixin
+    MultiplyAddOption multiplyAdd;
+
+    @Mixin
     CommonOptions common;
 
     @Override
     public Integer call() {
-        Tally tally = new ConformanceRunner(rtol, atol).runAll(dir, r -> {
+        GraphExecutor executor = GraphExecutor.compiled(multiplyAdd.applyTo(CompileOptions.host()));
+        Tally tally = new ConformanceRunner(rtol, atol, executor).runAll(dir, r -> {
             if (listAll || r.outcome() == CaseResult.Outcome.FAILED) {
                 System.out.println(r.outcome().name().toLowerCase() + "  " + r.name() + (r.detail().isEmpty() ? "" : "  " + r.detail()));
             }
@@ -43,7 +51,7 @@ final class ConformanceCommand implements Callable<Integer> {
                 System.out.println("unsupported  " + r.name() + "  " + r.detail());
             }
         }
-        System.out.println(tally.summary());
+        System.out.println(tally.summary() + (multiplyAdd.mode() == MultiplyAdd.SEPARATE ? "" : ", multiply-add " + multiplyAdd.mode().optionName()));
         return tally.count(CaseResult.Outcome.FAILED) == 0 ? 0 : Main.MODEL_ERROR;
     }
 }

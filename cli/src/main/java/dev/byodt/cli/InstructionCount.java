@@ -6,6 +6,7 @@ import dev.byodt.cli.compare.Executor;
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.counts.DynamicCounts;
 import dev.byodt.compiler.emulation.EmulatedModel;
 import dev.byodt.runtime.ByodtException;
@@ -33,7 +34,7 @@ final class InstructionCount {
         try (CompiledModule module = Compiler.compile(oneItem.graph(), options);
              EmulatedModel model = EmulatedModel.build(module, executor.emulator())) {
             log = TemporaryFiles.createFile("byodt-qemu-", ".log");
-            model.run(List.of(first), DynamicCounts.qemuOptions(log));
+            model.run(CallItems.withFirstItem(model.inputs(), List.of(first), 0), DynamicCounts.qemuOptions(log));
             DynamicCounts.Executed executed = DynamicCounts.read(log);
             System.out.printf("%nexecuted instructions, first item, on %s (qemu's in_asm/exec log)%n", executor.target().name());
             for (Map.Entry<String, Long> e : executed.perFunction().entrySet()) {

@@ -8,6 +8,7 @@ import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.LoadedModel;
 import dev.byodt.compiler.conformance.DataSetRun;
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.conformance.TestCase;
 import dev.byodt.compiler.emulation.EmulatedModel;
 import dev.byodt.compiler.emulation.Emulator;
@@ -226,6 +227,7 @@ final class RunCommand implements Callable<Integer> {
         int next = 0;
         for (TensorSpec spec : specs) {
             NamedTensor t = named.remove(spec.name());
+            if (t == null && spec.name().equals(CallItems.INPUT)) t = new NamedTensor(spec.name(), Tensor.ofLongs(spec.shape(), new long[]{0}));
             if (t == null && next < positional.size()) t = positional.get(next++);
             if (t == null) throw new UsageException("no --input given for the model's input '" + spec.name() + "'");
             inputs.add(t.tensor().convertedTo(t.tensor().type().computed()));

@@ -176,7 +176,7 @@ final class SweepCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
 
         RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), MultiplyAddOption.describeTarget(host.describe(), multiplyAdd.mode()),
-            Version.get(), source.description(),
+            multiplyAdd.mode().optionName(), Version.get(), source.description(),
             baseline.description());
         ComparisonReport report = new ComparisonReport(setup, all.size(), part.equals(Shard.WHOLE) ? null : part.toString(), entries);
         List<Path> written = SweepOutputs.write(report, out);

@@ -199,6 +199,7 @@ final class TrainCommand implements Callable<Integer> {
         c.put("data", training.description());
         c.put("test", test.description());
         c.put("dtype", modelOptions.dtype + modelOptions.describeDatatypeOptions());
+        c.put(TrainingHistory.MULTIPLY_ADD, modelOptions.multiplyAdd.mode().optionName());
         String hyper = switch (o.kind()) {
             case SGD -> "";
             case MOMENTUM -> ", momentum " + o.momentum();
@@ -260,7 +261,7 @@ final class TrainCommand implements Callable<Integer> {
             int count = Math.min(step.batch, test.size() - start);
             input.data().fill((byte) 0);
             for (int i = 0; i < count; i++) test.readItem(start + i, input.data().asSlice(i * itemBytes, itemBytes));
-            Tensor scores = trainer.predict();
+            Tensor scores = trainer.predict(start);
             long classes = scores.shape()[1];
             for (int i = 0; i < count; i++) if (argmax(scores, i * classes, classes) == test.label(start + i)) correct++;
         }

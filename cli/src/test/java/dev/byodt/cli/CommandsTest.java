@@ -131,6 +131,9 @@ class CommandsTest {
         assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().contains("2 passed, 1 unsupported, 0 failed (3 cases)"), run.out());
         assertTrue(run.out().contains("is a sequence"), run.out());
+        CommandLineRun fused = CommandLineRun.of("conformance", cases.toString(), "--multiply-add", "fused");
+        assertEquals(0, fused.exitCode(), fused.err());
+        assertTrue(fused.out().contains("2 passed, 1 unsupported, 0 failed (3 cases), multiply-add fused"), fused.out());
     }
 
     @Test

@@ -1,11 +1,13 @@
 package dev.byodt.cli;
 
+import dev.byodt.cli.report.ReportJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * --multiply-add reaches the code each command compiles: compile's IR fuses its multiply-adds, run's outputs change
- * and its report says so, bench measures and checks the fused model, and an unknown mode is a one-line usage error.
+ * and its report says so (the target line, the JSON setup's multiplyAdd, the CSV's multiply_add), bench measures and checks the fused model, and an unknown mode is a one-line usage error.
  */
 class MultiplyAddOptionTest {
     private static final Path LENET = Path.of(System.getProperty("byodt.modelsDir", "../models")).resolve("lenet5-fashion.onnx");
@@ -33,15 +35,20 @@ class MultiplyAddOptionTest {
     }
 
     @Test
-    void runRecordsTheModeAndItsFiguresDiffer() {
+    void runRecordsTheModeAndItsFiguresDiffer() throws IOException {
+        Path json = dir.resolve("r.json"), csv = dir.resolve("r.csv");
         CommandLineRun fused = CommandLineRun.of("run", LENET.toString(), "--dtype", "float32", "--reference", "onnxruntime",
-            "--multiply-add", "fused");
+            "--multiply-add", "fused", "--json", json.toString(), "--csv", csv.toString());
         CommandLineRun separate = CommandLineRun.of("run", LENET.toString(), "--dtype", "float32", "--reference", "onnxruntime");
         assertEquals(0, fused.exitCode(), fused.err());
         assertEquals(0, separate.exitCode(), separate.err());
         assertTrue(fused.out().contains("--multiply-add fused"), fused.out());
         assertFalse(separate.out().contains("--multiply-add"), separate.out());
         assertNotEquals(row(fused.out()), row(separate.out()), "the figures against ONNX Runtime differ");
+        assertEquals("fused", ReportJson.read(json).setup().multiplyAdd());
+        List<String> lines = Files.readAllLines(csv);
+        assertTrue(lines.get(0).contains(",target,multiply_add,"), lines.get(0));
+        assertTrue(lines.get(1).contains(", --multiply-add fused\",fused,"), "the target, quoted, then the mode: " + lines.get(1));
     }
 
     @Test

@@ -47,7 +47,9 @@ class TrainCommandTest {
         assertEquals(3, rows.size(), rows.toString());
         assertTrue(run.out().contains("epoch 2/2  loss "), run.out());
         assertTrue(run.out().matches("(?s).*epoch 2/2 .*\\n +gradients [0-9]+ zero, 0 saturated; updates [0-9]+ vanished, 0 saturated \\(61706 weights x 3 steps\\)\\n.*"), run.out());
-        assertTrue(rows.get(0).endsWith(",zero_gradients,saturated_gradients,vanished_updates,saturated_updates"), rows.get(0));
+        assertTrue(rows.get(0).endsWith(",zero_gradients,saturated_gradients,vanished_updates,saturated_updates,multiply_add"), rows.get(0));
+        assertTrue(rows.get(2).endsWith(",separate"), rows.get(2));
+        assertTrue(Files.readString(out.resolve("history.json")).contains("\"multiply_add\": \"separate\""), "history.json records --multiply-add");
         double recorded = Double.parseDouble(rows.get(2).split(",")[3]);
 
         CommandLineRun scored = CommandLineRun.of("run", out.resolve("model.onnx").toString(), "--data", "fashion-mnist", "--limit", "50");

@@ -69,7 +69,7 @@ class VitFashionTest {
         try (OnnxRuntimeInference reference = OnnxRuntimeInference.open(VIT, input, List.of(logits))) {
             for (int i = 0; i < images; i++) {
                 float[] image = Arrays.copyOfRange(pixels, i * PIXELS, (i + 1) * PIXELS);
-                for (float logit : reference.run(image)[0]) largest = Math.max(largest, Math.abs(logit));
+                for (float logit : reference.run(image, 0)[0]) largest = Math.max(largest, Math.abs(logit));
             }
         }
         return largest;

@@ -14,6 +14,7 @@ import dev.byodt.compiler.codegen.VectorWidth;
 import dev.byodt.compiler.dtype.AccumulationMode;
 import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeInstance;
@@ -78,12 +79,15 @@ public final class Compiler {
         BlockChoice blocks = options.blocks();
         Optional<String> rounding = Optional.ofNullable(options.datatypes().options().get("rounding"));
         int srBits = Integer.parseInt(options.datatypes().options().getOrDefault(StochasticRounding.BITS_OPTION, String.valueOf(StochasticRounding.DEFAULT_BITS)));
+        CallItems items = CallItems.of(graph.inputs().isEmpty() || graph.inputs().getFirst().type().shape().length == 0 ? 1
+            : graph.inputs().getFirst().type().shape()[0]);
         Program program = StageTimes.time("lowering the graph to loop nests", () -> GraphLowering.lowerScheduled(graph, arithmeticOf(options), (node, bufferOf) ->
             blocks.forNode(node.name(), node.outputs().stream().map(Value::name).toList())
                 .map(name -> BlockFormat.resolve(name, options.datatypes().registry()))
-                .map(format -> rounding.map(format::withElementRounding).orElse(format).withRandomBits(srBits, options.datatypes().seed()))
+                .map(format -> rounding.map(format::withElementRounding).orElse(format).withRandomBits(srBits, options.datatypes().seed())
+                    .withCallItems(items))
                 .flatMap(format -> BlockDots.lower(node, bufferOf, format, blocks.accumulation()))));
-        return compile(program, options);
+        return compile(program, options, Optional.of(items));
     }
 
     /**
@@ -106,18 +110,27 @@ public final class Compiler {
             boolean reference = instance.definition().isReference();
             boolean doubleSums = options.target().loweringTarget() == LoweringTarget.HOST && !StochasticRounding.isStochastic(instance)
                 && choice.accumulationOf(instance).equals(AccumulationMode.EXACT) && instance.exactSumsInDouble();
-            return new NodeArithmetic(lanes, reference, reference ? lanes : doubleSums ? options.target().lanes(Double.SIZE) : 0);
+            return new NodeArithmetic(lanes, reference, reference ? lanes : doubleSums ? options.target().lanes(Double.SIZE) : 0,
+                StochasticRounding.isStochastic(instance));
         };
     }
 
     /** The lanes stochastically rounding nodes are scheduled for on every target: a 256-bit vector's of 32-bit lanes. */
     static final int STOCHASTIC_LANES = 8;
 
-    /** Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph). */
+    /**
+     * Compiles a program of loop nests in abstract types (what GraphLowering makes of a graph), whose stochastic
+     * roundings count within the call: a program of no items (a training step, a test's kernels).
+     */
     public static CompiledModule compile(Program program, CompileOptions options) {
+        return compile(program, options, Optional.empty());
+    }
+
+    /** As {@link #compile(Program, CompileOptions)}, a graph's program with {@code items}, its calls' items in the run. */
+    private static CompiledModule compile(Program program, CompileOptions options, Optional<CallItems> items) {
         LoweringLog log = new LoweringLog();
         DatatypePlan plan = StageTimes.time("choosing each kernel's datatype", () -> DecodedOperands.apply(plan(program, options, log)));
-        Program machine = StageTimes.time("lowering the datatypes", () -> lowered(plan, log, options));
+        Program machine = StageTimes.time("lowering the datatypes", () -> lowered(plan, log, options, items));
         MemoryPlan memory = MemoryPlan.of(machine);
         Activity.ownCode("generating and optimizing the model's code");
         ProgramSignature signature = new ProgramSignature(options.entrySymbol(), machine.inputSpecs(),
@@ -171,10 +184,10 @@ public final class Compiler {
     }
 
     /** The plan's kernels in machine types and library calls, and the target's passes over them. */
-    private static Program lowered(DatatypePlan plan, LoweringLog log, CompileOptions options) {
-        Program machine = DatatypeLowering.lower(plan, log);
+    private static Program lowered(DatatypePlan plan, LoweringLog log, CompileOptions options, Optional<CallItems> items) {
+        Program machine = DatatypeLowering.lower(plan, log, items);
         log.checkComplete();
-        machine = RandomCounters.apply(machine, plan, options.datatypes().seed(), options.callCounter());
+        machine = RandomCounters.apply(machine, plan, options.datatypes().seed(), options.callCounter(), items);
         machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);

@@ -4,6 +4,7 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.LoadedModel;
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.ByodtException;
 import dev.byodt.runtime.ElementType;
@@ -41,9 +42,10 @@ public final class CompiledInference implements Inference {
     }
 
     private void requireFloatTensors() {
-        if (model.inputs().size() != 1) {
-            throw new ByodtException("comparing on data needs a model with one input; this one has " + model.inputs().size()
-                + " (" + model.inputs().stream().map(TensorSpec::name).toList() + ")");
+        List<TensorSpec> data = dataInputs();
+        if (data.size() != 1) {
+            throw new ByodtException("comparing on data needs a model with one input; this one has " + data.size()
+                + " (" + data.stream().map(TensorSpec::name).toList() + ")");
         }
         TensorSpec input = model.inputs().get(0);
         if (input.type() != ElementType.FLOAT32 && !input.type().isInteger()) {
@@ -52,6 +54,11 @@ public final class CompiledInference implements Inference {
         for (TensorSpec spec : model.outputs()) {
             if (spec.type() != ElementType.FLOAT32) throw new ByodtException("output '" + spec.name() + "' is " + spec.type() + "; comparisons need float32 outputs");
         }
+    }
+
+    /** The model's inputs but {@link CallItems#INPUT}, which each call is given. */
+    private List<TensorSpec> dataInputs() {
+        return model.inputs().stream().filter(spec -> !spec.name().equals(CallItems.INPUT)).toList();
     }
 
     /** Tells {@code sink} which operations were computed in float32 for want of a lowering (--fallback float32). */
@@ -64,8 +71,8 @@ public final class CompiledInference implements Inference {
     public List<TensorSpec> outputs() { return model.outputs(); }
 
     @Override
-    public float[][] run(float[] input) {
-        List<Tensor> outs = model.run(List.of(CallInput.of(input(), input)));
+    public float[][] run(float[] input, long firstItem) {
+        List<Tensor> outs = model.run(CallItems.withFirstItem(model.inputs(), List.of(CallInput.of(input(), input)), firstItem));
         float[][] result = new float[outs.size()][];
         for (int i = 0; i < result.length; i++) result[i] = outs.get(i).toFloatArray();
         return result;

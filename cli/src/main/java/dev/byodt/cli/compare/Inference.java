@@ -14,8 +14,11 @@ public interface Inference extends AutoCloseable {
 
     List<TensorSpec> outputs();
 
-    /** Runs one call on {@code input} (row-major, {@link #input()}'s shape); one array per output. */
-    float[][] run(float[] input);
+    /**
+     * Runs one call on {@code input} (row-major, {@link #input()}'s shape), whose first item is item {@code firstItem}
+     * of the run (which stochastic rounding's random bits follow); one array per output.
+     */
+    float[][] run(float[] input, long firstItem);
 
     @Override
     void close();

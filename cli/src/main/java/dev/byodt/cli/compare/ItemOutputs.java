@@ -21,8 +21,8 @@ public record ItemOutputs(List<String> names, int[] rowLength, ClassPositions[] 
         float[][] values = new float[rows.length][];
         for (int o = 0; o < rows.length; o++) values[o] = new float[Math.multiplyExact(items, rows[o])];
         ParallelCalls.run(batches.calls(), call -> {
-            float[][] out = model.run(batches.input(call));
             int first = batches.firstItem(call), count = batches.itemsIn(call);
+            float[][] out = model.run(batches.input(call), first);
             for (int o = 0; o < rows.length; o++) System.arraycopy(out[o], 0, values[o], first * rows[o], count * rows[o]);
             progress.step(count);
         });

@@ -37,8 +37,8 @@ public record LayerRun(List<OutputFigures> outputs, List<LayerFigures> layers) {
         LayerComparison layerTotal = new LayerComparison(intermediates, saturationMagnitude);
         ParallelCalls.run(batches.calls(), call -> {
             float[] input = batches.input(call);
-            float[][] r = reference.run(input), t = test.run(input);
             int first = batches.firstItem(call), count = batches.itemsIn(call), batch = batches.layout().itemsPerCall();
+            float[][] r = reference.run(input, first), t = test.run(input, first);
             List<OutputComparison> outputs = newOutputComparisons(specs, classes, saturationMagnitude);
             for (int o = 0; o < modelOutputs; o++) {
                 for (int k = 0; k < count; k++) {

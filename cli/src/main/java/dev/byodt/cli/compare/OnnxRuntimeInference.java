@@ -67,7 +67,7 @@ public final class OnnxRuntimeInference implements Inference {
     public List<TensorSpec> outputs() { return outputs; }
 
     @Override
-    public float[][] run(float[] values) {
+    public float[][] run(float[] values, long firstItem) {
         try (OnnxTensor tensor = inputTensor(values);
              OrtSession.Result result = session.run(Map.of(input.name(), tensor))) {
             float[][] out = new float[outputs.size()][];

@@ -18,7 +18,7 @@ public final class ReportCsv {
         "items", "labeled", "reference_top1", "test_top1", "top1_agreement", "positions", "class_axis",
         "elements", "compared", "max_abs_error", "mean_abs_error", "mean_rel_error", "sqnr_db",
         "nan", "infinite", "saturated",
-        "model", "model_sha256", "target", "byodt_version", "data", "reference", "shard", "failure");
+        "model", "model_sha256", "target", "multiply_add", "byodt_version", "data", "reference", "shard", "failure");
 
     private ReportCsv() {}
 
@@ -30,7 +30,7 @@ public final class ReportCsv {
             if (!e.succeeded()) {
                 List<String> row = new ArrayList<>(List.of(Integer.toString(e.index()), e.dtype(), e.accumulate(), e.rounding(), e.overflow()));
                 while (row.size() < COLUMNS.indexOf("model")) row.add("");
-                row.addAll(List.of(s.model(), s.modelSha256(), s.target(), s.byodtVersion(), s.data(), s.reference(),
+                row.addAll(List.of(s.model(), s.modelSha256(), s.target(), orEmpty(s.multiplyAdd()), s.byodtVersion(), s.data(), s.reference(),
                     report.shard() == null ? "" : report.shard(), e.failure()));
                 appendRow(out, row);
             }
@@ -44,11 +44,16 @@ public final class ReportCsv {
                     Long.toString(f.elements()), Long.toString(f.compared()), number(f.maxAbsError()), number(f.meanAbsError()),
                     number(f.meanRelError()), number(f.sqnrDb()),
                     Long.toString(f.nan()), Long.toString(f.infinite()), Long.toString(f.saturated()),
-                    s.model(), s.modelSha256(), s.target(), s.byodtVersion(), s.data(), s.reference(),
+                    s.model(), s.modelSha256(), s.target(), orEmpty(s.multiplyAdd()), s.byodtVersion(), s.data(), s.reference(),
                     report.shard() == null ? "" : report.shard(), ""));
             }
         }
         return out.toString();
+    }
+
+    /** A setup field that reports written before it existed lack (read back by sweep-merge). */
+    private static String orEmpty(String field) {
+        return field == null ? "" : field;
     }
 
     private static String number(Double value) {

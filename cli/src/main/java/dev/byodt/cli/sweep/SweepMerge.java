@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -61,6 +62,7 @@ public final class SweepMerge {
             : !a.data().equals(b.data()) ? "data (" + b.data() + " vs " + a.data() + ")"
             : !a.reference().equals(b.reference()) ? "reference (" + b.reference() + " vs " + a.reference() + ")"
             : !a.target().equals(b.target()) ? "target (" + b.target() + " vs " + a.target() + ")"
+            : !Objects.equals(a.multiplyAdd(), b.multiplyAdd()) ? "multiply-add (" + b.multiplyAdd() + " vs " + a.multiplyAdd() + ")"
             : !a.byodtVersion().equals(b.byodtVersion()) ? "byodt version (" + b.byodtVersion() + " vs " + a.byodtVersion() + ")"
             : first.sweepSize() != other.sweepSize() ? "sweep size (" + other.sweepSize() + " vs " + first.sweepSize() + ")"
             : null;

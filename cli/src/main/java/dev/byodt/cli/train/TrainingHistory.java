@@ -34,6 +34,8 @@ import java.util.function.ToDoubleFunction;
 public final class TrainingHistory {
     private static final int WIDTH = 640;
     private static final int HEIGHT = 400;
+    /** The configuration's --multiply-add, which history.csv repeats on every row so that each row stands alone. */
+    public static final String MULTIPLY_ADD = "multiply_add";
 
     private final Map<String, String> configuration;
     private final List<EpochRecord> epochs = new ArrayList<>();
@@ -95,11 +97,12 @@ public final class TrainingHistory {
 
     String csv() {
         StringBuilder text = new StringBuilder("epoch,loss,train_top1,test_top1,seconds,"
-            + "zero_gradients,saturated_gradients,vanished_updates,saturated_updates\n");
+            + "zero_gradients,saturated_gradients,vanished_updates,saturated_updates," + MULTIPLY_ADD + "\n");
         for (EpochRecord e : epochs) {
             StepStatistics.Counts c = e.counts();
-            text.append(String.format(Locale.ROOT, "%d,%.6f,%.4f,%.4f,%.3f,%d,%d,%d,%d%n", e.epoch(), e.loss(), e.trainTop1(),
-                e.testTop1(), e.seconds(), c.zeroGradients(), c.saturatedGradients(), c.vanishedUpdates(), c.saturatedUpdates()));
+            text.append(String.format(Locale.ROOT, "%d,%.6f,%.4f,%.4f,%.3f,%d,%d,%d,%d,%s%n", e.epoch(), e.loss(), e.trainTop1(),
+                e.testTop1(), e.seconds(), c.zeroGradients(), c.saturatedGradients(), c.vanishedUpdates(), c.saturatedUpdates(),
+                configuration.getOrDefault(MULTIPLY_ADD, "")));
         }
         return text.toString();
     }

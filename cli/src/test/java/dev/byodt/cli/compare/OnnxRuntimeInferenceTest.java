@@ -28,7 +28,7 @@ class OnnxRuntimeInferenceTest {
         TensorSpec x = new TensorSpec("x", ElementType.FLOAT32, new long[] {1, 1, 2, 2});
         TensorSpec y = new TensorSpec("y", ElementType.FLOAT32, new long[] {1, 1, 2, 2});
         try (OnnxRuntimeInference reference = OnnxRuntimeInference.open(model, x, List.of(y))) {
-            float[][] out = reference.run(new float[] {-1, -2, -3, -4});
+            float[][] out = reference.run(new float[] {-1, -2, -3, -4}, 0);
             // Windows of 2x2 over [[-1, -2, 0], [-3, -4, 0], [0, 0, 0]]: every one but the first reaches a pad zero.
             assertArrayEquals(new float[] {-1, 0, 0, 0}, out[0], Arrays.toString(out[0]));
         }

@@ -32,6 +32,7 @@ class ReportWritersTest {
         assertTrue(json.contains("\"format\": \"byodt-comparison-1\""), json);
         assertTrue(json.contains("\"sqnrDb\": \"Infinity\""), json);
         assertTrue(json.contains("\"modelSha256\": \"" + "ab".repeat(32) + "\""), json);
+        assertTrue(json.contains("\"multiplyAdd\": \"separate\""), json);
     }
 
     @Test
@@ -43,7 +44,7 @@ class ReportWritersTest {
 
     @Test
     void csvRoundTrip() {
-        RunSetup awkward = new RunSetup("models/a, \"b\".onnx", "00", "riscv64", "1", "images in x\ny (3 images)", "onnxruntime");
+        RunSetup awkward = new RunSetup("models/a, \"b\".onnx", "00", "riscv64", "fused", "1", "images in x\ny (3 images)", "onnxruntime");
         ComparisonReport report = new ComparisonReport(awkward, 1, null, List.of(new ReportEntry(0, "custom[posit]16", "exact", "nearest", "saturate",
             List.of(SampleReports.figures(0.89, 0.885, Double.POSITIVE_INFINITY)))));
         List<List<String>> rows = parseCsv(ReportCsv.toCsv(report));
@@ -57,6 +58,7 @@ class ReportWritersTest {
         assertEquals(Double.POSITIVE_INFINITY, Double.parseDouble(row.get(ReportCsv.COLUMNS.indexOf("sqnr_db"))));
         assertEquals("", row.get(ReportCsv.COLUMNS.indexOf("shard")));
         assertEquals("riscv64", row.get(ReportCsv.COLUMNS.indexOf("target")));
+        assertEquals("fused", row.get(ReportCsv.COLUMNS.indexOf("multiply_add")));
     }
 
     /** An RFC 4180 reader, written for this test independently of the writer's quoting. */

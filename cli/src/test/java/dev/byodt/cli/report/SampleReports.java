@@ -11,7 +11,7 @@ public final class SampleReports {
     private SampleReports() {}
 
     public static RunSetup setup() {
-        return new RunSetup("models/lenet5-fashion.onnx", "ab".repeat(32), "x86_64-pc-linux-gnu", "0.1.0-test",
+        return new RunSetup("models/lenet5-fashion.onnx", "ab".repeat(32), "x86_64-pc-linux-gnu", "separate", "0.1.0-test",
             "IDX t10k of models/fashion-mnist-sample (1000 images, pixel/255)", "byodt float32");
     }
 

@@ -84,11 +84,17 @@ class SweepOutputsTest {
         String twice = assertThrows(ByodtException.class,
             () -> SweepMerge.merge(List.of(shard(whole, 1, 3), shard(whole, 1, 3)), List.of("a.json", "b.json"))).getMessage();
         assertTrue(twice.startsWith("b.json and a.json both hold configuration 0"), twice);
-        ComparisonReport otherModel = new ComparisonReport(new dev.byodt.cli.report.RunSetup("m.onnx", "cd".repeat(32), "x", "0.1.0-test",
+        ComparisonReport otherModel = new ComparisonReport(new dev.byodt.cli.report.RunSetup("m.onnx", "cd".repeat(32), "x", "separate", "0.1.0-test",
             whole.setup().data(), whole.setup().reference()), whole.sweepSize(), "2/3", shard(whole, 2, 3).entries());
         String different = assertThrows(ByodtException.class,
             () -> SweepMerge.merge(List.of(shard(whole, 1, 3), otherModel), List.of("a.json", "b.json"))).getMessage();
         assertTrue(different.startsWith("b.json comes from a different sweep than a.json: its model"), different);
+        dev.byodt.cli.report.RunSetup s = whole.setup();
+        ComparisonReport fused = new ComparisonReport(new dev.byodt.cli.report.RunSetup(s.model(), s.modelSha256(), s.target(), "fused",
+            s.byodtVersion(), s.data(), s.reference()), whole.sweepSize(), "2/3", shard(whole, 2, 3).entries());
+        String otherMode = assertThrows(ByodtException.class,
+            () -> SweepMerge.merge(List.of(shard(whole, 1, 3), fused), List.of("a.json", "b.json"))).getMessage();
+        assertTrue(otherMode.endsWith("its multiply-add (fused vs separate) differs"), otherMode);
     }
 
     private static ComparisonReport shard(ComparisonReport whole, int index, int count) {

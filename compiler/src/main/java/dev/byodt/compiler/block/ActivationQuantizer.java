@@ -32,19 +32,24 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     In the format's other element rounding modes that integer less one where it went above q / s is the
  *     floor, and q / s less the floor the exact fraction that decides the mode's step up; stochastically, that
  *     fraction's first bits (times 2^bits, exact, then floored) and the random bits of the element's counter
- *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it).</li>
+ *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it, moved by
+ *     the call's first item, {@link dev.byodt.compiler.dtype.CallItems#offset}, when the format has the call's items).</li>
  * <li>Under a float32 tensor scale t, q = |v| / (X t) is rounded once in double. The points where rounding q
  *     decides (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most
  *     M + b + 1 significant bits, so times X t under a power-of-two rule they have at most M + b + 25; a float32
  *     |v| differs from such a product, when it does, by more than 2^-(M + b + 25) of it. While that is coarser
  *     than the double quotient's 2^-53 ({@link #unsupported} admits M + b <= 26 under the power-of-two rules),
  *     the rounded q lies on the same side of every point as the exact one, and on a point exactly when the exact
- *     one does.</li>
+ *     one does. So under a scale X that is not a power of two without a tensor scale (the rules nearest and rceil
+ *     onto UE4M3): X has Ms + 1 bits, the points times X at most M + b + Ms + 2, and a float32 |v| 24, so the
+ *     rounded q decides as the exact one while M + b + Ms + 2 <= 50 (float32 elements under UE4M3 with 16 random bits:
+ *     44; fxp32_16 with the midpoint's 1: 36).</li>
  * <li>A posit element is rounded by table instead, under any scale and tensor scale, comparing |v| with products of
  *     X t and the points its rounding reads, exact in double where {@link #unsupported} admits the format: no
  *     quotient is rounded, so the limit above does not apply ({@link PositElementRounding}).</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
- *     elements and scales are all float32s, so the stored float32s are the element and the scale exactly.</li>
+ *     scales are all float32s and whose elements {@link ElementStorage} keeps exactly (float32s, or integers of at
+ *     most 31 bits times the smallest element), so what is stored is the element and the scale exactly.</li>
  * </ul>
  * Special blocks as the exact quantizer: a NaN or infinity anywhere makes every value of the block NaN; zeros keep
  * their signs (1 / -0 is -infinity tells -0 apart).
@@ -69,7 +74,8 @@ final class ActivationQuantizer {
         boolean ontoTheScaleGrid = !rule.powersOfTwo();
         if (element instanceof PositGrid posit) {
             if (posit.bits() > PositElementRounding.MOST_BITS) {
-                return "posit elements have at most " + PositElementRounding.MOST_BITS + " bits, not " + posit.bits() + " (" + format.name().element() + ")";
+                return "posit elements have at most " + PositElementRounding.MOST_BITS + " bits, not " + posit.bits() + " (" + format.name().element()
+                    + "): the run-time quantizer rounds onto a table of every positive posit";
             }
             // The divisor X T: a power of two under the power-of-two rules, else a scale value; times a float32 tensor scale.
             int divisorBits = (ontoTheScaleGrid ? scale.fractionBits() + 1 : 1) + (format.name().tensorScale() ? 24 : 0);
@@ -83,12 +89,17 @@ final class ActivationQuantizer {
             return "its element quotients under a tensor scale would need more than a double's bits to round without error "
                 + "(element fraction bits plus the bits the rounding reads beyond them at most 26, see ActivationQuantizer)";
         }
-        if (ontoTheScaleGrid && element.largestBinadeFractionBits() + scale.fractionBits() > 22) {
+        int fractionBits = element.largestBinadeFractionBits() + scale.fractionBits();
+        // Under a tensor scale t, the scale's quotient (see scale()); without one, that quotient (points of Me + Ms + 3 bits)
+        // and the elements' (points of Me + 1 + b bits times a scale of Ms + 1: the class comment, with a divisor of Ms + 1 bits).
+        boolean quotientsOutgrowADouble = format.name().tensorScale() ? fractionBits > 22
+            : fractionBits + 3 > 50 || !(element instanceof PositGrid) && fractionBits + quotientBitsRead(format) + 2 > 50;
+        if (ontoTheScaleGrid && quotientsOutgrowADouble) {
             return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
         }
-        if (!element.float32HoldsEvery()) {
-            return "its element " + format.name().element() + " has values float32 cannot hold, and the quantizer and dot products "
-                + "keep elements as float32s";
+        if (ElementStorage.of(format).isEmpty()) {
+            return "its element " + format.name().element() + " has values neither float32 nor integers of at most "
+                + ElementStorage.MOST_INTEGER_BITS + " bits times its smallest value hold, the two ways the quantizer and dot products keep elements";
         }
         return scale.float32HoldsEvery() ? null : "its scale " + format.name().scale() + " has values float32 cannot hold, and the "
             + "quantizer and dot products keep scales as float32s";
@@ -110,7 +121,8 @@ final class ActivationQuantizer {
     /**
      * Quantizes {@code source} (REAL, the vector datatype's values, read as float32) in blocks along one axis,
      * the tensor seen as [outer, length, inner] and blocks of the block size (the last one shorter when it does
-     * not divide length) along the middle axis: each value's element into {@code elements} (F32, the same shape)
+     * not divide length) along the middle axis: each value's element into {@code elements} (as {@link ElementStorage}
+     * keeps them, the same shape)
      * and each block's scale into {@code scales} (F32, [outer, blocks, inner]); for a format with a tensor
      * scale, that into {@code tensorScale} (F32, one value), else null. A block holding a NaN or an infinity gets
      * NaN elements and a NaN scale.
@@ -124,7 +136,9 @@ final class ActivationQuantizer {
             t = cast(ScalarType.F64, kb.load(tensorScale, idx(0)));
         }
         Expr tensor = t;
+        ElementStorage storage = QuantizedOperand.storage(format);
         long key = format.counterKey(kb.name(), source.name());
+        Expr firstItem = format.items().map(items -> items.offset(idx(outer * length * inner))).orElse(idx(0));
         kb.loops(new long[] {outer, inner, blocks}, at -> {
             Expr first = add(add(mul(at[0], length * inner), at[1]), mul(mul(at[2], size), inner));
             Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
@@ -137,9 +151,9 @@ final class ActivationQuantizer {
             Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
-                Expr counter = add(add(first, mul(j, inner)), new Expr.IntConst(ScalarType.I64, key));
+                Expr counter = add(add(add(first, mul(j, inner)), firstItem), new Expr.IntConst(ScalarType.I64, key));
                 Expr element = select(special, f64(Double.NaN), signed(element(kb, v, kb.get(divisor), counter), v));
-                kb.store(elements, add(first, mul(j, inner)), cast(ScalarType.F32, element));
+                kb.store(elements, add(first, mul(j, inner)), storage.stored(element));
             });
         });
     }
@@ -177,7 +191,9 @@ final class ActivationQuantizer {
      * scale grid's points and midpoints have scale fraction bits + 2: a float32 differs from t * largest * such a
      * point, when it does, by more than 2^-(28 + both fraction bits) of itself (NVFP4: 2^-32), so while that is
      * coarser than 2^-50 ({@link #unsupported} checks) the double rounding cannot carry the quotient across a point
-     * or a midpoint, and the quotient is exact when it lands on one.
+     * or a midpoint, and the quotient is exact when it lands on one. Without a tensor scale (t = 1) the products
+     * of the largest element and the points have element plus scale fraction bits + 3, and the float32 amax 24, so the
+     * same holds while that sum is at most 50 (float32 elements under UE4M3: 29; fxp32_16: 36).
      */
     private Expr scale(Expr amax, Expr t) {
         ElementGrid element = format.element();

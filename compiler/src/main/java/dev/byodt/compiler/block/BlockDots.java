@@ -2,6 +2,7 @@ package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
@@ -246,16 +247,20 @@ public final class BlockDots {
          * admit it ({@link ExactBlockSum#fitsOneDouble}) is summed in one double instead, the same exact sum. Wide
          * elements (bfloat16, float16: {@link ExactBlockSum#checked}) sum a block in one double where its smallest
          * nonzero and largest elements in the tile's rows and columns admit it, else (under power-of-two scales) in
-         * two split at a threshold where they admit that, else each of the tile's outputs in limbs. Threads divide
+         * two split at a threshold where they admit that, else in two by extracting each product's high part where they
+         * admit that ({@link ExactBlockSum#extractingBelow}), else each of the tile's outputs in limbs. Threads divide
          * the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
-            if (accumulation == BlockChoice.Accumulation.EXACT || !exact.inPartialSums()) {
-                // One exact total of limbs per output, or one sum of limbs per block, output after output.
+            if (accumulation == BlockChoice.Accumulation.EXACT) {
+                // One exact total of limbs per output, output after output.
                 kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], dot(row.apply(at[0]), column.apply(at[1]))));
                 return;
             }
-            long rows = largestDivisor(m, Math.min(MOST_ROWS_TOGETHER, m / 2)), columns = largestDivisor(n, MOST_COLUMNS_TOGETHER);
+            // Stochastically rounded stores (the vector datatype's) keep the rows, which may be the call's items, one
+            // run each: their counters number the items apart (CallItems), in the nest a call of one item has.
+            long rows = format.elementRounding() == RoundingMode.STOCHASTIC ? 1 : largestDivisor(m, Math.min(MOST_ROWS_TOGETHER, m / 2));
+            long columns = largestDivisor(n, MOST_COLUMNS_TOGETHER);
             long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
             ScalarType sumType = accumulatorType();
             Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});
@@ -266,7 +271,7 @@ public final class BlockDots {
                 ? Optional.of(new BlockMagnitudes[] {BlockMagnitudes.largest(kb, m, rows, length, size, row), BlockMagnitudes.largest(kb, n, columns, length, size, column)})
                 : Optional.empty();
             List<Buffer> partial = new ArrayList<>();
-            int parts = exact.splitsWhereTwoFit() ? 2 : exact.parts();
+            int parts = exact.checked() ? 2 : exact.parts();
             for (int part = 0; part < parts; part++) partial.add(kb.scratch("block", exact.type(), new long[] {rows, columns}));
             kb.splitLoop(m / rows, rowRun -> kb.loop(n / columns, columnRun -> {
                 Function<Expr, QuantizedOperand.Vector> rowAt = r -> row.apply(Exprs.add(mul(rowRun, rows), r));
@@ -289,10 +294,15 @@ public final class BlockDots {
                     Local largestProduct = kb.local("largest.product", mul(largest.get()[0].at(rowRun, block), largest.get()[1].at(columnRun, block)));
                     Local smallestProduct = kb.local("smallest.product", mul(smallestA, smallestB));
                     Runnable inLimbs = () -> addBlockInLimbs(rows, columns, rowAt, columnAt, block, kb.get(count), acc);
-                    kb.ifElse(exact.fitsOneDouble(kb.get(largestProduct), kb.get(smallestProduct)), whole, !exact.splitsWhereTwoFit() ? inLimbs : () -> {
+                    Runnable extracted = () -> {
+                        ExactBlockSum extraction = exact.extractingBelow(kb, kb.get(largestProduct));
+                        kb.ifElse(exact.fitsExtracted(kb.get(largestProduct), kb.get(smallestProduct)),
+                            () -> addBlock(extraction, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), inLimbs);
+                    };
+                    kb.ifElse(exact.fitsOneDouble(kb.get(largestProduct), kb.get(smallestProduct)), whole, !exact.splitsWhereTwoFit() ? extracted : () -> {
                         ExactBlockSum split = exact.splitAt(kb.get(kb.local("threshold", exact.threshold(kb.get(largestProduct)))));
                         kb.ifElse(exact.fitsTwoDoubles(kb.get(largestProduct), kb.get(smallestProduct)),
-                            () -> addBlock(split, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), inLimbs);
+                            () -> addBlock(split, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), extracted);
                     });
                 });
                 kb.loop(rows, r -> kb.loop(columns, c -> store.at(Exprs.add(mul(rowRun, rows), r), Exprs.add(mul(columnRun, columns), c),

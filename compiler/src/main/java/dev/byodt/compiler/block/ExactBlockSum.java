@@ -11,6 +11,7 @@ import dev.byodt.compiler.kernel.ScalarType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import static dev.byodt.compiler.kernel.Exprs.*;
@@ -40,8 +41,10 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * maxpos^2, and any partial sum of n of them a multiple of minpos^2 = 2^(-2S) of magnitude at most
  * n maxpos^2 = n 2^(2S), S = (N - 2) 2^es: an integer of log2(n) + 4S bits times 2^(-2S), exact in a double
  * when that is at most 53 (posit8 es 0: 5 + 24 = 29, es 1: 5 + 48 = 53) and in float32 when at most 24 (posit6
- * es 0: 5 + 16 = 21). Wider ones (posit8 es 2: 5 + 96 = 101 bits, es 3: 197) sum each block's products in
- * {@link ExactBlockTotal}'s limbs, exactly, and take the limbs' sum rounded to odd (at least 27 bits); under scales
+ * es 0: 5 + 16 = 21). Wider ones (posit8 es 2: 5 + 96 = 101 bits, es 3: 197) are checked block by block as wide
+ * elements are (below, with M = N - 3 - es: a nonzero posit is a multiple of a power of two above |x| 2^-(N-2-es));
+ * a block that fails every check sums its products in
+ * {@link ExactBlockTotal}'s limbs, exactly, and takes the limbs' sum rounded to odd (at least 27 bits); under scales
  * that are not powers of two (UE4M3) their sum must hold the scales' bits too (posit8 es 0: 29 + 8), or, in
  * limbs, each product times the scales enters the limbs, exact while a product's 2 (N - 2 - es) bits and the
  * scales' fit a double.
@@ -57,8 +60,18 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * block: a block whose largest and smallest nonzero products lie close enough together ({@link #fitsOneDouble(Expr, Expr)};
  * bfloat16 under E8M0: within 2^31 for blocks of 32, float16 2^25) is summed in one double, exactly; under
  * power-of-two scales one whose products lie within twice as many bits ({@link #fitsTwoDoubles}: 2^62, 2^50) in two
- * doubles split at a threshold of its own and rounded to odd as MXFP8 E5M2's; and any other in limbs
+ * doubles split at a threshold of its own and rounded to odd as MXFP8 E5M2's; one whose products lie within a wider
+ * bound ({@link #fitsExtracted}: float32 elements, whose 48-bit products one double never sums, within 2^46) in two
+ * doubles by extracting each product's high part ({@link #extractingBelow}); and any other in limbs
  * ({@link #emitInLimbs}), exactly too. Each gives the exact sum's float32, so which one a block takes changes no bit.
+ * <p>
+ * Elements kept as integers k of at most 31 bits times their smallest value u ({@link ElementStorage}: fixed point of
+ * up to 32 bits, whose products have up to 62 bits and block sums 67, beyond a double) multiply as 64-bit integers,
+ * exactly. Each product p = k k' splits into its truncated quotient by 2^26 and remainder, p = q 2^26 + r, |q| < 2^36,
+ * |r| < 2^26, summed apart in two 64-bit integers, which for blocks of up to 2^17 stay below 2^53: both are exact in
+ * double, and so is each times u^2 2^26 or u^2 and the two scales (at most 41 + 8 bits for blocks of 32). Their sum
+ * rounded to a double to odd, as MXFP8 E5M2's two parts, is the exact scaled block sum rounded to odd, which rounds to
+ * float32 as the exact sum does (here the scales come first, so any scale keeps it so).
  */
 final class ExactBlockSum {
     private static final double TWO_52 = 0x1p52;
@@ -66,37 +79,54 @@ final class ExactBlockSum {
     private static final int FLOAT_BITS = 24;
     /** Float32's smallest subnormal and first power of two beyond its range, as exponents. */
     private static final int FLOAT_MIN_EXPONENT = -149, FLOAT_MAX_EXPONENT = 128;
+    /** Where an integer product of elements splits into quotient and remainder, and the quotient's bits: 62 - 26. */
+    private static final int REMAINDER_BITS = 26, QUOTIENT_BITS = 2 * ElementStorage.MOST_INTEGER_BITS - REMAINDER_BITS;
 
     private final BlockFormat format;
     /** Where the products split into two exact sums (F64), or empty where one sum is exact. */
     private final Optional<Expr> split;
     /** F32 where every product and every partial sum of a block is a float32 exactly, else F64. */
     private final ScalarType type;
-    /** Whether each block sums its products in limbs (posits whose sums outgrow a double). */
-    private final boolean inLimbs;
-    /** Whether each block is summed in one double where its magnitudes admit it ({@link #fitsOneDouble(Expr, Expr)}), else in limbs: wide elements. */
+    /** Whether the elements are integers whose products are summed as quotients and remainders by 2^26 (see the class comment). */
+    private final boolean inIntegers;
+    /** Where a checked format's block extracts each product's high part ({@link #extractingBelow}: sigma, F64), or empty. */
+    private final Optional<Expr> sigma;
+    /** Whether each block is summed in one double where its magnitudes admit it ({@link #fitsOneDouble(Expr, Expr)}), else in limbs: wide elements, and posits whose sums outgrow a double. */
     private final boolean checked;
 
-    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean inLimbs, boolean checked) {
+    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean checked) {
+        this(format, split, type, checked, false, Optional.empty());
+    }
+
+    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean checked, boolean inIntegers, Optional<Expr> sigma) {
         this.format = format;
         this.split = split;
         this.type = type;
-        this.inLimbs = inLimbs;
         this.checked = checked;
+        this.inIntegers = inIntegers;
+        this.sigma = sigma;
     }
 
-    /** How {@code format}'s block sums are computed exactly, or empty where even limbs cannot take a posit's products times its scales exactly. */
+    /**
+     * How {@code format}'s block sums are computed exactly, or empty where even limbs cannot take a posit's products
+     * times its scales exactly, or an integer element's quotient sums times its scales outgrow a double.
+     */
     static Optional<ExactBlockSum> of(BlockFormat format) {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
+        if (ElementStorage.of(format).map(ElementStorage::integers).orElse(false)) {
+            if (countBits + QUOTIENT_BITS + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.I64, false, true, Optional.empty()));
+        }
         if (format.element() instanceof PositGrid posit) {
             int maxScale = posit.maxExponent(), sumBits = countBits + 4 * maxScale;
             boolean inFloat32 = sumBits <= FLOAT_BITS && -2 * maxScale >= FLOAT_MIN_EXPONENT && countBits + 2 * maxScale < FLOAT_MAX_EXPONENT;
             if (sumBits + scaleBits(format) <= DOUBLE_BITS) {
-                return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false));
+                return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
             }
             // In limbs, a product of elements (at most 2 (N - 2 - es) bits) times scales that are not powers of two must stay exact.
             if (2 * (posit.bits() - 2 - posit.es()) + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
-            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true, false));
+            // Checked as wide elements are, block by block: most blocks' products lie close enough together for one or two doubles.
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
         }
         ValueGrid element = (ValueGrid) format.element();
         int emax = element.maxExponent(), s = element.smallestExponent(), m = element.fractionBits();
@@ -106,14 +136,14 @@ final class ExactBlockSum {
             // Any partial sum of a block is a multiple of 2^(2s) below 2^(countBits + 2 emax + 2) too, so within
             // float32's 24 bits and its exponents it is exact in whatever order the products are added.
             boolean inFloat32 = sumBits <= FLOAT_BITS && 2 * s >= FLOAT_MIN_EXPONENT && countBits + 2 * emax + 2 <= FLOAT_MAX_EXPONENT;
-            return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false, false));
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
         }
         int large = countBits + 2 * emax + 3 + 2 * m, small = countBits - 2 * s;
         int t = Math.floorDiv(large - small, 2);
         if (scaleBits == 0 && large - t <= DOUBLE_BITS && small + t <= DOUBLE_BITS) {
-            return Optional.of(new ExactBlockSum(format, Optional.of(f64(Math.scalb(1.0, t))), ScalarType.F64, false, false));
+            return Optional.of(new ExactBlockSum(format, Optional.of(f64(Math.scalb(1.0, t))), ScalarType.F64, false));
         }
-        return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, true));
+        return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
     }
 
     /**
@@ -127,17 +157,14 @@ final class ExactBlockSum {
     /** Whether every value of the scale datatype is a power of two (E8M0), whatever the rule chooses. */
     private static boolean scalesArePowersOfTwo(BlockFormat format) { return format.scale().fractionBits() == 0; }
 
-    /** Whether a block's sum is a few partial sums ({@link #emitParts}) that can be kept side by side in tiles: not limbs. */
-    boolean inPartialSums() { return !inLimbs; }
-
     /** Whether the products split into two sums: where one double cannot hold every block's sum exactly. */
     boolean splits() { return split.isPresent(); }
 
-    /** Whether a block is summed in one double only where its magnitudes admit it, else in limbs (wide elements). */
+    /** Whether a block is summed in one double only where its magnitudes admit it, else in limbs (wide elements, and posits whose sums outgrow a double). */
     boolean checked() { return checked; }
 
     /** The block sums in one double, unsplit: exact for the blocks {@link #fitsOneDouble} admits. */
-    ExactBlockSum whole() { return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false); }
+    ExactBlockSum whole() { return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false); }
 
     /**
      * Whether every block sum of count products of elements a and b (a split format's: M fraction bits each,
@@ -193,29 +220,77 @@ final class ExactBlockSum {
         return le(mul(largestProduct, f64(Math.scalb(1.0, 2 * checkExponent()))), smallestProduct);
     }
 
+    /**
+     * Whether a checked format's block with products from smallestProduct to largestProduct (nonzero magnitudes, F64)
+     * sums exactly in two doubles by extracting each product's high part ({@link #extractingBelow}), under any scales:
+     * where largestProduct 2^(2c + 2b + 2M - 102) <= smallestProduct, products within 2^46 of each other for float32
+     * elements in blocks of 32 under E8M0, 2^30 under UE4M3, 2^78 for bfloat16.
+     */
+    Expr fitsExtracted(Expr largestProduct, Expr smallestProduct) {
+        int exponent = 2 * extractionCountBits() + 2 * scaleBits(format) + 2 * fractionBits() - 2 * DOUBLE_BITS + 4;
+        return le(mul(largestProduct, f64(Math.scalb(1.0, exponent))), smallestProduct);
+    }
+
+    /**
+     * This checked format's block sums as two exact partial sums, for a block whose products are at most
+     * largestProduct (F64) and lie as close together as {@link #fitsExtracted} says: each product p splits into
+     * q = (sigma + p) - sigma and p - q, sigma = 3 2^51 W, W = 2^floor(log2 largestProduct) 2^(c + b - 51), a power of
+     * two (Rump, Ogita and Oishi's ExtractScalar). |p| < 2^51 W keeps sigma + p in sigma's binade, whose spacing is W,
+     * so q is p rounded to a multiple of W, exact (Sterbenz), and p - q its rounding error, exact too, at most W / 2.
+     * The sum of the q, multiples of W of magnitude at most 2^c (largestProduct + W / 2), is below 2^(53 - b) W: exact,
+     * and times the two scales (b bits) too. The p - q are multiples of the smaller of W and L (the products' common
+     * unit, a power of two above smallestProduct 2^-(2M+3), as {@link #fitsOneDouble(Expr, Expr)} says) of magnitude at
+     * most W / 2, so their sum is at most 2^(c-1) W, exact with the scales' bits where 2^(c-1) W <= 2^(53 - b) L, which
+     * the check ensures. Both parts times the scales are then rounded to odd together, as the integer elements' are.
+     */
+    ExactBlockSum extractingBelow(KernelBuilder kb, Expr largestProduct) {
+        Expr at = mul(ActivationQuantizer.powerOfTwoBelow(select(gt(largestProduct, f64(0)), largestProduct, f64(1))),
+            f64(3 * Math.scalb(1.0, extractionCountBits() + scaleBits(format))));
+        return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false, Optional.of(kb.get(kb.local("sigma", at))));
+    }
+
+    /** c = ceil(log2 block size) of {@link #extractingBelow}, at least 1, which keeps |p| < 2^51 W for blocks of one. */
+    private int extractionCountBits() { return Math.max(1, 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L)); }
+
     /** Where a block that {@link #fitsTwoDoubles} splits its products: largestProduct 2^(c + 2M + 3 - 53), F64. */
     Expr threshold(Expr largestProduct) { return mul(largestProduct, f64(Math.scalb(1.0, checkExponent()))); }
 
     /** This format's block sums split at {@code threshold} (F64) into two exact sums: a block that {@link #fitsTwoDoubles}. */
-    ExactBlockSum splitAt(Expr threshold) { return new ExactBlockSum(format, Optional.of(threshold), ScalarType.F64, false, false); }
+    ExactBlockSum splitAt(Expr threshold) { return new ExactBlockSum(format, Optional.of(threshold), ScalarType.F64, false); }
 
     /** c + 2M + 3 + b - 53 of a checked format ({@link #fitsOneDouble(Expr, Expr)}). */
     private int checkExponent() {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
-        return countBits + 2 * ((ValueGrid) format.element()).fractionBits() + 3 + scaleBits(format) - DOUBLE_BITS;
+        return countBits + 2 * fractionBits() + 3 + scaleBits(format) - DOUBLE_BITS;
+    }
+
+    /**
+     * M of a checked format's proofs: every nonzero element x is a multiple of a power of two above |x| 2^-(M+1), M
+     * the fraction bits of a grid, and N - 3 - es for a posit, whose at most N - 2 - es significant bits make it so.
+     */
+    private int fractionBits() {
+        return format.element() instanceof PositGrid posit ? posit.bits() - 3 - posit.es() : ((ValueGrid) format.element()).fractionBits();
     }
 
     /** The type of the products and of the partial sums. */
     ScalarType type() { return type; }
 
-    /** How many partial sums a block's sum takes: 1, or 2 where the products split. */
-    int parts() { return split.isPresent() ? 2 : 1; }
+    /** How many partial sums a block's sum takes: 1, or 2 where the products split (by magnitude, or integers by quotient and remainder). */
+    int parts() { return split.isPresent() || inIntegers || sigma.isPresent() ? 2 : 1; }
 
     /** The exact product of two elements (F32, or already {@link #type()}), in {@link #type()}. */
     Expr product(Expr a, Expr b) { return mul(cast(type, a), cast(type, b)); }
 
-    /** What {@code product} adds to partial sum {@code part}: all of it, or, split, itself or 0 by its magnitude. */
+    /**
+     * What {@code product} adds to partial sum {@code part}: all of it, or, split, itself or 0 by its magnitude, or an
+     * integer's quotient by 2^26 (part 0) or remainder (part 1).
+     */
     Expr share(Expr product, int part) {
+        if (inIntegers) return part == 0 ? div(product, 1L << REMAINDER_BITS) : rem(product, 1L << REMAINDER_BITS);
+        if (sigma.isPresent()) {
+            Expr high = sub(add(sigma.get(), product), sigma.get());
+            return part == 0 ? high : sub(product, high);
+        }
         if (split.isEmpty()) return product;
         Expr isLarge = ge(abs(product), split.get());
         return part == 0 ? select(isLarge, product, constant(type, 0)) : select(isLarge, constant(type, 0), product);
@@ -228,7 +303,7 @@ final class ExactBlockSum {
      * multiply-adds, which the processor overlaps.
      */
     List<Expr> accumulate(KernelBuilder kb, List<Expr> partials, List<Expr> as, List<Expr> bs) {
-        if (split.isEmpty()) {
+        if (parts() == 1) {
             Expr even = partials.getFirst(), odd = null;
             for (int u = 0; u < as.size(); u++) {
                 Expr a = cast(type, as.get(u)), b = cast(type, bs.get(u));
@@ -254,18 +329,35 @@ final class ExactBlockSum {
     }
 
     /** The block's sum of products as partial sums (from {@link #emitParts}) times {@code scales} (F64), rounded once to float32 (F32). */
-    Expr rounded(KernelBuilder kb, List<Expr> parts, Expr scales) { return cast(ScalarType.F32, mul(result(kb, parts), scales)); }
+    Expr rounded(KernelBuilder kb, List<Expr> parts, Expr scales) {
+        if (!inIntegers && sigma.isEmpty()) return cast(ScalarType.F32, mul(result(kb, parts), scales));
+        List<Expr> scaled = scaledParts(parts, scales);
+        return cast(ScalarType.F32, roundedToOdd(kb, scaled.get(0), scaled.get(1)));
+    }
+
+    /**
+     * Each partial sum's value times {@code scales} (F64), exact: the sum itself, or an integer element's quotient
+     * sum times u^2 2^26 and its remainder sum times u^2 (see the class comment).
+     */
+    private List<Expr> scaledParts(List<Expr> parts, Expr scales) {
+        if (!inIntegers) return parts.stream().map(part -> mul(cast(ScalarType.F64, part), scales)).toList();
+        double unit = QuantizedOperand.storage(format).unit();
+        double[] weights = {unit * unit * Math.scalb(1.0, REMAINDER_BITS), unit * unit};
+        List<Expr> scaled = new ArrayList<>();
+        for (int part = 0; part < parts.size(); part++) scaled.add(mul(mul(cast(ScalarType.F64, parts.get(part)), f64(weights[part])), scales));
+        return scaled;
+    }
 
     /** The block's exact sum of {@code product} over j < count (products from {@link #product}) times {@code scales} (F64), rounded once to float32 (F32). */
     Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
-        if (inLimbs) return emitInLimbs(kb, count, product, scales);
         if (!checked) return rounded(kb, emitParts(kb, count, product), scales);
         CheckedSum sum = emitChecked(kb, count, product);
         Local result = kb.local("block.result", constant(ScalarType.F32, 0));
-        Runnable inLimbs = () -> kb.assign(result, emitInLimbs(kb, count, product, scales));
-        kb.ifElse(sum.fits(), () -> kb.assign(result, rounded(kb, List.of(sum.sum()), scales)), !splitsWhereTwoFit() ? inLimbs : () -> {
+        Runnable extracted = extractedElse(kb, sum, extraction -> kb.assign(result, extraction.rounded(kb, extraction.emitParts(kb, count, product), scales)),
+            () -> kb.assign(result, emitInLimbs(kb, count, product, scales)));
+        kb.ifElse(sum.fits(), () -> kb.assign(result, rounded(kb, List.of(sum.sum()), scales)), !splitsWhereTwoFit() ? extracted : () -> {
             ExactBlockSum split = splitAt(kb.get(kb.local("threshold", threshold(sum.largest()))));
-            kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> kb.assign(result, split.rounded(kb, split.emitParts(kb, count, product), scales)), inLimbs);
+            kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> kb.assign(result, split.rounded(kb, split.emitParts(kb, count, product), scales)), extracted);
         });
         return kb.get(result);
     }
@@ -273,18 +365,19 @@ final class ExactBlockSum {
     /** Adds the block's exact sum of {@code product} over j < count times {@code scales} (F64) to {@code total}, exactly. */
     void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> product, Expr scales) {
         Runnable byProducts = () -> kb.loop(count, j -> total.include(mul(product.apply(j), scales)));
-        if (inLimbs) {
-            byProducts.run();
-        } else if (checked) {
+        if (checked) {
             CheckedSum sum = emitChecked(kb, count, product);
-            kb.ifElse(sum.fits(), () -> total.include(mul(sum.sum(), scales)), !splitsWhereTwoFit() ? byProducts : () -> {
+            Runnable extracted = extractedElse(kb, sum, extraction -> {
+                for (Expr part : extraction.scaledParts(extraction.emitParts(kb, count, product), scales)) total.include(part);
+            }, byProducts);
+            kb.ifElse(sum.fits(), () -> total.include(mul(sum.sum(), scales)), !splitsWhereTwoFit() ? extracted : () -> {
                 ExactBlockSum split = splitAt(kb.get(kb.local("threshold", threshold(sum.largest()))));
                 kb.ifElse(fitsTwoDoubles(sum.largest(), sum.smallest()), () -> {
                     for (Expr part : split.emitParts(kb, count, product)) total.include(mul(part, scales));
-                }, byProducts);
+                }, extracted);
             });
         } else {
-            for (Expr part : emitParts(kb, count, product)) total.include(mul(cast(ScalarType.F64, part), scales));
+            for (Expr part : scaledParts(emitParts(kb, count, product), scales)) total.include(part);
         }
     }
 
@@ -305,6 +398,17 @@ final class ExactBlockSum {
         ExactBlockTotal sum = ExactBlockTotal.zero(kb, format);
         kb.loop(count, j -> sum.include(mul(product.apply(j), scales)));
         return sum.rounded();
+    }
+
+    /**
+     * What a checked block does where neither one double nor a split holds its sum: {@code extracted} with the
+     * extraction of {@link #extractingBelow} where {@link #fitsExtracted} admits it, else {@code otherwise} (limbs).
+     */
+    private Runnable extractedElse(KernelBuilder kb, CheckedSum sum, Consumer<ExactBlockSum> extracted, Runnable otherwise) {
+        return () -> {
+            ExactBlockSum extraction = extractingBelow(kb, sum.largest());
+            kb.ifElse(fitsExtracted(sum.largest(), sum.smallest()), () -> extracted.accept(extraction), otherwise);
+        };
     }
 
     /**

@@ -21,7 +21,7 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
     /** The operand {@code source} (REAL), quantized by a loop nest that runs before the node's loops. */
     static QuantizedOperand atRunTime(KernelBuilder kb, BlockFormat format, String name, Buffer source, long outer, long length, long inner) {
         long blocks = blocks(format, length);
-        Buffer elements = kb.scratch(name + ".elements", ScalarType.F32, new long[] {outer, length, inner});
+        Buffer elements = kb.scratch(name + ".elements", storage(format).type(), new long[] {outer, length, inner});
         Buffer scales = kb.scratch(name + ".scales", ScalarType.F32, new long[] {outer, blocks, inner});
         Buffer tensorScale = format.name().tensorScale() ? kb.scratch(name + ".tensor.scale", ScalarType.F32, new long[] {1}) : null;
         new ActivationQuantizer(format).emit(kb, source, elements, scales, tensorScale, outer, length, inner);
@@ -30,16 +30,18 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
     }
 
     /**
-     * The constant {@code values} in that layout, quantized now in exact arithmetic: every element and scale a
-     * float32 exactly ({@link ActivationQuantizer} admits such formats only). A block with a NaN scale keeps the
-     * quantizer's zero elements; its NaN scale makes its sums NaN.
+     * The constant {@code values} in that layout, quantized now in exact arithmetic: every element stored exactly
+     * ({@link ElementStorage}) and every scale a float32 ({@link ActivationQuantizer} admits such formats only). A block
+     * with a NaN scale keeps the quantizer's zero elements; its NaN scale makes its sums NaN.
      */
     static QuantizedOperand atCompileTime(KernelBuilder kb, BlockFormat format, String name, float[] values, long outer, long length, long inner) {
         double tensorScale = format.tensorScale(values);
         // Stochastically rounded elements count from the key of the operand, as the run-time quantizer's do.
         long key = format.counterKey(kb.name(), name);
         int blocks = (int) blocks(format, length);
-        float[] elements = new float[values.length];
+        ElementStorage storage = storage(format);
+        float[] elements = new float[storage.integers() ? 0 : values.length];
+        long[] integers = new long[storage.integers() ? values.length : 0];
         float[] scales = new float[(int) (outer * blocks * inner)];
         float[] block = new float[format.blockSize()];
         for (int o = 0; o < outer; o++) {
@@ -50,21 +52,32 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
                     int firstIndex = (int) ((o * length + start) * inner + i);
                     QuantizedBlock q = format.quantize(block, 0, count, tensorScale, j -> key + firstIndex + (long) j * inner);
                     scales[(int) ((o * blocks + b) * inner + i)] = (float) q.scale();
-                    for (int j = 0; j < count; j++) elements[(int) ((o * length + start + j) * inner + i)] = (float) q.element(j);
+                    for (int j = 0; j < count; j++) {
+                        int at = (int) ((o * length + start + j) * inner + i);
+                        if (storage.integers()) integers[at] = storage.storedInteger(q.element(j));
+                        else elements[at] = (float) q.element(j);
+                    }
                 }
             }
         }
-        Buffer elementsBuffer = kb.constant(name + ".elements", ScalarType.F32, Tensor.ofFloats(new long[] {outer, length, inner}, elements));
+        long[] shape = {outer, length, inner};
+        Buffer elementsBuffer = storage.integers() ? kb.constant(name + ".elements", ScalarType.I64, Tensor.ofLongs(shape, integers))
+            : kb.constant(name + ".elements", ScalarType.F32, Tensor.ofFloats(shape, elements));
         Buffer scalesBuffer = kb.constant(name + ".scales", ScalarType.F32, Tensor.ofFloats(new long[] {outer, blocks, inner}, scales));
         return new QuantizedOperand(kb, elementsBuffer, scalesBuffer, length, inner, blocks, f64(tensorScale));
     }
 
+    /** How {@code format}'s elements are stored; {@link ActivationQuantizer#unsupported} admits only formats that have a way. */
+    static ElementStorage storage(BlockFormat format) {
+        return ElementStorage.of(format).orElseThrow(() -> new IllegalArgumentException(format.name() + " has no element storage"));
+    }
+
     /**
-     * This operand with its elements in {@code type} (F32 or F64, which holds every float32), converted by a loop
-     * that runs before the node's loops; this operand itself where they already are.
+     * This operand with its elements in {@code type} (F32 or F64, which holds every float32; I64 integers stay
+     * so), converted by a loop that runs before the node's loops; this operand itself where they already are.
      */
     QuantizedOperand withElementsIn(ScalarType type) {
-        if (elements.elementType() == type) return this;
+        if (elements.elementType() == type || elements.elementType() == ScalarType.I64) return this;
         Buffer converted = kb.scratch("converted.elements", type, elements.shape());
         kb.loop(elements.size(), i -> kb.store(converted, i, cast(type, kb.load(elements, i))));
         return new QuantizedOperand(kb, converted, scales, length, inner, blocks, tensorScale);
@@ -77,7 +90,7 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
 
     /** One vector of the operand along the reduction axis. */
     record Vector(QuantizedOperand operand, Expr outer, Expr inner) {
-        /** Element k of the vector (F32, or the type of {@link #withElementsIn}). */
+        /** Element k of the vector (as stored, or in the type of {@link #withElementsIn}). */
         Expr element(Expr k) {
             return operand.kb.load(operand.elements, add(mul(add(mul(outer, operand.length), k), operand.inner), inner));
         }

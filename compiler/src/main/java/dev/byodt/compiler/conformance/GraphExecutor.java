@@ -4,6 +4,7 @@ import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
 import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.runtime.Tensor;
 
@@ -27,7 +28,7 @@ public interface GraphExecutor {
         return (graph, inputs) -> {
             try (CompiledModule module = Compiler.compile(graph, options);
                  HostModel model = Compiler.jit(module)) {
-                return model.run(inputs);
+                return model.run(CallItems.withFirstItem(model.inputs(), inputs, 0));
             }
         };
     }

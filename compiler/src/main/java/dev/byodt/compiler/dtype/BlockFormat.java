@@ -5,6 +5,7 @@ import dev.byodt.runtime.ByodtException;
 import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.IntToLongFunction;
 import java.util.stream.Collectors;
 
@@ -14,10 +15,12 @@ import java.util.stream.Collectors;
  * the shared scale by the format's {@link ScaleRule} and each element the exact quotient value / (scale *
  * tensor scale) rounded to an element, clamped to the largest element magnitude: to the nearest, ties to even,
  * or in {@code elementRounding}, --rounding's mode; stochastically with {@code srBits} random bits, those of
- * each element's counter (docs/datatypes.md, "Stochastic rounding"), counters whose keys hash {@code seed}.
+ * each element's counter (docs/datatypes.md, "Stochastic rounding"), counters whose keys hash {@code seed} and,
+ * with {@code items}, whose activations' counters count from the call's first item ({@link CallItems}).
  * All of it in exact rational arithmetic, so the result does not depend on how a float division would round.
  */
-public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid scale, RoundingMode elementRounding, int srBits, long seed) {
+public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid scale, RoundingMode elementRounding, int srBits, long seed,
+                          Optional<CallItems> items) {
     /** The block datatype {@code name} names, its element and scale datatypes looked up in {@code registry}. */
     public static BlockFormat resolve(BlockDatatypeName name, DatatypeRegistry registry) {
         ElementGrid element = grid(name, "element", name.element(), registry);
@@ -29,7 +32,7 @@ public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid
             throw new ByodtException("block datatype " + name + ": the scale " + name.scale()
                 + " is a posit; scales must be minifloat or fixed-point datatypes, whose grids are uniform");
         }
-        BlockFormat format = new BlockFormat(name, element, scale, RoundingMode.NEAREST_EVEN, StochasticRounding.DEFAULT_BITS, 0);
+        BlockFormat format = new BlockFormat(name, element, scale, RoundingMode.NEAREST_EVEN, StochasticRounding.DEFAULT_BITS, 0, Optional.empty());
         // A dot product's result is scaled by the product of its operands' tensor scales, each amax / (L * S): for
         // tensors of magnitude 1 that product must stay a normal float32, 2^-126 <= (L * S)^-2.
         if (name.tensorScale() && format.tensorScaleDivisor() > 0x1p63) {
@@ -49,13 +52,18 @@ public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid
             throw new ByodtException("block datatype " + name + ": its elements round in the --rounding modes "
                 + Arrays.stream(RoundingMode.values()).map(RoundingMode::optionName).collect(Collectors.joining(", ")) + ", not " + mode);
         }
-        return new BlockFormat(name, element, scale, RoundingMode.of(mode), srBits, seed);
+        return new BlockFormat(name, element, scale, RoundingMode.of(mode), srBits, seed, items);
     }
 
     /** The format whose stochastic rounding adds {@code bits} random bits (--sr-bits), hashed from counters keyed by {@code seed} (--seed). */
     public BlockFormat withRandomBits(int bits, long seed) {
         if (bits < 1 || bits > StochasticRounding.MAX_BITS) throw new IllegalArgumentException("--sr-bits " + bits);
-        return new BlockFormat(name, element, scale, elementRounding, bits, seed);
+        return new BlockFormat(name, element, scale, elementRounding, bits, seed, items);
+    }
+
+    /** The format whose activations' counters count from the first of {@code items}, the items of a call of the model. */
+    public BlockFormat withCallItems(CallItems items) {
+        return new BlockFormat(name, element, scale, elementRounding, srBits, seed, Optional.of(items));
     }
 
     /** The first counter of the elements of the operand {@code operand} of the node {@code node}: a hash of the seed and both names. */

@@ -1,5 +1,6 @@
 package dev.byodt.compiler.lower;
 
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.dtype.Datatype;
 import dev.byodt.compiler.dtype.LoweringLog;
 import dev.byodt.compiler.kernel.Buffer;
@@ -9,11 +10,13 @@ import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Rewrites a program for its datatypes (one per kernel, see {@link DatatypePlan}): REAL and ACC become the
@@ -30,10 +33,13 @@ public final class DatatypeLowering extends KernelRewriter {
     private final Map<Buffer, Buffer> buffers = new HashMap<>();
     private final Map<Local, Local> locals = new HashMap<>();
     private Datatype datatype;
+    /** The items of a call of a graph's program, whose copies in a constant round alike; none for other programs. */
+    private final Optional<CallItems> items;
 
-    private DatatypeLowering(DatatypePlan plan, LoweringLog log) {
+    private DatatypeLowering(DatatypePlan plan, LoweringLog log, Optional<CallItems> items) {
         this.plan = plan;
         this.log = log;
+        this.items = items;
     }
 
     /** Lowers a program all in one datatype. */
@@ -43,7 +49,12 @@ public final class DatatypeLowering extends KernelRewriter {
 
     /** Lowers each kernel in its planned datatype; operations without a lowering go to {@code log}. */
     public static Program lower(DatatypePlan plan, LoweringLog log) {
-        return new DatatypeLowering(plan, log).lower();
+        return lower(plan, log, Optional.empty());
+    }
+
+    /** As {@link #lower(DatatypePlan, LoweringLog)}, for a graph's program whose calls hold {@code items}. */
+    public static Program lower(DatatypePlan plan, LoweringLog log, Optional<CallItems> items) {
+        return new DatatypeLowering(plan, log, items).lower();
     }
 
     private Program lower() {
@@ -63,11 +74,25 @@ public final class DatatypeLowering extends KernelRewriter {
             kernels.add(kernel(p.kernels().get(k)));
         }
         Map<Buffer, MemorySegment> constants = new LinkedHashMap<>();
-        p.constants().forEach((b, bytes) -> constants.put(buffer(b), b.elementType() == ScalarType.REAL
-            ? datatypeOf(b).convertWeights(bytes, b.name()) : bytes));
+        p.constants().forEach((b, bytes) -> constants.put(buffer(b), b.elementType() == ScalarType.REAL ? converted(b, bytes) : bytes));
         return new Program(p.name(), kernels, p.inputs().stream().map(this::buffer).toList(), p.inputSpecs(),
             p.outputs().stream().map(this::buffer).toList(), p.outputSpecs(), constants,
             p.temporaries().stream().map(this::buffer).toList());
+    }
+
+    /**
+     * A constant tensor in its datatype. One that holds a copy per item of the call (a class token expanded over the
+     * batch and folded at import) rounds each copy as the first, so an item gets the copy a call of one item has:
+     * stochastic rounding's bits do not depend on the batch (CallItems).
+     */
+    private MemorySegment converted(Buffer b, MemorySegment bytes) {
+        Datatype d = datatypeOf(b);
+        if (items.isEmpty() || !items.get().repeatsOverItems(b.shape(), bytes)) return d.convertWeights(bytes, b.name());
+        long perCall = items.get().perCall();
+        MemorySegment one = d.convertWeights(bytes.asSlice(0, bytes.byteSize() / perCall), b.name());
+        MemorySegment all = Arena.ofAuto().allocate(Math.max(1, one.byteSize() * perCall), 64).asSlice(0, one.byteSize() * perCall);
+        for (long i = 0; i < perCall; i++) all.asSlice(i * one.byteSize(), one.byteSize()).copyFrom(one);
+        return all;
     }
 
     private Kernel kernel(Kernel k) {

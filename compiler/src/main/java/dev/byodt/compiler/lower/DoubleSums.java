@@ -131,6 +131,7 @@ final class DoubleSums {
         body.add(new Stmt.If(le(bound, grid), doubleBody, kernel.body()));
         Set<Buffer> scratch = new LinkedHashSet<>(kernel.scratch());
         scratch.addAll(decoding.scratch());
+        scratch.addAll(extremes.get().scratch());
         scratch.addAll(inDouble.accumulators.values());
         scratch.addAll(rowPairs.secondRows);
         scratch.addAll(rowTiles.tiles);

@@ -24,11 +24,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Function;
 
 import static dev.byodt.compiler.kernel.Exprs.abs;
+import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.max;
@@ -57,6 +58,8 @@ final class OperandExtremes {
     /** Each side's least of its items' tensors, item by item (F32, one per item), or null where it reads none of them. */
     private final Buffer[] itemLeasts = new Buffer[2];
     private final Local[] leasts = new Local[2];
+    /** The scans' lanes of partial extremes. */
+    private final List<Buffer> laneScratch = new ArrayList<>();
     private Expr leastProduct;
 
     private OperandExtremes(Kernel kernel, DecodedOperands.Decoding decoding, Map<Buffer, MemorySegment> constants) {
@@ -111,8 +114,12 @@ final class OperandExtremes {
     /** The least magnitude a nonzero product of the kernel can have, as far as the extremes tell: an F64 expression. */
     Expr leastProduct() { return leastProduct; }
 
-    /** The scratch buffers the statistics fill (the items' leasts). */
-    List<Buffer> scratch() { return Arrays.stream(itemLeasts).filter(Objects::nonNull).toList(); }
+    /** The scratch buffers the statistics fill (the scans' lanes, the items' leasts). */
+    List<Buffer> scratch() {
+        List<Buffer> scratch = new ArrayList<>(laneScratch);
+        Arrays.stream(itemLeasts).filter(Objects::nonNull).forEach(scratch::add);
+        return scratch;
+    }
 
     /**
      * min over the items b of least_a(b) least_b(b), each side's least of item b being its least over the item's
@@ -211,18 +218,24 @@ final class OperandExtremes {
         if (magnitude != 0) known[1] = Math.min(known[1], magnitude);
     }
 
+    /** Lanes of the scans' partial extremes: a multiple of every vector width, so that a scan's loop over lanes vectorizes. */
+    private static final int LANES = 16;
+
     /**
-     * A loop over {@code buffer} taking its largest and least nonzero magnitudes into the two locals (a NaN into both);
+     * Loops over {@code buffer} taking its largest and least nonzero magnitudes into the two locals (a NaN into both);
      * over one of the tensors whose items the products pair, the least goes item by item into the side's leasts
-     * instead (zeroed to +inf by the side's first such loop).
+     * instead (zeroed to +inf by the side's first such loop). Each scan runs over {@link #LANES} lanes of partial
+     * extremes, element i in lane i mod LANES, and folds the lanes afterwards: the loop over lanes is elementwise and
+     * vectorizes, where one running extreme would be a reduction of llvm.maximum and llvm.minimum, which LLVM does
+     * not vectorize (nor a store of an item's least in the loop). Extremes are exact in any order, NaN included.
      */
     private List<Stmt> scan(Buffer buffer, Local largest, Local least, int side) {
-        LoopVar i = new LoopVar(buffer.name() + ".extremes.i");
-        Local magnitude = new Local(buffer.name() + ".magnitude", ScalarType.F32);
-        Expr m = new Expr.LocalRef(magnitude);
-        Expr nonzero = select(eq(m, constant(ScalarType.F32, 0)), constant(ScalarType.F32, Double.POSITIVE_INFINITY), m);
+        // Named by side too: a buffer both sides read is scanned once for each.
+        Buffer lanes = new Buffer(buffer.name() + ".extremes." + (side == 0 ? "a" : "b") + ".lanes", ScalarType.F32,
+            new long[] {2, LANES});
+        laneScratch.add(lanes);
         List<Stmt> loops = new ArrayList<>();
-        Stmt leastOf;
+        loops.add(forLanes(buffer.name() + ".extremes.start", j -> List.of(new Stmt.Store(lanes, j, constant(ScalarType.F32, 0)))));
         if (itemTensors.contains(buffer)) {
             if (itemLeasts[side] == null) {
                 itemLeasts[side] = new Buffer(kernel.name() + "." + (side == 0 ? "a" : "b") + ".item.least", ScalarType.F32,
@@ -231,15 +244,54 @@ final class OperandExtremes {
                 loops.add(new Stmt.For(item, idx(items.getAsLong()), List.of(
                     new Stmt.Store(itemLeasts[side], new Expr.Var(item), constant(ScalarType.F32, Double.POSITIVE_INFINITY)))));
             }
-            Expr item = div(new Expr.Var(i), buffer.size() / items.getAsLong());
-            leastOf = new Stmt.Store(itemLeasts[side], item, min(new Expr.Load(itemLeasts[side], item), nonzero));
+            Buffer itemLeast = itemLeasts[side];
+            LoopVar item = new LoopVar(buffer.name() + ".extremes.item");
+            Expr at = new Expr.Var(item);
+            long itemSize = buffer.size() / items.getAsLong();
+            loops.add(new Stmt.For(item, idx(items.getAsLong()), scanRange(buffer, lanes, mul(at, itemSize), itemSize,
+                j -> new Stmt.Store(itemLeast, at, min(new Expr.Load(itemLeast, at), j)))));
         } else {
-            leastOf = new Stmt.Assign(least, min(new Expr.LocalRef(least), nonzero));
+            loops.addAll(scanRange(buffer, lanes, idx(0), buffer.size(), j -> new Stmt.Assign(least, min(new Expr.LocalRef(least), j))));
         }
-        loops.add(new Stmt.For(i, idx(buffer.size()), List.of(
-            new Stmt.Assign(magnitude, abs(cast(ScalarType.F32, new Expr.Load(buffer, new Expr.Var(i))))),
-            new Stmt.Assign(largest, max(new Expr.LocalRef(largest), m)),
-            leastOf)));
+        loops.add(forLanes(buffer.name() + ".extremes.largest", j ->
+            List.of(new Stmt.Assign(largest, max(new Expr.LocalRef(largest), new Expr.Load(lanes, j))))));
         return loops;
+    }
+
+    /**
+     * The loops taking {@code count} elements of {@code buffer} from {@code start} into the lanes (row 0 the largest,
+     * row 1 the least, which starts at +inf), then each lane's least to {@code takeLeast}.
+     */
+    private static List<Stmt> scanRange(Buffer buffer, Buffer lanes, Expr start, long count,
+                                        Function<Expr, Stmt> takeLeast) {
+        String name = buffer.name() + ".extremes";
+        List<Stmt> loops = new ArrayList<>();
+        loops.add(forLanes(name + ".reset", j -> List.of(
+            new Stmt.Store(lanes, add(j, LANES), constant(ScalarType.F32, Double.POSITIVE_INFINITY)))));
+        LoopVar block = new LoopVar(name + ".block");
+        loops.add(new Stmt.For(block, idx(count / LANES), List.of(forLanes(name + ".lane", j ->
+            taken(buffer, lanes, add(start, add(mul(new Expr.Var(block), LANES), j)), j)))));
+        if (count % LANES != 0) {
+            LoopVar rest = new LoopVar(name + ".rest");
+            Expr j = new Expr.Var(rest);
+            loops.add(new Stmt.For(rest, idx(count % LANES), taken(buffer, lanes, add(start, add(j, count / LANES * LANES)), j)));
+        }
+        loops.add(forLanes(name + ".least", j -> List.of(takeLeast.apply(new Expr.Load(lanes, add(j, LANES))))));
+        return loops;
+    }
+
+    /** Element {@code at} of {@code buffer} taken into lane {@code lane}'s largest and least nonzero magnitude. */
+    private static List<Stmt> taken(Buffer buffer, Buffer lanes, Expr at, Expr lane) {
+        Expr magnitude = abs(cast(ScalarType.F32, new Expr.Load(buffer, at)));
+        Expr nonzero = select(eq(magnitude, constant(ScalarType.F32, 0)), constant(ScalarType.F32, Double.POSITIVE_INFINITY), magnitude);
+        Expr leastLane = add(lane, LANES);
+        return List.of(
+            new Stmt.Store(lanes, lane, max(new Expr.Load(lanes, lane), magnitude)),
+            new Stmt.Store(lanes, leastLane, min(new Expr.Load(lanes, leastLane), nonzero)));
+    }
+
+    private static Stmt forLanes(String name, Function<Expr, List<Stmt>> body) {
+        LoopVar j = new LoopVar(name + ".j");
+        return new Stmt.For(j, idx(LANES), body.apply(new Expr.Var(j)));
     }
 }

@@ -119,7 +119,8 @@ public final class MatMul implements Operator {
     /**
      * In sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with a constant 2-D B and at least a vector of columns, the whole stack of A's rows times B in register tiles
      * ({@link RegisterTile#matrixProduct}); else each row a {@link RowOfSums}, whose loop over the row's columns vectorizes; on
-     * targets with vectors of 8 lanes or more, a few rows at a time ({@link #emitRowsTogether}).
+     * targets with vectors of 8 lanes or more, a few rows at a time ({@link #emitRowsTogether}), within a matrix of the
+     * stack where the items must stay apart (a 2-D A's rows may be the items).
      */
     @Override
     public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {
@@ -133,7 +134,7 @@ public final class MatMul implements Operator {
             RegisterTile.matrixProduct(kb, arithmetic.tileLanes(), rows, s.k(), s.n(), bRows, (i, k) -> kb.load(a, add(mul(i, s.k()), k)),
                 (i, j, sum) -> kb.store(kb.output(0), add(mul(i, s.n()), j), sum));
         }
-        else if (lanes >= LANES_FOR_ROWS_TOGETHER) emitRowsTogether(s, kb);
+        else if (lanes >= LANES_FOR_ROWS_TOGETHER && (!arithmetic.itemsApart() || s.batch().length > 0)) emitRowsTogether(s, kb);
         else emit(s, kb, new RowOfSums(kb, s.n()));
     }
 

@@ -8,9 +8,17 @@ package dev.byodt.compiler.ops;
  * temporaries need the registers the tile would hold, so its accumulators spill (posit8's convolution ran 3 times
  * slower in tiles). {@code tileLanes} says whether a tile suits the node and how wide its vectors of sums are: the
  * float32 lanes for float32's own sums, the lanes of doubles where an emulated datatype's exact sums may run in
- * double multiply-adds (dev.byodt.compiler.lower.DoubleSums), 0 where no tile suits.
+ * double multiply-adds (dev.byodt.compiler.lower.DoubleSums), 0 where no tile suits. {@code itemsApart}: whether
+ * the schedule must take the items of a call one after the other, each in the nest a call of one item has (a
+ * stochastically rounding node, whose counters number each item's roundings by its place in the run:
+ * dev.byodt.compiler.dtype.CallItems), so no schedule that groups rows across items.
  */
-public record NodeArithmetic(int lanes, boolean machineFloat32, int tileLanes) {
+public record NodeArithmetic(int lanes, boolean machineFloat32, int tileLanes, boolean itemsApart) {
+    /** A node whose schedule may group rows of several items. */
+    public NodeArithmetic(int lanes, boolean machineFloat32, int tileLanes) {
+        this(lanes, machineFloat32, tileLanes, false);
+    }
+
     /** A node whose sums take tiles only where they are the machine's float32. */
     public NodeArithmetic(int lanes, boolean machineFloat32) {
         this(lanes, machineFloat32, machineFloat32 ? lanes : 0);

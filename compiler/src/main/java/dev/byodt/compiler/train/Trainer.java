@@ -6,6 +6,7 @@ import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.lower.Program;
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.lower.RandomCounters;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
@@ -174,13 +175,16 @@ public final class Trainer implements AutoCloseable {
     /** The batch the forward pass takes; fill it before {@link #predict()}. */
     public Tensor predictionInput() { return forwardInputs.getFirst(); }
 
-    /** The model's output for {@link #predictionInput()} with the current weights. */
-    public Tensor predict() {
+    /**
+     * The model's output for {@link #predictionInput()} with the current weights, its first item item {@code firstItem}
+     * of the items predicted (which stochastic rounding's random bits follow, {@link dev.byodt.compiler.dtype.CallItems}).
+     */
+    public Tensor predict(long firstItem) {
         for (int i = 0; i < weights.size(); i++) forwardInputs.set(1 + i, stepInputs.get(2 + i));
         for (int i = 0; i < statistics.size(); i++) {
             forwardInputs.set(1 + weights.size() + i, stepInputs.get(indexOf(step.inputs(), statistics.get(i))));
         }
-        return forward.run(forwardInputs).getFirst();
+        return forward.run(CallItems.withFirstItem(forward.inputs(), forwardInputs, firstItem)).getFirst();
     }
 
     /** The current weights, by name (float32 copies). */

@@ -25,7 +25,6 @@
     && 2 * ((N - 2 - ES) << ES) <= 32 && defined(__AVX512F__)
 #include <immintrin.h>
 
-typedef float floats16 __attribute__((vector_size(64)));
 typedef uint32_t words16 __attribute__((vector_size(64)));
 
 /* The scales with f >= 0 are -GRID_TOP .. GRID_TOP - 1, float32 biased exponents from LOWEST_BIASED. */
@@ -53,13 +52,6 @@ API floats16 FN(rounded_f32_x16)(floats16 x) {
     __mmask16 within = _mm512_cmplt_epu32_mask(from_lowest, _mm512_set1_epi32((2 * GRID_TOP) << 24));
     __mmask16 zero = _mm512_testn_epi32_mask(magnitude, magnitude);
     if (__builtin_expect((__mmask16)(within | zero) == (__mmask16)0xffff, 1)) return (x + (floats16)c) - (floats16)c;
-    /* Through arrays, so that the loop vectorizer widens rounded_f32 (selects only) to 16 lanes: built lane by lane
-       in a vector value the loop stayed 16 scalar calls, 48 times the first way's cost. */
-    float in[16], out[16];
-    __builtin_memcpy(in, &x, sizeof in);
-    for (int i = 0; i < 16; i++) out[i] = FN(rounded_f32)(in[i]);
-    floats16 r;
-    __builtin_memcpy(&r, out, sizeof r);
-    return r;
+    return rounded_f32_each_lane(x);
 }
 #endif

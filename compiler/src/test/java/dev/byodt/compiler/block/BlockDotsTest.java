@@ -34,7 +34,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -154,8 +156,10 @@ class BlockDotsTest {
         for (int r = 0; r < rows.length; r++) System.arraycopy(rows[r], 0, flat, r * K, K);
         BlockFormat format = format(name).withElementRounding(mode.optionName());
         int size = format.blockSize(), blocks = (K + size - 1) / size;
-        List<float[]> quantized = quantizeAtRunTime(format, rows.length, flat);
+        List<double[]> quantized = quantizeAtRunTime(format, rows.length, flat);
         BlockReference reference = reference(name, mode);
+        // Elements kept as integers (fixed point of more than 24 bits) have no -0: a zero's sign reaches no sum.
+        boolean signedZeros = ElementStorage.of(format).orElseThrow().type() == ScalarType.F32;
         Rational tensorScale = named(name).tensorScale() ? reference.tensorScale(flat) : Rational.of(1);
         if (named(name).tensorScale()) assertEquals(toFloat(tensorScale), quantized.get(2)[0], name + ": tensor scale");
         for (int r = 0; r < rows.length; r++) {
@@ -163,16 +167,16 @@ class BlockDotsTest {
                 int from = b * size;
                 float[] block = Arrays.copyOfRange(rows[r], from, Math.min(K, from + size));
                 BlockReference.Block expected = reference.quantize(block, tensorScale);
-                float scale = quantized.get(1)[r * blocks + b];
+                double scale = quantized.get(1)[r * blocks + b];
                 float wantedScale = expected.scale() == null ? Float.NaN : toFloat(expected.scale());
-                if (!(Float.isNaN(scale) && Float.isNaN(wantedScale)) && scale != wantedScale) {
+                if (!(Double.isNaN(scale) && Float.isNaN(wantedScale)) && scale != wantedScale) {
                     fail(name + " row " + r + " block " + b + ": scale " + scale + ", expected " + wantedScale);
                 }
                 for (int j = 0; j < block.length && expected.scale() != null; j++) {
-                    float actual = quantized.get(0)[r * K + from + j];
-                    float wanted = toFloat(signed(expected, j));
+                    double actual = quantized.get(0)[r * K + from + j];
+                    double wanted = exactDouble(signed(expected, j));
                     if (expected.negative()[j]) wanted = -Math.abs(wanted);
-                    if (Float.floatToRawIntBits(actual) != Float.floatToRawIntBits(wanted)) {
+                    if (signedZeros ? Double.doubleToRawLongBits(actual) != Double.doubleToRawLongBits(wanted) : actual != wanted) {
                         fail(name + " row " + r + " value " + (from + j) + " (" + block[j] + "): element " + actual + ", expected " + wanted);
                     }
                 }
@@ -240,22 +244,26 @@ class BlockDotsTest {
         return rows;
     }
 
-    /** The run-time quantizer's elements, block scales and tensor scale (1 without one) of a [rows, K] tensor. */
-    static List<float[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
+    /**
+     * The run-time quantizer's elements (as values: integers kept for fixed point times their unit), block scales
+     * and tensor scale (1 without one) of a [rows, K] tensor.
+     */
+    static List<double[]> quantizeAtRunTime(BlockFormat format, int rows, float[] values) {
         long[] shape = {rows, K};
         long blocks = (K + format.blockSize() - 1) / format.blockSize();
+        ElementStorage storage = ElementStorage.of(format).orElseThrow();
         Buffer in = new Buffer("x", ScalarType.REAL, shape);
-        Buffer elementsOut = new Buffer("elements", ScalarType.REAL, shape);
+        Buffer elementsOut = new Buffer("elements", storage.integers() ? ScalarType.I64 : ScalarType.REAL, shape);
         Buffer scalesOut = new Buffer("scales", ScalarType.REAL, new long[] {rows, blocks});
         Buffer tensorOut = new Buffer("tensor", ScalarType.REAL, new long[] {1});
         KernelBuilder kb = new KernelBuilder("quantize", "BlockQuantize", List.of(in), List.of(elementsOut, scalesOut, tensorOut));
-        Buffer elements = kb.scratch("elements", ScalarType.F32, shape);
+        Buffer elements = kb.scratch("elements", storage.type(), shape);
         Buffer scales = kb.scratch("scales", ScalarType.F32, new long[] {rows, blocks});
         Buffer tensor = kb.scratch("tensor", ScalarType.F32, new long[] {1});
         new ActivationQuantizer(format).emit(kb, in, elements, scales, format.name().tensorScale() ? tensor : null, rows, K, 1);
         if (!format.name().tensorScale()) kb.store(tensor, idx(0), constant(ScalarType.F32, 1));
         for (Buffer[] copy : new Buffer[][] {{elements, elementsOut}, {scales, scalesOut}, {tensor, tensorOut}}) {
-            kb.loop(copy[0].size(), i -> kb.store(copy[1], i, cast(ScalarType.REAL, kb.load(copy[0], i))));
+            kb.loop(copy[0].size(), i -> kb.store(copy[1], i, cast(copy[1].elementType(), kb.load(copy[0], i))));
         }
         List<Buffer> outputs = List.of(elementsOut, scalesOut, tensorOut);
         Kernel kernel = kb.build();
@@ -263,10 +271,29 @@ class BlockDotsTest {
         Map<Buffer, java.lang.foreign.MemorySegment> constants = new LinkedHashMap<>();
         kernel.constants().forEach((buffer, value) -> constants.put(buffer, value.data()));
         Program program = new Program("quantize", List.of(kernel), List.of(in), List.of(new TensorSpec("x", ElementType.FLOAT32, shape)),
-            outputs, outputs.stream().map(b -> new TensorSpec(b.name(), ElementType.FLOAT32, b.shape())).toList(), constants, List.of());
+            outputs, outputs.stream().map(b -> new TensorSpec(b.name(), b.elementType() == ScalarType.I64 ? ElementType.INT64 : ElementType.FLOAT32, b.shape())).toList(),
+            constants, List.of());
         try (CompiledModule module = Compiler.compile(program, CompileOptions.host()); HostModel model = Compiler.jit(module)) {
-            return model.run(List.of(Tensor.ofFloats(shape, values))).stream().map(Tensor::toFloatArray).toList();
+            List<Tensor> results = model.run(List.of(Tensor.ofFloats(shape, values)));
+            List<double[]> quantized = new ArrayList<>();
+            quantized.add(storage.integers() ? Arrays.stream(results.getFirst().toLongArray()).mapToDouble(k -> k * storage.unit()).toArray()
+                : asDoubles(results.getFirst().toFloatArray()));
+            for (Tensor t : results.subList(1, results.size())) quantized.add(asDoubles(t.toFloatArray()));
+            return quantized;
         }
+    }
+
+    private static double[] asDoubles(float[] values) {
+        double[] doubles = new double[values.length];
+        for (int i = 0; i < values.length; i++) doubles[i] = values[i];
+        return doubles;
+    }
+
+    /** A rational whose value is a double (an element), as that double. */
+    static double exactDouble(Rational q) {
+        double d = new BigDecimal(q.num()).divide(new BigDecimal(q.den())).doubleValue();
+        assertEquals(0, q.compareTo(Rational.of(new BigDecimal(d))), q + " is a double exactly");
+        return d;
     }
 
     // ---- dot products
@@ -739,7 +766,7 @@ class BlockDotsTest {
 
     @Test
     void positElementsTheDotProductsCannotTakeAreRefused() {
-        assertEquals(Optional.of("block datatype block[custom[posit]32,32,custom[e8m0]8,floor]: posit elements have at most 16 bits, not 32 (custom[posit]32)"),
+        assertEquals(Optional.of("block datatype block[custom[posit]32,32,custom[e8m0]8,floor]: posit elements have at most 16 bits, not 32 (custom[posit]32): the run-time quantizer rounds onto a table of every positive posit"),
             BlockDots.unsupported(format("block[custom[posit]32,32,e8m0,floor]")));
         // Under fxp8_6 scales (7 bits) chosen by nearest and a tensor scale (24), posit8 es 3 rounded stochastically with 16 random bits
         // compares products of 16 + 2^3 and 31 bits; --sr-bits 14 fits.

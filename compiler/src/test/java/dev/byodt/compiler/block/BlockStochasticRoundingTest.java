@@ -6,6 +6,7 @@ import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.dtype.BlockDatatypeName;
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.CallItems;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.dtype.DatatypeName;
 import dev.byodt.compiler.dtype.PositGrid;
@@ -16,6 +17,7 @@ import dev.byodt.compiler.dtype.reference.BlockReference;
 import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.compiler.dtype.reference.StochasticBlockReference;
 import dev.byodt.compiler.graph.Graph;
+import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,6 +30,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SplittableRandom;
 
 import static dev.byodt.compiler.block.BlockDotsTest.K;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,18 +70,45 @@ class BlockStochasticRoundingTest {
     /**
      * The rows quantized when a kernel runs: its kernel is 'quantize', its source 'x'. Posit elements (with every
      * (N+1)-bit posit in BlockDotsTest's rows: neighbours near minpos and maxpos, where the regime cuts exponent
-     * bits) under E8M0, and under UE4M3 scales and a tensor scale.
+     * bits) under E8M0, and under UE4M3 scales and a tensor scale. Wide elements: bfloat16 and float16, and fxp32_16
+     * (kept as integers); float32 below.
      */
     @ParameterizedTest
     @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 16", "mxfp6e2m3, 1", "'block[custom[fp8e4m3]8,32,ue4m3,floor,tensor]', 16",
         "'block[custom[posit]8,32,e8m0,floor]', 16", "'block[custom[posit_es0]8,32,e8m0,rceil]', 3", "'block[custom[posit_es3]6,16,e8m0,midmax]', 5",
         "'block[custom[posit_es1]16,32,e8m0,floor]', 16", "'block[custom[posit]8,16,ue4m3,floor,tensor]', 16",
-        "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 16", "'block[custom[posit_es3]8,32,ue4m3,rceil]', 5"})
+        "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 16", "'block[custom[posit_es3]8,32,ue4m3,rceil]', 5",
+        "'block[bfloat16,32,e8m0,floor]', 16", "'block[float16,16,ue4m3,nearest]', 5", "'block[float16,32,e8m0,ceil]', 3",
+        "'block[fxp32_16,32,e8m0,floor]', 16", "'block[fxp32_16,16,ue4m3,nearest]', 8"})
     void activationsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
-        float[][] rows = rows(format);
+        checkActivations(name, format, rows(format));
+    }
+
+    /**
+     * float32 elements round only under a scale that is not a power of two, which UE4M3's nearest and rceil rules give
+     * only to blocks whose largest magnitude is at least 2^119 (below, the smallest, 2^-9, a power of two): seeded blocks
+     * led by such a magnitude, their other values up to 2^40 below it, at run time and at compile time.
+     */
+    @ParameterizedTest
+    @CsvSource({"'block[float32,16,ue4m3,nearest]', 16", "'block[float32,32,ue4m3,rceil]', 4"})
+    void float32ElementsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
+        BlockFormat format = format(name, bits, SEED);
+        SplittableRandom random = new SplittableRandom(name.hashCode());
+        float[][] rows = new float[30][K];
+        for (float[] row : rows) {
+            for (int i = 0; i < K; i++) {
+                double magnitude = i % format.blockSize() == 0 ? Math.scalb(random.nextDouble(1, 1.99), 127) : Math.scalb(random.nextDouble(1, 2), 127 - random.nextInt(1, 41));
+                row[i] = (float) (random.nextBoolean() ? magnitude : -magnitude);
+            }
+        }
+        checkActivations(name, format, rows);
+        checkWeights(name, format, rows);
+    }
+
+    private static void checkActivations(String name, BlockFormat format, float[][] rows) {
         float[] flat = flat(rows);
-        List<float[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows.length, flat);
+        List<double[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows.length, flat);
         check(name, format, flat, rows.length, quantized.get(0), quantized.get(1), format.counterKey("quantize", "x"));
     }
 
@@ -95,28 +125,34 @@ class BlockStochasticRoundingTest {
 
     /** The same rows as one weight tensor quantized at compile time (BlockFormat.quantize), counters from the key of node 'dot', operand 'W'. */
     @ParameterizedTest
-    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 5", "'block[custom[posit]8,32,e8m0,floor]', 16", "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 5"})
+    @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 5", "'block[custom[posit]8,32,e8m0,floor]', 16", "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 5",
+        "'block[bfloat16,32,e8m0,floor]', 16", "'block[fxp32_16,32,e8m0,floor]', 16"})
     void weightsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
-        float[][] rows = rows(format);
+        checkWeights(name, format, rows(format));
+    }
+
+    private static void checkWeights(String name, BlockFormat format, float[][] rows) {
         float[] flat = flat(rows);
         long key = format.counterKey("dot", "W");
         int size = format.blockSize(), blocks = (K + size - 1) / size;
-        float[] elements = new float[flat.length], scales = new float[rows.length * blocks];
+        double[] elements = new double[flat.length], scales = new double[rows.length * blocks];
         double tensorScale = format.tensorScale(flat);
         for (int r = 0; r < rows.length; r++) {
             for (int b = 0; b < blocks; b++) {
                 int first = r * K + b * size, count = Math.min(size, K - b * size);
                 QuantizedBlock q = format.quantize(flat, first, count, tensorScale, j -> key + first + j);
-                scales[r * blocks + b] = (float) q.scale();
-                for (int j = 0; j < count; j++) elements[first + j] = (float) q.element(j);
+                scales[r * blocks + b] = q.scale();
+                for (int j = 0; j < count; j++) elements[first + j] = q.element(j);
             }
         }
         check(name, format, flat, rows.length, elements, scales, key);
     }
 
-    private static void check(String name, BlockFormat format, float[] flat, int rowCount, float[] elements, float[] scales, long key) {
+    private static void check(String name, BlockFormat format, float[] flat, int rowCount, double[] elements, double[] scales, long key) {
         StochasticBlockReference reference = reference(name);
+        // Elements kept as integers (fixed point of more than 24 bits) have no -0: a zero's sign reaches no sum.
+        boolean signedZeros = ElementStorage.of(format).orElseThrow().type() == ScalarType.F32;
         Rational t = format.name().tensorScale() ? reference.towardZero().tensorScale(flat) : Rational.of(1);
         int size = format.blockSize(), blocks = (K + size - 1) / size;
         int steppedUp = 0;
@@ -128,15 +164,15 @@ class BlockStochasticRoundingTest {
                 BlockReference.Block expected = reference.quantize(Arrays.copyOfRange(flat, first, first + count), t, random, format.srBits());
                 BlockReference.Block below = reference.towardZero().quantize(Arrays.copyOfRange(flat, first, first + count), t);
                 if (expected.scale() == null) {
-                    assertTrue(Float.isNaN(scales[r * blocks + b]), name + " row " + r + " block " + b + ": a NaN block's scale");
+                    assertTrue(Double.isNaN(scales[r * blocks + b]), name + " row " + r + " block " + b + ": a NaN block's scale");
                     continue;
                 }
                 assertEquals(toFloat(expected.scale()), scales[r * blocks + b], name + " row " + r + " block " + b + ": scale");
                 for (int j = 0; j < count; j++) {
-                    float wanted = toFloat(expected.elements()[j]);
+                    double wanted = BlockDotsTest.exactDouble(expected.elements()[j]);
                     if (expected.negative()[j]) wanted = -wanted;
                     if (expected.elements()[j].compareTo(below.elements()[j]) != 0) steppedUp++;
-                    if (Float.floatToRawIntBits(elements[first + j]) != Float.floatToRawIntBits(wanted)) {
+                    if (signedZeros ? Double.doubleToRawLongBits(elements[first + j]) != Double.doubleToRawLongBits(wanted) : elements[first + j] != wanted) {
                         fail(name + " row " + r + " value " + (b * size + j) + " (" + flat[first + j] + "): element " + elements[first + j] + ", expected " + wanted);
                     }
                 }
@@ -146,12 +182,14 @@ class BlockStochasticRoundingTest {
     }
 
     /**
-     * 4,096 rows of the same block (its largest magnitude first, so that every row has the same scale) at run time,
-     * each element with counters of its own: each value's mean element is its quotient to within five standard
-     * deviations plus the 2^-bits truncation bias, which rounding toward zero exceeds for each.
+     * 4,096 rows of the same block (a power of two in the largest element's binade first, so that every row has the
+     * scale 1 under the floor rule) at run time, each element with counters of its own: each value's mean element is its
+     * quotient to within five standard deviations plus the 2^-bits truncation bias, which rounding toward zero exceeds
+     * for each. Wide elements too: bfloat16, float16 and fxp32_16 (as integers, 2^-16 apart).
      */
     @ParameterizedTest
-    @CsvSource({"mxfp8e4m3, 16", "mxint8, 4", "mxfp4, 5"})
+    @CsvSource({"mxfp8e4m3, 16", "mxint8, 4", "mxfp4, 5", "'block[bfloat16,32,e8m0,floor]', 16", "'block[float16,16,e8m0,floor]', 6",
+        "'block[fxp32_16,32,e8m0,floor]', 16"})
     void theElementsAreUnbiased(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
         float[] row = new float[K];
@@ -162,14 +200,40 @@ class BlockStochasticRoundingTest {
         double step = Math.scalb(1.0, Math.max(-1, grid.minExponent()) - grid.fractionBits());
         for (int i = 0; i < K; i++) {
             if (i % format.blockSize() == 0) {
-                row[i] = (float) grid.largest();
+                row[i] = Math.scalb(1f, grid.maxExponent());
                 continue;
             }
             row[i] = (float) ((i % 2 == 0 ? 1 : -1) * (0.5 + fractions[i % fractions.length] * step));
             low[i] = Math.floor(Math.abs(row[i]) / step) * step;
             high[i] = low[i] + step;
         }
-        checkUnbiased(name, format, bits, row, low, high);
+        checkUnbiased(name, format, bits, row, 1, low, high);
+    }
+
+    /**
+     * float32 elements, which round only under a scale that is not a power of two: blocks led by 0.875 times the
+     * largest float32, whose scale by the nearest rule onto UE4M3 is 0.875, and values 0.4375 + m 2^-25 (float32s),
+     * whose quotients by 0.875 are 0.5 + (4m / 7) 2^-24: m mod 7 sevenths of the float32 spacing apart, never on a float32.
+     */
+    @Test
+    void float32ElementsAreUnbiasedUnderAScaleThatIsNotAPowerOfTwo() {
+        String name = "block[float32,16,ue4m3,nearest]";
+        int bits = 12;
+        BlockFormat format = format(name, bits, SEED);
+        double scale = 0.875, step = 0x1p-24;
+        float[] row = new float[K];
+        double[] low = new double[K], high = new double[K];
+        for (int i = 0; i < K; i++) {
+            if (i % format.blockSize() == 0) {
+                row[i] = (float) (Float.MAX_VALUE * scale);
+                continue;
+            }
+            long m = 7L * i + 1 + i % 6;
+            row[i] = (float) ((i % 2 == 0 ? 1 : -1) * (0.4375 + m * 0x1p-25));
+            low[i] = 0.5 + Math.floorDiv(4 * m, 7) * step;
+            high[i] = low[i] + step;
+        }
+        checkUnbiased(name, format, bits, row, scale, low, high);
     }
 
     /**
@@ -198,26 +262,26 @@ class BlockStochasticRoundingTest {
             high[i] = posit.value(below[pair] + 1);
             row[i] = (float) ((i % 2 == 0 ? 1 : -1) * (low[i] + fractions[fraction] * (high[i] - low[i])));
         }
-        checkUnbiased(name, format, bits, row, low, high);
+        checkUnbiased(name, format, bits, row, 1, low, high);
     }
 
     /**
-     * Quantizes 4,096 copies of {@code row}, whose blocks' first values are the largest element (a scale of 1), at
-     * run time: each other value's elements are its neighbours low and high, and their mean is its magnitude to
-     * within five standard deviations (at most half the distance each) plus the 2^-bits truncation bias of the
-     * distance, a bound rounding toward zero exceeds.
+     * Quantizes 4,096 copies of {@code row}, whose blocks' first values give them the scale {@code scale}, at run
+     * time: each other value's elements are the neighbours low and high of its quotient by the scale, and their mean
+     * is that quotient to within five standard deviations (at most half the distance each) plus the 2^-bits
+     * truncation bias of the distance, a bound rounding toward zero exceeds.
      */
-    private static void checkUnbiased(String name, BlockFormat format, int bits, float[] row, double[] low, double[] high) {
+    private static void checkUnbiased(String name, BlockFormat format, int bits, float[] row, double scale, double[] low, double[] high) {
         int rows = 4096;
         float[] flat = new float[rows * K];
         for (int r = 0; r < rows; r++) System.arraycopy(row, 0, flat, r * K, K);
-        List<float[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows, flat);
+        List<double[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows, flat);
         int blocks = (K + format.blockSize() - 1) / format.blockSize();
         for (int i = 0; i < K; i++) {
             if (i % format.blockSize() == 0) continue;
-            double q = Math.abs(row[i]), spacing = high[i] - low[i], sum = 0;
+            double q = Math.abs((double) row[i]) / scale, spacing = high[i] - low[i], sum = 0;
             for (int r = 0; r < rows; r++) {
-                assertEquals(1, quantized.get(1)[r * blocks + i / format.blockSize()], "every row's scale");
+                assertEquals(scale, quantized.get(1)[r * blocks + i / format.blockSize()], "every row's scale");
                 double element = Math.abs(quantized.get(0)[r * K + i]);
                 assertTrue(element == low[i] || element == high[i], name + " value " + row[i] + ": element " + element + " is a neighbour");
                 sum += element;
@@ -257,7 +321,7 @@ class BlockStochasticRoundingTest {
     private static float[] compileAndRun(String name, Graph graph, float[] a, CompileOptions options) {
         CompileOptions withBlock = options.withBlock(DatatypeName.parseBlock(name));
         try (CompiledModule module = Compiler.compile(graph, withBlock); HostModel model = Compiler.jit(module)) {
-            return model.run(List.of(Tensor.ofFloats(new long[] {a.length / K, K}, a))).getFirst().toFloatArray();
+            return model.run(CallItems.withFirstItem(model.inputs(), List.of(Tensor.ofFloats(new long[] {a.length / K, K}, a)), 0)).getFirst().toFloatArray();
         }
     }
 

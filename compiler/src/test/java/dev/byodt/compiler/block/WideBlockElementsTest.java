@@ -20,11 +20,13 @@ import static dev.byodt.compiler.block.BlockDotsTest.K;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Block datatypes whose elements are wide IEEE-style floats, bfloat16 and float16, whose block sums span more bits
- * than two doubles hold (527 and 85 for blocks of 32): the run-time quantizer against {@link BlockReference} (over
- * every bfloat16 and float16 value, listed one by one), and dot products bit for bit against exact block sums of the
- * reference's elements, the blocks summed in one double where their products lie close enough together and in limbs
- * where not (BlockDotsTest's cases, in these formats, and sums that only the limbs give).
+ * Block datatypes whose elements are wide: IEEE-style floats, bfloat16, float16 and float32, whose block sums span
+ * more bits than two doubles hold (527, 85 and 561 for blocks of 32), and 32-bit fixed point, whose products (62 bits)
+ * no double holds: the run-time quantizer against {@link BlockReference} (over every bfloat16, float16 and float32
+ * value and every fxp32_16 magnitude, listed one by one), and dot products bit for bit against exact block sums of the
+ * reference's elements, the blocks summed in one double where their products lie close enough together, in two
+ * (split, or each product's high part extracted) where they lie closer than a bound, and in limbs where not, and
+ * fixed point's as 64-bit integer products (BlockDotsTest's cases, in these formats, and sums that only exact sums give).
  */
 class WideBlockElementsTest {
     /**
@@ -33,13 +35,16 @@ class WideBlockElementsTest {
      */
     @ParameterizedTest
     @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,e8m0,floor]", "block[bfloat16,32,e8m0,ceil]", "block[float16,32,e8m0,even]",
-        "block[float16,16,ue4m3,nearest]", "block[float16,16,ue4m3,rceil,tensor]"})
+        "block[float16,16,ue4m3,nearest]", "block[float16,16,ue4m3,rceil,tensor]", "block[float32,32,e8m0,floor]", "block[float32,32,e8m0,nearest]",
+        "block[float32,16,ue4m3,rceil]", "block[float32,32,e8m0,midmax]", "block[fxp32_16,32,e8m0,floor]", "block[fxp32_16,32,e8m0,even]",
+        "block[fxp32_16,16,ue4m3,nearest]", "block[fxp32_16,32,ue4m3,ceil]"})
     void activationsQuantizeAsTheExactReference(String name) {
         new BlockDotsTest().activationsQuantizeAsTheExactReference(name);
     }
 
     @ParameterizedTest
-    @CsvSource({"'block[bfloat16,32,e8m0,floor]', up", "'block[float16,16,e8m0,floor]', odd", "'block[float16,16,ue4m3,nearest]', toward-zero"})
+    @CsvSource({"'block[bfloat16,32,e8m0,floor]', up", "'block[float16,16,e8m0,floor]', odd", "'block[float16,16,ue4m3,nearest]', toward-zero",
+        "'block[float32,16,ue4m3,nearest]', odd", "'block[fxp32_16,32,e8m0,floor]', down", "'block[fxp32_16,16,ue4m3,rceil]', nearest-away"})
     void activationsQuantizeInTheOtherRoundingModesAsTheExactReference(String name, String mode) {
         new BlockDotsTest().activationsQuantizeInTheOtherRoundingModesAsTheExactReference(name, mode);
     }
@@ -64,7 +69,8 @@ class WideBlockElementsTest {
      * UE4M3 without a tensor scale, and bfloat16 by midmax.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,rceil,tensor]"})
+    @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,rceil,tensor]", "block[float32,32,e8m0,floor]",
+        "block[fxp32_16,32,ue4m3,nearest]"})
     void dotProductsSumExactBlocks(String name) {
         checkDotProducts(name);
     }
@@ -72,7 +78,10 @@ class WideBlockElementsTest {
     @Tag("exhaustive")
     @Test
     void dotProductsInTheOtherWideFormats() {
-        for (String name : List.of("block[float16,16,e8m0,floor]", "block[float16,16,ue4m3,nearest]", "block[bfloat16,32,e8m0,midmax]")) checkDotProducts(name);
+        for (String name : List.of("block[float16,16,e8m0,floor]", "block[float16,16,ue4m3,nearest]", "block[bfloat16,32,e8m0,midmax]",
+            "block[float32,16,ue4m3,nearest]", "block[fxp32_16,32,e8m0,floor]", "block[fxp32_16,16,ue4m3,floor]")) {
+            checkDotProducts(name);
+        }
     }
 
     private static void checkDotProducts(String name) {
@@ -84,7 +93,7 @@ class WideBlockElementsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,e8m0,floor]"})
+    @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,e8m0,floor]", "block[float32,32,e8m0,floor]", "block[fxp32_16,32,e8m0,floor]"})
     void accumulateExactRoundsTheWholeSumOnce(String name) {
         new BlockDotsTest().accumulateExactRoundsTheWholeSumOnce(name);
     }
@@ -92,11 +101,15 @@ class WideBlockElementsTest {
     /**
      * MatMul tiles (two runs of 8 rows by 8 columns) over blocks whose elements spread over 2^-60 .. 1 (wide, whose
      * products no two doubles sum exactly), within 2^41 (medium: two doubles split at a threshold, for bfloat16
-     * under E8M0) or within 2^8 (narrow: one double): run 0's rows wide, narrow, medium in blocks 0, 1, 2, run 1's
-     * medium, wide, narrow, the columns narrow throughout, so that each run sums its blocks in each way.
+     * under E8M0; extracted, for float16 under UE4M3) or within 2^8 (narrow: one double; for float32, whose products
+     * one double never sums, extracted): run 0's rows wide, narrow, medium in blocks 0, 1, 2, run 1's medium, wide,
+     * narrow, the columns narrow throughout, so that each run sums its blocks in each way. Posit elements whose block
+     * sums outgrow a double are checked the same way (posit8 es 2 under E8M0: one double within 2^39, extracted within
+     * 2^86, limbs beyond, where its elements spread from minpos to maxpos; posit8 es 1 under UE4M3).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,nearest]"})
+    @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,nearest]", "block[float32,32,e8m0,floor]", "block[float32,16,ue4m3,nearest]",
+        "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es1]8,16,ue4m3,nearest]"})
     void tilesSumInOneDoubleWhereTheirBlocksFitAndInLimbsElsewhere(String name) {
         int m = 16, n = 8;
         SplittableRandom random = new SplittableRandom(name.hashCode());
@@ -127,12 +140,15 @@ class WideBlockElementsTest {
      * it ties to 1, and so rounds to 1 + 2^-23; its negation; the midpoint alone (to even: 1); and 1 + 3 2^-24 - t t,
      * below the midpoint between 1 + 2^-23 and 1 + 2^-22 (to 1 + 2^-23). t = 2^-60 for bfloat16 and 2^-30 for float16
      * put the products too far apart for two doubles (limbs); t = 2^-30 for bfloat16 (a product no double holds
-     * beside 1) and 2^-20 for float16 within two split at a threshold. In MatMul's tiles, in Gemm with an activation
+     * beside 1) and 2^-20 for float16 within two split at a threshold; for float32 2^-60 (limbs), and 2^-20 under E8M0
+     * and 2^-14 under UE4M3 (each product's high part extracted); fxp32_16's 2^-29, 2 in its last place (the products'
+     * integers 2^60, 2^36 and 4: beyond a double, in 64-bit integers). In MatMul's tiles, in Gemm with an activation
      * B stored [N, K] (output by output) and with --accumulate exact.
      */
     @ParameterizedTest
     @CsvSource({"'block[bfloat16,32,e8m0,floor]', -60", "'block[float16,32,e8m0,floor]', -30", "'block[float16,16,ue4m3,nearest]', -30",
-        "'block[bfloat16,32,e8m0,floor]', -30", "'block[float16,32,e8m0,floor]', -20"})
+        "'block[bfloat16,32,e8m0,floor]', -30", "'block[float16,32,e8m0,floor]', -20", "'block[float32,32,e8m0,floor]', -60",
+        "'block[float32,32,e8m0,floor]', -20", "'block[float32,16,ue4m3,nearest]', -14", "'block[fxp32_16,32,e8m0,floor]', -29"})
     void wideBlockSumsRoundOnceFromTheExactSum(String name, int tinyExponent) {
         float tiny = Math.scalb(1f, tinyExponent);
         float[][] rows = {{1, 1, tiny}, {-1, -1, -tiny}, {1, 1, 0}, {1, 3, -tiny}};

@@ -48,10 +48,9 @@ class BlockDatatypeNameTest {
 
     @Test
     void elementsAndScalesNeedAGridOfValues() {
-        ByodtException float32 = assertThrows(ByodtException.class,
-            () -> BlockFormat.resolve(DatatypeName.parseBlock("block[float32,32,e8m0,floor]").orElseThrow(), REGISTRY));
-        assertEquals("block datatype block[float32,32,custom[e8m0]8,floor]: the element float32 declares no grid of values to round onto "
-            + "(minifloat, fixed-point and posit datatypes do)", float32.getMessage());
+        // float32's grid: IEEE binary32's finite values (a datatype without one is refused: BlockDeclarationTest).
+        assertEquals(new ValueGrid(23, -126, Float.MAX_VALUE, true, true),
+            BlockFormat.resolve(DatatypeName.parseBlock("block[float32,32,e8m0,floor]").orElseThrow(), REGISTRY).element());
         ByodtException positScale = assertThrows(ByodtException.class,
             () -> BlockFormat.resolve(DatatypeName.parseBlock("block[custom[fp8e4m3]8,32,custom[posit]8,floor]").orElseThrow(), REGISTRY));
         assertEquals("block datatype block[custom[fp8e4m3]8,32,custom[posit]8,floor]: the scale custom[posit]8 is a posit; scales must be minifloat "

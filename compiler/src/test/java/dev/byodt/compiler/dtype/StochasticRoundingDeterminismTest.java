@@ -65,8 +65,8 @@ class StochasticRoundingDeterminismTest {
     @Test
     void oneAndTwoThreadsGiveTheSameBitsAndTheSeedChangesThem() throws Exception {
         Graph graph = OnnxLoader.load(CONV.resolve("model.onnx"));
-        List<Tensor> inputs = inputs();
         try (CompiledModule module = Compiler.compile(graph, stochastic(1)); HostModel model = Compiler.jit(module)) {
+            List<Tensor> inputs = CallItems.withFirstItem(model.inputs(), inputs(), 0);
             float[] alone = model.run(inputs).getFirst().toFloatArray();
             List<float[]> together = new ArrayList<>();
             try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
@@ -86,10 +86,11 @@ class StochasticRoundingDeterminismTest {
         Graph graph = OnnxLoader.load(CONV.resolve("model.onnx"));
         Target riscv64 = new Target("riscv64", "riscv64-unknown-linux-gnu", "generic-rv64", "+m,+a,+f,+d,+c");
         Path exe = work.resolve("conv-rv64");
+        List<Tensor> inputs;
         try (CompiledModule compiled = Compiler.compile(graph, stochastic(1).withTarget(riscv64))) {
             new Emitter(BundledTools.locate(work.resolve("cache"))).emit(EmitKind.EXE, compiled, exe);
+            inputs = CallItems.withFirstItem(compiled.signature().inputs(), inputs(), 0);
         }
-        List<Tensor> inputs = inputs();
         List<String> arguments = new ArrayList<>(List.of("-o", work.toString()));
         for (int i = 0; i < inputs.size(); i++) {
             Path file = work.resolve("input_" + i + ".pb");

@@ -65,6 +65,13 @@ class PositGradientSumsTest {
         WITHIN(true, true),
         /** As WITHIN with one element of dY at 2^-46: its products fall below 2^L, each check on dY fails. */
         TINY_GRADIENT(false, false),
+        /**
+         * As TINY_GRADIENT with the tiny element dY's last, the checks' scans taking 16 elements a step and the rest
+         * (the last of 280, of 140 a batch item, of 42 in Gemm) on their own, and the rest of its map (Conv) or column
+         * (Gemm) zero: the weights' gradients of its taps are then the posits of its products alone, which rounding
+         * within the scales would not give.
+         */
+        TINY_LAST_GRADIENT(false, false),
         /** As WITHIN with one weight at 2^-44: only the input's gradient multiplies the weights. */
         TINY_WEIGHT(false, true),
         /** As WITHIN with a NaN (NaR) in the input: only the weights' gradient multiplies the input. */
@@ -104,6 +111,7 @@ class PositGradientSumsTest {
                 v[i] = random.nextInt(9) == 0 ? 0 : (float) POSIT.toDouble(POSIT.fromDouble((random.nextBoolean() ? 1 : -1) * magnitude));
             }
             if (this == TINY_GRADIENT && role.equals("dy")) v[count / 2] = Math.scalb(1.5f, -46);
+            if (this == TINY_LAST_GRADIENT && role.equals("dy")) v[count - 1] = Math.scalb(1.5f, -46);
             if (this == TINY_WEIGHT && role.equals("w")) v[count / 3] = Math.scalb(-1.25f, -44);
             if (this == NAR_INPUT && role.equals("x")) v[count / 4] = Float.NaN;
             boolean tinyItems = this == TINY_IN_DIFFERENT_ITEMS || this == TINY_IN_ONE_ITEM;
@@ -119,8 +127,9 @@ class PositGradientSumsTest {
     void convGradientsRoundEverySumAsThePositOnEitherSideOfTheCheck(OperandCase c) {
         float[] x = c.values("x", N * C * H * H), w = c.values("w", M * C * K * K), bias = c.values("b", M);
         float[] dy = c.values("dy", N * M * H * OW);
-        if (c == OperandCase.TINY_IN_ONE_ITEM) {
-            for (int n = 0; n < N; n++) for (int p = 0; p < H * OW; p++) if (n != 1 || p != 3) dy[(n * M + 3) * H * OW + p] = 0;
+        if (c == OperandCase.TINY_IN_ONE_ITEM || c == OperandCase.TINY_LAST_GRADIENT) {
+            int kept = c == OperandCase.TINY_IN_ONE_ITEM ? 3 : H * OW - 1;
+            for (int n = 0; n < N; n++) for (int p = 0; p < H * OW; p++) if (n != 1 || p != kept) dy[(n * M + 3) * H * OW + p] = 0;
         }
         assertEquals(c.inputWithin, within(dy, w, M * Math.min(K * K, H * OW)), c + ": the input's side of the check");
         assertEquals(c.convWeightsWithin, withinByItem(dy, x, N * H * OW), c + ": the weights' side of the check");
@@ -139,6 +148,7 @@ class PositGradientSumsTest {
     @EnumSource(OperandCase.class)
     void gemmGradientsRoundEverySumAsThePositOnEitherSideOfTheCheck(OperandCase c) {
         float[] a = c.values("x", ROWS * DEPTH), b = c.values("w", COLUMNS * DEPTH), dy = c.values("dy", ROWS * COLUMNS);
+        if (c == OperandCase.TINY_LAST_GRADIENT) for (int r = 0; r < ROWS - 1; r++) dy[r * COLUMNS + COLUMNS - 1] = 0;
         assertEquals(c.inputWithin, within(dy, b, COLUMNS), c + ": the input's side of the check");
         assertEquals(c.weightsWithin, within(dy, a, ROWS), c + ": the weights' side of the check");
         TrainableGraph graph = single("Gemm", attributes("transB", 1L), List.of(new long[] {ROWS, DEPTH}, new long[] {COLUMNS, DEPTH}),

@@ -6,6 +6,7 @@ import dev.byodt.compiler.dtype.DatatypeDefinition;
 import dev.byodt.compiler.dtype.DatatypeOp;
 import dev.byodt.compiler.dtype.DatatypePlugin;
 import dev.byodt.compiler.dtype.DatatypeRegistry;
+import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.compiler.kernel.ScalarType;
@@ -42,7 +43,9 @@ public final class Float32Datatypes implements DatatypePlugin {
             .storage(bits -> ScalarType.F32)
             .library(BuiltInLibraries.of(LIBRARY))
             .prefix(i -> "float32")
-            .accumulation(AccumulationMode.FLOAT32);
+            .accumulation(AccumulationMode.FLOAT32)
+            // Its finite values, so that float32 can be a block datatype's element: 23 fraction bits from 2^-126, subnormals below.
+            .valueGrid(i -> new ValueGrid(23, Float.MIN_EXPONENT, Float.MAX_VALUE, true, true));
         for (DatatypeOp op : DatatypeOp.values()) {
             ScalarOp scalar = op.scalarOp();
             if (scalar == null) continue;

@@ -27,10 +27,12 @@ import java.util.stream.Stream;
 public final class PositDatatypes implements DatatypePlugin {
     /**
      * posit.c, and for N <= 8 (compiled where the CPU has their AVX-512 features) posit_x64.c's vector variants of
-     * add, sub and mul and posit_rounded_x16.c's of rounded_f32.
+     * add, sub and mul and posit_rounded_x16.c's of rounded_f32; for 9 <= N <= 16 posit_fraction_x16.c's of
+     * rounded_f32_with_fraction and rounded_f32.
      */
     public static final LibrarySource LIBRARY = BuiltInLibraries.of("dev/byodt/datatypes/posit/posit.c",
-        "dev/byodt/datatypes/posit/posit_x64.c", "dev/byodt/datatypes/posit/posit_rounded_x16.c");
+        "dev/byodt/datatypes/posit/posit_x64.c", "dev/byodt/datatypes/posit/posit_rounded_x16.c",
+        "dev/byodt/datatypes/posit/posit_fraction_x16.c");
 
     @Override
     public void registerWith(DatatypeRegistry registry) {

@@ -55,7 +55,7 @@ class PositRoundedF32WithFractionTest {
         }
     }
 
-    private static float[] inputs(int n, int es, PositReference r, PositScales scales) {
+    static float[] inputs(int n, int es, PositReference r, PositScales scales) {
         PositReference wider = new PositReference(n + 1, es);
         List<Float> around = new ArrayList<>();
         long maxPos = (1L << (n - 1)) - 1;

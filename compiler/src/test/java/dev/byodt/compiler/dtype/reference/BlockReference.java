@@ -4,10 +4,14 @@ import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.posit.PositReference;
 
 import java.math.BigInteger;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.RandomAccess;
+import java.util.function.IntFunction;
+import java.util.function.LongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,7 +26,8 @@ import java.util.regex.Pattern;
  * the smaller value, or the one at an odd position of the list that starts with 0 (the odd significand).
  * Posit elements are listed pattern by pattern by {@link PositReference}, which also rounds them: between the
  * listed neighbours by comparison with the (N+1)-bit posit between them (section 4.1), to minpos and maxpos at the
- * ends in every mode.
+ * ends in every mode. Elements of 32 bits (float32, every positive finite float decoded by Java's own
+ * {@link Float#intBitsToFloat}; fixed point's 2^31 - 1 magnitudes) are listed lazily, each value computed when read.
  */
 public final class BlockReference {
     /** A block's scale (null for NaN) and its elements, each with the sign of its input. */
@@ -44,12 +49,13 @@ public final class BlockReference {
         "bfloat16", minifloat(MinifloatReference.ieee(8, 7)),
         "float16", minifloat(MinifloatReference.ieee(5, 10)));
 
+    /** Fixed point's spelling, fxpN_P. */
+    private static final Pattern FIXED_POINT = Pattern.compile("fxp([0-9]+)_([0-9]+)");
+
     /** A posit element's spelling: custom[posit]N (es 2) or custom[posit_esE]N. */
     private static final Pattern POSIT = Pattern.compile("custom\\[posit(?:_es(\\d))?]([0-9]+)");
 
     private final List<Rational> elements;
-    /** 0 and the elements, the values an element rounds among. */
-    private final List<Rational> elementsWithZero;
     private final List<Rational> scales;
     private final String rule;
     private final RoundingMode elementRounding;
@@ -68,8 +74,6 @@ public final class BlockReference {
 
     private BlockReference(List<Rational> elements, List<Rational> scales, String rule, RoundingMode elementRounding, PositReference posit) {
         this.elements = sorted(elements);
-        this.elementsWithZero = new ArrayList<>(List.of(Rational.ZERO));
-        this.elementsWithZero.addAll(this.elements);
         this.scales = sorted(scales);
         this.rule = rule;
         this.elementRounding = elementRounding;
@@ -78,13 +82,16 @@ public final class BlockReference {
     }
 
     /**
-     * The reference of a block datatype with these element and scale spellings: a posit element, or an element
-     * of {@link #BUILT_IN_VALUES} or {@link #WIDE_ELEMENT_VALUES} and a scale of {@link #BUILT_IN_VALUES}.
+     * The reference of a block datatype with these element and scale spellings: a posit element, float32, fixed
+     * point, or an element of {@link #BUILT_IN_VALUES} or {@link #WIDE_ELEMENT_VALUES}, and a scale of
+     * {@link #BUILT_IN_VALUES}.
      */
     public static BlockReference of(String element, String scale, String rule, RoundingMode elementRounding) {
-        Matcher positElement = POSIT.matcher(element);
+        Matcher positElement = POSIT.matcher(element), fixedPoint = FIXED_POINT.matcher(element);
         if (!positElement.matches()) {
-            List<Rational> elements = WIDE_ELEMENT_VALUES.containsKey(element) ? WIDE_ELEMENT_VALUES.get(element) : BUILT_IN_VALUES.get(element);
+            List<Rational> elements = element.equals("float32") ? float32()
+                : fixedPoint.matches() ? fixedPoint(Integer.parseInt(fixedPoint.group(1)), Integer.parseInt(fixedPoint.group(2)))
+                : WIDE_ELEMENT_VALUES.containsKey(element) ? WIDE_ELEMENT_VALUES.get(element) : BUILT_IN_VALUES.get(element);
             return new BlockReference(elements, BUILT_IN_VALUES.get(scale), rule, elementRounding);
         }
         int es = positElement.group(1) == null ? 2 : Integer.parseInt(positElement.group(1));
@@ -104,19 +111,59 @@ public final class BlockReference {
 
     /** k / 2^P for k = 1 .. 2^(N-1) - 1: MX INT8's symmetric magnitudes for N = 8, P = 6. */
     public static List<Rational> fixedPoint(int bits, int fractionBits) {
-        List<Rational> points = new ArrayList<>();
-        for (long k = 1; k < 1L << (bits - 1); k++) points.add(Rational.scaled(BigInteger.valueOf(k), -fractionBits));
-        return points;
+        return new Ascending((int) ((1L << (bits - 1)) - 1), i -> Rational.scaled(BigInteger.valueOf(i + 1L), -fractionBits));
+    }
+
+    /** float32's positive finite values: the floats of the bit patterns 1 .. 0x7f7fffff, ascending as their patterns. */
+    public static List<Rational> float32() { return new Ascending(0x7f7fffff, i -> exact(Float.intBitsToFloat(i + 1))); }
+
+    /** Values listed in ascending order, each computed from its index when read. */
+    private static final class Ascending extends AbstractList<Rational> implements RandomAccess {
+        private final int size;
+        private final IntFunction<Rational> value;
+
+        Ascending(int size, IntFunction<Rational> value) {
+            this.size = size;
+            this.value = value;
+        }
+
+        @Override
+        public Rational get(int index) {
+            if (index < 0 || index >= size) throw new IndexOutOfBoundsException(index);
+            return value.apply(index);
+        }
+
+        @Override
+        public int size() { return size; }
     }
 
     private static List<Rational> sorted(List<Rational> points) {
+        if (points instanceof Ascending) return points;
         List<Rational> copy = new ArrayList<>(points);
         copy.sort(Comparator.naturalOrder());
         return copy;
     }
 
     /** The element's positive values, ascending. */
-    public List<Rational> elements() { return List.copyOf(elements); }
+    public List<Rational> elements() { return elements instanceof Ascending ? elements : List.copyOf(elements); }
+
+    /** The element value next above {@code v} (0 or an element), or null above the largest. */
+    public Rational elementAbove(Rational v) {
+        long index = notBelowWithZero(v);
+        if (index < countWithZero() && withZero(index).compareTo(v) == 0) index++;
+        return index < countWithZero() ? withZero(index) : null;
+    }
+
+    /**
+     * The values an element rounds among are 0 and the elements: value i of them (long indices, as fixed point of 32
+     * bits has 2^31 of them, one more than a list holds).
+     */
+    private Rational withZero(long i) { return i == 0 ? Rational.ZERO : elements.get((int) (i - 1)); }
+
+    private long countWithZero() { return elements.size() + 1L; }
+
+    /** The index among 0 and the elements of the first not below q, or their count when every one is. */
+    private long notBelowWithZero(Rational q) { return q.signum() <= 0 ? 0 : 1L + firstNotBelow(elements, q); }
 
     public Rational largestElement() { return elements.getLast(); }
 
@@ -188,23 +235,22 @@ public final class BlockReference {
                 while (a.divide(Rational.scaled(BigInteger.ONE, k)).compareTo(midpoint) > 0) k++;
                 yield powerOfTwoScale(k);
             }
-            case "nearest" -> nearest(scales, a.divide(largestElement()));
+            case "nearest" -> {
+                Rational q = a.divide(largestElement());
+                yield nearest(scales.size(), i -> scales.get((int) i), firstNotBelow(scales, q), q);
+            }
             default -> throw new IllegalArgumentException(rule);
         };
     }
 
     /**
-     * M: log2 of how many element values lie in [1, 2); for posits, whose precision tapers, of how many lie in the
-     * largest one's binade (maxpos's alone: 0).
+     * M: log2 of the largest element's binade over the step below the largest (fp8e4m3: 256 / 32, fxp32_16: 2^14 /
+     * 2^-16); for posits, whose precision tapers, log2 of how many lie in the largest one's binade (maxpos's alone: 0).
      */
     private int countFractionBits() {
-        if (posit != null) {
-            Rational binade = Rational.scaled(BigInteger.ONE, largestElement().floorLog2());
-            return Long.numberOfTrailingZeros(elements.stream().filter(v -> v.compareTo(binade) >= 0).count());
-        }
-        long inOneToTwo = elements.stream()
-            .filter(v -> v.compareTo(Rational.of(1)) >= 0 && v.compareTo(Rational.of(2)) < 0).count();
-        return Long.numberOfTrailingZeros(inOneToTwo);
+        Rational binade = Rational.scaled(BigInteger.ONE, largestElement().floorLog2());
+        if (posit != null) return Long.numberOfTrailingZeros(elements.size() - firstNotBelow(elements, binade));
+        return binade.divide(largestElement().subtract(elements.get(elements.size() - 2))).floorLog2();
     }
 
     private static int ceilLog2(Rational a) {
@@ -229,11 +275,11 @@ public final class BlockReference {
     /** The element magnitude of q >= 0, for a value of sign {@code negative}, in the element rounding. */
     private Rational element(Rational q, boolean negative) {
         if (posit != null) return q.signum() == 0 ? Rational.ZERO : posit.roundedMagnitude(q, negative);
-        if (elementRounding == RoundingMode.NEAREST_EVEN) return nearest(elementsWithZero, q);
-        int above = firstNotBelow(elementsWithZero, q);
-        if (above == elementsWithZero.size()) return elements.getLast();
-        if (elementsWithZero.get(above).compareTo(q) == 0) return q;
-        Rational low = elementsWithZero.get(above - 1), high = elementsWithZero.get(above);
+        if (elementRounding == RoundingMode.NEAREST_EVEN) return nearest(countWithZero(), this::withZero, notBelowWithZero(q), q);
+        long above = notBelowWithZero(q);
+        if (above == countWithZero()) return elements.getLast();
+        if (withZero(above).compareTo(q) == 0) return q;
+        Rational low = withZero(above - 1), high = withZero(above);
         return switch (elementRounding) {
             case NEAREST_AWAY -> q.subtract(low).compareTo(high.subtract(q)) < 0 ? low : high;
             case TOWARD_ZERO -> low;
@@ -255,12 +301,15 @@ public final class BlockReference {
         return low;
     }
 
-    /** The value of the ascending {@code candidates} nearest q >= 0; of two, the even multiple of their distance. */
-    private static Rational nearest(List<Rational> candidates, Rational q) {
-        int low = Math.min(firstNotBelow(candidates, q), candidates.size() - 1);
-        Rational above = candidates.get(low);
+    /**
+     * The value of the {@code count} ascending candidates (candidate(i)) nearest q >= 0, {@code notBelow} the index of
+     * the first not below q; of two, the even multiple of their distance.
+     */
+    private static Rational nearest(long count, LongFunction<Rational> candidate, long notBelow, Rational q) {
+        long low = Math.min(notBelow, count - 1);
+        Rational above = candidate.apply(low);
         if (low == 0 || above.compareTo(q) < 0) return above;
-        Rational below = candidates.get(low - 1);
+        Rational below = candidate.apply(low - 1);
         int c = q.subtract(below).compareTo(above.subtract(q));
         if (c < 0) return below;
         if (c > 0) return above;

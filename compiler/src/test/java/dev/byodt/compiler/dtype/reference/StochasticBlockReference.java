@@ -19,7 +19,6 @@ import java.util.List;
  */
 public final class StochasticBlockReference {
     private final BlockReference towardZero;
-    private final List<Rational> elements;
 
     public StochasticBlockReference(List<Rational> elements, List<Rational> scales, String rule) {
         this(new BlockReference(elements, scales, rule, RoundingMode.TOWARD_ZERO));
@@ -27,7 +26,6 @@ public final class StochasticBlockReference {
 
     private StochasticBlockReference(BlockReference towardZero) {
         this.towardZero = towardZero;
-        this.elements = towardZero.elements();
     }
 
     /** The reference of a block datatype with these element and scale spellings, as {@link BlockReference#of} takes them. */
@@ -44,7 +42,7 @@ public final class StochasticBlockReference {
         for (int j = 0; j < values.length; j++) {
             Rational q = Rational.of(new BigDecimal(Math.abs(values[j]))).divide(divisor);
             Rational low = below.elements()[j];
-            Rational high = elements.stream().filter(e -> e.compareTo(low) > 0).findFirst().orElse(null);
+            Rational high = towardZero.elementAbove(low);
             if (high == null || q.compareTo(high) >= 0 || q.compareTo(low) <= 0) {
                 rounded[j] = low;
                 continue;
