@@ -112,8 +112,10 @@ final class Conv implements Operator {
     }
 
     /**
-     * One of five tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights, two spatial axes
-     * and at least a vector of output maps a group, as a matrix product in register tiles ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
+     * One of six tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights and two spatial axes,
+     * a pointwise convolution (1x1, stride 1, no padding) with at least a vector of positions as maps by positions in register tiles where
+     * that computes less ({@link PointwiseConv}), else, with at least a vector of output maps a group, as a matrix product in register
+     * tiles of positions by maps ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
      * group has more channels than an output row has positions (the weights packed at compile time, or at run
      * time when they are inputs, as in training), else along output rows: where the stride is 1 in two
      * dimensions, each output's sum in registers for a depthwise convolution ({@link DepthwiseConv}) and on padded
@@ -126,7 +128,10 @@ final class Conv implements Operator {
         long[] outSpatial = s.window().outputShape();
         long rowLength = outSpatial[outSpatial.length - 1];
         Value weights = node.input(1);
-        if (RegisterTiledConv.fits(s, weights.isConstant(), arithmetic)) {
+        if (PointwiseConv.fits(s, weights.isConstant(), arithmetic)) {
+            PointwiseConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
+        }
+        else if (RegisterTiledConv.fits(s, weights.isConstant(), arithmetic)) {
             RegisterTiledConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
         }
         else if (s.mapsPerGroup() > rowLength) {

@@ -37,9 +37,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's five
- * schedules (register tiles, across output channels, depthwise, on padded planes, along output rows) and MatMul's and
- * Gemm's register tiles and rows of sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
+ * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's six
+ * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, across output channels,
+ * depthwise, on padded planes, along output rows) and MatMul's and
+ * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
  * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
  * 16 and 32 bits: by default each case in one of them, taken in turn, so every schedule runs in several
@@ -61,7 +62,7 @@ class TunedSchedulesTest {
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
-        REGISTER_TILES("panels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
+        REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
 
         final String buffer;
 
@@ -127,12 +128,17 @@ class TunedSchedulesTest {
             "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
         conv("register tiles, groups, 17 maps each, batch 2", Schedule.REGISTER_TILES, s(2, 4, 6, 5), s(34, 2, 2, 3), true,
             "group", 2L, "pads", s(0, 1, 1, 0)),
-        conv("register tiles, 1x1, 48 maps", Schedule.REGISTER_TILES, s(1, 5, 3, 7), s(48, 5, 1, 1), true),
+        conv("register tiles, 1x1, 48 maps, fewer positions than a vector", Schedule.REGISTER_TILES, s(1, 5, 2, 3), s(48, 5, 1, 1), true),
         conv("register tiles, strides 2 and 3, dilation, pads", Schedule.REGISTER_TILES, s(1, 3, 11, 13), s(16, 3, 3, 2), true,
             "strides", s(2, 3), "dilations", s(1, 3), "pads", s(1, 2, 2, 0)),
         conv("register tiles, 7x7 stride 2, 40 maps", Schedule.REGISTER_TILES, s(1, 2, 12, 9), s(40, 2, 7, 7), true,
             "strides", s(2, 2), "pads", s(3, 3, 3, 3)),
         conv("register tiles, 1x1 stride 2", Schedule.REGISTER_TILES, s(1, 4, 7, 8), s(16, 4, 1, 1), true, "strides", s(2, 2)),
+        // Pointwise (1x1, stride 1, no padding), a vector of positions or more: maps by positions in register tiles;
+        // positions that fill no whole tile (the last tile starts early), maps that fill no whole tile, groups, batch 2.
+        conv("pointwise, 26 maps, 35 positions, batch 2", Schedule.POINTWISE, s(2, 5, 5, 7), s(26, 5, 1, 1), true),
+        conv("pointwise, groups, 10 maps each, 24 positions", Schedule.POINTWISE, s(1, 6, 4, 6), s(20, 3, 1, 1), true, "group", 2L),
+        conv("pointwise, 12 maps, 64 positions, dilation", Schedule.POINTWISE, s(1, 9, 8, 8), s(12, 9, 1, 1), true, "dilations", s(2, 2)),
         // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
         conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
@@ -172,6 +178,10 @@ class TunedSchedulesTest {
         // A constant B with a vector of columns or more: register tiles; rows and columns that fill no whole tile.
         new Case("matmul, stack of A times constant B", Schedule.REGISTER_TILES, "MatMul", Map.of(),
             List.of(s(2, 3, 13, 17), s(17, 40)), new boolean[] {false, true}),
+        // Tiles of rows that share long panels (576 terms): blocks of terms, 192 with 16 lanes, 288 with 8; a last tile
+        // of rows and one of columns in part.
+        new Case("matmul, tiles of rows taking blocks of terms", Schedule.TILES_IN_BLOCKS, "MatMul", Map.of(),
+            List.of(s(26, 576), s(576, 260)), new boolean[] {false, true}),
         new Case("gemm, transposed A, constant B, C a row", Schedule.REGISTER_TILES, "Gemm", attributes("transA", 1L, "beta", 0.5f),
             List.of(s(21, 14), s(21, 20), s(20)), new boolean[] {false, true, true}),
         new Case("gemm, transposed A and B at run time", Schedule.ROW_OF_SUMS, "Gemm",
@@ -204,7 +214,7 @@ class TunedSchedulesTest {
         Program reference = GraphLowering.lower(graph);
         assertEquals(List.of(), scheduleBuffers(reference, c.schedule()), "the reference nest has no schedule's buffers");
         int[] bits = bits(run(reference, datatype, inputs));
-        for (int lanes : c.schedule() == Schedule.PADDED_PLANES || c.schedule() == Schedule.DEPTHWISE ? LANES : c.schedule() == Schedule.REGISTER_TILES ? TILE_LANES : new int[] {16}) {
+        for (int lanes : c.schedule() == Schedule.PADDED_PLANES || c.schedule() == Schedule.DEPTHWISE ? LANES : tiled(c) ? TILE_LANES : new int[] {16}) {
             Program scheduled = GraphLowering.lowerScheduled(graph, node -> new NodeArithmetic(lanes, true));
             assertEquals(List.of(c.schedule().buffer), scheduleBuffers(scheduled, c.schedule()), c.schedule() + " chosen");
             assertArrayEquals(bits, bits(run(scheduled, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
@@ -231,16 +241,20 @@ class TunedSchedulesTest {
                 if (!datatype.equals("float32")) choice = choice.withAccumulation(mode);
                 boolean tiled = datatype.equals("float32") || mode == AccumulationMode.EXACT;
                 Program scheduled = GraphLowering.lowerScheduled(c.graph(), Compiler.arithmeticOf(CompileOptions.host().withTarget(avx512).withDatatypes(choice)));
-                assertEquals(tiled ? List.of(Schedule.REGISTER_TILES.buffer) : List.of(), scheduleBuffers(scheduled, Schedule.REGISTER_TILES),
+                assertEquals(tiled ? List.of(c.schedule().buffer) : List.of(), scheduleBuffers(scheduled, c.schedule()),
                     c + " in " + datatype + ", accumulate " + mode.optionName());
                 Program withoutAvx512 = GraphLowering.lowerScheduled(c.graph(), Compiler.arithmeticOf(CompileOptions.host().withTarget(avx2).withDatatypes(choice)));
-                assertEquals(datatype.equals("float32") ? List.of(Schedule.REGISTER_TILES.buffer) : List.of(),
-                    scheduleBuffers(withoutAvx512, Schedule.REGISTER_TILES), c + " in " + datatype + " without AVX-512, accumulate " + mode.optionName());
+                assertEquals(datatype.equals("float32") ? List.of(c.schedule().buffer) : List.of(),
+                    scheduleBuffers(withoutAvx512, c.schedule()), c + " in " + datatype + " without AVX-512, accumulate " + mode.optionName());
             }
         }
     }
 
-    static Stream<Case> tiledCases() { return CASES.stream().filter(c -> c.schedule() == Schedule.REGISTER_TILES); }
+    static Stream<Case> tiledCases() { return CASES.stream().filter(TunedSchedulesTest::tiled); }
+
+    private static boolean tiled(Case c) {
+        return c.schedule() == Schedule.REGISTER_TILES || c.schedule() == Schedule.TILES_IN_BLOCKS || c.schedule() == Schedule.POINTWISE;
+    }
 
     private static List<String> scheduleBuffers(Program program, Schedule schedule) {
         Kernel kernel = program.kernels().getFirst();

@@ -1,0 +1,109 @@
+package dev.byodt.compiler.ops;
+
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Expr;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.runtime.Tensor;
+
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.lt;
+import static dev.byodt.compiler.kernel.Exprs.mac;
+import static dev.byodt.compiler.kernel.Exprs.min;
+import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.rem;
+import static dev.byodt.compiler.kernel.Exprs.sub;
+
+/**
+ * A tuned schedule of {@link Conv}: a pointwise convolution (1x1, stride 1, no padding: MobileNet's, EfficientNet's,
+ * ResNet-50's and DenseNet's bottlenecks) with constant weights, as the matrix product of each group's maps x
+ * channels weights by its channels x positions input, positions being NCHW's contiguous axis, the way ONNX Runtime
+ * computes it. Register tiles ({@link RegisterTile}) of a few maps by one or two vectors of positions take, for
+ * each term (an input channel), one weight per map, broadcast (the weights packed at compile time so that a tile's
+ * are neighbours, {@link PackedWeights#panels}), and one vector of the input per vector of positions, read where it
+ * is; each tile's results are stored as whole vectors along the output's rows. {@link RegisterTiledConv} tiles
+ * positions by maps instead, which stores each result on its own and first copies the input into padded planes;
+ * it is kept where so few positions would leave this schedule's vectors partly empty that it computes less.
+ *
+ * <p>A tile of positions past the last whole one starts early, so that it ends on the last position: it
+ * recomputes positions of the tile before it, with the same bits, and stores only its own. Maps beyond the last
+ * whole tile of maps compute with zero weights and are not stored. Each output sums its channels from +0 in their
+ * order and is rounded once, then the bias is added, as in the reference nest. Threads divide the tiles, each a run
+ * of them, tile of positions by tile of positions, the maps innermost: a thread reads its runs of the input once,
+ * from cache for every tile of maps.
+ */
+final class PointwiseConv {
+    /** What an output stored on its own, by {@link RegisterTiledConv}, costs: about a cycle, two vectors' multiply-adds. */
+    private static final long STORE_IN_MULTIPLY_ADD_VECTORS = 2;
+
+    private PointwiseConv() {}
+
+    /**
+     * Whether this schedule applies: a pointwise 2-D convolution with constant weights, tiles at least a vector of
+     * positions wide, and fewer multiply-adds and stores than {@link RegisterTiledConv}'s tiles would take.
+     */
+    static boolean fits(Conv.Shape s, boolean constantWeights, NodeArithmetic arithmetic) {
+        WindowGeometry window = s.window();
+        if (!constantWeights || window.rank() != 2) return false;
+        for (int axis = 0; axis < 2; axis++) {
+            if (window.kernelSize(axis) != 1 || window.stride(axis) != 1 || window.padBefore(axis) != 0 || window.padAfter(axis) != 0) {
+                return false;
+            }
+        }
+        long positions = positions(s);
+        if (!RegisterTile.fits(arithmetic, positions)) return false;
+        long lanes = arithmetic.tileLanes();
+        long maps = s.mapsPerGroup();
+        long tileColumns = RegisterTile.columnsWithin(lanes, positions);
+        long rows = RegisterTile.evenRows(maps);
+        long own = ceilDiv(positions, tileColumns) * tileColumns * ceilDiv(maps, rows) * rows;
+        long mapColumns = RegisterTile.columnsFor(lanes, maps);
+        long byPositions = ceilDiv(positions, RegisterTile.MOST_ROWS) * RegisterTile.MOST_ROWS * ceilDiv(maps, mapColumns) * mapColumns;
+        return own * s.channelsPerGroup() <= byPositions * s.channelsPerGroup() + STORE_IN_MULTIPLY_ADD_VECTORS * lanes * positions * maps;
+    }
+
+    static void lower(Conv.Shape s, Tensor weights, KernelBuilder kb, long lanes) {
+        Buffer x = kb.input(0);
+        Buffer bias = kb.input(2);
+        Buffer y = kb.output(0);
+        long maps = s.mapsPerGroup();
+        long channels = s.channelsPerGroup();
+        long positions = positions(s);
+        RegisterTile tile = RegisterTile.of(kb, lanes, RegisterTile.evenRows(maps), RegisterTile.columnsWithin(lanes, positions));
+        long rows = tile.rows();
+        long columns = tile.columns();
+        long mapTiles = ceilDiv(maps, rows);
+        long positionTiles = ceilDiv(positions, columns);
+        Buffer panels = kb.constant("mapPanels", ScalarType.REAL, PackedWeights.panels(weights, s.groups(), maps, channels, rows));
+        kb.loop(s.batch(), n -> kb.loop(s.groups() * positionTiles * mapTiles, true, index -> {
+            Expr group = div(index, positionTiles * mapTiles);
+            Expr positionTile = rem(div(index, mapTiles), positionTiles);
+            Expr mapTile = rem(index, mapTiles);
+            Expr first = min(mul(positionTile, columns), positions - columns);
+            Expr recomputed = sub(mul(positionTile, columns), first);
+            Expr panelStart = mul(add(mul(group, mapTiles), mapTile), channels * rows);
+            Expr inputStart = add(mul(add(mul(n, s.channels()), mul(group, channels)), positions), first);
+            tile.sum(kb, channels, (sum, term, row, column) -> mac(sum,
+                kb.load(x, add(add(inputStart, mul(term, positions)), column)),
+                kb.load(panels, add(add(panelStart, mul(term, rows)), row))));
+            kb.loop(rows, row -> {
+                Expr mapInGroup = add(mul(mapTile, rows), row);
+                Expr outputStart = add(mul(add(mul(n, s.featureMaps()), add(mul(group, maps), mapInGroup)), positions), first);
+                Runnable store = () -> kb.loop(sub(idx(columns), recomputed), i -> {
+                    Expr column = add(recomputed, i);
+                    Expr result = tile.result(kb, row, column);
+                    if (bias != null) result = add(result, kb.load(bias, add(mul(group, maps), mapInGroup)));
+                    kb.store(y, add(outputStart, column), result);
+                });
+                if (maps % rows == 0) store.run();
+                else kb.when(lt(mapInGroup, maps), store);
+            });
+        }));
+    }
+
+    private static long positions(Conv.Shape s) { return s.inputSpatial()[0] * s.inputSpatial()[1]; }
+
+    private static long ceilDiv(long a, long b) { return (a + b - 1) / b; }
+}
