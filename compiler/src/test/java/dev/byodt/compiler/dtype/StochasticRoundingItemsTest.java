@@ -15,6 +15,8 @@ import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.IdxReader;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * bits one item per call and 2 per call. RISC-V executables under qemu-user, 2 items per call, give the host's bits
  * of one item per call (the schedules of stochastically rounding nodes are the same on every target).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class StochasticRoundingItemsTest {
     private static final Path MODELS = Path.of(System.getProperty("byodt.modelsDir", "../models"));
     private static final int IMAGES = 20;

@@ -181,7 +181,7 @@ class TunedSchedulesTest {
         // Tiles of rows that share long panels (576 terms): blocks of terms, 192 with 16 lanes, 288 with 8; a last tile
         // of rows and one of columns in part.
         new Case("matmul, tiles of rows taking blocks of terms", Schedule.TILES_IN_BLOCKS, "MatMul", Map.of(),
-            List.of(s(26, 576), s(576, 260)), new boolean[] {false, true}),
+            List.of(s(13, 576), s(576, 260)), new boolean[] {false, true}),
         new Case("gemm, transposed A, constant B, C a row", Schedule.REGISTER_TILES, "Gemm", attributes("transA", 1L, "beta", 0.5f),
             List.of(s(21, 14), s(21, 20), s(20)), new boolean[] {false, true, true}),
         new Case("gemm, transposed A and B at run time", Schedule.ROW_OF_SUMS, "Gemm",

@@ -6,6 +6,8 @@ import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import dev.byodt.compiler.dtype.harness.RoundedF32Checks;
 import dev.byodt.compiler.target.Target;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -27,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * scales with a fraction bit span more than 128 exponents (posit16 es 3) have no variant: it would not compile. The
  * default run checks posit16 es 2 and two narrower posits of other es, -Pexhaustive the other posit16s and two more.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PositFractionVariantsTest {
     static final int PAIRS = 200_000;
 
