@@ -36,6 +36,7 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     the call's first item, {@link dev.byodt.compiler.dtype.CallItems#offset}, when the format has the call's items).</li>
  * <li>Under a divisor X t that is not a power of two (a float32 tensor scale t, or a scale X chosen onto a grid of
  *     several significant bits: nearest and rceil onto UE4M3), q = |v| / (X t) (X t exact: at most 4 + 24 bits) is
+ *     rounded once in double where that decides as the exact quotient ({@link #doubleQuotientDecides}: NVFP4), else
  *     taken rounded to odd ({@link RoundingToOdd#quotient}): on the same side as the exact quotient of every number of
  *     at most 52 significant bits, and on one only where the exact quotient is. The points where rounding q decides
  *     (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most M + b + 1
@@ -199,7 +200,7 @@ final class ActivationQuantizer {
 
     /**
      * The nearest grid magnitude to q >= 0, ties to the even multiple of the step, clamped to the largest. q is exact,
-     * or rounded to odd from an exact quotient, which it then rounds as (see the class comment).
+     * a double quotient that decides as the exact one, or rounded to odd from it (see the class comment).
      */
     private static Expr nearest(Expr q, ValueGrid grid) {
         Expr step = step(q, grid);
@@ -234,7 +235,7 @@ final class ActivationQuantizer {
             };
         }
         ValueGrid grid = (ValueGrid) format.element();
-        Local q = kb.local("q", divisorIsAPowerOfTwo() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor));
+        Local q = kb.local("q", doubleQuotientDecides() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor));
         if (mode == RoundingMode.NEAREST_EVEN) return nearest(kb.get(q), grid);
         Expr step = step(kb.get(q), grid), steps = div(kb.get(q), step);
         Expr floor = floor(steps);
@@ -252,11 +253,26 @@ final class ActivationQuantizer {
     }
 
     /**
-     * Whether every block's divisor X t is a power of two, so that |v| / (X t) is exact: without a tensor scale, a
-     * scale by a power-of-two rule or from a grid of powers of two (E8M0).
+     * Whether the element quotient |v| / (X t) rounded once in double decides as the exact one: exact where the divisor
+     * is a power of two (no tensor scale, and a power-of-two rule or scale grid); else while the points the rounding
+     * reads (M + 1 + b bits, b those it reads below a step: 1 to nearest, 0 in the directed modes, --sr-bits
+     * stochastically) times the divisor (D bits: the scale's significand, plus 24 for a tensor scale) have at most 50
+     * bits. A float32 |v| that is not such a product P d differs from it by a multiple of the finer of their last
+     * places, at least 2^-51 of it, so |v| / d lies at least that far from P, beyond the double quotient's 2^-53
+     * (NVFP4: 3 + 28 bits). Elsewhere the quotient is rounded to odd ({@link RoundingToOdd#quotient}), a few more
+     * operations per element.
      */
-    private boolean divisorIsAPowerOfTwo() {
-        return !format.name().tensorScale() && (format.name().rule().powersOfTwo() || format.scale().fractionBits() == 0);
+    private boolean doubleQuotientDecides() {
+        boolean tensor = format.name().tensorScale(), ontoTheScaleGrid = !format.name().rule().powersOfTwo() && format.scale().fractionBits() > 0;
+        if (!tensor && !ontoTheScaleGrid) return true;
+        int bitsRead = switch (format.elementRounding()) {
+            case NEAREST_EVEN, NEAREST_AWAY -> 1;
+            case STOCHASTIC -> format.srBits();
+            default -> 0;
+        };
+        int pointBits = ((ValueGrid) format.element()).fractionBits() + 1 + bitsRead;
+        int divisorBits = (ontoTheScaleGrid ? format.scale().fractionBits() + 1 : 1) + (tensor ? 24 : 0);
+        return pointBits + divisorBits <= 50;
     }
 
     /** The largest integer not above x (0 <= x < 2^52): the nearest, less one where that went above x. */
