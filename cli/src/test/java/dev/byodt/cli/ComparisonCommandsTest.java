@@ -163,10 +163,10 @@ class ComparisonCommandsTest {
             "--limit", "12", "--out", tmp.resolve("blocks").toString());
         assertEquals(0, run.exitCode(), run.err());
         assertEquals(3, Files.readAllLines(tmp.resolve("blocks").resolve("results.csv")).size(), "header and 2 configurations");
-        CommandLineRun unsupported = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxfp4,block[custom[fp8e4m3]8,32,e8m0,floor,tensor]",
+        CommandLineRun unsupported = CommandLineRun.of("sweep", LENET.toString(), "--dtypes", "mxfp4,block[custom[minifloat_e5]32,32,e8m0,floor]",
             "--out", tmp.resolve("even").toString());
         assertEquals(Main.USAGE_ERROR, unsupported.exitCode());
-        assertTrue(unsupported.err().contains("block[custom[fp8e4m3]8,32,custom[e8m0]8,floor,tensor]: a tensor scale needs"), unsupported.err());
+        assertTrue(unsupported.err().contains("block[custom[minifloat_e5]32,32,custom[e8m0]8,floor]: its element custom[minifloat_e5]32 has values neither"), unsupported.err());
     }
 
     @Test

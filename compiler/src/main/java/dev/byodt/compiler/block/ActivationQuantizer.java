@@ -34,19 +34,17 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     fraction's first bits (times 2^bits, exact, then floored) and the random bits of the element's counter
  *     ({@link BlockFormat#counterKey} of the node and the source tensor, plus the element's index in it, moved by
  *     the call's first item, {@link dev.byodt.compiler.dtype.CallItems#offset}, when the format has the call's items).</li>
- * <li>Under a float32 tensor scale t, q = |v| / (X t) is rounded once in double. The points where rounding q
- *     decides (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most
- *     M + b + 1 significant bits, so times X t under a power-of-two rule they have at most M + b + 25; a float32
- *     |v| differs from such a product, when it does, by more than 2^-(M + b + 25) of it. While that is coarser
- *     than the double quotient's 2^-53 ({@link #unsupported} admits M + b <= 26 under the power-of-two rules),
- *     the rounded q lies on the same side of every point as the exact one, and on a point exactly when the exact
- *     one does. So under a scale X that is not a power of two without a tensor scale (the rules nearest and rceil
- *     onto UE4M3): X has Ms + 1 bits, the points times X at most M + b + Ms + 2, and a float32 |v| 24, so the
- *     rounded q decides as the exact one while M + b + Ms + 2 <= 50 (float32 elements under UE4M3 with 16 random bits:
- *     44; fxp32_16 with the midpoint's 1: 36).</li>
+ * <li>Under a divisor X t that is not a power of two (a float32 tensor scale t, or a scale X chosen onto a grid of
+ *     several significant bits: nearest and rceil onto UE4M3), q = |v| / (X t) (X t exact: at most 4 + 24 bits) is
+ *     rounded once in double where that decides as the exact quotient ({@link #doubleQuotientDecides}: NVFP4), else
+ *     taken rounded to odd ({@link RoundingToOdd#quotient}): on the same side as the exact quotient of every number of
+ *     at most 52 significant bits, and on one only where the exact quotient is. The points where rounding q decides
+ *     (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most M + b + 1
+ *     bits, at most 47 (fxp32 elements, 30 fraction bits, with 16 random bits), so every decision above is the exact
+ *     quotient's: its binade (a power of two is a point), its floor in steps and the fraction beyond it.</li>
  * <li>A posit element is rounded by table instead, under any scale and tensor scale, comparing |v| with products of
- *     X t and the points its rounding reads, exact in double where {@link #unsupported} admits the format: no
- *     quotient is rounded, so the limit above does not apply ({@link PositElementRounding}).</li>
+ *     X t and the points its rounding reads, exact in double where {@link #unsupported} admits the format, and
+ *     divides nothing ({@link PositElementRounding}).</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
  *     scales are all float32s and whose elements {@link ElementStorage} keeps exactly (float32s, or integers of at
  *     most 31 bits times the smallest element), so what is stored is the element and the scale exactly.</li>
@@ -85,37 +83,12 @@ final class ActivationQuantizer {
                     + divisorBits + ", more than a double's 53 (see PositElementRounding)";
             }
         }
-        if (!ontoTheScaleGrid && format.name().tensorScale() && element instanceof ValueGrid grid && grid.fractionBits() + quotientBitsRead(format) > 26) {
-            return "its element quotients under a tensor scale would need more than a double's bits to round without error "
-                + "(element fraction bits plus the bits the rounding reads beyond them at most 26, see ActivationQuantizer)";
-        }
-        int fractionBits = element.largestBinadeFractionBits() + scale.fractionBits();
-        // Under a tensor scale t, the scale's quotient (see scale()); without one, that quotient (points of Me + Ms + 3 bits)
-        // and the elements' (points of Me + 1 + b bits times a scale of Ms + 1: the class comment, with a divisor of Ms + 1 bits).
-        boolean quotientsOutgrowADouble = format.name().tensorScale() ? fractionBits > 22
-            : fractionBits + 3 > 50 || !(element instanceof PositGrid) && fractionBits + quotientBitsRead(format) + 2 > 50;
-        if (ontoTheScaleGrid && quotientsOutgrowADouble) {
-            return "its quotients would need more than a double's bits to round without error (see ActivationQuantizer)";
-        }
         if (ElementStorage.of(format).isEmpty()) {
             return "its element " + format.name().element() + " has values neither float32 nor integers of at most "
                 + ElementStorage.MOST_INTEGER_BITS + " bits times its smallest value hold, the two ways the quantizer and dot products keep elements";
         }
         return scale.float32HoldsEvery() ? null : "its scale " + format.name().scale() + " has values float32 cannot hold, and the "
             + "quantizer and dot products keep scales as float32s";
-    }
-
-    /**
-     * How many bits below an element step the rounding of a quotient reads: none for the directed modes, which
-     * look only at whether the step is passed, the midpoint's one for the nearest modes, and --sr-bits for
-     * stochastic rounding.
-     */
-    private static int quotientBitsRead(BlockFormat format) {
-        return switch (format.elementRounding()) {
-            case NEAREST_EVEN, NEAREST_AWAY -> 1;
-            case STOCHASTIC -> format.srBits();
-            default -> 0;
-        };
     }
 
     /**
@@ -145,7 +118,7 @@ final class ActivationQuantizer {
             Local amax = kb.local("amax", f64(0));
             kb.loop(count, j -> kb.assign(amax, larger(kb.get(amax), abs(value(kb, source, first, j, inner)))));
             Expr special = not(le(kb.get(amax), f64(FLOAT32_LARGEST)));
-            Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb.get(amax), tensor)));
+            Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb, kb.get(amax), tensor)));
             kb.store(scales, add(mul(add(mul(at[0], blocks), at[2]), inner), at[1]), cast(ScalarType.F32, kb.get(scale)));
             // X * T is exact: at most 24 + 24 bits.
             Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
@@ -179,39 +152,31 @@ final class ActivationQuantizer {
 
     /**
      * The block's scale for its largest magnitude under tensor scale t (the smallest scale for an all-zero
-     * block, as the exact quantizer gives). The power-of-two rules start from p = 2^floor(log2(amax / t)): the double
-     * quotient of two float32s is within 2^-53 of the exact one, which lies 2^-48 or more from any power of two it
-     * is not, so its binade is the exact one's. They compare amax with products of p, t and a value of few bits, all
-     * exact: floor takes X = p 2^-emax; ceil 2X unless amax is p t; even 2X when amax >= p t (2 - 2^-(M+1)), where
-     * rounding to M + 1 bits carries into the next binade; midmax 2X when amax / (X t) passes the midpoint above
-     * the largest element (never 4X: that midpoint is below 2^(emax+1)). Each is then clamped to the scale
-     * datatype's powers of two. nearest and rceil round amax / (t * largest element) onto the scale grid, to nearest or up. That
-     * quotient is one double division of a float32 by a value of 24 + (element fraction bits + 1) bits (the
-     * fraction bits of the largest element's binade: a posit's maxpos has none), and the
-     * scale grid's points and midpoints have scale fraction bits + 2: a float32 differs from t * largest * such a
-     * point, when it does, by more than 2^-(28 + both fraction bits) of itself (NVFP4: 2^-32), so while that is
-     * coarser than 2^-50 ({@link #unsupported} checks) the double rounding cannot carry the quotient across a point
-     * or a midpoint, and the quotient is exact when it lands on one. Without a tensor scale (t = 1) the products
-     * of the largest element and the points have element plus scale fraction bits + 3, and the float32 amax 24, so the
-     * same holds while that sum is at most 50 (float32 elements under UE4M3: 29; fxp32_16: 36).
+     * block, as the exact quantizer gives). Every rule reads a = amax / t, exact without a tensor scale and else
+     * rounded to odd ({@link RoundingToOdd#quotient}), which decides as the exact quotient against every point below of
+     * at most 52 bits. The power-of-two rules start from p = 2^floor(log2 a) (a power of two is such a point) and
+     * compare a with p or X = p 2^-emax times a value of few bits: floor takes X; ceil 2X unless a is p; even 2X when
+     * a >= p (2 - 2^-(M+1)), where rounding to M + 1 bits carries into the next binade (M + 2 bits: 32 for fxp32);
+     * midmax 2X when a / X passes the midpoint above the largest element (never 4X: that midpoint is below
+     * 2^(emax+1)). Each is then clamped to the scale datatype's powers of two. nearest and rceil round a / largest
+     * element, again rounded to odd, onto the scale grid, to nearest or up: its points and midpoints have scale
+     * fraction bits + 2, and times the largest element (at most 31 bits) they stay points a decides against, so the
+     * twice rounded quotient decides as the exact one.
      */
-    private Expr scale(Expr amax, Expr t) {
+    private Expr scale(KernelBuilder kb, Expr amax, Expr t) {
         ElementGrid element = format.element();
         ValueGrid scale = format.scale();
         Expr positive = select(gt(amax, f64(0)), amax, f64(1));
-        Expr quotient = div(positive, mul(t, f64(element.largest())));
-        Expr p = powerOfTwoBelow(div(positive, t));
+        Local a = kb.local("amax.over.t", format.name().tensorScale() ? RoundingToOdd.quotient(kb, positive, t) : positive);
+        Expr p = powerOfTwoBelow(kb.get(a));
         Expr x = mul(p, f64(Math.scalb(1.0, -element.maxExponent())));
-        // Each threshold is t times a value of at most 25 bits (M <= 23) times a power of two: exact in double.
-        Expr carry = mul(t, f64(2 - Math.scalb(1.0, -element.largestBinadeFractionBits() - 1)));
-        Expr midpoint = mul(t, f64(element.midpointAboveLargest()));
         Expr chosen = switch (format.name().rule()) {
-            case NEAREST -> larger(nearest(quotient, scale), f64(scale.smallest()));
-            case RCEIL -> up(quotient, scale);
+            case NEAREST -> larger(nearest(RoundingToOdd.quotient(kb, kb.get(a), f64(element.largest())), scale), f64(scale.smallest()));
+            case RCEIL -> up(RoundingToOdd.quotient(kb, kb.get(a), f64(element.largest())), scale);
             case FLOOR -> powerOfTwoScale(x);
-            case CEIL -> powerOfTwoScale(select(eq(positive, mul(p, t)), x, mul(x, f64(2))));
-            case EVEN -> powerOfTwoScale(select(ge(positive, mul(p, carry)), mul(x, f64(2)), x));
-            case MIDMAX -> powerOfTwoScale(select(gt(positive, mul(x, midpoint)), mul(x, f64(2)), x));
+            case CEIL -> powerOfTwoScale(select(eq(kb.get(a), p), x, mul(x, f64(2))));
+            case EVEN -> powerOfTwoScale(select(ge(kb.get(a), mul(p, f64(2 - Math.scalb(1.0, -element.largestBinadeFractionBits() - 1)))), mul(x, f64(2)), x));
+            case MIDMAX -> powerOfTwoScale(select(gt(kb.get(a), mul(x, f64(element.midpointAboveLargest()))), mul(x, f64(2)), x));
         };
         return select(gt(amax, f64(0)), chosen, f64(scale.smallest()));
     }
@@ -234,9 +199,8 @@ final class ActivationQuantizer {
     }
 
     /**
-     * The nearest grid magnitude to q >= 0, ties to the even multiple of the step, clamped to the largest. q is
-     * |v| / (X t), exact for a power-of-two X and t = 1; else rounded once in double, which, as for the scale,
-     * cannot carry it across an element midpoint (X t times a midpoint has the same number of bits as there).
+     * The nearest grid magnitude to q >= 0, ties to the even multiple of the step, clamped to the largest. q is exact,
+     * a double quotient that decides as the exact one, or rounded to odd from it (see the class comment).
      */
     private static Expr nearest(Expr q, ValueGrid grid) {
         Expr step = step(q, grid);
@@ -271,9 +235,9 @@ final class ActivationQuantizer {
             };
         }
         ValueGrid grid = (ValueGrid) format.element();
-        Expr q = div(abs(v), divisor);
-        if (mode == RoundingMode.NEAREST_EVEN) return nearest(q, grid);
-        Expr step = step(q, grid), steps = div(q, step);
+        Local q = kb.local("q", doubleQuotientDecides() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor));
+        if (mode == RoundingMode.NEAREST_EVEN) return nearest(kb.get(q), grid);
+        Expr step = step(kb.get(q), grid), steps = div(kb.get(q), step);
         Expr floor = floor(steps);
         Expr fraction = sub(steps, floor);
         if (mode == RoundingMode.STOCHASTIC) {
@@ -286,6 +250,29 @@ final class ActivationQuantizer {
         Expr down = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
         Expr up = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
         return select(isNegative(v), down, up);
+    }
+
+    /**
+     * Whether the element quotient |v| / (X t) rounded once in double decides as the exact one: exact where the divisor
+     * is a power of two (no tensor scale, and a power-of-two rule or scale grid); else while the points the rounding
+     * reads (M + 1 + b bits, b those it reads below a step: 1 to nearest, 0 in the directed modes, --sr-bits
+     * stochastically) times the divisor (D bits: the scale's significand, plus 24 for a tensor scale) have at most 50
+     * bits. A float32 |v| that is not such a product P d differs from it by a multiple of the finer of their last
+     * places, at least 2^-51 of it, so |v| / d lies at least that far from P, beyond the double quotient's 2^-53
+     * (NVFP4: 3 + 28 bits). Elsewhere the quotient is rounded to odd ({@link RoundingToOdd#quotient}), a few more
+     * operations per element.
+     */
+    private boolean doubleQuotientDecides() {
+        boolean tensor = format.name().tensorScale(), ontoTheScaleGrid = !format.name().rule().powersOfTwo() && format.scale().fractionBits() > 0;
+        if (!tensor && !ontoTheScaleGrid) return true;
+        int bitsRead = switch (format.elementRounding()) {
+            case NEAREST_EVEN, NEAREST_AWAY -> 1;
+            case STOCHASTIC -> format.srBits();
+            default -> 0;
+        };
+        int pointBits = ((ValueGrid) format.element()).fractionBits() + 1 + bitsRead;
+        int divisorBits = (ontoTheScaleGrid ? format.scale().fractionBits() + 1 : 1) + (tensor ? 24 : 0);
+        return pointBits + divisorBits <= 50;
     }
 
     /** The largest integer not above x (0 <= x < 2^52): the nearest, less one where that went above x. */

@@ -32,8 +32,9 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * rounding is exact, scales included), and for formats with tensor scales (NVFP4) that float32 sum times the
  * float32 product of both tensor scales. MatMul and Gemm take two activations as well as an activation and
  * weights (attention's Q K^T and its weights times V). For Conv the blocks run along each group's input channels
- * at each tap of the window, taps in the window's order (those in the padding left out, as in Conv's reference
- * nest). Gemm's alpha, beta and C and Conv's bias apply to the result in the vector datatype, outside the dot
+ * at each tap of the window, taps in the window's order (those in the padding add +0, which changes no sum, as
+ * leaving them out in Conv's reference nest does), computed as each image's and group's matrix product of windows
+ * and weights in the tiles ({@link ConvWindows}). Gemm's alpha, beta and C and Conv's bias apply to the result in the vector datatype, outside the dot
  * product.
  */
 public final class BlockDots {
@@ -147,17 +148,22 @@ public final class BlockDots {
         WindowGeometry window = WindowGeometry.of(node, spatial, kernel);
         // W as [M, taps, C / group], each tap's channels a vector; X as [N * group, C / group, plane].
         float[] values = weights.constant().toFloatArray();
-        QuantizedOperand w = QuantizedOperand.atCompileTime(kb, format, "W", transposed(values, maps, channels, taps), maps * taps, channels, 1);
+        ConvWindows windows = ConvWindows.of(channels, taps, format.blockSize());
+        QuantizedOperand.Constant w = QuantizedOperand.Constant.of(kb, format, "W", transposed(values, maps, channels, taps), maps * taps, channels, 1);
+        QuantizedOperand columns = windows.columns(kb, w, groups, mapsPerGroup).withElementsIn(sums.exact().type());
         QuantizedOperand input = QuantizedOperand.atRunTime(kb, format, "X", x, x.dim(0) * groups, channels, plane);
-        kb.loop(x.dim(0), batch -> kb.loop(maps, map -> kb.loops(window.outputShape(), at -> {
-            Total acc = sums.total();
-            Expr inputs = add(mul(batch, groups), div(map, idx(mapsPerGroup)));
-            window.forEachTap(kb, at, (position, tap) -> sums.add(acc, input.at(inputs, flatIndex(spatial, position)),
-                w.at(add(mul(map, taps), flatIndex(kernel, tap)), idx(0))));
-            Expr result = cast(ScalarType.REAL, sums.tensorScaled(acc.value(), input.at(idx(0), idx(0)), w.at(idx(0), idx(0))));
-            if (bias != null) result = add(result, kb.load(bias, map));
-            kb.store(y, flatIndex(y.shape(), WindowGeometry.indices(batch, map, at)), result);
-        })));
+        long positions = Arrays.stream(window.outputShape()).reduce(1, (p, q) -> p * q);
+        Buffer[] rowBuffers = windows.rowBuffers(kb, input, positions);
+        // Each image and group a matrix product: its output positions' windows times its maps' weights.
+        kb.loop(x.dim(0), batch -> kb.loop(groups, group -> {
+            QuantizedOperand rows = windows.rows(kb, input, window, spatial, kernel, add(mul(batch, groups), group), rowBuffers);
+            sums.tiles(positions, mapsPerGroup, i -> rows.at(i, idx(0)), j -> columns.at(group, j), (i, j, dot) -> {
+                Expr map = add(mul(group, idx(mapsPerGroup)), j);
+                Expr result = cast(ScalarType.REAL, dot);
+                if (bias != null) result = add(result, kb.load(bias, map));
+                kb.store(y, add(mul(add(mul(batch, idx(maps)), map), idx(positions)), i), result);
+            });
+        }));
     }
 
     /**
@@ -225,7 +231,7 @@ public final class BlockDots {
 
         /** Adds the block results of two vectors to {@code total}, block after block. */
         void add(Total total, QuantizedOperand.Vector a, QuantizedOperand.Vector b) {
-            long size = format.blockSize(), length = a.operand().length();
+            long size = a.operand().blockSize(), length = a.operand().length();
             kb.loop(a.operand().blocks(), block -> {
                 Expr blockStart = mul(block, size);
                 total.add(min(idx(size), sub(idx(length), blockStart)), j -> {
@@ -261,7 +267,7 @@ public final class BlockDots {
             // run each: their counters number the items apart (CallItems), in the nest a call of one item has.
             long rows = format.elementRounding() == RoundingMode.STOCHASTIC ? 1 : largestDivisor(m, Math.min(MOST_ROWS_TOGETHER, m / 2));
             long columns = largestDivisor(n, MOST_COLUMNS_TOGETHER);
-            long size = format.blockSize(), length = row.apply(idx(0)).operand().length();
+            long size = row.apply(idx(0)).operand().blockSize(), length = row.apply(idx(0)).operand().length();
             ScalarType sumType = accumulatorType();
             Buffer acc = kb.scratch("acc", sumType, new long[] {rows, columns});
             Optional<BlockMagnitudes[]> smallest = exact.splits() || exact.checked()
@@ -317,7 +323,7 @@ public final class BlockDots {
         private void addBlock(ExactBlockSum sum, long rows, long columns, List<Buffer> partial, Function<Expr, QuantizedOperand.Vector> rowAt,
                               Function<Expr, QuantizedOperand.Vector> columnAt, Expr block, Expr count, Buffer acc) {
             for (Buffer p : partial) kb.loop(rows * columns, t -> kb.store(p, t, constant(sum.type(), 0)));
-            Expr first = mul(block, format.blockSize());
+            Expr first = mul(block, rowAt.apply(idx(0)).operand().blockSize());
             Local groups = kb.local("groups", div(count, idx(K_TOGETHER)));
             kb.loop(kb.get(groups), g -> addProducts(sum, rows, columns, partial, rowAt, columnAt, Exprs.add(first, mul(g, idx(K_TOGETHER))), K_TOGETHER));
             Expr rest = Exprs.add(first, mul(kb.get(groups), idx(K_TOGETHER)));
@@ -336,7 +342,7 @@ public final class BlockDots {
          */
         private void addBlockInLimbs(long rows, long columns, Function<Expr, QuantizedOperand.Vector> rowAt, Function<Expr, QuantizedOperand.Vector> columnAt,
                                      Expr block, Expr count, Buffer acc) {
-            Expr first = mul(block, format.blockSize());
+            Expr first = mul(block, rowAt.apply(idx(0)).operand().blockSize());
             kb.loop(rows, r -> kb.loop(columns, c -> {
                 Expr t = Exprs.add(mul(r, columns), c);
                 Expr result = exact.emitInLimbs(kb, count, j -> exact.product(rowAt.apply(r).element(Exprs.add(first, j)), columnAt.apply(c).element(Exprs.add(first, j))),

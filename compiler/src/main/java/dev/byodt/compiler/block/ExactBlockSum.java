@@ -74,7 +74,6 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * float32 as the exact sum does (here the scales come first, so any scale keeps it so).
  */
 final class ExactBlockSum {
-    private static final double TWO_52 = 0x1p52;
     private static final int DOUBLE_BITS = 53;
     private static final int FLOAT_BITS = 24;
     /** Float32's smallest subnormal and first power of two beyond its range, as exponents. */
@@ -446,22 +445,11 @@ final class ExactBlockSum {
         return sums.stream().map(kb::get).toList();
     }
 
-    /** a + b rounded to a double to odd (see the class comment). */
+    /** a + b rounded to a double to odd (see the class comment): Knuth's TwoSum gives the rounded sum and its exact error. */
     private static Expr roundedToOdd(KernelBuilder kb, Expr a, Expr b) {
         Local s = kb.local("sum", add(a, b));
         Local bPart = kb.local("b.part", sub(kb.get(s), a));
-        Local error = kb.local("error", add(sub(a, sub(kb.get(s), kb.get(bPart))), sub(b, kb.get(bPart))));
-        Expr magnitude = abs(kb.get(s));
-        Local ulp = kb.local("ulp", mul(ActivationQuantizer.powerOfTwoBelow(select(gt(magnitude, f64(0)), magnitude, f64(1))),
-            f64(Math.scalb(1.0, -52))));
-        Local units = kb.local("units", div(magnitude, kb.get(ulp)));
-        Expr half = mul(kb.get(units), f64(0.5));
-        Expr even = eq(sub(add(half, f64(TWO_52)), f64(TWO_52)), half);
-        Expr towardZero = or(and(lt(kb.get(error), f64(0)), gt(kb.get(s), f64(0))), and(gt(kb.get(error), f64(0)), lt(kb.get(s), f64(0))));
-        // Below a power of two the doubles are twice as dense.
-        Expr step = select(and(towardZero, eq(kb.get(units), f64(TWO_52))), mul(kb.get(ulp), f64(0.5)), kb.get(ulp));
-        Expr odd = select(and(ne(kb.get(error), f64(0)), even), select(towardZero, sub(magnitude, step), add(magnitude, step)), magnitude);
-        return select(lt(kb.get(s), f64(0)), neg(odd), odd);
+        return RoundingToOdd.towardExact(kb, kb.get(s), add(sub(a, sub(kb.get(s), kb.get(bPart))), sub(b, kb.get(bPart))));
     }
 
     private static Expr f64(double value) { return constant(ScalarType.F64, value); }

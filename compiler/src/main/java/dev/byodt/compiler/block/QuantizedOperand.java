@@ -14,10 +14,11 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * One operand of dot products in a block datatype, quantized in blocks along the reduction axis: the tensor seen
  * as [outer, length, inner], blocks along the middle axis (the last one shorter when the block size does not
  * divide length), its elements (F32, or F64 where converted for the products, that layout), its blocks' scales (F32, [outer, blocks, inner]) and its tensor
- * scale (an F64 expression, 1 for formats without one). Weights are quantized at compile time by the exact
+ * scale (an F64 expression, 1 for formats without one). Blocks are {@code blockSize} long: the format's, or for a
+ * Conv's gathered windows ({@link ConvWindows}) the length of each tap's blocks of channels. Weights are quantized at compile time by the exact
  * quantizer, activations when the node runs by {@link ActivationQuantizer}: the same elements and scales.
  */
-record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long length, long inner, long blocks, Expr tensorScale) {
+record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long length, long inner, long blocks, long blockSize, Expr tensorScale) {
     /** The operand {@code source} (REAL), quantized by a loop nest that runs before the node's loops. */
     static QuantizedOperand atRunTime(KernelBuilder kb, BlockFormat format, String name, Buffer source, long outer, long length, long inner) {
         long blocks = blocks(format, length);
@@ -26,7 +27,7 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
         Buffer tensorScale = format.name().tensorScale() ? kb.scratch(name + ".tensor.scale", ScalarType.F32, new long[] {1}) : null;
         new ActivationQuantizer(format).emit(kb, source, elements, scales, tensorScale, outer, length, inner);
         Expr t = tensorScale == null ? f64(1) : cast(ScalarType.F64, kb.load(tensorScale, idx(0)));
-        return new QuantizedOperand(kb, elements, scales, length, inner, blocks, t);
+        return new QuantizedOperand(kb, elements, scales, length, inner, blocks, format.blockSize(), t);
     }
 
     /**
@@ -35,36 +36,52 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
      * with a NaN scale keeps the quantizer's zero elements; its NaN scale makes its sums NaN.
      */
     static QuantizedOperand atCompileTime(KernelBuilder kb, BlockFormat format, String name, float[] values, long outer, long length, long inner) {
-        double tensorScale = format.tensorScale(values);
-        // Stochastically rounded elements count from the key of the operand, as the run-time quantizer's do.
-        long key = format.counterKey(kb.name(), name);
-        int blocks = (int) blocks(format, length);
-        ElementStorage storage = storage(format);
-        float[] elements = new float[storage.integers() ? 0 : values.length];
-        long[] integers = new long[storage.integers() ? values.length : 0];
-        float[] scales = new float[(int) (outer * blocks * inner)];
-        float[] block = new float[format.blockSize()];
-        for (int o = 0; o < outer; o++) {
-            for (int i = 0; i < inner; i++) {
-                for (int b = 0; b < blocks; b++) {
-                    int start = b * format.blockSize(), count = (int) Math.min(format.blockSize(), length - start);
-                    for (int j = 0; j < count; j++) block[j] = values[(int) ((o * length + start + j) * inner + i)];
-                    int firstIndex = (int) ((o * length + start) * inner + i);
-                    QuantizedBlock q = format.quantize(block, 0, count, tensorScale, j -> key + firstIndex + (long) j * inner);
-                    scales[(int) ((o * blocks + b) * inner + i)] = (float) q.scale();
-                    for (int j = 0; j < count; j++) {
-                        int at = (int) ((o * length + start + j) * inner + i);
-                        if (storage.integers()) integers[at] = storage.storedInteger(q.element(j));
-                        else elements[at] = (float) q.element(j);
+        return Constant.of(kb, format, name, values, outer, length, inner).operand(kb, name, new long[] {outer, length, inner},
+            new long[] {outer, blocks(format, length), inner}, format.blockSize());
+    }
+
+    /**
+     * A constant's quantized elements (as {@link ElementStorage} keeps them: {@code elements} for float32s, else
+     * {@code integers}), block scales and tensor scale, in the layout it was quantized in.
+     */
+    record Constant(ElementStorage storage, float[] elements, long[] integers, float[] scales, double tensorScale) {
+        /** {@code values} as [outer, length, inner], quantized in blocks along the middle axis. */
+        static Constant of(KernelBuilder kb, BlockFormat format, String name, float[] values, long outer, long length, long inner) {
+            double tensorScale = format.tensorScale(values);
+            // Stochastically rounded elements count from the key of the operand, as the run-time quantizer's do.
+            long key = format.counterKey(kb.name(), name);
+            int blocks = (int) blocks(format, length);
+            ElementStorage storage = QuantizedOperand.storage(format);
+            float[] elements = new float[storage.integers() ? 0 : values.length];
+            long[] integers = new long[storage.integers() ? values.length : 0];
+            float[] scales = new float[(int) (outer * blocks * inner)];
+            float[] block = new float[format.blockSize()];
+            for (int o = 0; o < outer; o++) {
+                for (int i = 0; i < inner; i++) {
+                    for (int b = 0; b < blocks; b++) {
+                        int start = b * format.blockSize(), count = (int) Math.min(format.blockSize(), length - start);
+                        for (int j = 0; j < count; j++) block[j] = values[(int) ((o * length + start + j) * inner + i)];
+                        int firstIndex = (int) ((o * length + start) * inner + i);
+                        QuantizedBlock q = format.quantize(block, 0, count, tensorScale, j -> key + firstIndex + (long) j * inner);
+                        scales[(int) ((o * blocks + b) * inner + i)] = (float) q.scale();
+                        for (int j = 0; j < count; j++) {
+                            int at = (int) ((o * length + start + j) * inner + i);
+                            if (storage.integers()) integers[at] = storage.storedInteger(q.element(j));
+                            else elements[at] = (float) q.element(j);
+                        }
                     }
                 }
             }
+            return new Constant(storage, elements, integers, scales, tensorScale);
         }
-        long[] shape = {outer, length, inner};
-        Buffer elementsBuffer = storage.integers() ? kb.constant(name + ".elements", ScalarType.I64, Tensor.ofLongs(shape, integers))
-            : kb.constant(name + ".elements", ScalarType.F32, Tensor.ofFloats(shape, elements));
-        Buffer scalesBuffer = kb.constant(name + ".scales", ScalarType.F32, Tensor.ofFloats(new long[] {outer, blocks, inner}, scales));
-        return new QuantizedOperand(kb, elementsBuffer, scalesBuffer, length, inner, blocks, f64(tensorScale));
+
+        /** This constant as an operand of the shape {@code shape} and blocks of {@code blockSize} ({@code scalesShape}: [outer, blocks, inner]). */
+        QuantizedOperand operand(KernelBuilder kb, String name, long[] shape, long[] scalesShape, long blockSize) {
+            Buffer elementsBuffer = storage.integers() ? kb.constant(name + ".elements", ScalarType.I64, Tensor.ofLongs(shape, integers))
+                : kb.constant(name + ".elements", ScalarType.F32, Tensor.ofFloats(shape, elements));
+            Buffer scalesBuffer = kb.constant(name + ".scales", ScalarType.F32, Tensor.ofFloats(scalesShape, scales));
+            return new QuantizedOperand(kb, elementsBuffer, scalesBuffer, shape[1], shape[2], scalesShape[1], blockSize, f64(tensorScale));
+        }
     }
 
     /** How {@code format}'s elements are stored; {@link ActivationQuantizer#unsupported} admits only formats that have a way. */
@@ -80,7 +97,7 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
         if (elements.elementType() == type || elements.elementType() == ScalarType.I64) return this;
         Buffer converted = kb.scratch("converted.elements", type, elements.shape());
         kb.loop(elements.size(), i -> kb.store(converted, i, cast(type, kb.load(elements, i))));
-        return new QuantizedOperand(kb, converted, scales, length, inner, blocks, tensorScale);
+        return new QuantizedOperand(kb, converted, scales, length, inner, blocks, blockSize, tensorScale);
     }
 
     static long blocks(BlockFormat format, long length) { return (length + format.blockSize() - 1) / format.blockSize(); }

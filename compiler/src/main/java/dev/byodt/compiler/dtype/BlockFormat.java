@@ -32,15 +32,7 @@ public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid
             throw new ByodtException("block datatype " + name + ": the scale " + name.scale()
                 + " is a posit; scales must be minifloat or fixed-point datatypes, whose grids are uniform");
         }
-        BlockFormat format = new BlockFormat(name, element, scale, RoundingMode.NEAREST_EVEN, StochasticRounding.DEFAULT_BITS, 0, Optional.empty());
-        // A dot product's result is scaled by the product of its operands' tensor scales, each amax / (L * S): for
-        // tensors of magnitude 1 that product must stay a normal float32, 2^-126 <= (L * S)^-2.
-        if (name.tensorScale() && format.tensorScaleDivisor() > 0x1p63) {
-            throw new ByodtException("block datatype " + name + ": a tensor scale needs largest element * largest scale <= 2^63 (here about 2^"
-                + Math.getExponent(format.tensorScaleDivisor()) + "), or two tensor scales of amax / that would multiply below float32's "
-                + "normal range; scale datatypes of float32's range such as e8m0 need no tensor scale");
-        }
-        return format;
+        return new BlockFormat(name, element, scale, RoundingMode.NEAREST_EVEN, StochasticRounding.DEFAULT_BITS, 0, Optional.empty());
     }
 
     /**
@@ -77,13 +69,23 @@ public record BlockFormat(BlockDatatypeName name, ElementGrid element, ValueGrid
 
     public int blockSize() { return name.blockSize(); }
 
+    /** The largest divisor of a tensor scale (see {@link #tensorScaleDivisor}). */
+    private static final double MOST_TENSOR_SCALE_DIVISOR = 0x1p48;
+
     /**
-     * L * S, what a tensor scale divides the tensor's largest magnitude by: the largest element times the largest
-     * scale the rule chooses, the scale datatype's largest value (NVFP4: 6 * 448), or under a power-of-two rule
-     * its largest power of two (UE4M3: 256, where 448 would make the tensor's largest blocks clip by 448 / 256).
+     * What a tensor scale divides the tensor's largest magnitude by: L * S, the largest element times the largest
+     * scale the rule chooses, the scale datatype's largest value (NVFP4: 6 * 448), or under a power-of-two rule its
+     * largest power of two (UE4M3: 256, where 448 would make the tensor's largest blocks clip by 448 / 256); at most
+     * 2^48. Every element times its block's scale is then at most that divisor (its value over the tensor scale), so
+     * a dot product's scaled products are at most 2^96 and its float32 sum of up to 2^31 of them stays finite, and for
+     * tensors of magnitude 1 the product of two tensor scales, which scales that sum, stays a normal float32 (2^-96).
+     * L * S of a wide element (bfloat16, float32: about 2^128 times the scale's), or under E8M0 (2^127), would
+     * overflow the one and make the other 0; capped, the tensor scale maps the largest magnitude to 2^48, and the
+     * blocks' scales take what is left, down to their smallest.
      */
     public double tensorScaleDivisor() {
-        return element.largest() * (name.rule().powersOfTwo() ? Math.scalb(1.0, scale.maxExponent()) : scale.largest());
+        double largestScale = name.rule().powersOfTwo() ? Math.scalb(1.0, scale.maxExponent()) : scale.largest();
+        return Math.min(element.largest() * largestScale, MOST_TENSOR_SCALE_DIVISOR);
     }
 
     /**

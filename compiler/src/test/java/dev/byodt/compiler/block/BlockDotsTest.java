@@ -67,7 +67,7 @@ class BlockDotsTest {
 
     static BlockDatatypeName named(String name) { return DatatypeName.parseBlock(name).orElseThrow(); }
 
-    private static BlockFormat format(String name) { return BlockFormat.resolve(named(name), DatatypeChoice.builtInRegistry()); }
+    static BlockFormat format(String name) { return BlockFormat.resolve(named(name), DatatypeChoice.builtInRegistry()); }
 
     static BlockReference reference(String name) { return reference(name, RoundingMode.NEAREST_EVEN); }
 
@@ -110,14 +110,15 @@ class BlockDotsTest {
 
     /**
      * The power-of-two rules under a float32 tensor scale (over UE4M3 scales, whose powers of two run from 2^-9 to
-     * 2^8), where a block's exponent comes from amax / t and the elements from |v| / (X t), neither exact in double: with the edge rows (whose extremes make t huge) and the
+     * 2^8, and over E8M0, whose L * S is beyond the 2^48 a tensor scale divides by at most), where a block's exponent comes from amax / t and the elements from |v| / (X t), neither exact in double: with the edge rows (whose extremes make t huge) and the
      * seeded rows alone, in the default rounding and in those that read the most bits of the quotient.
      */
     @ParameterizedTest
     @CsvSource({"'block[custom[fp4e2m1]4,16,ue4m3,floor,tensor]', nearest", "'block[custom[fp8e4m3]8,32,ue4m3,ceil,tensor]', nearest",
         "'block[fxp8_6,32,ue4m3,even,tensor]', nearest-away", "'block[custom[fp6e2m3]6,32,ue4m3,midmax,tensor]', odd",
         "'block[custom[fp8e5m2]8,32,ue4m3,floor,tensor]', up", "'block[custom[posit]8,16,ue4m3,floor,tensor]', nearest",
-        "'block[custom[posit_es1]8,32,ue4m3,midmax,tensor]', odd", "'block[custom[posit_es0]8,16,ue4m3,ceil,tensor]', nearest-away"})
+        "'block[custom[posit_es1]8,32,ue4m3,midmax,tensor]', odd", "'block[custom[posit_es0]8,16,ue4m3,ceil,tensor]', nearest-away",
+        "'block[custom[fp8e4m3]8,32,e8m0,floor,tensor]', nearest"})
     void powerOfTwoRulesUnderATensorScaleQuantizeAsTheExactReference(String name, String mode) {
         float[][] rows = rows(name);
         checkQuantization(name, RoundingMode.of(mode), rows);

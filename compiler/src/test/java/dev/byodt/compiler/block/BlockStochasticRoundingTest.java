@@ -46,9 +46,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * and other with another seed. Posit elements too, which step between neighbouring posits by their distance.
  */
 class BlockStochasticRoundingTest {
-    private static final long SEED = 7;
+    static final long SEED = 7;
 
-    private static BlockFormat format(String name, int bits, long seed) {
+    static BlockFormat format(String name, int bits, long seed) {
         BlockDatatypeName n = DatatypeName.parseBlock(name).orElseThrow();
         return BlockFormat.resolve(n, DatatypeChoice.builtInRegistry()).withElementRounding("stochastic").withRandomBits(bits, seed);
     }
@@ -71,7 +71,8 @@ class BlockStochasticRoundingTest {
      * The rows quantized when a kernel runs: its kernel is 'quantize', its source 'x'. Posit elements (with every
      * (N+1)-bit posit in BlockDotsTest's rows: neighbours near minpos and maxpos, where the regime cuts exponent
      * bits) under E8M0, and under UE4M3 scales and a tensor scale. Wide elements: bfloat16 and float16, and fxp32_16
-     * (kept as integers); float32 below.
+     * (kept as integers); under a tensor scale, whose quotients are rounded to odd (fxp32_16 and fxp16_12 with 16 random
+     * bits, float32, bfloat16); float32 without one below.
      */
     @ParameterizedTest
     @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 16", "mxfp6e2m3, 1", "'block[custom[fp8e4m3]8,32,ue4m3,floor,tensor]', 16",
@@ -79,7 +80,8 @@ class BlockStochasticRoundingTest {
         "'block[custom[posit_es1]16,32,e8m0,floor]', 16", "'block[custom[posit]8,16,ue4m3,floor,tensor]', 16",
         "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 16", "'block[custom[posit_es3]8,32,ue4m3,rceil]', 5",
         "'block[bfloat16,32,e8m0,floor]', 16", "'block[float16,16,ue4m3,nearest]', 5", "'block[float16,32,e8m0,ceil]', 3",
-        "'block[fxp32_16,32,e8m0,floor]', 16", "'block[fxp32_16,16,ue4m3,nearest]', 8"})
+        "'block[fxp32_16,32,e8m0,floor]', 16", "'block[fxp32_16,16,ue4m3,nearest]', 16", "'block[fxp32_16,16,ue4m3,nearest,tensor]', 16",
+        "'block[fxp16_12,32,ue4m3,floor,tensor]', 16", "'block[float32,16,ue4m3,nearest,tensor]', 16", "'block[bfloat16,16,ue4m3,rceil,tensor]', 7"})
     void activationsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
         checkActivations(name, format, rows(format));
@@ -106,7 +108,7 @@ class BlockStochasticRoundingTest {
         checkWeights(name, format, rows);
     }
 
-    private static void checkActivations(String name, BlockFormat format, float[][] rows) {
+    static void checkActivations(String name, BlockFormat format, float[][] rows) {
         float[] flat = flat(rows);
         List<double[]> quantized = BlockDotsTest.quantizeAtRunTime(format, rows.length, flat);
         check(name, format, flat, rows.length, quantized.get(0), quantized.get(1), format.counterKey("quantize", "x"));

@@ -1,5 +1,7 @@
 package dev.byodt.compiler.block;
 
+import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.reference.BlockReference;
 import dev.byodt.compiler.dtype.reference.Rational;
 import dev.byodt.compiler.graph.Attribute;
@@ -11,6 +13,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -31,22 +35,69 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class WideBlockElementsTest {
     /**
      * A few rules on each element under E8M0, and float16 under UE4M3 onto its grid, with and without a tensor scale;
-     * with -Pexhaustive both elements under every rule and under UE4M3 by floor, and in more rounding modes.
+     * each element under a tensor scale, whose quotients no double holds exactly (float32's divided by a scale of 4 bits
+     * times a tensor scale of 24; fxp32's even and midmax thresholds of 32 bits times a tensor scale); with -Pexhaustive both elements under every rule and under UE4M3 by floor, and in more rounding modes.
      */
     @ParameterizedTest
     @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,e8m0,floor]", "block[bfloat16,32,e8m0,ceil]", "block[float16,32,e8m0,even]",
         "block[float16,16,ue4m3,nearest]", "block[float16,16,ue4m3,rceil,tensor]", "block[float32,32,e8m0,floor]", "block[float32,32,e8m0,nearest]",
         "block[float32,16,ue4m3,rceil]", "block[float32,32,e8m0,midmax]", "block[fxp32_16,32,e8m0,floor]", "block[fxp32_16,32,e8m0,even]",
-        "block[fxp32_16,16,ue4m3,nearest]", "block[fxp32_16,32,ue4m3,ceil]"})
+        "block[fxp32_16,16,ue4m3,nearest]", "block[fxp32_16,32,ue4m3,ceil]", "block[bfloat16,16,ue4m3,nearest,tensor]",
+        "block[float32,16,ue4m3,nearest,tensor]", "block[float32,32,e8m0,floor,tensor]", "block[fxp32_16,16,ue4m3,nearest,tensor]",
+        "block[fxp32_16,32,ue4m3,even,tensor]", "block[fxp32_16,32,e8m0,midmax,tensor]"})
     void activationsQuantizeAsTheExactReference(String name) {
         new BlockDotsTest().activationsQuantizeAsTheExactReference(name);
     }
 
     @ParameterizedTest
     @CsvSource({"'block[bfloat16,32,e8m0,floor]', up", "'block[float16,16,e8m0,floor]', odd", "'block[float16,16,ue4m3,nearest]', toward-zero",
-        "'block[float32,16,ue4m3,nearest]', odd", "'block[fxp32_16,32,e8m0,floor]', down", "'block[fxp32_16,16,ue4m3,rceil]', nearest-away"})
+        "'block[float32,16,ue4m3,nearest]', odd", "'block[fxp32_16,32,e8m0,floor]', down", "'block[fxp32_16,16,ue4m3,rceil]', nearest-away",
+        "'block[float32,16,ue4m3,rceil,tensor]', up", "'block[fxp32_16,16,ue4m3,nearest,tensor]', odd", "'block[bfloat16,32,e8m0,ceil,tensor]', down"})
     void activationsQuantizeInTheOtherRoundingModesAsTheExactReference(String name, String mode) {
         new BlockDotsTest().activationsQuantizeInTheOtherRoundingModesAsTheExactReference(name, mode);
+    }
+
+    /**
+     * Values whose quotient by their block's divisor X t (a UE4M3 scale times a tensor scale), rounded once in double,
+     * lands on a point the rounding reads while the exact quotient lies beside it (found by search): the midpoints
+     * between fxp32_16's elements, 2^-17 apart, to nearest, and the 2^-32 fractions that 16 random bits read
+     * stochastically. A quantizer that divides in double rounds about half of them the wrong way.
+     */
+    @Test
+    void quotientsADoubleRoundsOntoAPointRoundAsTheExactOnes() {
+        String name = "block[fxp32_16,16,ue4m3,nearest,tensor]";
+        BlockDotsTest.checkQuantization(name, RoundingMode.NEAREST_EVEN, quotientsOnPoints(name, 17));
+        BlockFormat stochastic = BlockStochasticRoundingTest.format(name, 16, BlockStochasticRoundingTest.SEED);
+        BlockStochasticRoundingTest.checkActivations(name, stochastic, quotientsOnPoints(name, 32));
+    }
+
+    /**
+     * Rows of blocks led by 3 2^13 (so every block has the same scale X, and the tensor the same t), the other values
+     * the float32s v from 2^12 up, in order, whose double quotient v / (X t) is a multiple of 2^-pointBits while the
+     * exact one is not (about one in 2^21 to nearest, one in 2^6 stochastically), with alternating signs, up to 20 rows
+     * of them (zeros where the float32s below the lead run out).
+     */
+    private static float[][] quotientsOnPoints(String name, int pointBits) {
+        BlockFormat format = BlockDotsTest.format(name);
+        int size = format.blockSize();
+        float lead = 3 * 0x1p13f;
+        float[] block = new float[size];
+        block[0] = lead;
+        double t = format.tensorScale(block), divisor = format.quantize(block, 0, 1, t).scale() * t;
+        List<Float> found = new ArrayList<>();
+        for (int bits = Float.floatToIntBits(0x1p12f); bits < Float.floatToIntBits(lead) && found.size() < 20 * K; bits++) {
+            float v = Float.intBitsToFloat(bits);
+            double q = v / divisor, points = Math.scalb(q, pointBits);
+            if (points == Math.rint(points) && new BigDecimal(v).compareTo(new BigDecimal(q).multiply(new BigDecimal(divisor))) != 0) {
+                found.add(found.size() % 2 == 0 ? v : -v);
+            }
+        }
+        float[][] rows = new float[Math.ceilDiv(found.size(), K - Math.ceilDiv(K, size))][K];
+        int next = 0;
+        for (float[] row : rows) {
+            for (int i = 0; i < K; i++) row[i] = i % size == 0 ? lead : next < found.size() ? found.get(next++) : 0;
+        }
+        return rows;
     }
 
     @Tag("exhaustive")
@@ -65,12 +116,12 @@ class WideBlockElementsTest {
 
     /**
      * MatMul by constant weights in tiles, Gemm, Conv, two activations (BlockDotsTest's cases): bfloat16 under E8M0,
-     * float16 under UE4M3 scales onto its grid with a tensor scale; with -Pexhaustive float16 under E8M0 and under
-     * UE4M3 without a tensor scale, and bfloat16 by midmax.
+     * float16 under UE4M3 scales onto its grid with a tensor scale, float32 and fxp32_16 under NVFP4's scales; with
+     * -Pexhaustive float16 under E8M0 and under UE4M3 without a tensor scale, bfloat16 by midmax and under NVFP4's scales.
      */
     @ParameterizedTest
     @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,rceil,tensor]", "block[float32,32,e8m0,floor]",
-        "block[fxp32_16,32,ue4m3,nearest]"})
+        "block[fxp32_16,32,ue4m3,nearest]", "block[float32,16,ue4m3,nearest,tensor]", "block[fxp32_16,16,ue4m3,nearest,tensor]"})
     void dotProductsSumExactBlocks(String name) {
         checkDotProducts(name);
     }
@@ -79,7 +130,8 @@ class WideBlockElementsTest {
     @Test
     void dotProductsInTheOtherWideFormats() {
         for (String name : List.of("block[float16,16,e8m0,floor]", "block[float16,16,ue4m3,nearest]", "block[bfloat16,32,e8m0,midmax]",
-            "block[float32,16,ue4m3,nearest]", "block[fxp32_16,32,e8m0,floor]", "block[fxp32_16,16,ue4m3,floor]")) {
+            "block[float32,16,ue4m3,nearest]", "block[fxp32_16,32,e8m0,floor]", "block[fxp32_16,16,ue4m3,floor]",
+            "block[bfloat16,16,ue4m3,nearest,tensor]")) {
             checkDotProducts(name);
         }
     }

@@ -172,7 +172,8 @@ public final class BlockReference {
     /**
      * A format's float32 tensor scale over {@code values}: the largest finite magnitude over (largest element *
      * the largest scale the rule can choose: the largest listed scale for rceil and nearest, the largest listed
-     * power of two for the others), rounded to the nearest float32 (ties to even), or 1 when that is 0.
+     * power of two for the others; or 2^48 where that product is larger), rounded to the nearest float32 (ties to
+     * even), or 1 when that is 0.
      */
     public Rational tensorScale(float[] values) {
         Rational amax = Rational.ZERO;
@@ -182,7 +183,9 @@ public final class BlockReference {
         if (amax.signum() == 0) return Rational.of(1);
         boolean anyScale = rule.equals("rceil") || rule.equals("nearest");
         Rational largestChosen = anyScale ? largestScale() : scales.stream().filter(BlockReference::isPowerOfTwo).reduce((a, b) -> b).orElseThrow();
-        Rational quotient = amax.divide(largestElement().multiply(largestChosen));
+        Rational divisor = largestElement().multiply(largestChosen);
+        Rational most = Rational.scaled(BigInteger.ONE, 48);
+        Rational quotient = amax.divide(divisor.compareTo(most) > 0 ? most : divisor);
         int exponent = Math.max(quotient.floorLog2(), -126);
         BigInteger significand = Rounding.nearestEven(quotient.multiply(Rational.scaled(BigInteger.ONE, 23 - exponent)));
         return significand.signum() == 0 ? Rational.of(1) : Rational.scaled(significand, exponent - 23);
