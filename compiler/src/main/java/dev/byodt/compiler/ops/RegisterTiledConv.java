@@ -6,7 +6,6 @@ import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.runtime.Tensor;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.and;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.idx;
@@ -25,6 +24,12 @@ import static dev.byodt.compiler.kernel.Exprs.rem;
  * block after block), so that each thread reads few panels of weights and a layer of few maps still divides.
  */
 final class RegisterTiledConv {
+    /**
+     * Vectors of sums a tile holds: 28 of AVX-512's 32 registers, the others for a term's weights and inputs; tiles of
+     * 14 positions by two vectors of maps took ResNet-18's 14x14 layers in a tenth less time than 12 did.
+     */
+    private static final long MOST_SUMS = 28;
+
     private RegisterTiledConv() {}
 
     /** Whether this schedule applies: two spatial axes, constant weights, tiles of the maps of a group. */
@@ -40,43 +45,39 @@ final class RegisterTiledConv {
         long channelsPerGroup = s.channelsPerGroup();
         long[] taps = {window.kernelSize(0), window.kernelSize(1)};
         long terms = channelsPerGroup * taps[0] * taps[1];
-        RegisterTile tile = RegisterTile.of(kb, lanes, RegisterTile.MOST_ROWS, maps);
+        long mapVectors = RegisterTile.columnsFor(lanes, maps) / lanes;
+        TilePositions positions = TilePositions.of(window, PaddedPlanes.width(kb.input(0), window), MOST_SUMS / mapVectors);
+        RegisterTile tile = RegisterTile.of(kb, lanes, positions.positions(), maps);
         long mapTiles = tile.columnTiles(maps);
         Buffer panels = tile.panels(kb, weights, s.groups(), maps, terms);
-        PaddedPlanes planes = PaddedPlanes.of(kb, kb.input(0), window, tile.rows());
-        long[] out = window.outputShape();
+        PaddedPlanes planes = PaddedPlanes.of(kb, kb.input(0), window, positions.planeBlock());
         kb.loop(s.batch(), n -> {
             planes.fill(kb, n, idx(0), s.channels());
-            kb.loop(s.groups() * mapTiles * planes.blocks(), true, tileBlock -> {
-                Expr groupTile = div(tileBlock, planes.blocks());
-                Expr block = rem(tileBlock, planes.blocks());
+            kb.loop(s.groups() * mapTiles * positions.tiles(), true, tileIndex -> {
+                Expr groupTile = div(tileIndex, positions.tiles());
+                Expr positionTile = rem(tileIndex, positions.tiles());
                 Expr group = div(groupTile, mapTiles);
                 Expr firstMap = mul(rem(groupTile, mapTiles), tile.columns());
-                Expr start = mul(block, tile.rows());
+                Expr start = positions.firstOnGrid(kb, positionTile);
                 // One loop over the terms, not a nest over channels and taps: LLVM keeps the tile in registers
                 // across the iterations of the innermost loop only, and stores and reloads it around the others.
                 tile.sum(kb, terms, panels, tile.panelStart(groupTile, terms), (term, position) -> {
                     Expr channel = add(mul(group, channelsPerGroup), div(term, taps[0] * taps[1]));
                     Expr tap = planes.tap(channel, rem(div(term, taps[1]), taps[0]), rem(term, taps[1]));
-                    return kb.load(planes.buffer(), add(add(tap, start), position));
+                    return kb.load(planes.buffer(), add(add(tap, start), positions.offsetOnGrid(position)));
                 });
-                // Positions outside, maps inside: where a position is on the grid, and whether it is stored, once.
-                kb.loop(tile.rows(), p -> {
-                    Expr position = add(start, p);
-                    Expr row = kb.get(kb.local("row", div(position, planes.width())));
-                    Expr column = kb.get(kb.local("column", rem(position, planes.width())));
-                    kb.when(and(lt(row, out[0]), lt(column, out[1])), () -> kb.loop(tile.columns(), m -> {
-                        Expr mapInGroup = add(firstMap, m);
-                        Expr map = add(mul(group, maps), mapInGroup);
-                        Runnable store = () -> {
-                            Expr result = tile.result(kb, p, m);
-                            if (bias != null) result = add(result, kb.load(bias, map));
-                            kb.store(y, flatIndex(y.shape(), n, map, row, column), result);
-                        };
-                        if (maps % tile.columns() == 0) store.run();
-                        else kb.when(lt(mapInGroup, maps), store);
-                    }));
-                });
+                // Positions outside, maps inside: where a position is, and whether it is stored, once.
+                kb.loop(tile.rows(), p -> positions.whereStored(kb, positionTile, p, (row, column) -> kb.loop(tile.columns(), m -> {
+                    Expr mapInGroup = add(firstMap, m);
+                    Expr map = add(mul(group, maps), mapInGroup);
+                    Runnable store = () -> {
+                        Expr result = tile.result(kb, p, m);
+                        if (bias != null) result = add(result, kb.load(bias, map));
+                        kb.store(y, flatIndex(y.shape(), n, map, row, column), result);
+                    };
+                    if (maps % tile.columns() == 0) store.run();
+                    else kb.when(lt(mapInGroup, maps), store);
+                })));
             });
         });
     }

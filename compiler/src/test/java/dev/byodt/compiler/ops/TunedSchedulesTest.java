@@ -134,6 +134,13 @@ class TunedSchedulesTest {
         conv("register tiles, 7x7 stride 2, 40 maps", Schedule.REGISTER_TILES, s(1, 2, 12, 9), s(40, 2, 7, 7), true,
             "strides", s(2, 2), "pads", s(3, 3, 3, 3)),
         conv("register tiles, 1x1 stride 2", Schedule.REGISTER_TILES, s(1, 4, 7, 8), s(16, 4, 1, 1), true, "strides", s(2, 2)),
+        // Stride 1: tiles of blocks of output rows and columns; blocks that do not divide the output, the last of a
+        // column (2 x 7 over 17 rows) or of both a row and a column (one vector of maps: 5 x 5 over 29 x 29 with 16
+        // lanes; with 8, two vectors, 1 x 10 over 29 columns) starting early.
+        conv("register tiles, blocks of 2 x 7 over 17 rows", Schedule.REGISTER_TILES, s(1, 3, 17, 7), s(20, 3, 3, 3), true,
+            "pads", s(1, 1, 1, 1)),
+        conv("register tiles, groups of 16 maps, blocks starting early in rows and columns", Schedule.REGISTER_TILES,
+            s(1, 2, 29, 29), s(32, 1, 3, 3), true, "group", 2L, "pads", s(1, 1, 1, 1)),
         // Pointwise (1x1, stride 1, no padding), a vector of positions or more: maps by positions in register tiles;
         // positions that fill no whole tile (the last tile starts early), maps that fill no whole tile, groups, batch 2.
         conv("pointwise, 26 maps, 35 positions, batch 2", Schedule.POINTWISE, s(2, 5, 5, 7), s(26, 5, 1, 1), true),
