@@ -16,12 +16,14 @@ import static dev.byodt.compiler.kernel.Exprs.rem;
 /**
  * A tuned schedule of {@link Conv}: a 2-D convolution with constant weights as a matrix product in register
  * tiles ({@link RegisterTile}), the way ONNX Runtime's im2col and packed GEMM compute it, without the im2col
- * copy: the output of a group is a matrix of positions on the wide grid of its padded planes
- * ({@link PaddedPlanes}) by output maps, and the term (input channel, ky, kx) of a tile's positions is one
- * contiguous run of a plane, since the tap's offset is the same for every position. Maps beyond the last whole
- * tile compute with zero weights and are not stored, as positions beyond the grid and the grid's junk columns
- * are not. Threads divide the tiles, each thread a run of them, map tile by map tile (each map tile's positions
- * block after block), so that each thread reads few panels of weights and a layer of few maps still divides.
+ * copy: the output of a group is a matrix of output positions by output maps, the positions read on the grid of
+ * the group's padded planes ({@link PaddedPlanes}), where the term (input channel, ky, kx) of every position is
+ * at the same offset from the position, so a tile's positions, constant offsets from its first
+ * ({@link TilePositions}: blocks of output rows and columns, or runs along the grid where the stride is more than
+ * 1), take one address a term. Maps beyond the last whole tile compute with zero weights and are not stored, as
+ * positions beyond the output are not. Threads divide the tiles, each thread a run of them, map tile by map tile
+ * (each map tile's positions tile after tile), so that each thread reads few panels of weights and a layer of
+ * few maps still divides.
  */
 final class RegisterTiledConv {
     /**
