@@ -3,14 +3,10 @@ package dev.byodt.compiler.codegen;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelWalker;
 import dev.byodt.compiler.kernel.Stmt;
-import org.bytedeco.javacpp.PointerPointer;
 import org.bytedeco.llvm.LLVM.LLVMContextRef;
-import org.bytedeco.llvm.LLVM.LLVMMetadataRef;
 import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
 import java.util.List;
-
-import static org.bytedeco.llvm.global.LLVM.*;
 
 /**
  * Where a module is optimized without interleaving (an emulated datatype's, see
@@ -55,18 +51,7 @@ final class InterleavedLoops {
      * runs posit16's decoded 256^3 MatMul as fast (1.09 times float32's time; 1.6 with a count of 2).
      */
     static void mark(LLVMContextRef context, LLVMValueRef backEdge) {
-        LLVMMetadataRef self = LLVMTemporaryMDNode(context, new PointerPointer<>(0), 0);
-        LLVMMetadataRef loopId = LLVMMDNodeInContext2(context, new PointerPointer<>(3).put(0, self)
-            .put(1, hint(context, "llvm.loop.interleave.count", COUNT))
-            .put(2, hint(context, "llvm.loop.unroll.count", UNROLLED)), 3);
-        LLVMMetadataReplaceAllUsesWith(self, loopId);
-        String kind = "llvm.loop";
-        LLVMSetMetadata(backEdge, LLVMGetMDKindIDInContext(context, kind, kind.length()), LLVMMetadataAsValue(context, loopId));
-    }
-
-    private static LLVMMetadataRef hint(LLVMContextRef context, String name, int value) {
-        return LLVMMDNodeInContext2(context, new PointerPointer<>(2)
-            .put(0, LLVMMDStringInContext2(context, name, name.length()))
-            .put(1, LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(context), value, 0))), 2);
+        LoopHints.mark(context, backEdge, LoopHints.hint(context, "llvm.loop.interleave.count", COUNT),
+            LoopHints.hint(context, "llvm.loop.unroll.count", UNROLLED));
     }
 }

@@ -45,7 +45,8 @@ final class KernelStructure {
     private void statement(Stmt s) {
         switch (s) {
             case Stmt.For f -> {
-                text.append(f.var().splits() ? "split for v" : "for v").append(number(loopVars, f.var())).append(" < ");
+                text.append(f.var().splits() ? "split for v" : f.var().spansVectors() ? "vector for v" : "for v")
+                    .append(number(loopVars, f.var())).append(" < ");
                 expr(f.extent());
                 statements(f.body());
             }

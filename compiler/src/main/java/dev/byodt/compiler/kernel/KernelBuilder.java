@@ -109,12 +109,24 @@ public final class KernelBuilder {
 
     /** {@link #splitLoop} where {@code splits}, else {@link #loop(long, Consumer)}. */
     public void loop(long extent, boolean splits, Consumer<Expr> body) {
+        loop(extent, splits, false, body);
+    }
+
+    /**
+     * for (i = 0; i < extent; i++) body(i), where {@code extent} is a few whole vectors of the machine's lanes and
+     * the body a vector operation on each (a row of a register tile): see {@link LoopVar#spansVectors()}.
+     */
+    public void vectorLoop(long extent, Consumer<Expr> body) {
+        loop(extent, false, true, body);
+    }
+
+    private void loop(long extent, boolean splits, boolean spansVectors, Consumer<Expr> body) {
         if (extent <= 0) return;
         if (extent == 1) {
             body.accept(Exprs.idx(0));
             return;
         }
-        LoopVar var = new LoopVar("i" + nextId++, splits);
+        LoopVar var = new LoopVar("i" + nextId++, splits, spansVectors);
         scopes.push(new ArrayList<>());
         body.accept(new Expr.Var(var));
         List<Stmt> inner = scopes.pop();

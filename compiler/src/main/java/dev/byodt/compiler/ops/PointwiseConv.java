@@ -7,8 +7,9 @@ import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Tensor;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.and;
 import static dev.byodt.compiler.kernel.Exprs.div;
-import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.ge;
 import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.min;
@@ -28,7 +29,11 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * it is kept where so few positions would leave this schedule's vectors partly empty that it computes less.
  *
  * <p>A tile of positions past the last whole one starts early, so that it ends on the last position: it
- * recomputes positions of the tile before it, with the same bits, and stores only its own. Maps beyond the last
+ * recomputes positions of the tile before it, with the same bits, and stores only its own: each row of the tile
+ * is stored by a loop over the tile's whole width whose stores are conditional, which LLVM makes into masked
+ * vector stores. (A loop over the tile's own positions alone has a trip count known only at run time, which the
+ * vectorizer gave a vector loop, a vector remainder and a scalar remainder for each of the tile's rows: half of the
+ * function's code, and a third of the O3 time of mobilenet_v2's 112x112 and 56x56 layers.) Maps beyond the last
  * whole tile of maps compute with zero weights and are not stored. Each output sums its channels from +0 in their
  * order and is rounded once, then the bias is added, as in the reference nest. Threads divide the tiles, each a run
  * of them, tile of positions by tile of positions, the maps innermost: a thread reads its runs of the input once,
@@ -91,14 +96,17 @@ final class PointwiseConv {
             kb.loop(rows, row -> {
                 Expr mapInGroup = add(mul(mapTile, rows), row);
                 Expr outputStart = add(mul(add(mul(n, s.featureMaps()), add(mul(group, maps), mapInGroup)), positions), first);
-                Runnable store = () -> kb.loop(sub(idx(columns), recomputed), i -> {
-                    Expr column = add(recomputed, i);
-                    Expr result = tile.result(kb, row, column);
-                    if (bias != null) result = add(result, kb.load(bias, add(mul(group, maps), mapInGroup)));
-                    kb.store(y, add(outputStart, column), result);
+                kb.vectorLoop(columns, column -> {
+                    Expr own = positions % columns == 0 ? null : ge(column, recomputed);
+                    if (maps % rows != 0) own = own == null ? lt(mapInGroup, maps) : and(own, lt(mapInGroup, maps));
+                    Runnable store = () -> {
+                        Expr result = tile.result(kb, row, column);
+                        if (bias != null) result = add(result, kb.load(bias, add(mul(group, maps), mapInGroup)));
+                        kb.store(y, add(outputStart, column), result);
+                    };
+                    if (own == null) store.run();
+                    else kb.when(own, store);
                 });
-                if (maps % rows == 0) store.run();
-                else kb.when(lt(mapInGroup, maps), store);
             });
         }));
     }

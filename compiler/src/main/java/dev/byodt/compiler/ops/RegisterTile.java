@@ -123,15 +123,15 @@ final class RegisterTile {
      * columns {@code columnTile}, those inside the product's {@code rows x columns}.
      */
     private void store(KernelBuilder kb, long rows, long columns, Expr firstRow, Expr columnTile, BiFunction<Expr, Expr, Expr> sum, Result result) {
-        kb.loops(new long[] {this.rows, this.columns}, at -> {
-            Expr row = add(firstRow, at[0]);
-            Expr column = add(mul(columnTile, this.columns), at[1]);
+        kb.loop(this.rows, inTileRow -> kb.vectorLoop(this.columns, inTileColumn -> {
+            Expr row = add(firstRow, inTileRow);
+            Expr column = add(mul(columnTile, this.columns), inTileColumn);
             Expr inside = rows % this.rows == 0 ? null : lt(row, rows);
             if (columns % this.columns != 0) inside = inside == null ? lt(column, columns) : and(inside, lt(column, columns));
-            Runnable store = () -> result.store(row, column, sum.apply(at[0], at[1]));
+            Runnable store = () -> result.store(row, column, sum.apply(inTileRow, inTileColumn));
             if (inside == null) store.run();
             else kb.when(inside, store);
-        });
+        }));
     }
 
     /**
@@ -248,7 +248,7 @@ final class RegisterTile {
     private void addTerm(KernelBuilder kb, Expr k, Term term, BiFunction<Integer, Expr, Expr> sum, Buffer into, Expr at) {
         for (int r = 0; r < rows; r++) {
             int row = r;
-            kb.loop(columns, c -> kb.store(into, add(at, add(c, row * columns)), term.multiplyAdd(sum.apply(row, c), k, row, c)));
+            kb.vectorLoop(columns, c -> kb.store(into, add(at, add(c, row * columns)), term.multiplyAdd(sum.apply(row, c), k, row, c)));
         }
     }
 
