@@ -77,8 +77,9 @@ public final class KernelBuilder {
     /**
      * Makes every later store into {@code buffer} store {@code transform} of its value: an element-wise activation
      * computed by the kernel of the node whose output it takes, as each output element is stored. Right only for
-     * a kernel that stores into the buffer nothing but its elements' final values and never reads it back (a read
-     * is refused).
+     * a kernel whose last store into each element is the element's final value and that never reads the buffer back
+     * (a read is refused); an earlier store that a later one overwrites (DepthwiseConv's rows, copied as whole
+     * vectors running on into the next row) is harmless, since the transform depends on nothing but its operand.
      */
     public void transformStores(Buffer buffer, UnaryOperator<Expr> transform) {
         this.transformed = buffer;

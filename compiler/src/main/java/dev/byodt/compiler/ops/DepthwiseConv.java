@@ -31,7 +31,9 @@ final class DepthwiseConv {
     /**
      * Whether this schedule applies: two spatial axes, stride 1, one input channel and one output map a group. (With
      * stride 2, on the planes of each phase, mobilenet_v2's layers took 1.2 to 2 times as long as along rows in a
-     * profile at a load average of 24.)
+     * profile at a load average of 24; on 2026-11-28 again 1.7 to 2.5 times for three of its four stride-2 layers at
+     * a load average of 17: LLVM unrolls the copies into the phases' planes of rows of 56 or fewer columns whole and
+     * loads them with gathers.)
      */
     static boolean fits(Conv.Shape s) {
         return PaddedPlaneConv.fits(s.window()) && s.channelsPerGroup() == 1 && s.mapsPerGroup() == 1;
@@ -42,6 +44,11 @@ final class DepthwiseConv {
      * elements, into a scratch row from which the output rows are copied, less the grid's junk columns. (Along each
      * output row instead, in whole vectors with the positions past the row masked off, and straight into the
      * output, mobilenet_v2's 14x14 layers took about 1.7 times as long in a profile at a load average of 24.)
+     *
+     * <p>Each row is copied as whole vectors too, running on into the rows after it, which are copied later and
+     * overwrite what it wrote there; only the last rows, which would run past the channel into another thread's,
+     * are copied element by element. (Rows copied with their junk columns masked off, as a loop along the row, took
+     * a loop LLVM unrolled whole and vectorized the loop over rows instead, with a gather and a scatter a vector.)
      */
     static void lower(Conv.Shape s, KernelBuilder kb, long lanes) {
         Buffer x = kb.input(0);
@@ -50,17 +57,27 @@ final class DepthwiseConv {
         WindowGeometry window = s.window();
         long[] out = window.outputShape();
         long width = PaddedPlanes.width(x, window);
-        long length = (out[0] * width + lanes - 1) / lanes * lanes;
+        long length = roundUp(out[0] * width, lanes);
+        long rowRun = roundUp(out[1], lanes);
+        long channelLength = out[0] * out[1];
+        long runningRows = channelLength < rowRun ? 0 : Math.min(out[0], (channelLength - rowRun) / out[1] + 1);
         PaddedPlanes planes = PaddedPlanes.of(kb, x, window, length, "channelPlanes");
         Buffer sums = kb.scratch("sums", ScalarType.REAL, new long[] {length});
         kb.loop(s.batch(), n -> kb.splitLoop(s.channels(), channel -> {
             planes.fill(kb, n, channel, 1);
             Expr channelBias = bias == null ? null : kb.get(kb.local("bias", kb.load(bias, channel)));
             kb.loop(length, p -> kb.store(sums, p, windowSum(kb, planes, channel, p, channelBias)));
-            kb.loops(out, at -> kb.store(y, flatIndex(y.shape(), n, channel, at[0], at[1]),
-                kb.load(sums, add(mul(at[0], width), at[1]))));
+            Expr channelStart = flatIndex(y.shape(), n, channel, idx(0), idx(0));
+            kb.loop(runningRows, row -> kb.loop(rowRun, column ->
+                kb.store(y, add(channelStart, add(mul(row, out[1]), column)), kb.load(sums, add(mul(row, width), column)))));
+            kb.loops(new long[] {out[0] - runningRows, out[1]}, at -> {
+                Expr row = add(at[0], runningRows);
+                kb.store(y, flatIndex(y.shape(), n, channel, row, at[1]), kb.load(sums, add(mul(row, width), at[1])));
+            });
         }));
     }
+
+    private static long roundUp(long n, long multiple) { return (n + multiple - 1) / multiple * multiple; }
 
     /** The rounded sum of the window at grid position {@code p} of {@code channel}, its taps in order, plus the bias. */
     private static Expr windowSum(KernelBuilder kb, PaddedPlanes planes, Expr channel, Expr p, Expr channelBias) {

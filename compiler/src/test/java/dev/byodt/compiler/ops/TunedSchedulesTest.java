@@ -163,11 +163,14 @@ class TunedSchedulesTest {
         conv("padded planes, two maps a channel", Schedule.PADDED_PLANES, s(1, 3, 11, 13), s(6, 1, 5, 5), true,
             "group", 3L, "pads", s(2, 2, 2, 2)),
         // One channel and one map a group, stride 1: depthwise, each output's sum in registers; grids that fill no
-        // whole vector, uneven pads, dilation, weights at run time.
+        // whole vector, uneven pads, dilation, weights at run time; output rows copied as whole vectors that run on
+        // into the next rows (3 of 6 rows of 5 with 16 lanes), and channels smaller than a vector.
         conv("depthwise, 5x5", Schedule.DEPTHWISE, s(1, 3, 11, 13), s(3, 1, 5, 5), true,
             "group", 3L, "pads", s(2, 2, 2, 2)),
         conv("depthwise, 3x3, batch 2, uneven pads, dilation", Schedule.DEPTHWISE, s(2, 4, 7, 6), s(4, 1, 3, 3), false,
             "group", 4L, "pads", s(1, 0, 2, 1), "dilations", s(2, 1)),
+        conv("depthwise, 3x3, channels of 12 outputs", Schedule.DEPTHWISE, s(1, 5, 3, 4), s(5, 1, 3, 3), true,
+            "group", 5L, "pads", s(1, 1, 1, 1)),
         // Strides beyond 1, or one or three spatial axes: along rows.
         conv("along rows, depthwise, strides 2 and 3, dilation, uneven pads", Schedule.ALONG_ROWS, s(2, 2, 10, 14), s(2, 1, 3, 3), false,
             "group", 2L, "strides", s(2, 3), "dilations", s(1, 2), "pads", s(0, 1, 1, 2)),
