@@ -17,6 +17,7 @@ import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
@@ -104,9 +105,10 @@ final class RegisterTile {
      * of rows (a profile put a quarter of the ViT's products' time on those loads; in blocks they take a ninth less
      * CPU). Between blocks a tile's sums wait in a scratch row of their own, stored and loaded as they are, so each
      * output still sums its terms from +0 in their order and is rounded once. Threads divide the tiles of columns.
-     * Every term prefetches the weights {@link #PREFETCH_BYTES} further on ({@link #prefetch}): otherwise the first
-     * tile of rows of each block waited on memory while the others left it idle (a ViT's 50 rows use each weight 50
-     * times, so its 336 MB of weights stream from memory for each image).
+     * The first tile of rows, which reads each block from memory, prefetches the weights {@link #PREFETCH_BYTES}
+     * further on at every term ({@link #prefetch}; into the next block at the end of one): otherwise it waited on
+     * memory while the other tiles, reading the block from the first-level cache, left memory idle (a ViT's 50 rows
+     * use each weight 50 times, so its 336 MB of weights stream from memory for each image).
      */
     private void inBlocksOfTerms(KernelBuilder kb, long rows, long terms, long columns, long blockTerms, Buffer panels,
                                  BiFunction<Expr, Expr, Expr> input, Result result) {
@@ -120,7 +122,7 @@ final class RegisterTile {
                 Expr slot = mul(rowTile, tileSums);
                 addTerms(kb, first, blockTerms, (sum, k, r, c) ->
                     mac(sum, input.apply(min(add(firstRow, r), rows - 1), k), kb.load(panels, add(add(panelStart, mul(k, this.columns)), c))),
-                    fromZero ? null : sums, sums, slot, k -> prefetch(kb, panels, add(panelStart, mul(k, this.columns))));
+                    fromZero ? null : sums, sums, slot, k -> kb.when(eq(rowTile, idx(0)), () -> prefetch(kb, panels, add(panelStart, mul(k, this.columns)))));
             });
             block.accept(idx(0), true);
             kb.loop(terms / blockTerms - 1, b -> block.accept(mul(add(b, 1), blockTerms), false));
