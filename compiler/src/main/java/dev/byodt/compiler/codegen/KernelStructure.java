@@ -58,6 +58,13 @@ final class KernelStructure {
                 expr(st.value());
                 text.append(';');
             }
+            case Stmt.Prefetch p -> {
+                text.append("prefetch ");
+                buffer(p.buffer());
+                text.append('[');
+                expr(p.index());
+                text.append("];");
+            }
             case Stmt.Assign a -> {
                 local(a.local());
                 text.append(" = ");

@@ -306,6 +306,7 @@ public final class LlvmCodegen {
                     declareLocals(i.otherwise());
                 }
                 case Stmt.Store st -> { }
+                case Stmt.Prefetch p -> { }
             }
         }
     }
@@ -323,6 +324,10 @@ public final class LlvmCodegen {
             }
             case Stmt.Assign a -> LLVMBuildStore(builder, expr(a.value()), localSlots.get(a.local()));
             case Stmt.If i -> emitIf(i);
+            // A read (0), kept in every level of cache (3), of data (1).
+            case Stmt.Prefetch p -> call("llvm.prefetch.p0", voidType, List.of(element(p.buffer(), p.index()),
+                LLVMConstInt(LLVMInt32TypeInContext(context), 0, 0), LLVMConstInt(LLVMInt32TypeInContext(context), 3, 0),
+                LLVMConstInt(LLVMInt32TypeInContext(context), 1, 0)));
         }
     }
 

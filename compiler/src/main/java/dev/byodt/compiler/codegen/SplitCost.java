@@ -60,6 +60,7 @@ public final class SplitCost {
                     saturatedMultiply(f.extent() instanceof Expr.IntConst c ? Math.max(c.value(), 0) : 1, operations(f.body())));
                 case Stmt.Store st -> 1 + operations(st.index()) + operations(st.value());
                 case Stmt.Assign a -> operations(a.value());
+                case Stmt.Prefetch p -> 1 + operations(p.index());
                 case Stmt.If i -> operations(i.condition()) + Math.max(operations(i.then()), operations(i.otherwise()));
             });
         }

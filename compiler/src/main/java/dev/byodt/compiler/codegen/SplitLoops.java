@@ -81,6 +81,7 @@ public final class SplitLoops {
                 }
                 case Stmt.Store st -> { }
                 case Stmt.Assign a -> { }
+                case Stmt.Prefetch p -> { }
             }
         }
         return false;
@@ -99,6 +100,7 @@ public final class SplitLoops {
                 }
                 case Stmt.Store st -> { }
                 case Stmt.Assign a -> { }
+                case Stmt.Prefetch p -> { }
             }
         }
     }
@@ -113,6 +115,7 @@ public final class SplitLoops {
                 }
                 case Stmt.Store st -> stored.add(st.buffer().storage());
                 case Stmt.Assign a -> assigned.add(a.local());
+                case Stmt.Prefetch p -> { }
             }
         }
     }
@@ -147,6 +150,7 @@ public final class SplitLoops {
                         expr(st.value());
                     }
                     case Stmt.Assign a -> expr(a.value());
+                    case Stmt.Prefetch p -> expr(p.index());
                 }
             }
         }

@@ -81,6 +81,7 @@ public final class Interpreter {
                 }
             }
             case Stmt.Assign a -> localValues.put(a.local(), eval(a.value()));
+            case Stmt.Prefetch p -> { }
             case Stmt.If i -> execute(truth(eval(i.condition())) ? i.then() : i.otherwise());
         }
     }

@@ -94,6 +94,11 @@ public final class KernelBuilder {
         emit(new Stmt.Store(buffer, index, value));
     }
 
+    /** A hint that buffer[index] will be read soon ({@link Stmt.Prefetch}). */
+    public void prefetch(Buffer buffer, Expr index) {
+        emit(new Stmt.Prefetch(buffer, index));
+    }
+
     /** for (i = 0; i < extent; i++) body(i) */
     public void loop(long extent, Consumer<Expr> body) {
         loop(extent, false, body);

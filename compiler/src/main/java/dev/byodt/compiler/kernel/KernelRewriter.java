@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Rewrites statements and expressions: as it stands, the identity, rebuilding each node from its rewritten
- * parts (For, Store, Assign and If; Load, Op and Call, and the buffers and locals they name). A pass
+ * parts (For, Store, Assign, Prefetch and If; Load, Op and Call, and the buffers and locals they name). A pass
  * overrides the hooks for what it changes and calls {@link #rebuilt} for the rest, so that it reaches every
  * node however deep. Parts are rewritten in evaluation order: a loop's extent before its body, a store's
  * index before its value, an operation's arguments first to last.
@@ -36,6 +36,7 @@ public class KernelRewriter {
             case Stmt.For f -> new Stmt.For(f.var(), expr(f.extent()), body(f.body()));
             case Stmt.Store st -> new Stmt.Store(buffer(st.buffer()), expr(st.index()), expr(st.value()));
             case Stmt.Assign a -> new Stmt.Assign(local(a.local()), expr(a.value()));
+            case Stmt.Prefetch p -> new Stmt.Prefetch(buffer(p.buffer()), expr(p.index()));
             case Stmt.If i -> new Stmt.If(expr(i.condition()), body(i.then()), body(i.otherwise()));
         };
     }

@@ -22,6 +22,7 @@ public final class KernelWalker {
                 visit(s.value(), visitor);
             }
             case Stmt.Assign a -> visit(a.value(), visitor);
+            case Stmt.Prefetch p -> visit(p.index(), visitor);
             case Stmt.If i -> {
                 visit(i.condition(), visitor);
                 forEachExpr(i.then(), visitor);

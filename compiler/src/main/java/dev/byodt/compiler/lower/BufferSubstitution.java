@@ -4,6 +4,7 @@ import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelRewriter;
+import dev.byodt.compiler.kernel.Stmt;
 
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,12 @@ final class BufferSubstitution extends KernelRewriter {
     @Override
     public Expr expr(Expr e) {
         return e instanceof Expr.Load l ? new Expr.Load(read(l.buffer()), expr(l.index())) : rebuilt(e);
+    }
+
+    /** A prefetch goes where the reads it prepares go. */
+    @Override
+    public List<Stmt> stmt(Stmt s) {
+        return s instanceof Stmt.Prefetch p ? List.of(new Stmt.Prefetch(read(p.buffer()), expr(p.index()))) : super.stmt(s);
     }
 
     private Buffer read(Buffer b) { return replacements.getOrDefault(b, b); }

@@ -176,7 +176,7 @@ public final class DecodedOperands {
         return written;
     }
 
-    /** Points the operands of macs at the decoded copies, and fills the scratch buffers decoded. */
+    /** Points the operands of macs, and prefetches, at the decoded copies, and fills the scratch buffers decoded. */
     private static final class Rewriter extends KernelRewriter {
         private final Map<Buffer, Buffer> copies;
         private final Set<Buffer> filledDecoded;
@@ -191,6 +191,10 @@ public final class DecodedOperands {
             if (s instanceof Stmt.Store store && filledDecoded.contains(store.buffer())) {
                 return List.of(new Stmt.Store(copies.get(store.buffer()), expr(store.index()),
                     cast(ScalarType.F32, expr(store.value()))));
+            }
+            // A prefetch goes where the loads it prepares now read.
+            if (s instanceof Stmt.Prefetch p && copies.containsKey(p.buffer())) {
+                return List.of(new Stmt.Prefetch(copies.get(p.buffer()), expr(p.index())));
             }
             return super.stmt(s);
         }

@@ -8,6 +8,7 @@ import dev.byodt.runtime.Tensor;
 
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.and;
@@ -16,6 +17,7 @@ import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
+import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
@@ -42,6 +44,13 @@ final class RegisterTile {
     private static final long BLOCK_BYTES = 24 * 1024;
     /** Tiles of columns a product in blocks of terms has at least, which threads divide (in chunks, 8 per thread). */
     private static final long LEAST_COLUMN_TILES_IN_BLOCKS = 8;
+    /**
+     * How far ahead of its reads a panel taken in blocks of terms is prefetched, in bytes: a page, since the
+     * hardware's prefetchers stop at page boundaries.
+     */
+    private static final long PREFETCH_BYTES = 4096;
+    /** Bytes of a cache line, the unit a prefetch brings in. */
+    private static final long LINE_BYTES = 64;
     /** Fewer lanes than this and the tile would not be held in vectors: the other schedules are kept. */
     private static final long LEAST_LANES = 8;
 
@@ -96,6 +105,10 @@ final class RegisterTile {
      * of rows (a profile put a quarter of the ViT's products' time on those loads; in blocks they take a ninth less
      * CPU). Between blocks a tile's sums wait in a scratch row of their own, stored and loaded as they are, so each
      * output still sums its terms from +0 in their order and is rounded once. Threads divide the tiles of columns.
+     * The first tile of rows, which reads each block from memory, prefetches the weights {@link #PREFETCH_BYTES}
+     * further on at every term ({@link #prefetch}; into the next block at the end of one): otherwise it waited on
+     * memory while the other tiles, reading the block from the first-level cache, left memory idle (a ViT's 50 rows
+     * use each weight 50 times, so its 336 MB of weights stream from memory for each image).
      */
     private void inBlocksOfTerms(KernelBuilder kb, long rows, long terms, long columns, long blockTerms, Buffer panels,
                                  BiFunction<Expr, Expr, Expr> input, Result result) {
@@ -109,13 +122,21 @@ final class RegisterTile {
                 Expr slot = mul(rowTile, tileSums);
                 addTerms(kb, first, blockTerms, (sum, k, r, c) ->
                     mac(sum, input.apply(min(add(firstRow, r), rows - 1), k), kb.load(panels, add(add(panelStart, mul(k, this.columns)), c))),
-                    fromZero ? null : sums, sums, slot);
+                    fromZero ? null : sums, sums, slot, k -> kb.when(eq(rowTile, idx(0)), () -> prefetch(kb, panels, add(panelStart, mul(k, this.columns)))));
             });
             block.accept(idx(0), true);
             kb.loop(terms / blockTerms - 1, b -> block.accept(mul(add(b, 1), blockTerms), false));
             kb.loop(rowTiles, rowTile -> store(kb, rows, columns, mul(rowTile, this.rows), columnTile,
                 (row, column) -> cast(ScalarType.REAL, kb.load(sums, add(mul(rowTile, tileSums), add(mul(row, this.columns), column)))), result));
         });
+    }
+
+    /** Prefetches the lines of a term's weights, from {@code at} in {@code panels}, {@link #PREFETCH_BYTES} ahead (within the panels). */
+    private void prefetch(KernelBuilder kb, Buffer panels, Expr at) {
+        long lineElements = LINE_BYTES / Float.BYTES;
+        for (long line = 0; line * lineElements < this.columns; line++) {
+            kb.prefetch(panels, min(add(at, PREFETCH_BYTES / Float.BYTES + line * lineElements), panels.size() - 1));
+        }
     }
 
     /**
@@ -230,17 +251,29 @@ final class RegisterTile {
      * first term added to +0 is the reference's first multiply-add.
      */
     private void addTerms(KernelBuilder kb, Expr first, long count, Term term, Buffer from, Buffer into, Expr at) {
+        addTerms(kb, first, count, term, from, into, at, k -> { });
+    }
+
+    /** {@link #addTerms(KernelBuilder, Expr, long, Term, Buffer, Buffer, Expr)}, with {@code alongside(k)}'s statements before each term k's multiply-adds. */
+    private void addTerms(KernelBuilder kb, Expr first, long count, Term term, Buffer from, Buffer into, Expr at, Consumer<Expr> alongside) {
         BiFunction<Integer, Expr, Expr> inTile = (row, column) -> add(column, row * columns);
         BiFunction<Integer, Expr, Expr> start = from == null
             ? (row, column) -> constant(ScalarType.ACC, 0)
             : (row, column) -> kb.load(from, add(at, inTile.apply(row, column)));
         BiFunction<Integer, Expr, Expr> accumulated = (row, column) -> kb.load(acc, inTile.apply(row, column));
         if (count == 1) {
+            alongside.accept(first);
             addTerm(kb, first, term, start, into, at);
             return;
         }
+        alongside.accept(first);
         addTerm(kb, first, term, start, acc, idx(0));
-        kb.loop(count - 2, k -> addTerm(kb, add(add(first, k), 1), term, accumulated, acc, idx(0)));
+        kb.loop(count - 2, k -> {
+            Expr next = add(add(first, k), 1);
+            alongside.accept(next);
+            addTerm(kb, next, term, accumulated, acc, idx(0));
+        });
+        alongside.accept(add(first, count - 1));
         addTerm(kb, add(first, count - 1), term, accumulated, into, at);
     }
 

@@ -14,6 +14,8 @@ import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.kernel.KernelRewriter;
+import dev.byodt.compiler.kernel.Stmt;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
 import dev.byodt.compiler.target.Target;
@@ -258,6 +260,25 @@ class TunedSchedulesTest {
                     scheduleBuffers(withoutAvx512, c.schedule()), c + " in " + datatype + " without AVX-512, accumulate " + mode.optionName());
             }
         }
+    }
+
+    /**
+     * Tiles of rows taking blocks of terms prefetch their panels ahead of their reads (the first tile of rows of a
+     * block waited on memory); tiles that take their panels whole, which later tiles read from the caches, do not.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("tiledCases")
+    void onlyTilesInBlocksPrefetchTheirPanels(Case c) {
+        Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> new NodeArithmetic(16, true)).kernels().getFirst();
+        List<String> prefetched = new ArrayList<>();
+        new KernelRewriter() {
+            @Override
+            public List<Stmt> stmt(Stmt s) {
+                if (s instanceof Stmt.Prefetch p) prefetched.add(p.buffer().name().substring(kernel.name().length() + 1).replaceAll("[0-9]+$", ""));
+                return super.stmt(s);
+            }
+        }.body(kernel.body());
+        assertEquals(c.schedule() == Schedule.TILES_IN_BLOCKS ? List.of("panels") : List.of(), prefetched.stream().distinct().toList(), c.toString());
     }
 
     static Stream<Case> tiledCases() { return CASES.stream().filter(TunedSchedulesTest::tiled); }
