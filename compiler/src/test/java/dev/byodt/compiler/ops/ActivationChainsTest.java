@@ -190,19 +190,34 @@ class ActivationChainsTest {
     /**
      * A chain whose Mul computes in bfloat16 is not fused into the float32 kernels before it, so the Mul still rounds
      * to bfloat16: the model gives the bits it gives when the Sigmoid's output is also returned, which no chain can
-     * span.
+     * span. An operand computed in bfloat16 is read by the fused kernel as the separate Add read it.
      */
     @Test
-    void anActivationInAnotherDatatypeKeepsItsKernel() {
+    void nodesInAnotherDatatypeKeepTheirRoundings() {
         Net net = new Net();
         Value c = net.node("Conv", net.input("x", 1, 8, 5, 6), net.constant("w", 20, 8, 1, 1));
         Value s = net.node("Sigmoid", c);
         Value silu = net.node("Mul", c, s);
-        CompileOptions mulInBfloat16 = CompileOptions.host().withDatatypes(DatatypeChoice.float32()
-            .withOverrides(List.of(new DatatypeChoice.Override(net.nodes.getLast().name(), "bfloat16"))));
         List<Tensor> inputs = List.of(ScheduleCases.gridValues(new long[] {1, 8, 5, 6}, new Random(3)));
+        CompileOptions mulInBfloat16 = inBfloat16(net.nodes.getLast());
         assertArrayEquals(bits(compiledGraph(net.graph(silu, s), mulInBfloat16, inputs).getFirst()),
-            bits(compiledGraph(net.graph(silu), mulInBfloat16, inputs).getFirst()));
+            bits(compiledGraph(net.graph(silu), mulInBfloat16, inputs).getFirst()), "the Mul in bfloat16");
+
+        Net residual = new Net();
+        Value x = residual.input("x", 1, 8, 5, 6);
+        Value negated = residual.node("Neg", residual.node("Sigmoid", x));
+        CompileOptions negationInBfloat16 = inBfloat16(residual.nodes.getLast());
+        Value convolved = residual.node("Conv", x, residual.constant("w", 8, 8, 1, 1));
+        Value relu = residual.node("Relu", residual.node("Add", convolved, negated));
+        assertEquals(2, GraphLowering.lowerScheduled(residual.graph(relu), node -> new NodeArithmetic(16, true),
+            (node, bufferOf) -> Optional.empty(), (producer, activation) -> true).kernels().size(), "Sigmoid with Neg, Conv with Add and Relu");
+        assertArrayEquals(bits(compiledGraph(residual.graph(relu, convolved), negationInBfloat16, inputs).getFirst()),
+            bits(compiledGraph(residual.graph(relu), negationInBfloat16, inputs).getFirst()), "the Add's operand in bfloat16");
+    }
+
+    private static CompileOptions inBfloat16(Node node) {
+        return CompileOptions.host().withDatatypes(DatatypeChoice.float32()
+            .withOverrides(List.of(new DatatypeChoice.Override(node.name(), "bfloat16"))));
     }
 
     private static List<Tensor> compiledGraph(Graph graph, CompileOptions options, List<Tensor> inputs) {
