@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
 
 /**
  * Builds a kernel's loop nest in the order an operator author thinks of it:
@@ -27,7 +26,7 @@ public final class KernelBuilder {
     private final Map<Buffer, Tensor> constants = new LinkedHashMap<>();
     private final Deque<List<Stmt>> scopes = new ArrayDeque<>();
     private Buffer transformed;
-    private UnaryOperator<Expr> transform;
+    private StoreTransform transform;
     private int nextId;
 
     public KernelBuilder(String name, String opType, List<Buffer> inputs, List<Buffer> outputs) {
@@ -74,20 +73,28 @@ public final class KernelBuilder {
         return new Expr.Load(buffer, index);
     }
 
+    /** What a store into a transformed buffer stores in place of {@code value}, given the element's flat index. */
+    @FunctionalInterface
+    public interface StoreTransform {
+        Expr apply(Expr index, Expr value);
+    }
+
     /**
-     * Makes every later store into {@code buffer} store {@code transform} of its value: an element-wise activation
-     * computed by the kernel of the node whose output it takes, as each output element is stored. Right only for
-     * a kernel whose last store into each element is the element's final value and that never reads the buffer back
-     * (a read is refused); an earlier store that a later one overwrites (DepthwiseConv's rows, copied as whole
-     * vectors running on into the next row) is harmless, since the transform depends on nothing but its operand.
+     * Makes every later store into {@code buffer} store {@code transform} of its value: element-wise activations
+     * computed by the kernel of the node whose output they take, as each output element is stored, reading their
+     * other operands at the element's index. Right only for a kernel whose last store into each element is the
+     * element's final value and that never reads the buffer back (a read is refused); an earlier store that a later
+     * one overwrites (DepthwiseConv's rows, copied as whole vectors running on into the next row) is harmless, since
+     * the transform depends on nothing but the value and the operands at that element, and no operand shares the
+     * output's memory ({@code MemoryPlan}).
      */
-    public void transformStores(Buffer buffer, UnaryOperator<Expr> transform) {
+    public void transformStores(Buffer buffer, StoreTransform transform) {
         this.transformed = buffer;
         this.transform = transform;
     }
 
     public void store(Buffer buffer, Expr index, Expr value) {
-        if (buffer == transformed) value = transform.apply(value);
+        if (buffer == transformed) value = transform.apply(index, value);
         if (value.type() != buffer.elementType()) {
             throw new IllegalArgumentException("storing " + value.type() + " into " + buffer);
         }

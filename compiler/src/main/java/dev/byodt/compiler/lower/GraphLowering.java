@@ -6,6 +6,7 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.ops.ActivationChain;
 import dev.byodt.compiler.ops.FusedActivations;
 import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.runtime.TensorSpec;
@@ -21,8 +22,8 @@ import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
- * Turns a graph into a {@link Program}: one buffer per value, one kernel per node in graph order, and the
- * role of every buffer. Nodes whose outputs were all folded to constants need no kernel. Each graph
+ * Turns a graph into a {@link Program}: one buffer per value, one kernel per node in graph order (a chain of
+ * fused activations has one, where its last activation stands), and the role of every buffer. Nodes whose outputs were all folded to constants need no kernel. Each graph
  * output gets a buffer of its own that one kernel writes: when the output is a constant, a graph input,
  * or a value already returned as another output, a copy kernel fills it, because the caller's output
  * memory must hold the result whatever the graph's shape.
@@ -53,10 +54,11 @@ public final class GraphLowering {
     }
 
     /**
-     * As {@link #lowerScheduled(Graph, Function, SpecialKernels)}, and where a node's one output is read by nothing
-     * but one element-wise activation and is no graph output, the node's kernel computes the activation as it
-     * stores ({@link FusedActivations}) and the activation has no kernel of its own, for the pairs {@code fuses}
-     * accepts (those whose kernel computes in one datatype, the caller knows which).
+     * As {@link #lowerScheduled(Graph, Function, SpecialKernels)}, and where element-wise nodes follow a node whose
+     * kernel can compute them as it stores ({@link FusedActivations}), and the values between are read by nothing else
+     * and are no graph outputs ({@link ActivationChains}), that kernel computes them and they have no kernels of their
+     * own, for the pairs of producer and activation {@code fuses} accepts (those whose kernel computes in one
+     * datatype, the caller knows which).
      */
     public static Program lowerScheduled(Graph graph, Function<Node, NodeArithmetic> arithmeticOf, SpecialKernels special,
                                          BiPredicate<Node, Node> fuses) {
@@ -70,19 +72,26 @@ public final class GraphLowering {
     private Program run(Graph graph, Optional<Function<Node, NodeArithmetic>> arithmeticOf, SpecialKernels special,
                         BiPredicate<Node, Node> fuses) {
         List<Buffer> inputs = graph.inputs().stream().map(buffers::bufferOf).toList();
-        List<Kernel> kernels = new ArrayList<>();
-        Map<Value, List<Node>> readers = readers(graph);
-        Set<Node> fused = new HashSet<>();
+        Map<Node, Optional<Kernel>> specialKernels = new HashMap<>();
         for (Node node : graph.nodes()) {
-            if (fused.contains(node) || node.outputs().stream().allMatch(Value::isConstant)) continue;
-            Optional<Kernel> own = special.lower(node, buffers::bufferOf);
-            Optional<Node> activation = own.isPresent() || arithmeticOf.isEmpty() ? Optional.empty()
-                : fusedActivation(node, graph, readers).filter(a -> fuses.test(node, a));
-            if (activation.isPresent()) {
-                kernels.add(NodeLowering.lowerFused(node, activation.get(), buffers::bufferOf, arithmeticOf.get().apply(node)));
-                fused.add(activation.get());
-            } else {
-                kernels.add(own.orElseGet(() -> NodeLowering.lower(node, buffers::bufferOf, arithmeticOf)));
+            if (!node.outputs().stream().allMatch(Value::isConstant)) specialKernels.put(node, special.lower(node, buffers::bufferOf));
+        }
+        List<ActivationChain> chains = arithmeticOf.isEmpty() ? List.of()
+            : ActivationChains.of(graph, node -> specialKernels.containsKey(node) && specialKernels.get(node).isEmpty(), fuses);
+        Map<Node, ActivationChain> chainEndingAt = new HashMap<>();
+        Set<Node> fused = new HashSet<>();
+        for (ActivationChain chain : chains) {
+            chainEndingAt.put(chain.activations().getLast(), chain);
+            fused.add(chain.producer());
+            fused.addAll(chain.activations());
+        }
+        List<Kernel> kernels = new ArrayList<>();
+        for (Node node : graph.nodes()) {
+            ActivationChain chain = chainEndingAt.get(node);
+            if (chain != null) {
+                kernels.add(NodeLowering.lowerFused(chain, buffers::bufferOf, arithmeticOf.get().apply(chain.producer())));
+            } else if (specialKernels.containsKey(node) && !fused.contains(node)) {
+                kernels.add(specialKernels.get(node).orElseGet(() -> NodeLowering.lower(node, buffers::bufferOf, arithmeticOf)));
             }
         }
         Set<Buffer> written = new HashSet<>();
@@ -102,23 +111,6 @@ public final class GraphLowering {
         }
 
         return buffers.program(graph.name(), kernels, inputs, specs(graph.inputs()), outputs, specs(graph.outputs()));
-    }
-
-    /** The nodes that read each value, once for each input it is. */
-    private static Map<Value, List<Node>> readers(Graph graph) {
-        Map<Value, List<Node>> readers = new HashMap<>();
-        for (Node node : graph.nodes()) {
-            for (Value v : node.inputs()) if (v != null) readers.computeIfAbsent(v, key -> new ArrayList<>()).add(node);
-        }
-        return readers;
-    }
-
-    /** The activation {@code node}'s kernel can compute: the one reader of its one output, where that is no graph output. */
-    private static Optional<Node> fusedActivation(Node node, Graph graph, Map<Value, List<Node>> readers) {
-        if (node.outputs().size() != 1 || graph.outputs().contains(node.outputs().getFirst())) return Optional.empty();
-        List<Node> only = readers.getOrDefault(node.outputs().getFirst(), List.of());
-        if (only.size() != 1 || only.getFirst().input(0) != node.outputs().getFirst()) return Optional.empty();
-        return Optional.of(only.getFirst()).filter(a -> FusedActivations.fits(node, a));
     }
 
     private static List<TensorSpec> specs(List<Value> values) {

@@ -5,6 +5,7 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.ops.ActivationChain;
 import dev.byodt.compiler.ops.FusedActivations;
 import dev.byodt.compiler.ops.NodeArithmetic;
 import dev.byodt.compiler.ops.Operator;
@@ -46,15 +47,18 @@ public final class NodeLowering {
     }
 
     /**
-     * The kernel of {@code producer} in its tuned schedule with the element-wise {@code activation} of its output
-     * computed as it stores ({@link FusedActivations}): the producer's inputs, the activation's outputs.
+     * The kernel of the chain's producer in its tuned schedule with the chain's activations computed as it stores
+     * ({@link FusedActivations}): the producer's inputs then the activations' operands, the chain's output.
      */
-    public static Kernel lowerFused(Node producer, Node activation, Function<Value, Buffer> bufferOf, NodeArithmetic arithmetic) {
-        List<Buffer> inputs = inputBuffers(producer, bufferOf);
-        List<Buffer> outputs = activation.outputs().stream().map(bufferOf).toList();
-        KernelBuilder kb = new KernelBuilder(producer.name(), producer.opType(), inputs, outputs);
-        FusedActivations.lower(producer, activation, kb, arithmetic);
-        return kb.build();
+    public static Kernel lowerFused(ActivationChain chain, Function<Value, Buffer> bufferOf, NodeArithmetic arithmetic) {
+        Node producer = chain.producer();
+        KernelBuilder kb = new KernelBuilder(producer.name(), producer.opType(), inputBuffers(producer, bufferOf),
+            List.of(bufferOf.apply(chain.output())));
+        FusedActivations.lower(chain, kb, arithmetic, bufferOf);
+        Kernel k = kb.build();
+        List<Buffer> inputs = new ArrayList<>(k.inputs());
+        chain.operands().forEach(v -> inputs.add(bufferOf.apply(v)));
+        return new Kernel(k.name(), k.opType(), inputs, k.outputs(), k.scratch(), k.constants(), k.body());
     }
 
     /** The buffer of each input of the node, null for an input it omits. */

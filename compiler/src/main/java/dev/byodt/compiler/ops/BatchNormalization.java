@@ -46,7 +46,7 @@ final class BatchNormalization implements Operator {
         return types;
     }
 
-    private static boolean training(Node node) {
+    static boolean training(Node node) {
         long mode = node.intAttr("training_mode", 0);
         if (mode != 0 && mode != 1) throw node.badAttribute("training_mode", mode, "0 or 1");
         return mode == 1;

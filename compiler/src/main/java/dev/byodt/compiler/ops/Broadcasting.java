@@ -11,7 +11,12 @@ import java.util.List;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import static dev.byodt.compiler.kernel.Exprs.add;
+import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.rem;
 
 /**
  * ONNX multidirectional (numpy-style) broadcasting: shapes are aligned at their last dimension, missing
@@ -56,6 +61,30 @@ final class Broadcasting {
      */
     static Expr index(long[] inShape, Expr[] outIndex) {
         return flatIndex(inShape, Arrays.copyOfRange(outIndex, outIndex.length - inShape.length, outIndex.length));
+    }
+
+    /**
+     * The flat index, in a tensor of shape {@code inShape} that broadcasts to {@code outShape}, of the element that
+     * broadcasts to the output element at flat index {@code outIndex}: each dimension the input does not stretch
+     * contributes its coordinate, (outIndex / the output's stride) modulo the output's extent, times the input's
+     * stride. An input that stretches nothing is read at the output's index itself.
+     */
+    static Expr index(long[] inShape, long[] outShape, Expr outIndex) {
+        if (Shapes.elementCount(inShape, "input") == Shapes.elementCount(outShape, "output")) return outIndex;
+        Expr index = idx(0);
+        long outStride = 1, inStride = 1;
+        for (int d = outShape.length - 1; d >= 0; d--) {
+            int inDimension = d - (outShape.length - inShape.length);
+            long extent = inDimension >= 0 ? inShape[inDimension] : 1;
+            if (extent != 1) {
+                Expr coordinate = div(outIndex, outStride);
+                if (d > 0) coordinate = rem(coordinate, outShape[d]);
+                index = add(index, mul(coordinate, inStride));
+                inStride *= extent;
+            }
+            outStride *= outShape[d];
+        }
+        return index;
     }
 
     /**

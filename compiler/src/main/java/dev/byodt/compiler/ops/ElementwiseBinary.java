@@ -59,6 +59,9 @@ final class ElementwiseBinary implements Operator {
             formula.apply(kb.load(a, Broadcasting.index(a.shape(), i)), kb.load(b, Broadcasting.index(bShape, i)))));
     }
 
+    /** The operator's formula for the elements a and b. */
+    Expr formula(Expr a, Expr b) { return formula.apply(a, b); }
+
     /**
      * B's shape as broadcasting sees it. With the legacy axis attribute (or PRelu's legacy channel slope),
      * B's dimensions are padded with 1s to A's rank, starting at that axis; inserting 1s leaves B's row-major

@@ -145,7 +145,7 @@ class FusedActivationsTest {
     void aTransformedOutputIsNeverReadBack() {
         Buffer out = new Buffer("y", ScalarType.REAL, new long[] {4});
         KernelBuilder kb = new KernelBuilder("k", "Conv", List.of(), List.of(out));
-        kb.transformStores(out, v -> v);
+        kb.transformStores(out, (index, v) -> v);
         assertThrows(IllegalStateException.class, () -> kb.load(out, idx(0)));
     }
 
