@@ -163,15 +163,24 @@ final class BenchDtypesCommand implements Callable<Integer> {
         Optional<BlockDatatypeName> block = DatatypeName.parseBlock(datatype);
         if (block.isPresent()) {
             if (!b.inBlocks()) return Optional.empty();
-            CompileOptions options = multiplyAdd.applyTo(CompileOptions.host()).withDatatypes(choice(datatype)).withBlocks(blocks(block.get()));
+            CompileOptions options = unfused().withDatatypes(choice(datatype)).withBlocks(blocks(block.get()));
             return Optional.of(new Cost(timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs()),
                 Optional.empty()));
         }
-        CompileOptions options = multiplyAdd.applyTo(CompileOptions.host()).withDatatypes(choice(datatype));
+        CompileOptions options = unfused().withDatatypes(choice(datatype));
         double inlined = timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options, b.inputs());
         Optional<Double> scalar = datatype.equals("float32") || !b.againstScalarLibrary() ? Optional.empty() : Optional.of(
             timer.nanosPerOperation(b.chain(), b.extraNodes(), b.operationsPerNode(), options.withInlineLibraries(false), b.inputs()));
         return Optional.of(new Cost(inlined, scalar));
+    }
+
+    /**
+     * The host's options with every node its own kernel: float32 would otherwise compute a chain of adds in one
+     * fused loop, one pass over memory for all of them, where an emulated datatype's nodes each take a pass, and
+     * the ratio would compare a register's add with a memory pass.
+     */
+    private CompileOptions unfused() {
+        return multiplyAdd.applyTo(CompileOptions.host()).withFusedChains(false);
     }
 
     /** The scalar datatypes of {@code datatype}'s graphs: itself, or bfloat16 (run's --vector-dtype) for a block datatype. */
@@ -208,7 +217,8 @@ final class BenchDtypesCommand implements Callable<Integer> {
         System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
         System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul and conv) timed against depth 1, the%n",
             ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);
-        System.out.println("difference divided by K: the conversions at the inputs and output cancel. Each time is the thread's");
+        System.out.println("difference divided by K: the conversions at the inputs and output cancel. Every node is its own kernel");
+        System.out.println("(float32's element-wise chains unfused, as an emulated datatype's are). Each time is the thread's");
         System.out.printf("CPU time in the best of repeated runs over %.2f s (waiting for a core on a loaded machine does not%n", seconds);
         System.out.println("count). 'x f32' is the ratio to float32; 'lib' the same graph compiled with");
         System.out.println("--no-inline-lib (library functions called out of line, nothing vectorized), 'speedup' lib / inlined.");

@@ -30,10 +30,13 @@ import dev.byodt.compiler.target.Target;
  * @param multiplyAdd     how each float32 multiply-add of a sum rounds: twice (ONNX's reference) or once (fused)
  * @param leastSplitWork  with several threads, the least work (in {@link SplitCost}'s operations) of a run of a loop
  *                        for the threads to divide it; a run with less runs on the caller's thread alone
+ * @param fuseChains      float32 element-wise nodes computed by the kernel before them as it stores
+ *                        ({@link dev.byodt.compiler.lower.ActivationChains}); off, every node has its own kernel, as
+ *                        in an emulated datatype (bench-dtypes compares element-wise operations pass for pass)
  */
 public record CompileOptions(Target target, String entrySymbol, DatatypeChoice datatypes, boolean optimize,
                              boolean inlineLibraries, BlockChoice blocks, int threads, boolean callCounter,
-                             MultiplyAdd multiplyAdd, long leastSplitWork) {
+                             MultiplyAdd multiplyAdd, long leastSplitWork, boolean fuseChains) {
     public static final String DEFAULT_ENTRY = "byodt_model";
 
     public CompileOptions {
@@ -43,41 +46,41 @@ public record CompileOptions(Target target, String entrySymbol, DatatypeChoice d
 
     /**
      * float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}, one thread, no call counter, multiply-adds
-     * rounded twice.
+     * rounded twice, element-wise chains fused.
      */
     public static CompileOptions host() {
         return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, BlockChoice.none(), 1, false, MultiplyAdd.SEPARATE,
-            SplitCost.LEAST_WORK);
+            SplitCost.LEAST_WORK, true);
     }
 
     /** Each call run by {@code n} threads (1: by the caller's thread alone). */
     public CompileOptions withThreads(int n) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n, callCounter, multiplyAdd, leastSplitWork);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n, callCounter, multiplyAdd, leastSplitWork, fuseChains);
     }
 
-    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
+    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
 
-    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
+    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
 
-    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
+    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
 
     /** Every float tensor in {@code datatype} (a --dtype name), the rest of the choice unchanged. */
     public CompileOptions withDatatype(String datatype) { return withDatatypes(datatypes.withDatatype(datatype)); }
 
-    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
+    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
 
-    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads, callCounter, multiplyAdd, leastSplitWork); }
+    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
 
     /** MatMul, Gemm and Conv in the block datatype {@code b}, everything else in the datatypes chosen. */
     public CompileOptions withBlock(Optional<BlockDatatypeName> b) { return withBlocks(BlockChoice.everywhere(b)); }
 
     public CompileOptions withBlocks(BlockChoice b) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads, callCounter, multiplyAdd, leastSplitWork);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains);
     }
 
     /** With {@code c}, each call's stochastic rounding moves on to other random bits (see {@code callCounter}). */
     public CompileOptions withCallCounter(boolean c) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, c, multiplyAdd, leastSplitWork);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, c, multiplyAdd, leastSplitWork, fuseChains);
     }
 
     /**
@@ -85,11 +88,16 @@ public record CompileOptions(Target target, String entrySymbol, DatatypeChoice d
      * every one (the tests that check the bits on several threads do).
      */
     public CompileOptions withLeastSplitWork(long operations) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, operations);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, operations, fuseChains);
     }
 
     /** Each float32 multiply-add of a sum rounded as {@code m} says. */
     public CompileOptions withMultiplyAdd(MultiplyAdd m) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, m, leastSplitWork);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, m, leastSplitWork, fuseChains);
+    }
+
+    /** With {@code f} false, no element-wise chain is fused: every node has its own kernel (see {@code fuseChains}). */
+    public CompileOptions withFusedChains(boolean f) {
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, f);
     }
 }

@@ -88,7 +88,7 @@ public final class Compiler {
                 .map(format -> rounding.map(format::withElementRounding).orElse(format).withRandomBits(srBits, options.datatypes().seed())
                     .withCallItems(items))
                 .flatMap(format -> BlockDots.lower(node, bufferOf, format, blocks.accumulation())),
-            (producer, activation) -> Stream.of(producer.name(), activation.name()).allMatch(name ->
+            (producer, activation) -> options.fuseChains() && Stream.of(producer.name(), activation.name()).allMatch(name ->
                 Stream.of(producer, activation).allMatch(outputsOf -> inFloat32(options, name, outputsOf)))));
         return compile(program, options, Optional.of(items));
     }

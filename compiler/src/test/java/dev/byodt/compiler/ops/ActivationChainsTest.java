@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static dev.byodt.compiler.ops.ScheduleCases.attributes;
 import static dev.byodt.compiler.ops.TunedSchedulesTest.bits;
@@ -213,6 +215,27 @@ class ActivationChainsTest {
             (node, bufferOf) -> Optional.empty(), (producer, activation) -> true).kernels().size(), "Sigmoid with Neg, Conv with Add and Relu");
         assertArrayEquals(bits(compiledGraph(residual.graph(relu, convolved), negationInBfloat16, inputs).getFirst()),
             bits(compiledGraph(residual.graph(relu), negationInBfloat16, inputs).getFirst()), "the Add's operand in bfloat16");
+    }
+
+    /** Compile options without fused chains (what bench-dtypes measures by) give every node its own kernel function. */
+    @Test
+    void optionsWithoutFusedChainsKeepEveryKernel() {
+        Net net = new Net();
+        Value relu = net.node("Relu", net.node("Conv", net.input("x", 1, 8, 5, 6), net.constant("w", 20, 8, 1, 1)));
+        CompileOptions unoptimized = CompileOptions.host().withOptimize(false);
+        assertEquals(List.of("Conv"), kernelOperators(net.graph(relu), unoptimized), "fused");
+        assertEquals(List.of("Conv", "Relu"), kernelOperators(net.graph(relu), unoptimized.withFusedChains(false)), "unfused");
+    }
+
+    /** A kernel function's name, "k1.Conv.node": its operator is group 1. */
+    private static final Pattern KERNEL_FUNCTION = Pattern.compile("@\"?k\\d+\\.(\\w+)\\.");
+
+    /** The operator of each kernel function the module defines, in order. */
+    private static List<String> kernelOperators(Graph graph, CompileOptions options) {
+        try (CompiledModule module = Compiler.compile(graph, options)) {
+            return module.printIr().lines().filter(line -> line.startsWith("define"))
+                .map(KERNEL_FUNCTION::matcher).filter(Matcher::find).map(m -> m.group(1)).toList();
+        }
     }
 
     private static CompileOptions inBfloat16(Node node) {
