@@ -369,7 +369,7 @@ public final class LlvmCodegen {
         LLVMValueRef next = LLVMBuildNSWAdd(builder, i, LLVMConstInt(i64, 1, 0), name + ".next");
         LLVMAddIncoming(i, next, LLVMGetInsertBlock(builder), 1);
         LLVMValueRef backEdge = LLVMBuildBr(builder, header);
-        if (loop.var().spansVectors()) LoopHints.vectorizeThenUnroll(context, backEdge);
+        if (LoopHints.vectorizesFirst(loop)) LoopHints.vectorizeThenUnroll(context, backEdge);
         else if (interleavesPlainLoops && InterleavedLoops.interleaves(loop)) InterleavedLoops.mark(context, backEdge);
 
         LLVMMoveBasicBlockAfter(exit, LLVMGetLastBasicBlock(function));

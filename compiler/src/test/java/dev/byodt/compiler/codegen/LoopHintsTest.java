@@ -1,10 +1,17 @@
 package dev.byodt.compiler.codegen;
 
 import dev.byodt.compiler.aot.HandWrittenModule;
+import dev.byodt.compiler.kernel.Buffer;
+import dev.byodt.compiler.kernel.Exprs;
+import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarType;
+import dev.byodt.compiler.kernel.Stmt;
 import dev.byodt.compiler.target.Llvm;
 import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
 import org.bytedeco.llvm.LLVM.LLVMValueRef;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static org.bytedeco.llvm.global.LLVM.LLVMGetBasicBlockTerminator;
 import static org.bytedeco.llvm.global.LLVM.LLVMGetFirstBasicBlock;
@@ -62,6 +69,21 @@ class LoopHintsTest {
             assertFalse(ir.contains("phi"), ir);
             assertFalse(ir.contains("fmul float"), ir);
         }
+    }
+
+    /** Rows of float32 sums are vectorized first; rows of double sums (the exact sums' tiles) are left to O3's default. */
+    @Test
+    void rowsOfDoublesAreNotMarked() {
+        assertTrue(LoopHints.vectorizesFirst(row(ScalarType.F32)));
+        assertFalse(LoopHints.vectorizesFirst(row(ScalarType.F64)));
+    }
+
+    /** A kernel's row loop, acc[c] = acc[c] + x[c], over 16 elements of {@code type}. */
+    private static Stmt.For row(ScalarType type) {
+        Buffer acc = new Buffer("acc", type, new long[] {16}), x = new Buffer("x", type, new long[] {16});
+        KernelBuilder kb = new KernelBuilder("k", "Conv", List.of(x), List.of(acc));
+        kb.vectorLoop(16, c -> kb.store(acc, c, Exprs.add(kb.load(acc, c), kb.load(x, c))));
+        return (Stmt.For) kb.build().body().getFirst();
     }
 
     private static LLVMValueRef latch(HandWrittenModule m) {
