@@ -30,9 +30,10 @@ final class LoopHints {
      * as O3 does by default, they keep their sums in registers.
      */
     static boolean vectorizesFirst(Stmt.For loop) {
+        if (!loop.var().spansVectors()) return false;
         boolean[] inDouble = {false};
         KernelWalker.forEachExpr(loop.body(), e -> inDouble[0] |= e.type() == ScalarType.F64);
-        return loop.var().spansVectors() && !inDouble[0];
+        return !inDouble[0];
     }
 
     /** Marks the loop whose latch is {@code backEdge} with {@code hints} (nodes made by {@link #hint} and {@link #flag}). */
