@@ -133,9 +133,14 @@ final class RegisterTile {
 
     /** Prefetches the lines of a term's weights, from {@code at} in {@code panels}, {@link #PREFETCH_BYTES} ahead (within the panels). */
     private void prefetch(KernelBuilder kb, Buffer panels, Expr at) {
+        prefetchLines(kb, panels, add(at, PREFETCH_BYTES / Float.BYTES), this.columns);
+    }
+
+    /** Prefetches the cache lines of the {@code count} float32 values from {@code at} in {@code buffer}, a line at a time (within the buffer). */
+    static void prefetchLines(KernelBuilder kb, Buffer buffer, Expr at, long count) {
         long lineElements = LINE_BYTES / Float.BYTES;
-        for (long line = 0; line * lineElements < this.columns; line++) {
-            kb.prefetch(panels, min(add(at, PREFETCH_BYTES / Float.BYTES + line * lineElements), panels.size() - 1));
+        for (long line = 0; line * lineElements < count; line++) {
+            kb.prefetch(buffer, min(add(at, line * lineElements), buffer.size() - 1));
         }
     }
 
@@ -238,8 +243,13 @@ final class RegisterTile {
      * not vectorize.
      */
     void sum(KernelBuilder kb, long terms, Term term) {
+        sum(kb, terms, term, k -> { });
+    }
+
+    /** {@link #sum(KernelBuilder, long, Term)}, with {@code alongside(k)}'s statements (prefetches) before each term k's multiply-adds. */
+    void sum(KernelBuilder kb, long terms, Term term, Consumer<Expr> alongside) {
         if (terms == 0) kb.loop(rows * columns, i -> kb.store(acc, i, constant(ScalarType.ACC, 0)));
-        else addTerms(kb, idx(0), terms, term, null, acc, idx(0));
+        else addTerms(kb, idx(0), terms, term, null, acc, idx(0), alongside);
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.graph.Value;
+import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
 import dev.byodt.compiler.kernel.KernelRewriter;
 import dev.byodt.compiler.kernel.Stmt;
@@ -148,6 +149,9 @@ class TunedSchedulesTest {
         conv("pointwise, 26 maps, 35 positions, batch 2", Schedule.POINTWISE, s(2, 5, 5, 7), s(26, 5, 1, 1), true),
         conv("pointwise, groups, 10 maps each, 24 positions", Schedule.POINTWISE, s(1, 6, 4, 6), s(20, 3, 1, 1), true, "group", 2L),
         conv("pointwise, 12 maps, 64 positions, dilation", Schedule.POINTWISE, s(1, 9, 8, 8), s(12, 9, 1, 1), true, "dilations", s(2, 2)),
+        // Rows of input of a page or more (1,089 positions): the next tile of positions prefetched; the last tile
+        // starting early, the second tile of maps in part.
+        conv("pointwise, rows of a page, 13 maps, batch 2", Schedule.POINTWISE, s(2, 3, 33, 33), s(13, 3, 1, 1), true),
         // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
         conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
@@ -265,20 +269,25 @@ class TunedSchedulesTest {
     /**
      * Tiles of rows taking blocks of terms prefetch their panels ahead of their reads (the first tile of rows of a
      * block waited on memory); tiles that take their panels whole, which later tiles read from the caches, do not.
+     * Pointwise tiles whose input rows take a page or more prefetch the input of their next tile of positions
+     * (each row of the input a stream of its own, more than the hardware's prefetchers follow); others do not.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("tiledCases")
-    void onlyTilesInBlocksPrefetchTheirPanels(Case c) {
+    void tilesPrefetchOnlyWhatTheCachesWouldNotHold(Case c) {
         Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> new NodeArithmetic(16, true)).kernels().getFirst();
         List<String> prefetched = new ArrayList<>();
         new KernelRewriter() {
             @Override
             public List<Stmt> stmt(Stmt s) {
-                if (s instanceof Stmt.Prefetch p) prefetched.add(p.buffer().name().substring(kernel.name().length() + 1).replaceAll("[0-9]+$", ""));
+                if (s instanceof Stmt.Prefetch p) prefetched.add(hint(kernel, p.buffer()));
                 return super.stmt(s);
             }
         }.body(kernel.body());
-        assertEquals(c.schedule() == Schedule.TILES_IN_BLOCKS ? List.of("panels") : List.of(), prefetched.stream().distinct().toList(), c.toString());
+        List<String> expected = c.schedule() == Schedule.TILES_IN_BLOCKS ? List.of("panels")
+            : c.schedule() == Schedule.POINTWISE && c.inputShapes().getFirst()[2] * c.inputShapes().getFirst()[3] >= 1024 ? List.of("in0")
+            : List.of();
+        assertEquals(expected, prefetched.stream().distinct().toList(), c.toString());
     }
 
     static Stream<Case> tiledCases() { return CASES.stream().filter(TunedSchedulesTest::tiled); }
@@ -289,10 +298,14 @@ class TunedSchedulesTest {
 
     private static List<String> scheduleBuffers(Program program, Schedule schedule) {
         Kernel kernel = program.kernels().getFirst();
-        // KernelBuilder names them KERNEL.HINT followed by a number.
         return Stream.concat(kernel.scratch().stream(), kernel.constants().keySet().stream())
-            .map(b -> b.name().substring(kernel.name().length() + 1).replaceAll("[0-9]+$", ""))
-            .filter(schedule.buffer::equals).distinct().toList();
+            .map(b -> hint(kernel, b)).filter(schedule.buffer::equals).distinct().toList();
+    }
+
+    /** A kernel's own buffer by the hint KernelBuilder names it by (KERNEL.HINT followed by a number), a value by its name. */
+    private static String hint(Kernel kernel, Buffer buffer) {
+        String prefix = kernel.name() + ".";
+        return buffer.name().startsWith(prefix) ? buffer.name().substring(prefix.length()).replaceAll("[0-9]+$", "") : buffer.name();
     }
 
     private static Tensor run(Program program, String datatype, List<Tensor> inputs) {
