@@ -9,6 +9,7 @@ import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.rem;
 
@@ -86,6 +87,11 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
         Expr y = mul(ky, window.dilation(0)), x = mul(kx, window.dilation(1));
         Expr plane = add(mul(channel, phases()), add(mul(rem(y, sy), sx), rem(x, sx)));
         return add(mul(plane, planeLength), add(mul(div(y, sy), width), div(x, sx)));
+    }
+
+    /** Where the tap (ky, kx) of grid position 0 is in the buffer, on the planes of {@code channel}: {@link #tap} of constants. */
+    long tapAt(long channel, long ky, long kx) {
+        return ((Expr.IntConst) tap(idx(channel), idx(ky), idx(kx))).value();
     }
 
     private long phases() { return window.stride(0) * window.stride(1); }

@@ -136,6 +136,8 @@ class TunedSchedulesTest {
         conv("register tiles, 7x7 stride 2, 40 maps", Schedule.REGISTER_TILES, s(1, 2, 12, 9), s(40, 2, 7, 7), true,
             "strides", s(2, 2), "pads", s(3, 3, 3, 3)),
         conv("register tiles, 1x1 stride 2", Schedule.REGISTER_TILES, s(1, 4, 7, 8), s(16, 4, 1, 1), true, "strides", s(2, 2)),
+        conv("register tiles, groups of 16 maps, stride 2, odd rows", Schedule.REGISTER_TILES, s(1, 4, 9, 12), s(32, 2, 3, 3), true,
+            "group", 2L, "strides", s(2, 2), "pads", s(1, 1, 1, 1)),
         // Stride 1: tiles of blocks of output rows and columns; blocks that do not divide the output, the last of a
         // column (2 x 7 over 17 rows) or of both a row and a column (one vector of maps: 5 x 5 over 29 x 29 with 16
         // lanes; with 8, two vectors, 1 x 10 over 29 columns) starting early.
