@@ -90,19 +90,21 @@ final class RegisterTiledConv {
                 Expr positionTile = rem(tileIndex, positions.tiles());
                 Expr group = div(groupTile, mapTiles);
                 Expr firstMap = mul(rem(groupTile, mapTiles), tile.columns());
-                // Where the tap (0, 0) of the group's first channel is for the tile's first position.
-                Expr start = add(planes.tap(mul(group, channelsPerGroup), idx(0), idx(0)), positions.firstOnGrid(kb, positionTile));
+                Expr start = positions.firstOnGrid(kb, positionTile);
                 Expr panelStart = tile.panelStart(groupTile, terms);
+                // The input of a term for a position of the tile, given where the term's tap is for the tile's first.
                 BiFunction<Expr, Integer, Expr> input = (tap, position) -> kb.load(planes.buffer(), add(tap, positions.offsetOnGrid(position)));
                 // One loop over the terms, not a nest over channels and taps: LLVM keeps the tile in registers
                 // across the iterations of the innermost loop only, and stores and reloads it around the others.
                 if (tapSteps != null) {
-                    Local tap = kb.local("tap", start);
+                    Local tap = kb.local("tap", add(planes.tap(mul(group, channelsPerGroup), idx(0), idx(0)), start));
                     tile.sum(kb, terms, panels, panelStart, term -> kb.assign(tap, add(kb.get(tap), kb.load(tapSteps, term))),
                         (term, position) -> input.apply(kb.get(tap), position));
                 } else {
-                    tile.sum(kb, terms, panels, panelStart, (term, position) -> input.apply(
-                        add(planes.tap(div(term, taps[0] * taps[1]), rem(div(term, taps[1]), taps[0]), rem(term, taps[1])), start), position));
+                    tile.sum(kb, terms, panels, panelStart, (term, position) -> {
+                        Expr channel = add(mul(group, channelsPerGroup), div(term, taps[0] * taps[1]));
+                        return input.apply(add(planes.tap(channel, rem(div(term, taps[1]), taps[0]), rem(term, taps[1])), start), position);
+                    });
                 }
                 // Positions outside, maps inside: where a position is, and whether it is stored, once.
                 kb.loop(tile.rows(), p -> positions.whereStored(kb, positionTile, p, (row, column) -> kb.loop(tile.columns(), m -> {
