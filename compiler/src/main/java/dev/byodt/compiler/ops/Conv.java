@@ -117,9 +117,9 @@ final class Conv implements Operator {
      * that computes less ({@link PointwiseConv}), else, with at least a vector of output maps a group, as a matrix product in register
      * tiles of positions by maps ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
      * group has more channels than an output row has positions (the weights packed at compile time, or at run
-     * time when they are inputs, as in training), else along output rows: where the stride is 1 in two
-     * dimensions, each output's sum in registers for a depthwise convolution ({@link DepthwiseConv}) and on padded
-     * planes for others ({@link PaddedPlaneConv}), else directly ({@link ConvAlongRows}).
+     * time when they are inputs, as in training), else along output rows: in two dimensions, each output's sum in
+     * registers for a depthwise convolution of any stride ({@link DepthwiseConv}) and on padded planes for others of
+     * stride 1 ({@link PaddedPlaneConv}), else directly ({@link ConvAlongRows}).
      */
     @Override
     public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {

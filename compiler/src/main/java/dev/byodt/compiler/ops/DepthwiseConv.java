@@ -16,10 +16,11 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
 
 /**
  * A tuned schedule of {@link Conv}: a 2-D depthwise convolution (one input channel and one output map a group, as
- * MobileNet's and EfficientNet's 3x3 and 5x5 layers) with stride 1, the way XNNPACK's depthwise kernels compute it:
- * each output's whole sum in one iteration of a loop along the output, its taps unrolled, so that the loop
- * vectorizes with the sums in registers and the kernel's few weights in registers too (broadcast once a channel),
- * each tap one load of a run of the channel's padded plane ({@link PaddedPlanes}) and one multiply-add. The
+ * MobileNet's and EfficientNet's 3x3 and 5x5 layers), the way XNNPACK's depthwise kernels compute it: each output's
+ * whole sum in one iteration of a loop along the output, its taps unrolled, so that the loop vectorizes with the sums
+ * in registers and the kernel's few weights in registers too (broadcast once a channel), each tap one load of a run
+ * of the channel's padded plane, or with strides of the plane of the tap's phase ({@link PaddedPlanes}, which hold
+ * one channel at a time), and one multiply-add. The
  * schedule on padded planes for any group ({@link PaddedPlaneConv}) kept a row of accumulators in memory instead,
  * each tap a load, a multiply-add and a store of every accumulator, and copied them to the output in a pass of
  * their own. Each output sums its taps from +0 in the reference's order, the padding's as w*0, and the bias is added
@@ -29,14 +30,14 @@ final class DepthwiseConv {
     private DepthwiseConv() {}
 
     /**
-     * Whether this schedule applies: two spatial axes, stride 1, one input channel and one output map a group. (With
-     * stride 2, on the planes of each phase, mobilenet_v2's layers took 1.2 to 2 times as long as along rows in a
-     * profile at a load average of 24; on 2026-11-28 again 1.7 to 2.5 times for three of its four stride-2 layers at
-     * a load average of 17: LLVM unrolls the copies into the phases' planes of rows of 56 or fewer columns whole and
-     * loads them with gathers.)
+     * Whether this schedule applies: two spatial axes, one input channel and one output map a group, any stride. With
+     * stride 2, mobilenet_v2's layers of 28x28 and 14x14 outputs take a third and three quarters of the time they took
+     * along rows ({@link ConvAlongRows}), its 56x56 one as long, its 7x7 one (a tenth of a percent of the net) a
+     * quarter longer; before the phases' planes were copied in whole vectors ({@link PaddedPlanes#fill}) and held one
+     * channel at a time, they took 1.7 to 2.5 times as long as along rows.
      */
     static boolean fits(Conv.Shape s) {
-        return PaddedPlaneConv.fits(s.window()) && s.channelsPerGroup() == 1 && s.mapsPerGroup() == 1;
+        return s.window().rank() == 2 && s.channelsPerGroup() == 1 && s.mapsPerGroup() == 1;
     }
 
     /**
@@ -61,7 +62,7 @@ final class DepthwiseConv {
         long rowRun = roundUp(out[1], lanes);
         long channelLength = out[0] * out[1];
         long runningRows = channelLength < rowRun ? 0 : Math.min(out[0], (channelLength - rowRun) / out[1] + 1);
-        PaddedPlanes planes = PaddedPlanes.of(kb, x, window, length, "channelPlanes");
+        PaddedPlanes planes = PaddedPlanes.of(kb, x, window, length, "channelPlanes", true);
         Buffer sums = kb.scratch("sums", ScalarType.REAL, new long[] {length});
         kb.loop(s.batch(), n -> kb.splitLoop(s.channels(), channel -> {
             planes.fill(kb, n, channel, 1);

@@ -5,10 +5,14 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.ScalarType;
 
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.flatIndex;
+import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.rem;
 
@@ -26,14 +30,19 @@ import static dev.byodt.compiler.kernel.Exprs.rem;
  * schedules compute them and never store them. The grid is cut into {@link #blocks()} blocks of a given
  * length, the last of which may run past it: each plane is long enough for that block's last taps.
  */
-record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, long planeLength, long blocks) {
+record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, long planeLength, long blocks, boolean oneChannel) {
     /** Planes for the input {@code x} (N x C x H x W) of a convolution in {@code window}, its grid in blocks of {@code blockLength}. */
     static PaddedPlanes of(KernelBuilder kb, Buffer x, WindowGeometry window, long blockLength) {
-        return of(kb, x, window, blockLength, "planes");
+        return of(kb, x, window, blockLength, "planes", false);
     }
 
-    /** As {@link #of(KernelBuilder, Buffer, WindowGeometry, long)}, the scratch buffer named by {@code hint}. */
-    static PaddedPlanes of(KernelBuilder kb, Buffer x, WindowGeometry window, long blockLength, String hint) {
+    /**
+     * As {@link #of(KernelBuilder, Buffer, WindowGeometry, long)}, the scratch buffer named by {@code hint}, holding the
+     * planes of one channel at a time where {@code oneChannel} (of the channel filled last, for a schedule that is done
+     * with a channel's planes before it fills the next): a depthwise convolution's planes of every channel took
+     * mobilenet_v2's 112x112 layers 5 MB of scratch each, written and read once, where one channel's stay in cache.
+     */
+    static PaddedPlanes of(KernelBuilder kb, Buffer x, WindowGeometry window, long blockLength, String hint, boolean oneChannel) {
         long paddedHeight = window.padBefore(0) + x.dim(2) + window.padAfter(0);
         long width = width(x, window);
         long grid = window.outputShape()[0] * width;
@@ -41,9 +50,9 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
         long reach = (window.kernelSize(0) - 1) * window.dilation(0) / window.stride(0) * width
             + (window.kernelSize(1) - 1) * window.dilation(1) / window.stride(1);
         long planeLength = Math.max(blocks * blockLength + reach, ceilDiv(paddedHeight, window.stride(0)) * width);
-        long planes = x.dim(1) * window.stride(0) * window.stride(1);
+        long planes = (oneChannel ? 1 : x.dim(1)) * window.stride(0) * window.stride(1);
         Buffer buffer = kb.scratch(hint, ScalarType.REAL, new long[] {planes, planeLength});
-        return new PaddedPlanes(buffer, window, x, width, planeLength, blocks);
+        return new PaddedPlanes(buffer, window, x, width, planeLength, blocks, oneChannel);
     }
 
     /** The length of a row of the planes of the input {@code x} of a convolution in {@code window}: the grid's width. */
@@ -52,41 +61,71 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
     }
 
     /**
-     * Emits the copy of image {@code n}'s channels [first, first + count) into their planes, padding included: for
-     * each input row and column phase b, the run of the row's columns b, b + sx, ... that lie in the input, one
-     * contiguous run of the phase's plane (a loop over the row's columns, each stored to its phase's plane, did not
-     * vectorize; a run, which loads at a stride, does).
+     * Emits the copy of image {@code n}'s channels [first, first + count) (one channel where the planes hold one) into
+     * their planes, padding included: for each input row, the columns b, b + sx, ... of each column phase b that lie
+     * in the input, one contiguous run of the phase's plane. Where every phase's column is in the input, one loop
+     * takes the sx columns j*sx + b of each j together, and with strides LLVM vectorizes it before it may unroll it
+     * ({@link KernelBuilder#vectorLoop}), as whole vectors of the row deinterleaved into the phases by permutes. A
+     * loop a phase, which loads at a stride, or the one loop unrolled whole first, as O3 does rows of 56 or fewer
+     * columns, became gathers: mobilenet_v2's stride-2 depthwise layers of 28x28 took 1.5 times as long. The few
+     * columns at either end where some phase's column is in the padding are copied phase by phase.
      */
     void fill(KernelBuilder kb, Expr n, Expr first, long count) {
         long channelLength = phases() * planeLength;
         long sy = window.stride(0), sx = window.stride(1);
-        long left = window.padBefore(1), inputWidth = x.dim(3);
-        kb.loop(count * channelLength, i -> kb.store(buffer, add(mul(first, channelLength), i), constant(ScalarType.REAL, 0)));
+        long left = window.padBefore(1);
+        if (oneChannel && count != 1) throw new IllegalArgumentException("planes of one channel filled with " + count);
+        kb.loop(count * channelLength, i -> kb.store(buffer, add(mul(held(first), channelLength), i), constant(ScalarType.REAL, 0)));
+        // The columns j of every phase b whose padded column j*sx + b is in the input: from the first j of phase 0 to
+        // the last of phase sx - 1.
+        long firstWhole = firstColumn(0), endWhole = Math.max(firstWhole, endColumn(sx - 1));
         kb.loops(new long[] {count, x.dim(2)}, at -> {
             Expr channel = add(first, at[0]);
             Expr row = add(at[1], window.padBefore(0));
-            Expr rowOnPlanes = add(mul(add(mul(channel, phases()), mul(rem(row, sy), sx)), planeLength), mul(div(row, sy), width));
+            Expr rowOnPlanes = add(mul(add(mul(held(channel), phases()), mul(rem(row, sy), sx)), planeLength), mul(div(row, sy), width));
+            BiConsumer<Long, Expr> copy = (phase, j) -> kb.store(buffer, add(add(rowOnPlanes, phase * planeLength), j),
+                kb.load(x, flatIndex(x.shape(), n, channel, at[1], add(mul(j, sx), phase - left))));
+            Consumer<Expr> wholeColumn = j -> {
+                for (long b = 0; b < sx; b++) copy.accept(b, j);
+            };
+            // With one phase, a plain copy, which LLVM makes a memcpy.
+            if (sx == 1) kb.loop(endWhole - firstWhole, k -> wholeColumn.accept(add(k, firstWhole)));
+            else kb.vectorLoop(endWhole - firstWhole, k -> wholeColumn.accept(add(k, firstWhole)));
             for (long b = 0; b < sx; b++) {
-                // Padded columns j*sx + b in the input: from left to left + inputWidth - 1.
-                long firstJ = ceilDiv(Math.max(0, left - b), sx);
-                long endJ = left + inputWidth - 1 < b ? 0 : (left + inputWidth - 1 - b) / sx + 1;
                 long phase = b;
-                kb.loop(endJ - firstJ, k -> {
-                    Expr j = add(k, firstJ);
-                    kb.store(buffer, add(add(rowOnPlanes, phase * planeLength), j),
-                        kb.load(x, flatIndex(x.shape(), n, channel, at[1], add(mul(j, sx), phase - left))));
-                });
+                long before = Math.min(firstWhole, endColumn(b)), after = Math.max(endWhole, firstColumn(b));
+                kb.loop(before - firstColumn(b), k -> copy.accept(phase, add(k, firstColumn(phase))));
+                kb.loop(endColumn(b) - after, k -> copy.accept(phase, add(k, after)));
             }
         });
+    }
+
+    /** The first column j of phase b's planes whose padded column j*sx + b is in the input. */
+    private long firstColumn(long b) {
+        return ceilDiv(Math.max(0, window.padBefore(1) - b), window.stride(1));
+    }
+
+    /** One past the last column j of phase b's planes whose padded column j*sx + b is in the input. */
+    private long endColumn(long b) {
+        long last = window.padBefore(1) + x.dim(3) - 1;
+        return last < b ? 0 : (last - b) / window.stride(1) + 1;
     }
 
     /** Where the tap (ky, kx) of grid position 0 is in the buffer, on the planes of {@code channel}. */
     Expr tap(Expr channel, Expr ky, Expr kx) {
         long sy = window.stride(0), sx = window.stride(1);
         Expr y = mul(ky, window.dilation(0)), x = mul(kx, window.dilation(1));
-        Expr plane = add(mul(channel, phases()), add(mul(rem(y, sy), sx), rem(x, sx)));
+        Expr plane = add(mul(held(channel), phases()), add(mul(rem(y, sy), sx), rem(x, sx)));
         return add(mul(plane, planeLength), add(mul(div(y, sy), width), div(x, sx)));
     }
+
+    /** Where the tap (ky, kx) of grid position 0 is in the buffer, on the planes of {@code channel}: {@link #tap} of constants. */
+    long tapAt(long channel, long ky, long kx) {
+        return ((Expr.IntConst) tap(idx(channel), idx(ky), idx(kx))).value();
+    }
+
+    /** Where the planes of {@code channel} are among the channels the buffer holds. */
+    private Expr held(Expr channel) { return oneChannel ? idx(0) : channel; }
 
     private long phases() { return window.stride(0) * window.stride(1); }
 

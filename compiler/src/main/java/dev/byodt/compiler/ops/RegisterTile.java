@@ -228,7 +228,14 @@ final class RegisterTile {
      * {@code term} for the tile's row {@code row} (0 to rows - 1), the weights are the panel at {@code panelStart}.
      */
     void sum(KernelBuilder kb, long terms, Buffer panels, Expr panelStart, BiFunction<Expr, Integer, Expr> input) {
-        sum(kb, terms, (sum, term, r, c) -> mac(sum, input.apply(term, r), kb.load(panels, add(add(panelStart, mul(term, columns)), c))));
+        sum(kb, terms, panels, panelStart, term -> { }, input);
+    }
+
+    /** {@link #sum(KernelBuilder, long, Buffer, Expr, BiFunction)}, with {@code beforeTerm(term)}'s statements before each term's multiply-adds. */
+    void sum(KernelBuilder kb, long terms, Buffer panels, Expr panelStart, Consumer<Expr> beforeTerm, BiFunction<Expr, Integer, Expr> input) {
+        Term term = (sum, k, r, c) -> mac(sum, input.apply(k, r), kb.load(panels, add(add(panelStart, mul(k, columns)), c)));
+        if (terms == 0) sum(kb, terms, term);
+        else addTerms(kb, idx(0), terms, term, null, acc, idx(0), beforeTerm);
     }
 
     /** One term's multiply-add into the sum of a tile's row {@code row} and column {@code column}. */

@@ -137,6 +137,8 @@ class TunedSchedulesTest {
         conv("register tiles, 7x7 stride 2, 40 maps", Schedule.REGISTER_TILES, s(1, 2, 12, 9), s(40, 2, 7, 7), true,
             "strides", s(2, 2), "pads", s(3, 3, 3, 3)),
         conv("register tiles, 1x1 stride 2", Schedule.REGISTER_TILES, s(1, 4, 7, 8), s(16, 4, 1, 1), true, "strides", s(2, 2)),
+        conv("register tiles, groups of 16 maps, stride 2, odd rows", Schedule.REGISTER_TILES, s(1, 4, 9, 12), s(32, 2, 3, 3), true,
+            "group", 2L, "strides", s(2, 2), "pads", s(1, 1, 1, 1)),
         // Stride 1: tiles of blocks of output rows and columns; blocks that do not divide the output, the last of a
         // column (2 x 7 over 17 rows) or of both a row and a column (one vector of maps: 5 x 5 over 29 x 29 with 16
         // lanes; with 8, two vectors, 1 x 10 over 29 columns) starting early.
@@ -168,18 +170,24 @@ class TunedSchedulesTest {
             "group", 2L, "pads", s(0, 1, 1, 0)),
         conv("padded planes, two maps a channel", Schedule.PADDED_PLANES, s(1, 3, 11, 13), s(6, 1, 5, 5), true,
             "group", 3L, "pads", s(2, 2, 2, 2)),
-        // One channel and one map a group, stride 1: depthwise, each output's sum in registers; grids that fill no
-        // whole vector, uneven pads, dilation, weights at run time; output rows copied as whole vectors that run on
-        // into the next rows (3 of 6 rows of 5 with 16 lanes), and channels smaller than a vector.
+        // One channel and one map a group: depthwise, each output's sum in registers; grids that fill no whole vector,
+        // uneven pads, dilation, weights at run time; output rows copied as whole vectors that run on into the next
+        // rows (3 of 6 rows of 5 with 16 lanes), and channels smaller than a vector; strides, on the planes of each
+        // phase: odd and even sizes and pads, rows whose columns of every phase span several vectors (36 of 71).
         conv("depthwise, 5x5", Schedule.DEPTHWISE, s(1, 3, 11, 13), s(3, 1, 5, 5), true,
             "group", 3L, "pads", s(2, 2, 2, 2)),
         conv("depthwise, 3x3, batch 2, uneven pads, dilation", Schedule.DEPTHWISE, s(2, 4, 7, 6), s(4, 1, 3, 3), false,
             "group", 4L, "pads", s(1, 0, 2, 1), "dilations", s(2, 1)),
         conv("depthwise, 3x3, channels of 12 outputs", Schedule.DEPTHWISE, s(1, 5, 3, 4), s(5, 1, 3, 3), true,
             "group", 5L, "pads", s(1, 1, 1, 1)),
-        // Strides beyond 1, or one or three spatial axes: along rows.
-        conv("along rows, depthwise, strides 2 and 3, dilation, uneven pads", Schedule.ALONG_ROWS, s(2, 2, 10, 14), s(2, 1, 3, 3), false,
+        conv("depthwise, strides 2 and 3, dilation, uneven pads", Schedule.DEPTHWISE, s(2, 2, 10, 14), s(2, 1, 3, 3), false,
             "group", 2L, "strides", s(2, 3), "dilations", s(1, 2), "pads", s(0, 1, 1, 2)),
+        conv("depthwise, 3x3 stride 2, odd sizes", Schedule.DEPTHWISE, s(1, 3, 9, 71), s(3, 1, 3, 3), true,
+            "group", 3L, "strides", s(2, 2), "pads", s(1, 1, 1, 1)),
+        conv("depthwise, 5x5 stride 2, even sizes, uneven pads", Schedule.DEPTHWISE, s(1, 2, 14, 12), s(2, 1, 5, 5), true,
+            "group", 2L, "strides", s(2, 2), "pads", s(1, 2, 2, 1)),
+        // Strides beyond 1 where a group has more than one channel or map and fewer maps than a vector, or one or
+        // three spatial axes: along rows.
         conv("along rows, strides, dilation, pads", Schedule.ALONG_ROWS, s(1, 2, 9, 11), s(3, 2, 3, 3), false,
             "strides", s(2, 3), "dilations", s(1, 2), "pads", s(1, 2, 2, 0)),
         conv("along rows, 1-D, stride 1", Schedule.ALONG_ROWS, s(2, 3, 17), s(2, 3, 4), true, "pads", s(3, 1)),
