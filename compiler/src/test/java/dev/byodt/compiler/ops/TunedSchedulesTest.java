@@ -39,8 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's six
- * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, across output channels,
+ * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's seven
+ * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, patches by maps, across output channels,
  * depthwise, on padded planes, along output rows) and MatMul's and
  * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
@@ -143,6 +143,13 @@ class TunedSchedulesTest {
             "pads", s(1, 1, 1, 1)),
         conv("register tiles, groups of 16 maps, blocks starting early in rows and columns", Schedule.REGISTER_TILES,
             s(1, 2, 29, 29), s(32, 1, 3, 3), true, "group", 2L, "pads", s(1, 1, 1, 1)),
+        // Non-overlapping patches (stride = kernel, no padding): the matrix product of patches by maps; patches that
+        // leave input columns out, rows and maps that fill no whole tile, batch 2; enough maps, patches and terms (512)
+        // for tiles of rows to take the panels in blocks of terms.
+        conv("patches, 4x4 of stride 4, 20 maps, batch 2", Schedule.REGISTER_TILES, s(2, 3, 8, 14), s(20, 3, 4, 4), true,
+            "strides", s(4, 4)),
+        conv("patches, 16x16 of stride 16, 260 maps, blocks of terms", Schedule.TILES_IN_BLOCKS, s(2, 2, 48, 50), s(260, 2, 16, 16), true,
+            "strides", s(16, 16)),
         // Pointwise (1x1, stride 1, no padding), a vector of positions or more: maps by positions in register tiles;
         // positions that fill no whole tile (the last tile starts early), maps that fill no whole tile, groups, batch 2.
         conv("pointwise, 26 maps, 35 positions, batch 2", Schedule.POINTWISE, s(2, 5, 5, 7), s(26, 5, 1, 1), true),
