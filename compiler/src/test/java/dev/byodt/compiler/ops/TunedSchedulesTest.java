@@ -42,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's seven
  * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, patches by maps, across output channels,
  * depthwise, on padded planes, along output rows) and MatMul's and
- * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
+ * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums,
+ * LayerNormalization's, Softmax's and LogSoftmax's rows in blocks, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
  * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
  * 16 and 32 bits: by default each case in one of them, taken in turn, so every schedule runs in several
@@ -64,7 +65,8 @@ class TunedSchedulesTest {
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
-        REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
+        REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc"),
+        STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights");
 
         final String buffer;
 
@@ -204,7 +206,17 @@ class TunedSchedulesTest {
         new Case("gemm, transposed A, constant B, C a row", Schedule.REGISTER_TILES, "Gemm", attributes("transA", 1L, "beta", 0.5f),
             List.of(s(21, 14), s(21, 20), s(20)), new boolean[] {false, true, true}),
         new Case("gemm, transposed A and B at run time", Schedule.ROW_OF_SUMS, "Gemm",
-            attributes("transA", 1L, "transB", 1L), List.of(s(13, 4), s(6, 13), s(4, 1)), new boolean[] {false, false, false}));
+            attributes("transA", 1L, "transB", 1L), List.of(s(13, 4), s(6, 13), s(4, 1)), new boolean[] {false, false, false}),
+        // Rows in blocks of a vector's lanes, each row's sums in order with the loop over the rows innermost; a last
+        // block in part, statistics over two axes, a bias that differs along the leading axes.
+        new Case("layer normalization, rows in blocks, the last in part", Schedule.STATISTICS_IN_BLOCKS, "LayerNormalization", Map.of(),
+            List.of(s(3, 7, 20), s(20), s(20)), new boolean[] {false, true, true}),
+        new Case("layer normalization over two axes, bias along the rows", Schedule.STATISTICS_IN_BLOCKS, "LayerNormalization",
+            attributes("axis", 2L), List.of(s(2, 9, 3, 5), s(3, 5), s(9, 1, 1)), new boolean[] {false, false, true}),
+        new Case("softmax, rows in blocks, the last in part", Schedule.SOFTMAX_IN_BLOCKS, "Softmax", Map.of(),
+            List.of(s(3, 7, 19)), new boolean[] {false}),
+        new Case("log softmax, rows in blocks", Schedule.SOFTMAX_IN_BLOCKS, "LogSoftmax", Map.of(),
+            List.of(s(2, 9, 13)), new boolean[] {false}));
 
     static Stream<Arguments> eachCaseInOneDatatype() {
         return CasesInTurn.eachCaseInOneVariant(CASES, CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
@@ -291,7 +303,8 @@ class TunedSchedulesTest {
     static Stream<Case> tiledCases() { return CASES.stream().filter(TunedSchedulesTest::tiled); }
 
     private static boolean tiled(Case c) {
-        return c.schedule() == Schedule.REGISTER_TILES || c.schedule() == Schedule.TILES_IN_BLOCKS || c.schedule() == Schedule.POINTWISE;
+        return c.schedule() == Schedule.REGISTER_TILES || c.schedule() == Schedule.TILES_IN_BLOCKS || c.schedule() == Schedule.POINTWISE
+            || c.schedule() == Schedule.STATISTICS_IN_BLOCKS || c.schedule() == Schedule.SOFTMAX_IN_BLOCKS;
     }
 
     private static List<String> scheduleBuffers(Program program, Schedule schedule) {
