@@ -28,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
- * float32 under either --multiply-add: every tuned schedule of {@link TunedSchedulesTest}'s cases with multiply-adds
- * (register tiles among them) computes its operator's reference nest's bits, compiled and in the interpreter alike, on values of
+ * float32 under either --multiply-add: every tuned schedule of {@link TunedSchedulesTest}'s cases (register tiles
+ * among them) computes its operator's reference nest's bits, compiled and in the interpreter alike, on values of
  * full float32 precision, whose products and sums round (that test's grid values make every float32 sum exact, so
  * one rounding or two give the same bits there). The two modes' bits differ on every case, so code that fused no
  * multiply-add, or the interpreter that fused every one, would fail. By default each case runs in one mode, taken
@@ -39,15 +39,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 class MultiplyAddSchedulesTest {
     /** The lane counts of 256-bit and 512-bit vectors of float32, register tiles' and the host's. */
     private static final int[] LANES = {8, 16};
-    /** The cases whose sums have multiply-adds: not Softmax's and LogSoftmax's, whose bits either mode gives alike. */
-    private static final List<TunedSchedulesTest.Case> CASES = TunedSchedulesTest.CASES.stream().filter(c -> !c.opType().endsWith("Softmax")).toList();
 
     static Stream<Arguments> eachCaseInOneMode() {
-        return CasesInTurn.eachCaseInOneVariant(CASES, CasesInTurn.oneArgumentEach((Object[]) MultiplyAdd.values()));
+        return CasesInTurn.eachCaseInOneVariant(TunedSchedulesTest.CASES, CasesInTurn.oneArgumentEach((Object[]) MultiplyAdd.values()));
     }
 
     static Stream<Arguments> eachCaseInTheOtherMode() {
-        return CasesInTurn.everyOtherPairing(CASES, CasesInTurn.oneArgumentEach((Object[]) MultiplyAdd.values()));
+        return CasesInTurn.everyOtherPairing(TunedSchedulesTest.CASES, CasesInTurn.oneArgumentEach((Object[]) MultiplyAdd.values()));
     }
 
     @ParameterizedTest(name = "{0}, multiply-add {1}")
