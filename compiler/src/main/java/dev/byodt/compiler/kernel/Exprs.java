@@ -207,6 +207,18 @@ public final class Exprs {
         return offset;
     }
 
+    /** The indices of the element at flat index {@code i} of a row-major tensor of this shape: {@link #flatIndex}'s inverse. */
+    public static Expr[] unflatten(long[] shape, Expr i) {
+        Expr[] at = new Expr[shape.length];
+        long stride = 1;
+        for (int d = shape.length - 1; d >= 0; d--) {
+            Expr quotient = div(i, stride);
+            at[d] = d == 0 ? quotient : rem(quotient, shape[d]);
+            stride *= shape[d];
+        }
+        return at;
+    }
+
     // ---- plumbing
 
     private static Expr op(ScalarOp op, ScalarType type, Expr... args) {

@@ -19,7 +19,6 @@ import static dev.byodt.compiler.kernel.Exprs.accumulate;
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
-import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.gt;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.lt;
@@ -27,7 +26,6 @@ import static dev.byodt.compiler.kernel.Exprs.max;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.or;
 import static dev.byodt.compiler.kernel.Exprs.real;
-import static dev.byodt.compiler.kernel.Exprs.rem;
 import static dev.byodt.compiler.kernel.Exprs.select;
 
 /**
@@ -89,7 +87,7 @@ final class Pooling implements Operator {
         boolean columnMajor = node.intAttr("storage_order", 0) == 1;
         long[] shape = y.shape();
         kb.loop(Shapes.elementCount(shape, y.name()), i -> {
-            Expr[] at = unflatten(shape, i);
+            Expr[] at = Exprs.unflatten(shape, i);
             Expr[] out = Arrays.copyOfRange(at, 2, at.length);
             if (average) {
                 kb.store(y, i, mean(kb, window, x, at[0], at[1], out, countPadding));
@@ -99,18 +97,6 @@ final class Pooling implements Operator {
                 if (indices != null) kb.store(indices, i, kb.get(where));
             }
         });
-    }
-
-    /** The indices of the element at flat index {@code i} of a row-major tensor of this shape. */
-    private static Expr[] unflatten(long[] shape, Expr i) {
-        Expr[] at = new Expr[shape.length];
-        long stride = 1;
-        for (int d = shape.length - 1; d >= 0; d--) {
-            Expr quotient = div(i, stride);
-            at[d] = d == 0 ? quotient : rem(quotient, shape[d]);
-            stride *= shape[d];
-        }
-        return at;
     }
 
     /**

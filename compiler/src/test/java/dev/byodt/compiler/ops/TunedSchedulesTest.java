@@ -40,10 +40,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's six
- * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, across output channels,
+ * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's seven
+ * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, patches by maps, across output channels,
  * depthwise, on padded planes, along output rows) and MatMul's and
- * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
+ * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums,
+ * LayerNormalization's, Softmax's and LogSoftmax's rows in blocks, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
  * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
  * 16 and 32 bits: by default each case in one of them, taken in turn, so every schedule runs in several
@@ -65,7 +66,8 @@ class TunedSchedulesTest {
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
-        REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc");
+        REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc"),
+        STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights");
 
         final String buffer;
 
@@ -146,6 +148,13 @@ class TunedSchedulesTest {
             "pads", s(1, 1, 1, 1)),
         conv("register tiles, groups of 16 maps, blocks starting early in rows and columns", Schedule.REGISTER_TILES,
             s(1, 2, 29, 29), s(32, 1, 3, 3), true, "group", 2L, "pads", s(1, 1, 1, 1)),
+        // Non-overlapping patches (stride = kernel, no padding): the matrix product of patches by maps; patches that
+        // leave input columns out, rows and maps that fill no whole tile, batch 2; enough maps, patches and terms (512)
+        // for tiles of rows to take the panels in blocks of terms.
+        conv("patches, 4x4 of stride 4, 40 maps, batch 2", Schedule.REGISTER_TILES, s(2, 3, 8, 14), s(40, 3, 4, 4), true,
+            "strides", s(4, 4)),
+        conv("patches, 16x16 of stride 16, 260 maps, blocks of terms", Schedule.TILES_IN_BLOCKS, s(2, 2, 48, 50), s(260, 2, 16, 16), true,
+            "strides", s(16, 16)),
         // Pointwise (1x1, stride 1, no padding), a vector of positions or more: maps by positions in register tiles;
         // positions that fill no whole tile (the last tile starts early), maps that fill no whole tile, groups, batch 2.
         conv("pointwise, 26 maps, 35 positions, batch 2", Schedule.POINTWISE, s(2, 5, 5, 7), s(26, 5, 1, 1), true),
@@ -211,12 +220,25 @@ class TunedSchedulesTest {
         new Case("gemm, transposed A and B at run time", Schedule.ROW_OF_SUMS, "Gemm",
             attributes("transA", 1L, "transB", 1L), List.of(s(13, 4), s(6, 13), s(4, 1)), new boolean[] {false, false, false}));
 
+    /** Normalizations whose rows go in blocks (sums without products, which the other tests of CASES assume). */
+    static final List<Case> ROW_BLOCK_CASES = List.of(
+        // Rows in blocks of a vector's lanes, each row's sums in order with the loop over the rows innermost; a last
+        // block in part, statistics over two axes, a bias that differs along the leading axes.
+        new Case("layer normalization, rows in blocks, the last in part", Schedule.STATISTICS_IN_BLOCKS, "LayerNormalization", Map.of(),
+            List.of(s(3, 7, 20), s(20), s(20)), new boolean[] {false, true, true}),
+        new Case("layer normalization over two axes, bias along the rows", Schedule.STATISTICS_IN_BLOCKS, "LayerNormalization",
+            attributes("axis", 2L), List.of(s(2, 9, 3, 5), s(3, 5), s(9, 1, 1)), new boolean[] {false, false, true}),
+        new Case("softmax, rows in blocks, the last in part", Schedule.SOFTMAX_IN_BLOCKS, "Softmax", Map.of(),
+            List.of(s(3, 7, 19)), new boolean[] {false}),
+        new Case("log softmax, rows in blocks", Schedule.SOFTMAX_IN_BLOCKS, "LogSoftmax", Map.of(),
+            List.of(s(2, 9, 13)), new boolean[] {false}));
+
     static Stream<Arguments> eachCaseInOneDatatype() {
-        return CasesInTurn.eachCaseInOneVariant(CASES, CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
+        return CasesInTurn.eachCaseInOneVariant(allCases(), CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
     }
 
     static Stream<Arguments> everyOtherDatatype() {
-        return CasesInTurn.everyOtherPairing(CASES, CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
+        return CasesInTurn.everyOtherPairing(allCases(), CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
     }
 
     @ParameterizedTest(name = "{0} in {1}")
@@ -298,10 +320,13 @@ class TunedSchedulesTest {
         assertEquals(expected, prefetched.stream().distinct().toList(), c.toString());
     }
 
-    static Stream<Case> tiledCases() { return CASES.stream().filter(TunedSchedulesTest::tiled); }
+    static Stream<Case> tiledCases() { return allCases().stream().filter(TunedSchedulesTest::tiled); }
+
+    private static List<Case> allCases() { return Stream.concat(CASES.stream(), ROW_BLOCK_CASES.stream()).toList(); }
 
     private static boolean tiled(Case c) {
-        return c.schedule() == Schedule.REGISTER_TILES || c.schedule() == Schedule.TILES_IN_BLOCKS || c.schedule() == Schedule.POINTWISE;
+        return c.schedule() == Schedule.REGISTER_TILES || c.schedule() == Schedule.TILES_IN_BLOCKS || c.schedule() == Schedule.POINTWISE
+            || c.schedule() == Schedule.STATISTICS_IN_BLOCKS || c.schedule() == Schedule.SOFTMAX_IN_BLOCKS;
     }
 
     private static List<String> scheduleBuffers(Program program, Schedule schedule) {
