@@ -28,6 +28,7 @@ import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Kernel;
+import dev.byodt.compiler.lower.ConcatsInPlace;
 import dev.byodt.compiler.lower.DatatypeBoundaries;
 import dev.byodt.compiler.lower.DatatypeLowering;
 import dev.byodt.compiler.lower.DecodedOperands;
@@ -69,7 +70,7 @@ import static org.bytedeco.llvm.global.LLVM.*;
  * accumulation allows it (DecodedOperands), abstract REAL/ACC to the datatypes' machine types and library
  * calls (DatatypeLowering, which must find a lowering for every operation), tabulated functions as loads
  * (FunctionTables), the passes of the target's
- * extension (the P extension's), the libraries loaded and their functions checked against the calls,
+ * extension (the P extension's), Concats whose inputs are written in place (ConcatsInPlace), the libraries loaded and their functions checked against the calls,
  * workspace layout (MemoryPlan), LLVM IR (LlvmCodegen), the libraries linked in, verification, O3.
  */
 public final class Compiler {
@@ -198,7 +199,7 @@ public final class Compiler {
         }
     }
 
-    /** The plan's kernels in machine types and library calls, and the target's passes over them. */
+    /** The plan's kernels in machine types and library calls, the target's passes over them, and the Concats in place. */
     private static Program lowered(DatatypePlan plan, LoweringLog log, CompileOptions options, Optional<CallItems> items) {
         Program machine = DatatypeLowering.lower(plan, log, items);
         log.checkComplete();
@@ -206,7 +207,7 @@ public final class Compiler {
         machine = FunctionTables.apply(machine, instances(plan), HostTables::of);
         options.target().check(options.datatypes());
         for (UnaryOperator<Program> pass : options.target().passes(options.datatypes())) machine = pass.apply(machine);
-        return machine;
+        return ConcatsInPlace.apply(machine);
     }
 
     /**

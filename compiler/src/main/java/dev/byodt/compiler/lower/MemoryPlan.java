@@ -17,7 +17,8 @@ import java.util.Map;
  * kernel runs; buffers whose lifetimes share a kernel get disjoint
  * bytes, so a kernel's inputs and outputs never overlap and kernels may take them as noalias pointers.
  * Placement is greedy first-fit, largest first, at 64-byte aligned offsets (a cache line, and enough for
- * any vector load).
+ * any vector load). A {@link Slice} has no placement of its own: its bytes are its whole's, which is live
+ * wherever the slice is (and its offset stays aligned, which {@link ConcatsInPlace} sees to).
  */
 public record MemoryPlan(Map<Buffer, Long> offsets, long workspaceBytes) {
     public static final int ALIGNMENT = 64;
@@ -48,6 +49,16 @@ public record MemoryPlan(Map<Buffer, Long> offsets, long workspaceBytes) {
             for (Buffer b : kernels.get(k).outputs()) touch(lifetimes.get(b), k);
             for (Buffer b : kernels.get(k).loadedBuffers()) touch(lifetimes.get(b), k);
         }
+        Map<Buffer, Slice> slices = new LinkedHashMap<>();
+        for (Buffer b : program.slices().keySet()) {
+            Slice slice = outermost(b, program.slices());
+            slices.put(b, slice);
+            Lifetime part = lifetimes.remove(b), whole = lifetimes.get(slice.whole());
+            if (part.last >= 0) {
+                touch(whole, part.first);
+                touch(whole, part.last);
+            }
+        }
         List<Lifetime> bySize = new ArrayList<>(lifetimes.values());
         bySize.sort(Comparator.comparingLong((Lifetime l) -> -l.bytes).thenComparingInt(l -> l.first));
 
@@ -60,7 +71,17 @@ public record MemoryPlan(Map<Buffer, Long> offsets, long workspaceBytes) {
             offsets.put(l.buffer, l.offset);
             workspace = Math.max(workspace, l.offset + l.bytes);
         }
+        slices.forEach((b, slice) -> offsets.put(b, offsets.get(slice.whole()) + slice.offset() * MachineTypes.byteSize(b.elementType())));
         return new MemoryPlan(offsets, workspace);
+    }
+
+    /** Where {@code b}'s elements are in the temporary that holds it and is no slice itself, checked to fit. */
+    private static Slice outermost(Buffer b, Map<Buffer, Slice> slices) {
+        Slice slice = Slice.outermost(b, slices);
+        if (slice.whole().elementType() != b.elementType() || slice.offset() + b.size() > slice.whole().size()) {
+            throw new IllegalArgumentException(b + " does not fit " + slice.whole() + " at element " + slice.offset());
+        }
+        return slice;
     }
 
     /** The lowest aligned offset where l fits between the placed buffers that are live at the same time. */

@@ -1,5 +1,10 @@
 package dev.byodt.compiler.codegen;
 
+import dev.byodt.compiler.dtype.AccumulationMode;
+import dev.byodt.compiler.dtype.DatatypeChoice;
+import dev.byodt.compiler.dtype.LoweringLog;
+import dev.byodt.compiler.dtype.LoweringTarget;
+import dev.byodt.compiler.dtype.RegisteredDatatype;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Kernel;
@@ -17,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import static dev.byodt.compiler.kernel.Exprs.*;
@@ -57,6 +63,12 @@ public final class Programs {
     }
 
     public static Buffer buffer(String name, long... shape) { return new Buffer(name, ScalarType.REAL, shape); }
+
+    /** float32, which converts nothing at compile time: what lowers a program to machine types without a compiler. */
+    public static RegisteredDatatype float32() {
+        return new RegisteredDatatype(DatatypeChoice.builtInRegistry().reference(), AccumulationMode.DTYPE, LoweringTarget.ANY,
+            Optional.empty(), new LoweringLog(), (instance, fromF64, toF32) -> { throw new AssertionError("float32 converts nothing"); });
+    }
 
     /**
      * y = x . w (reduction into an ACC local), then out = max(y, 0) + 0.5 and sign = select(y > 1, y, -y):

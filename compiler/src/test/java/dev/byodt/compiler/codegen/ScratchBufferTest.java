@@ -2,11 +2,6 @@ package dev.byodt.compiler.codegen;
 
 import dev.byodt.compiler.CompileOptions;
 import dev.byodt.compiler.Compiler;
-import dev.byodt.compiler.dtype.AccumulationMode;
-import dev.byodt.compiler.dtype.DatatypeChoice;
-import dev.byodt.compiler.dtype.LoweringLog;
-import dev.byodt.compiler.dtype.LoweringTarget;
-import dev.byodt.compiler.dtype.RegisteredDatatype;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.Interpreter;
@@ -21,7 +16,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import static dev.byodt.compiler.codegen.Programs.buffer;
 import static dev.byodt.compiler.kernel.Exprs.*;
@@ -85,12 +79,6 @@ class ScratchBufferTest {
         }
     }
 
-    /** float32, which converts nothing at compile time. */
-    private static RegisteredDatatype float32() {
-        return new RegisteredDatatype(DatatypeChoice.builtInRegistry().reference(), AccumulationMode.DTYPE, LoweringTarget.ANY,
-            Optional.empty(), new LoweringLog(), (instance, fromF64, toF32) -> { throw new AssertionError("float32 converts nothing"); });
-    }
-
     /** Copies src to dst through a scratch row of the given length. */
     private static Kernel copyThroughScratch(String name, Buffer src, Buffer dst, long scratchLength) {
         KernelBuilder kb = new KernelBuilder(name, "Identity", List.of(src), List.of(dst));
@@ -107,7 +95,7 @@ class ScratchBufferTest {
         Buffer in = buffer("in", 64), t = buffer("t", 64), out = buffer("out", 64);
         Kernel first = copyThroughScratch("first", in, t, 32);
         Kernel second = copyThroughScratch("second", t, out, 16);
-        Program machine = DatatypeLowering.lower(Programs.of(List.of(first, second), List.of(in), List.of(out), Map.of()), float32());
+        Program machine = DatatypeLowering.lower(Programs.of(List.of(first, second), List.of(in), List.of(out), Map.of()), Programs.float32());
         Buffer temporary = machine.temporaries().getFirst();
         Buffer firstRow = machine.kernels().get(0).scratch().getFirst();
         Buffer secondRow = machine.kernels().get(1).scratch().getFirst();

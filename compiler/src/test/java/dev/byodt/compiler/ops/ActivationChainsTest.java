@@ -6,15 +6,12 @@ import dev.byodt.compiler.codegen.CompiledModule;
 import dev.byodt.compiler.codegen.HostModel;
 import dev.byodt.compiler.dtype.DatatypeChoice;
 import dev.byodt.compiler.conformance.GraphInterpreter;
-import dev.byodt.compiler.graph.Attribute;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.graph.Node;
-import dev.byodt.compiler.graph.TensorType;
 import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.MultiplyAdd;
 import dev.byodt.compiler.lower.GraphLowering;
 import dev.byodt.compiler.lower.Program;
-import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
@@ -22,10 +19,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.regex.Matcher;
@@ -49,49 +43,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 @Execution(ExecutionMode.CONCURRENT)
 class ActivationChainsTest {
-    /** A graph under construction: typed inputs, constants of grid values, nodes whose outputs are typed as inferred. */
-    private static final class Net {
-        private final Random random = new Random(11);
-        private final List<Value> inputs = new ArrayList<>();
-        private final List<Node> nodes = new ArrayList<>();
-
-        Value input(String name, long... shape) {
-            Value v = typed(name, shape);
-            inputs.add(v);
-            return v;
-        }
-
-        Value constant(String name, long... shape) {
-            Value v = typed(name, shape);
-            v.setConstant(ScheduleCases.gridValues(shape, random));
-            return v;
-        }
-
-        Value constant(String name, Tensor value) {
-            Value v = typed(name, value.shape());
-            v.setConstant(value);
-            return v;
-        }
-
-        Value node(String op, Map<String, Attribute> attributes, Value... operands) {
-            Value out = new Value(op.toLowerCase() + nodes.size());
-            Node node = new Node("n" + nodes.size() + "_" + op, op, "", 13, Arrays.asList(operands), List.of(out), attributes);
-            out.setType(Operators.lookup(op).inferTypes(node).getFirst());
-            nodes.add(node);
-            return out;
-        }
-
-        Value node(String op, Value... operands) { return node(op, Map.of(), operands); }
-
-        Graph graph(Value... outputs) { return new Graph("chain", inputs, List.of(outputs), nodes); }
-
-        private static Value typed(String name, long[] shape) {
-            Value v = new Value(name);
-            v.setType(new TensorType(ElementType.FLOAT32, shape));
-            return v;
-        }
-    }
-
     @ParameterizedTest
     @EnumSource(MultiplyAdd.class)
     void siluAfterAPointwiseConvolution(MultiplyAdd mode) {
