@@ -49,7 +49,7 @@ static const double TWO_TO_SIXTY_FOURTHS[64] = {
     0x1.d5818dcfba487p+0, 0x1.da9e603db3285p+0, 0x1.dfc97337b9b5fp+0, 0x1.e502ee78b3ff6p+0,
     0x1.ea4afa2a490dap+0, 0x1.efa1bee615a27p+0, 0x1.f50765b6e4540p+0, 0x1.fa7c1819e90d8p+0};
 static const double SIXTY_FOUR_OVER_LN2 = 0x1.71547652b82fep+6;
-static const double LN2_OVER_64_HI = 0x1.62e42fefa0000p-7;   /* 39 bits: k * LN2_OVER_64_HI is exact for |k| < 2^14 */
+static const double LN2_OVER_64_HI = 0x1.62e42fefa0000p-7;   /* 36 bits: k * LN2_OVER_64_HI is exact for |k| < 2^17 */
 static const double LN2_OVER_64_LO = 0x1.cf79abc9e3b3ap-46;  /* ln(2)/64 - LN2_OVER_64_HI */
 
 /*
