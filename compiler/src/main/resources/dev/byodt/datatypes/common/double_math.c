@@ -285,7 +285,7 @@ DOUBLE_MATH double cos_d(double x) { return sin_quarter_turns(x, 1); }
 #define THROUGH_DOUBLE(op) EXPORT T FN(op)(T a SR_PARAM) { return ROUNDED(op##_d(EXACT_DOUBLE(a))); }
 #define THROUGH_DOUBLE_BINARY(op) EXPORT T FN(op)(T a, T b SR_PARAM) { return ROUNDED(op##_d(EXACT_DOUBLE(a), EXACT_DOUBLE(b))); }
 /* What the built-in libraries compute with the lines above: EVERY_LIBRARY_THROUGH_DOUBLE(THROUGH_DOUBLE), except
-   float32's, which lists them less erf, computed by its own approximation. */
+   float32's, which lists them less exp and erf, computed by its own code. */
 #define EVERY_LIBRARY_THROUGH_DOUBLE(X) X(exp) X(erf) X(sin) X(cos)
 /* Exact through double wherever the format holds the integers next to its values (floats and posits do). */
 #define ROUNDINGS(X) X(floor) X(ceil) X(round)
