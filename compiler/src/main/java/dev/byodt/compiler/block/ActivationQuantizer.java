@@ -4,7 +4,6 @@ import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.ElementGrid;
 import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.RoundingMode;
-import dev.byodt.compiler.dtype.ScaleRule;
 import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Buffer;
@@ -66,28 +65,12 @@ final class ActivationQuantizer {
 
     /** Why activations cannot be quantized at run time in {@code format}, or null when they can. */
     static String unsupported(BlockFormat format) {
-        ScaleRule rule = format.name().rule();
-        ElementGrid element = format.element();
-        ValueGrid scale = format.scale();
-        boolean ontoTheScaleGrid = !rule.powersOfTwo();
-        if (element instanceof PositGrid posit) {
-            if (posit.bits() > PositElementRounding.MOST_BITS) {
-                return "posit elements have at most " + PositElementRounding.MOST_BITS + " bits, not " + posit.bits() + " (" + format.name().element()
-                    + "): the run-time quantizer rounds onto a table of every positive posit";
-            }
-            // The divisor X T: a power of two under the power-of-two rules, else a scale value; times a float32 tensor scale.
-            int divisorBits = (ontoTheScaleGrid ? scale.fractionBits() + 1 : 1) + (format.name().tensorScale() ? 24 : 0);
-            int pointBits = PositElementRounding.pointBits(posit, format.elementRounding(), format.srBits());
-            if (pointBits + divisorBits > 53) {
-                return "its posit elements' rounding compares values with products of points of " + pointBits + " bits and the scales' "
-                    + divisorBits + ", more than a double's 53 (see PositElementRounding)";
-            }
-        }
         if (ElementStorage.of(format).isEmpty()) {
             return "its element " + format.name().element() + " has values neither float32 nor integers of at most "
-                + ElementStorage.MOST_INTEGER_BITS + " bits times its smallest value hold, the two ways the quantizer and dot products keep elements";
+                + ElementStorage.MOST_INTEGER_BITS + " bits times its smallest value hold, the ways the quantizer and dot products keep elements "
+                + "other than posits (doubles)";
         }
-        return scale.float32HoldsEvery() ? null : "its scale " + format.name().scale() + " has values float32 cannot hold, and the "
+        return format.scale().float32HoldsEvery() ? null : "its scale " + format.name().scale() + " has values float32 cannot hold, and the "
             + "quantizer and dot products keep scales as float32s";
     }
 
@@ -244,18 +227,17 @@ final class ActivationQuantizer {
      */
     private Expr element(KernelBuilder kb, Expr v, Expr divisor, Expr counter) {
         RoundingMode mode = format.elementRounding();
+        Local q = kb.local("q", doubleQuotientDecides() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor));
         if (format.element() instanceof PositGrid posit) {
             PositElementRounding rounding = new PositElementRounding(kb, posit);
-            Expr m = abs(v);
             return switch (mode) {
-                case NEAREST_EVEN -> rounding.round(m, divisor, ValueGrid.Direction.NEAREST_EVEN);
-                case STOCHASTIC -> rounding.roundStochastically(m, divisor, StochasticRounding.randomBits(counter, format.srBits()), format.srBits());
-                default -> select(isNegative(v), rounding.round(m, divisor, ValueGrid.Direction.of(mode, true)),
-                    rounding.round(m, divisor, ValueGrid.Direction.of(mode, false)));
+                case NEAREST_EVEN -> rounding.round(kb.get(q), ValueGrid.Direction.NEAREST_EVEN);
+                case STOCHASTIC -> rounding.roundStochastically(kb.get(q), StochasticRounding.randomBits(counter, format.srBits()), format.srBits());
+                default -> select(isNegative(v), rounding.round(kb.get(q), ValueGrid.Direction.of(mode, true)),
+                    rounding.round(kb.get(q), ValueGrid.Direction.of(mode, false)));
             };
         }
         ValueGrid grid = (ValueGrid) format.element();
-        Local q = kb.local("q", doubleQuotientDecides() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor));
         if (mode == RoundingMode.NEAREST_EVEN) return nearest(kb.get(q), grid);
         Expr step = step(kb.get(q), grid), steps = div(kb.get(q), step);
         Expr floor = floor(steps);
@@ -285,6 +267,7 @@ final class ActivationQuantizer {
     private boolean doubleQuotientDecides() {
         boolean tensor = format.name().tensorScale(), ontoTheScaleGrid = !format.name().rule().powersOfTwo() && format.scale().fractionBits() > 0;
         if (!tensor && !ontoTheScaleGrid) return true;
+        if (format.element() instanceof PositGrid) return false;
         int bitsRead = switch (format.elementRounding()) {
             case NEAREST_EVEN, NEAREST_AWAY -> 1;
             case STOCHASTIC -> format.srBits();
@@ -296,7 +279,7 @@ final class ActivationQuantizer {
     }
 
     /** The largest integer not above x (0 <= x < 2^52): the nearest, less one where that went above x. */
-    private static Expr floor(Expr x) {
+    static Expr floor(Expr x) {
         Expr even = nearestInteger(x);
         return select(gt(even, x), sub(even, f64(1)), even);
     }
@@ -313,7 +296,7 @@ final class ActivationQuantizer {
     }
 
     /** Whether the integer n >= 0 (a double) is even: n / 2 is an integer. */
-    private static Expr isEven(Expr n) {
+    static Expr isEven(Expr n) {
         Expr half = mul(n, f64(0.5));
         return eq(nearestInteger(half), half);
     }

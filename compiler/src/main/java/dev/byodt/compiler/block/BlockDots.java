@@ -2,6 +2,7 @@ package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
@@ -71,6 +72,11 @@ public final class BlockDots {
         String activations = ActivationQuantizer.unsupported(format);
         if (activations != null) return Optional.of("block datatype " + format.name() + ": " + activations);
         if (ExactBlockSum.of(format).isEmpty()) {
+            if (format.element() instanceof PositGrid posit) {
+                return Optional.of("block datatype " + format.name() + ": a product of two of its posit elements takes up to " + 2 * (posit.bits() - 2 - posit.es())
+                    + " bits, and times two scales of " + format.scale().fractionBits() + " fraction bits (" + format.name().scale()
+                    + ") more than a double's 53, which the block sums need exact; scales that are powers of two (e8m0) take posits of any width");
+            }
             return Optional.of("block datatype " + format.name() + ": its block sums need more than two doubles' 53 bits");
         }
         return Optional.empty();
@@ -234,10 +240,8 @@ public final class BlockDots {
             long size = a.operand().blockSize(), length = a.operand().length();
             kb.loop(a.operand().blocks(), block -> {
                 Expr blockStart = mul(block, size);
-                total.add(min(idx(size), sub(idx(length), blockStart)), j -> {
-                    Expr k = Exprs.add(blockStart, j);
-                    return exact.product(a.element(k), b.element(k));
-                }, product(a.scale(block), b.scale(block)));
+                total.add(min(idx(size), sub(idx(length), blockStart)), j -> a.element(Exprs.add(blockStart, j)), j -> b.element(Exprs.add(blockStart, j)),
+                    product(a.scale(block), b.scale(block)));
             });
         }
 
@@ -258,8 +262,8 @@ public final class BlockDots {
          * the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
-            if (accumulation == BlockChoice.Accumulation.EXACT) {
-                // One exact total of limbs per output, output after output.
+            if (accumulation == BlockChoice.Accumulation.EXACT || exact.productsInTwoParts()) {
+                // One exact total of limbs per output (or per block for products of two parts), output after output.
                 kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], dot(row.apply(at[0]), column.apply(at[1]))));
                 return;
             }
@@ -394,8 +398,8 @@ public final class BlockDots {
 
     /** A dot product's running sum of its blocks' results. */
     private interface Total {
-        /** Adds one block: its {@code count} products of elements ({@link ExactBlockSum#product}) and the product of its two scales (F64). */
-        void add(Expr count, Function<Expr, Expr> product, Expr scales);
+        /** Adds one block: the products of its {@code count} elements a(j) and b(j), and the product of its two scales (F64). */
+        void add(Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales);
 
         /** The sum: F32, or REAL under --accumulate dtype. */
         Expr value();
@@ -404,8 +408,8 @@ public final class BlockDots {
     /** Each block's exact sum times its scales rounded to float32 and added, in float32 or the vector datatype. */
     private record RoundedTotal(KernelBuilder kb, Local acc, ExactBlockSum exact) implements Total {
         @Override
-        public void add(Expr count, Function<Expr, Expr> product, Expr scales) {
-            kb.assign(acc, Exprs.add(kb.get(acc), cast(kb.get(acc).type(), exact.emitRounded(kb, count, product, scales))));
+        public void add(Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) {
+            kb.assign(acc, Exprs.add(kb.get(acc), cast(kb.get(acc).type(), exact.emitRounded(kb, count, a, b, scales))));
         }
 
         @Override
@@ -415,7 +419,7 @@ public final class BlockDots {
     /** Every block's exact sum times its scales added exactly, rounded once to float32 at the end ({@link ExactBlockTotal}). */
     private record ExactTotal(KernelBuilder kb, ExactBlockTotal total, ExactBlockSum exact) implements Total {
         @Override
-        public void add(Expr count, Function<Expr, Expr> product, Expr scales) { exact.emitScaledInto(kb, total, count, product, scales); }
+        public void add(Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) { exact.emitScaledInto(kb, total, count, a, b, scales); }
 
         @Override
         public Expr value() { return total.rounded(); }
