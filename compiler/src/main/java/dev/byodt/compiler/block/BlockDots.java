@@ -262,8 +262,8 @@ public final class BlockDots {
          * the runs of rows.
          */
         void tiles(long m, long n, Function<Expr, QuantizedOperand.Vector> row, Function<Expr, QuantizedOperand.Vector> column, Store store) {
-            if (accumulation == BlockChoice.Accumulation.EXACT || exact.productsInTwoParts()) {
-                // One exact total of limbs per output (or per block for products of two parts), output after output.
+            if (accumulation == BlockChoice.Accumulation.EXACT) {
+                // One exact total of limbs per output, output after output.
                 kb.loops(new long[] {m, n}, at -> store.at(at[0], at[1], dot(row.apply(at[0]), column.apply(at[1]))));
                 return;
             }
@@ -309,6 +309,10 @@ public final class BlockDots {
                         kb.ifElse(exact.fitsExtracted(kb.get(largestProduct), kb.get(smallestProduct)),
                             () -> addBlock(extraction, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), inLimbs);
                     };
+                    if (exact.productsInTwoParts()) {
+                        extracted.run();
+                        return;
+                    }
                     kb.ifElse(exact.fitsOneDouble(kb.get(largestProduct), kb.get(smallestProduct)), whole, !exact.splitsWhereTwoFit() ? extracted : () -> {
                         ExactBlockSum split = exact.splitAt(kb.get(kb.local("threshold", exact.threshold(kb.get(largestProduct)))));
                         kb.ifElse(exact.fitsTwoDoubles(kb.get(largestProduct), kb.get(smallestProduct)),
@@ -349,7 +353,7 @@ public final class BlockDots {
             Expr first = mul(block, rowAt.apply(idx(0)).operand().blockSize());
             kb.loop(rows, r -> kb.loop(columns, c -> {
                 Expr t = Exprs.add(mul(r, columns), c);
-                Expr result = exact.emitInLimbs(kb, count, j -> exact.product(rowAt.apply(r).element(Exprs.add(first, j)), columnAt.apply(c).element(Exprs.add(first, j))),
+                Expr result = exact.emitInLimbs(kb, count, j -> rowAt.apply(r).element(Exprs.add(first, j)), j -> columnAt.apply(c).element(Exprs.add(first, j)),
                     product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
                 kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(acc.elementType(), result)));
             }));
