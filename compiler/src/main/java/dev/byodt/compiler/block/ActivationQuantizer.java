@@ -41,12 +41,11 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most M + b + 1
  *     bits, at most 47 (fxp32 elements, 30 fraction bits, with 16 random bits), so every decision above is the exact
  *     quotient's: its binade (a power of two is a point), its floor in steps and the fraction beyond it.</li>
- * <li>A posit element is rounded by table instead, under any scale and tensor scale, comparing |v| with products of
- *     X t and the points its rounding reads, exact in double where {@link #unsupported} admits the format, and
- *     divides nothing ({@link PositElementRounding}).</li>
+ * <li>A posit element's q, exact where the divisor is a power of two and else rounded to odd, is rounded from its
+ *     binade and regime ({@link PositElementRounding}): the points it is compared with have at most 52 bits too.</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
- *     scales are all float32s and whose elements {@link ElementStorage} keeps exactly (float32s, or integers of at
- *     most 31 bits times the smallest element), so what is stored is the element and the scale exactly.</li>
+ *     scales are all float32s and whose elements {@link ElementStorage} keeps exactly (float32s, posits as doubles, or
+ *     integers of at most 31 bits times the smallest element), so what is stored is the element and the scale exactly.</li>
  * </ul>
  * Special blocks as the exact quantizer: a NaN or infinity anywhere makes every value of the block NaN; zeros keep
  * their signs (1 / -0 is -infinity tells -0 apart).
@@ -222,8 +221,7 @@ final class ActivationQuantizer {
     /**
      * The element magnitude of q = |v| / divisor >= 0 (the divisor X t) in the format's element rounding, clamped to the
      * largest: to the nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says
-     * so (q / s is exact as for nearest, so its floor and fraction are too); a posit's by {@link PositElementRounding},
-     * which compares |v| with products of the divisor instead of dividing.
+     * so (q / s is exact as for nearest, so its floor and fraction are too); a posit's by {@link PositElementRounding}.
      */
     private Expr element(KernelBuilder kb, Expr v, Expr divisor, Expr counter) {
         RoundingMode mode = format.elementRounding();
@@ -262,7 +260,7 @@ final class ActivationQuantizer {
      * bits. A float32 |v| that is not such a product P d differs from it by a multiple of the finer of their last
      * places, at least 2^-51 of it, so |v| / d lies at least that far from P, beyond the double quotient's 2^-53
      * (NVFP4: 3 + 28 bits). Elsewhere the quotient is rounded to odd ({@link RoundingToOdd#quotient}), a few more
-     * operations per element.
+     * operations per element; for posit elements, whose points have up to 32 bits, wherever the divisor is not a power of two.
      */
     private boolean doubleQuotientDecides() {
         boolean tensor = format.name().tensorScale(), ontoTheScaleGrid = !format.name().rule().powersOfTwo() && format.scale().fractionBits() > 0;
