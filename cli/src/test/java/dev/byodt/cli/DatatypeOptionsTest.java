@@ -148,10 +148,10 @@ class DatatypeOptionsTest {
     void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
         String[][] cases = {
             {"--dtype", "bfloat16", "--vector-dtype", "float32"}, {"--dtype", "mxfp4", "--accumulate", "int:16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"},
-            {"--dtype-map", "fc*=block[custom[posit]32,32,e8m0,floor]"}, {"--dtype", "block[custom[minifloat_e5]32,32,e8m0,floor]"}};
+            {"--dtype-map", "fc*=block[custom[posit]32,16,ue4m3,nearest,tensor]"}, {"--dtype", "block[custom[minifloat_e5]32,32,e8m0,floor]"}};
         String[] expected = {"--vector-dtype float32 goes with a block datatype",
             "--accumulate int:16: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
-            "posit elements have at most 16 bits, not 32 (custom[posit]32): the run-time quantizer rounds onto a table of every positive posit",
+            "a product of two of its posit elements takes up to 56 bits, and times two scales of 3 fraction bits (custom[ue4m3]8) more than a double's 53",
             "block[custom[minifloat_e5]32,32,custom[e8m0]8,floor]: its element custom[minifloat_e5]32 has values neither float32 nor integers of at most 31 bits"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 2];

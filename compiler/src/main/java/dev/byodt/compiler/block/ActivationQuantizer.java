@@ -4,7 +4,6 @@ import dev.byodt.compiler.dtype.BlockFormat;
 import dev.byodt.compiler.dtype.ElementGrid;
 import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.RoundingMode;
-import dev.byodt.compiler.dtype.ScaleRule;
 import dev.byodt.compiler.dtype.StochasticRounding;
 import dev.byodt.compiler.dtype.ValueGrid;
 import dev.byodt.compiler.kernel.Buffer;
@@ -42,12 +41,11 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     (the grid's points, their midpoints, or with --sr-bits b the b-bit fractions of a step) have at most M + b + 1
  *     bits, at most 47 (fxp32 elements, 30 fraction bits, with 16 random bits), so every decision above is the exact
  *     quotient's: its binade (a power of two is a point), its floor in steps and the fraction beyond it.</li>
- * <li>A posit element is rounded by table instead, under any scale and tensor scale, comparing |v| with products of
- *     X t and the points its rounding reads, exact in double where {@link #unsupported} admits the format, and
- *     divides nothing ({@link PositElementRounding}).</li>
+ * <li>A posit element's q, exact where the divisor is a power of two and else rounded to odd, is rounded from its
+ *     binade and regime ({@link PositElementRounding}): the points it is compared with have at most 52 bits too.</li>
  * <li>The rounded magnitude is clamped to the largest element; {@link #unsupported} admits only formats whose
- *     scales are all float32s and whose elements {@link ElementStorage} keeps exactly (float32s, or integers of at
- *     most 31 bits times the smallest element), so what is stored is the element and the scale exactly.</li>
+ *     scales are all float32s and whose elements {@link ElementStorage} keeps exactly (float32s, posits as doubles, or
+ *     integers of at most 31 bits times the smallest element), so what is stored is the element and the scale exactly.</li>
  * </ul>
  * Special blocks as the exact quantizer: a NaN or infinity anywhere makes every value of the block NaN; zeros keep
  * their signs (1 / -0 is -infinity tells -0 apart).
@@ -66,28 +64,12 @@ final class ActivationQuantizer {
 
     /** Why activations cannot be quantized at run time in {@code format}, or null when they can. */
     static String unsupported(BlockFormat format) {
-        ScaleRule rule = format.name().rule();
-        ElementGrid element = format.element();
-        ValueGrid scale = format.scale();
-        boolean ontoTheScaleGrid = !rule.powersOfTwo();
-        if (element instanceof PositGrid posit) {
-            if (posit.bits() > PositElementRounding.MOST_BITS) {
-                return "posit elements have at most " + PositElementRounding.MOST_BITS + " bits, not " + posit.bits() + " (" + format.name().element()
-                    + "): the run-time quantizer rounds onto a table of every positive posit";
-            }
-            // The divisor X T: a power of two under the power-of-two rules, else a scale value; times a float32 tensor scale.
-            int divisorBits = (ontoTheScaleGrid ? scale.fractionBits() + 1 : 1) + (format.name().tensorScale() ? 24 : 0);
-            int pointBits = PositElementRounding.pointBits(posit, format.elementRounding(), format.srBits());
-            if (pointBits + divisorBits > 53) {
-                return "its posit elements' rounding compares values with products of points of " + pointBits + " bits and the scales' "
-                    + divisorBits + ", more than a double's 53 (see PositElementRounding)";
-            }
-        }
         if (ElementStorage.of(format).isEmpty()) {
             return "its element " + format.name().element() + " has values neither float32 nor integers of at most "
-                + ElementStorage.MOST_INTEGER_BITS + " bits times its smallest value hold, the two ways the quantizer and dot products keep elements";
+                + ElementStorage.MOST_INTEGER_BITS + " bits times its smallest value hold, the ways the quantizer and dot products keep elements "
+                + "other than posits (doubles)";
         }
-        return scale.float32HoldsEvery() ? null : "its scale " + format.name().scale() + " has values float32 cannot hold, and the "
+        return format.scale().float32HoldsEvery() ? null : "its scale " + format.name().scale() + " has values float32 cannot hold, and the "
             + "quantizer and dot products keep scales as float32s";
     }
 
@@ -239,23 +221,21 @@ final class ActivationQuantizer {
     /**
      * The element magnitude of q = |v| / divisor >= 0 (the divisor X t) in the format's element rounding, clamped to the
      * largest: to the nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says
-     * so (q / s is exact as for nearest, so its floor and fraction are too); a posit's by {@link PositElementRounding},
-     * which compares |v| with products of the divisor instead of dividing.
+     * so (q / s is exact as for nearest, so its floor and fraction are too); a posit's by {@link PositElementRounding}.
      */
     private Expr element(KernelBuilder kb, Expr v, Expr divisor, Expr counter) {
         RoundingMode mode = format.elementRounding();
+        Local q = kb.local("q", doubleQuotientDecides() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor));
         if (format.element() instanceof PositGrid posit) {
             PositElementRounding rounding = new PositElementRounding(kb, posit);
-            Expr m = abs(v);
             return switch (mode) {
-                case NEAREST_EVEN -> rounding.round(m, divisor, ValueGrid.Direction.NEAREST_EVEN);
-                case STOCHASTIC -> rounding.roundStochastically(m, divisor, StochasticRounding.randomBits(counter, format.srBits()), format.srBits());
-                default -> select(isNegative(v), rounding.round(m, divisor, ValueGrid.Direction.of(mode, true)),
-                    rounding.round(m, divisor, ValueGrid.Direction.of(mode, false)));
+                case NEAREST_EVEN -> rounding.round(kb.get(q), ValueGrid.Direction.NEAREST_EVEN);
+                case STOCHASTIC -> rounding.roundStochastically(kb.get(q), StochasticRounding.randomBits(counter, format.srBits()), format.srBits());
+                default -> select(isNegative(v), rounding.round(kb.get(q), ValueGrid.Direction.of(mode, true)),
+                    rounding.round(kb.get(q), ValueGrid.Direction.of(mode, false)));
             };
         }
         ValueGrid grid = (ValueGrid) format.element();
-        Local q = kb.local("q", doubleQuotientDecides() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor));
         if (mode == RoundingMode.NEAREST_EVEN) return nearest(kb.get(q), grid);
         Expr step = step(kb.get(q), grid), steps = div(kb.get(q), step);
         Expr floor = floor(steps);
@@ -280,11 +260,12 @@ final class ActivationQuantizer {
      * bits. A float32 |v| that is not such a product P d differs from it by a multiple of the finer of their last
      * places, at least 2^-51 of it, so |v| / d lies at least that far from P, beyond the double quotient's 2^-53
      * (NVFP4: 3 + 28 bits). Elsewhere the quotient is rounded to odd ({@link RoundingToOdd#quotient}), a few more
-     * operations per element.
+     * operations per element; for posit elements, whose points have up to 32 bits, wherever the divisor is not a power of two.
      */
     private boolean doubleQuotientDecides() {
         boolean tensor = format.name().tensorScale(), ontoTheScaleGrid = !format.name().rule().powersOfTwo() && format.scale().fractionBits() > 0;
         if (!tensor && !ontoTheScaleGrid) return true;
+        if (format.element() instanceof PositGrid) return false;
         int bitsRead = switch (format.elementRounding()) {
             case NEAREST_EVEN, NEAREST_AWAY -> 1;
             case STOCHASTIC -> format.srBits();
@@ -296,7 +277,7 @@ final class ActivationQuantizer {
     }
 
     /** The largest integer not above x (0 <= x < 2^52): the nearest, less one where that went above x. */
-    private static Expr floor(Expr x) {
+    static Expr floor(Expr x) {
         Expr even = nearestInteger(x);
         return select(gt(even, x), sub(even, f64(1)), even);
     }
@@ -313,7 +294,7 @@ final class ActivationQuantizer {
     }
 
     /** Whether the integer n >= 0 (a double) is even: n / 2 is an integer. */
-    private static Expr isEven(Expr n) {
+    static Expr isEven(Expr n) {
         Expr half = mul(n, f64(0.5));
         return eq(nearestInteger(half), half);
     }

@@ -2,6 +2,7 @@ package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.BlockChoice;
 import dev.byodt.compiler.dtype.BlockFormat;
+import dev.byodt.compiler.dtype.PositGrid;
 import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.graph.Node;
 import dev.byodt.compiler.graph.Value;
@@ -71,6 +72,11 @@ public final class BlockDots {
         String activations = ActivationQuantizer.unsupported(format);
         if (activations != null) return Optional.of("block datatype " + format.name() + ": " + activations);
         if (ExactBlockSum.of(format).isEmpty()) {
+            if (format.element() instanceof PositGrid posit) {
+                return Optional.of("block datatype " + format.name() + ": a product of two of its posit elements takes up to " + 2 * (posit.bits() - 2 - posit.es())
+                    + " bits, and times two scales of " + format.scale().fractionBits() + " fraction bits (" + format.name().scale()
+                    + ") more than a double's 53, which the block sums need exact; scales that are powers of two (e8m0) take posits of any width");
+            }
             return Optional.of("block datatype " + format.name() + ": its block sums need more than two doubles' 53 bits");
         }
         return Optional.empty();
@@ -234,10 +240,8 @@ public final class BlockDots {
             long size = a.operand().blockSize(), length = a.operand().length();
             kb.loop(a.operand().blocks(), block -> {
                 Expr blockStart = mul(block, size);
-                total.add(min(idx(size), sub(idx(length), blockStart)), j -> {
-                    Expr k = Exprs.add(blockStart, j);
-                    return exact.product(a.element(k), b.element(k));
-                }, product(a.scale(block), b.scale(block)));
+                total.add(min(idx(size), sub(idx(length), blockStart)), j -> a.element(Exprs.add(blockStart, j)), j -> b.element(Exprs.add(blockStart, j)),
+                    product(a.scale(block), b.scale(block)));
             });
         }
 
@@ -305,6 +309,10 @@ public final class BlockDots {
                         kb.ifElse(exact.fitsExtracted(kb.get(largestProduct), kb.get(smallestProduct)),
                             () -> addBlock(extraction, rows, columns, partial, rowAt, columnAt, block, kb.get(count), acc), inLimbs);
                     };
+                    if (exact.productsInTwoParts()) {
+                        extracted.run();
+                        return;
+                    }
                     kb.ifElse(exact.fitsOneDouble(kb.get(largestProduct), kb.get(smallestProduct)), whole, !exact.splitsWhereTwoFit() ? extracted : () -> {
                         ExactBlockSum split = exact.splitAt(kb.get(kb.local("threshold", exact.threshold(kb.get(largestProduct)))));
                         kb.ifElse(exact.fitsTwoDoubles(kb.get(largestProduct), kb.get(smallestProduct)),
@@ -345,7 +353,7 @@ public final class BlockDots {
             Expr first = mul(block, rowAt.apply(idx(0)).operand().blockSize());
             kb.loop(rows, r -> kb.loop(columns, c -> {
                 Expr t = Exprs.add(mul(r, columns), c);
-                Expr result = exact.emitInLimbs(kb, count, j -> exact.product(rowAt.apply(r).element(Exprs.add(first, j)), columnAt.apply(c).element(Exprs.add(first, j))),
+                Expr result = exact.emitInLimbs(kb, count, j -> rowAt.apply(r).element(Exprs.add(first, j)), j -> columnAt.apply(c).element(Exprs.add(first, j)),
                     product(rowAt.apply(r).scale(block), columnAt.apply(c).scale(block)));
                 kb.store(acc, t, Exprs.add(kb.load(acc, t), cast(acc.elementType(), result)));
             }));
@@ -394,8 +402,8 @@ public final class BlockDots {
 
     /** A dot product's running sum of its blocks' results. */
     private interface Total {
-        /** Adds one block: its {@code count} products of elements ({@link ExactBlockSum#product}) and the product of its two scales (F64). */
-        void add(Expr count, Function<Expr, Expr> product, Expr scales);
+        /** Adds one block: the products of its {@code count} elements a(j) and b(j), and the product of its two scales (F64). */
+        void add(Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales);
 
         /** The sum: F32, or REAL under --accumulate dtype. */
         Expr value();
@@ -404,8 +412,8 @@ public final class BlockDots {
     /** Each block's exact sum times its scales rounded to float32 and added, in float32 or the vector datatype. */
     private record RoundedTotal(KernelBuilder kb, Local acc, ExactBlockSum exact) implements Total {
         @Override
-        public void add(Expr count, Function<Expr, Expr> product, Expr scales) {
-            kb.assign(acc, Exprs.add(kb.get(acc), cast(kb.get(acc).type(), exact.emitRounded(kb, count, product, scales))));
+        public void add(Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) {
+            kb.assign(acc, Exprs.add(kb.get(acc), cast(kb.get(acc).type(), exact.emitRounded(kb, count, a, b, scales))));
         }
 
         @Override
@@ -415,7 +423,7 @@ public final class BlockDots {
     /** Every block's exact sum times its scales added exactly, rounded once to float32 at the end ({@link ExactBlockTotal}). */
     private record ExactTotal(KernelBuilder kb, ExactBlockTotal total, ExactBlockSum exact) implements Total {
         @Override
-        public void add(Expr count, Function<Expr, Expr> product, Expr scales) { exact.emitScaledInto(kb, total, count, product, scales); }
+        public void add(Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) { exact.emitScaledInto(kb, total, count, a, b, scales); }
 
         @Override
         public Expr value() { return total.rounded(); }

@@ -44,9 +44,7 @@ final class ConvWindows {
      */
     QuantizedOperand columns(KernelBuilder kb, QuantizedOperand.Constant weights, long groups, long mapsPerGroup) {
         long length = length(), maps = groups * mapsPerGroup;
-        boolean integers = weights.storage().integers();
-        float[] elements = new float[integers ? 0 : (int) (groups * length * mapsPerGroup)];
-        long[] integerElements = new long[integers ? (int) (groups * length * mapsPerGroup) : 0];
+        double[] elements = new double[(int) (groups * length * mapsPerGroup)];
         float[] scales = new float[(int) (groups * blocks() * mapsPerGroup)];
         Arrays.fill(scales, 1);
         for (long map = 0; map < maps; map++) {
@@ -55,15 +53,14 @@ final class ConvWindows {
                 long row = map * taps + tap;
                 for (long c = 0; c < channels; c++) {
                     int to = (int) ((g * length + tap * paddedChannels + c) * mapsPerGroup + j), from = (int) (row * channels + c);
-                    if (integers) integerElements[to] = weights.integers()[from];
-                    else elements[to] = weights.elements()[from];
+                    elements[to] = weights.elements()[from];
                 }
                 for (long b = 0; b < blocksPerTap; b++) {
                     scales[(int) ((g * blocks() + tap * blocksPerTap + b) * mapsPerGroup + j)] = weights.scales()[(int) (row * blocksPerTap + b)];
                 }
             }
         }
-        QuantizedOperand.Constant sideBySide = new QuantizedOperand.Constant(weights.storage(), elements, integerElements, scales, weights.tensorScale());
+        QuantizedOperand.Constant sideBySide = new QuantizedOperand.Constant(weights.storage(), elements, scales, weights.tensorScale());
         return sideBySide.operand(kb, "W.columns", new long[] {groups, length, mapsPerGroup}, new long[] {groups, blocks(), mapsPerGroup}, blockLength);
     }
 

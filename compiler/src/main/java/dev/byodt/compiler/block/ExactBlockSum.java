@@ -92,13 +92,17 @@ final class ExactBlockSum {
     private final Optional<Expr> sigma;
     /** Whether each block is summed in one double where its magnitudes admit it ({@link #fitsOneDouble(Expr, Expr)}), else in limbs: wide elements, and posits whose sums outgrow a double. */
     private final boolean checked;
+    /** Whether a product of two elements takes two doubles, summed in limbs ({@link #productsInTwoParts}). */
+    private final boolean twoPartProducts;
 
     private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean checked) {
-        this(format, split, type, checked, false, Optional.empty());
+        this(format, split, type, checked, false, Optional.empty(), false);
     }
 
-    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean checked, boolean inIntegers, Optional<Expr> sigma) {
+    private ExactBlockSum(BlockFormat format, Optional<Expr> split, ScalarType type, boolean checked, boolean inIntegers, Optional<Expr> sigma,
+                          boolean twoPartProducts) {
         this.format = format;
+        this.twoPartProducts = twoPartProducts;
         this.split = split;
         this.type = type;
         this.checked = checked;
@@ -114,7 +118,7 @@ final class ExactBlockSum {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
         if (ElementStorage.of(format).map(ElementStorage::integers).orElse(false)) {
             if (countBits + QUOTIENT_BITS + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
-            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.I64, false, true, Optional.empty()));
+            return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.I64, false, true, Optional.empty(), false));
         }
         if (format.element() instanceof PositGrid posit) {
             int maxScale = posit.maxExponent(), sumBits = countBits + 4 * maxScale;
@@ -122,8 +126,12 @@ final class ExactBlockSum {
             if (sumBits + scaleBits(format) <= DOUBLE_BITS) {
                 return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
             }
+            int productBits = 2 * (posit.bits() - 2 - posit.es());
+            if (productBits > DOUBLE_BITS && scalesArePowersOfTwo(format)) {
+                return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true, false, Optional.empty(), true));
+            }
             // In limbs, a product of elements (at most 2 (N - 2 - es) bits) times scales that are not powers of two must stay exact.
-            if (2 * (posit.bits() - 2 - posit.es()) + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
+            if (productBits + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
             // Checked as wide elements are, block by block: most blocks' products lie close enough together for one or two doubles.
             return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
         }
@@ -202,7 +210,7 @@ final class ExactBlockSum {
      * Whether a checked format's blocks that {@link #fitsOneDouble(Expr, Expr)} refuses may split into two exact
      * sums ({@link #fitsTwoDoubles}): where its scales are powers of two, which keep the two sums' rounding to odd.
      */
-    boolean splitsWhereTwoFit() { return checked && scalesArePowersOfTwo(format); }
+    boolean splitsWhereTwoFit() { return checked && !twoPartProducts && scalesArePowersOfTwo(format); }
 
     /**
      * Whether a block of a checked format whose scales are powers of two, with products from smallestProduct to
@@ -226,7 +234,8 @@ final class ExactBlockSum {
      * elements in blocks of 32 under E8M0, 2^30 under UE4M3, 2^78 for bfloat16.
      */
     Expr fitsExtracted(Expr largestProduct, Expr smallestProduct) {
-        int exponent = 2 * extractionCountBits() + 2 * scaleBits(format) + 2 * fractionBits() - 2 * DOUBLE_BITS + 4;
+        // Two-part products add two remainders of at most W / 2 each, a bit more ({@link #productsInTwoParts}).
+        int exponent = 2 * extractionCountBits() + 2 * scaleBits(format) + 2 * fractionBits() - 2 * DOUBLE_BITS + 4 + (twoPartProducts ? 1 : 0);
         return le(mul(largestProduct, f64(Math.scalb(1.0, exponent))), smallestProduct);
     }
 
@@ -245,7 +254,7 @@ final class ExactBlockSum {
     ExactBlockSum extractingBelow(KernelBuilder kb, Expr largestProduct) {
         Expr at = mul(ActivationQuantizer.powerOfTwoBelow(select(gt(largestProduct, f64(0)), largestProduct, f64(1))),
             f64(3 * Math.scalb(1.0, extractionCountBits() + scaleBits(format))));
-        return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false, Optional.of(kb.get(kb.local("sigma", at))));
+        return new ExactBlockSum(format, Optional.empty(), ScalarType.F64, false, false, Optional.of(kb.get(kb.local("sigma", at))), twoPartProducts);
     }
 
     /** c = ceil(log2 block size) of {@link #extractingBelow}, at least 1, which keeps |p| < 2^51 W for blocks of one. */
@@ -312,7 +321,10 @@ final class ExactBlockSum {
             return List.of(odd == null ? even : add(even, odd));
         }
         List<Local> products = new ArrayList<>();
-        for (int u = 0; u < as.size(); u++) products.add(kb.local("product", product(as.get(u), bs.get(u))));
+        for (int u = 0; u < as.size(); u++) {
+            if (!twoPartProducts) products.add(kb.local("product", product(as.get(u), bs.get(u))));
+            else for (Expr part : twoProduct(kb, as.get(u), bs.get(u))) products.add(kb.local("product", part));
+        }
         List<Expr> sums = new ArrayList<>();
         for (int part = 0; part < parts(); part++) {
             Expr sum = partials.get(part);
@@ -347,8 +359,51 @@ final class ExactBlockSum {
         return scaled;
     }
 
+    /**
+     * Whether a product of two elements takes more than a double's 53 bits (posits of more than 26 significant bits:
+     * posit32 es 2 has 28, so 56), under scales that are powers of two. Each product is then a b = h + l, h the rounded
+     * product and l its error, exact ({@link RoundingToOdd#productError}: Dekker's product, the operands within
+     * 2^-240 .. 2^240), both multiples of minpos^2 below the block's bound. In the tiles a block whose products lie
+     * close enough together ({@link #fitsExtracted}) is summed as two extracted parts ({@link #extractingBelow}), h and l
+     * each split there: the high parts, multiples of W, sum as a single product's do; each remainder is at most W / 2, so
+     * a product adds at most W to the low part, which is exact while 2^c W <= 2^(53 - b) L, one bit less room than single
+     * products leave: products within 2^37 of each other for posit32 es 2 (M = 27) in blocks of 32. Any other block (and
+     * a dot product outside the tiles) enters both parts into {@link ExactBlockTotal}'s limbs, whose sum rounded to odd
+     * times the scales is rounded to float32, as for the posits whose products one double holds. No block is summed in
+     * one double or split at a threshold: those take each product as one double.
+     */
+    boolean productsInTwoParts() { return twoPartProducts; }
+
+    /** The exact product a b (F64s) as two doubles, h + l ({@link #productsInTwoParts}). */
+    private static List<Expr> twoProduct(KernelBuilder kb, Expr a, Expr b) {
+        Local x = kb.local("a", a), y = kb.local("b", b);
+        Local h = kb.local("product", mul(kb.get(x), kb.get(y)));
+        return List.of(kb.get(h), RoundingToOdd.productError(kb, kb.get(x), kb.get(y), kb.get(h)));
+    }
+
+    /**
+     * The block's exact sum of the products of elements a(j) b(j) over j < count times {@code scales} (F64), rounded once
+     * to float32 (F32).
+     */
+    Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) {
+        if (twoPartProducts) return emitInLimbs(kb, count, a, b, scales);
+        return emitRounded(kb, count, j -> product(a.apply(j), b.apply(j)), scales);
+    }
+
+    /**
+     * The block's exact sum of the products a(j) b(j) over j < count times {@code scales}, rounded once to float32 (F32),
+     * in limbs ({@link #emitInLimbs(KernelBuilder, Expr, Function, Expr)}); two-part products enter both their parts, under
+     * scales that are powers of two.
+     */
+    Expr emitInLimbs(KernelBuilder kb, Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) {
+        if (!twoPartProducts) return emitInLimbs(kb, count, j -> product(a.apply(j), b.apply(j)), scales);
+        ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
+        kb.loop(count, j -> twoProduct(kb, a.apply(j), b.apply(j)).forEach(sum::include));
+        return cast(ScalarType.F32, mul(sum.roundedToOdd(), scales));
+    }
+
     /** The block's exact sum of {@code product} over j < count (products from {@link #product}) times {@code scales} (F64), rounded once to float32 (F32). */
-    Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
+    private Expr emitRounded(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
         if (!checked) return rounded(kb, emitParts(kb, count, product), scales);
         CheckedSum sum = emitChecked(kb, count, product);
         Local result = kb.local("block.result", constant(ScalarType.F32, 0));
@@ -361,8 +416,16 @@ final class ExactBlockSum {
         return kb.get(result);
     }
 
-    /** Adds the block's exact sum of {@code product} over j < count times {@code scales} (F64) to {@code total}, exactly. */
-    void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> product, Expr scales) {
+    /** Adds the block's exact sum of the products a(j) b(j) over j < count times {@code scales} (F64, powers of two for two-part products) to {@code total}, exactly. */
+    void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) {
+        if (twoPartProducts) {
+            kb.loop(count, j -> twoProduct(kb, a.apply(j), b.apply(j)).forEach(part -> total.include(mul(part, scales))));
+            return;
+        }
+        emitScaledInto(kb, total, count, j -> product(a.apply(j), b.apply(j)), scales);
+    }
+
+    private void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> product, Expr scales) {
         Runnable byProducts = () -> kb.loop(count, j -> total.include(mul(product.apply(j), scales)));
         if (checked) {
             CheckedSum sum = emitChecked(kb, count, product);
@@ -388,7 +451,7 @@ final class ExactBlockSum {
      * fraction bits onto such scales, 2M + 2 + 8 bits), the sum rounded once: rounding to odd is not preserved by a
      * product that is not a power of two.
      */
-    Expr emitInLimbs(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
+    private Expr emitInLimbs(KernelBuilder kb, Expr count, Function<Expr, Expr> product, Expr scales) {
         if (scalesArePowersOfTwo(format)) {
             ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
             kb.loop(count, j -> sum.include(product.apply(j)));

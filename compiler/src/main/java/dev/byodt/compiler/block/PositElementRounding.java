@@ -1,125 +1,130 @@
 package dev.byodt.compiler.block;
 
 import dev.byodt.compiler.dtype.PositGrid;
-import dev.byodt.compiler.dtype.RoundingMode;
 import dev.byodt.compiler.dtype.ValueGrid;
-import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
-import dev.byodt.runtime.Tensor;
 
 import static dev.byodt.compiler.kernel.Exprs.*;
 
 /**
- * The run-time rounding of the exact quotient q = m / d >= 0 of a magnitude m (a float32) by a block's divisor d
- * (the scale times the tensor scale, exact in double) to a posit element, giving what {@link PositGrid#round} and
- * {@link PositGrid#roundStochastically} give, by table instead of by the bit string, and without dividing: q is
- * compared with a point P by comparing m with P d. The tables are the positive posits in pattern order (pattern p
- * at index p, 0 at 0) and the midpoints above them (the (N+1)-bit posit of pattern 2p + 1, where rounding to
- * nearest turns), float32 constants ({@link ActivationQuantizer#unsupported} admits posits float32 holds, and their
- * (N+1)-bit midpoints are float32s too: N <= 16 and es <= 3 keep their scales within +-120). Posits are monotonic in
- * their patterns, so a bisection of N - 1 steps, a load, a product and a compare each, finds p, the largest pattern
- * with value(p) d <= m. The step up to p + 1 is then the mode's: m above the midpoint's product, or on it with p odd
- * (to nearest, ties to the even pattern); on or above it (ties away); m not value(p) d (up); that and p even (to
- * odd); stochastically, the first bits of (q - lo) / (hi - lo) and the random bits carrying (below). The pattern is
- * clamped to 1 .. maxpos for m > 0, as the standard rounds in every mode: below minpos to minpos, never 0, and from
- * maxpos up to maxpos.
- * <p>
- * Exactness: an N-bit posit has at most N - 2 - es significant bits, so value(p) d and midpoint(p) d (N - 1 - es)
- * are exact while those plus d's bits are at most 53 ({@link #pointBits}; {@link ActivationQuantizer#unsupported} checks). Two neighbours lo < hi are multiples of
- * lo's last bit u (a posit's unit never shrinks as it grows: {@code PositScales}), and hi - lo is u where lo keeps
- * all its exponent bits and (2^j - 1) u, j <= 2^es, where the regime cuts some (posit8 es 2: 2^24 - 2^20), so at most
- * 2^es bits. Stochastically, c + r >= 2^k with c = floor((q - lo) 2^k / (hi - lo)) is
- * (m - lo d) 2^k >= (2^k - r) (hi - lo) d: the right side has at most k + 2^es + bits(d) bits; m - lo d is exact,
- * being below (hi - lo) d and a multiple of u lsb(d) where m's last place is at least that (2^es + bits(d) bits),
- * else below m and a multiple of m's last place (24 bits); so both sides are exact while k + 2^es + bits(d) <= 53.
+ * The run-time rounding of a quotient q >= 0 (a double: the exact quotient of a magnitude by a block's divisor, or
+ * that rounded to odd) to a posit element of any width up to 32 bits, giving what {@link PositGrid#round} and
+ * {@link PositGrid#roundStochastically} give, computed from q's binade rather than from a table of posits:
+ * <ul>
+ * <li>s = floor(log2 q) and 2^s, by a bisection over the posit's scales (a few multiplies by powers of two and
+ *     compares); k = floor(s / 2^es), the regime; its length r = k + 2 for k >= 0, 1 - k below; and the fraction
+ *     bits the pattern keeps, f = N - 1 - r - es.</li>
+ * <li>Where f >= 0 the posits of the binade are the multiples of u = 2^(s - f): lo = floor(q / u) u (q / u exact,
+ *     u a power of two), hi = lo + u (2^(s+1) at the binade's top, the next binade's first posit), and the (N+1)-bit
+ *     posit between them, where rounding to nearest turns, lo + u / 2.</li>
+ * <li>Where f < 0 the regime leaves es - c exponent bits, c = -f: the posits are 2^(s - s mod 2^c) = lo, hi =
+ *     lo 2^(2^c) (the next pattern up, across the regime's boundary too) and the midpoint, one exponent bit more,
+ *     lo 2^(2^(c-1)): geometric.</li>
+ * <li>The pattern's last bit, for ties to even and rounding to odd: the fraction's last bit where f >= 1; else the
+ *     last exponent bit kept, bit c of s (e = s - k 2^es has s's low bits), or where none is kept the regime's
+ *     terminating bit, 1 below k = 0.</li>
+ * <li>The step up to hi is then the mode's: q above the midpoint, or on it with lo's pattern odd; on or above it;
+ *     q not lo (up); that and lo's pattern even (to odd); stochastically with k random bits r,
+ *     (q - lo) 2^k >= (2^k - r) (hi - lo) (q - lo exact by Sterbenz, as lo <= q < 2 lo; hi - lo is u or lo times
+ *     2^(2^c) - 1, at most 2^es bits; so both sides are exact). The result is clamped as the standard rounds in
+ *     every mode: 0 stays 0, below minpos to minpos, from maxpos up to maxpos.</li>
+ * </ul>
+ * Why a rounded quotient decides as the exact one: the points compared with q are posits and midpoints (at most
+ * N - es <= 32 significant bits) and stochastically lo + j (hi - lo) 2^-k (f + 1 + k <= 46 bits, or k + 2^es <= 24),
+ * all of at most 52 bits, on whose side the quotient rounded to odd lies with the exact one, equal only where it is
+ * ({@link RoundingToOdd}). Nothing overflows: q is clamped to minpos .. maxpos (within 2^-240 .. 2^240) first.
  */
 final class PositElementRounding {
-    /** The widest posit element: tables of 2^15 values. */
-    static final int MOST_BITS = 16;
-
     private final KernelBuilder kb;
     private final PositGrid posit;
-    private final Buffer values, midpoints;
 
     PositElementRounding(KernelBuilder kb, PositGrid posit) {
         this.kb = kb;
         this.posit = posit;
-        int count = (int) posit.largestPattern() + 1;
-        float[] value = new float[count], midpoint = new float[count];
-        for (int p = 0; p < count; p++) {
-            value[p] = (float) posit.value(p);
-            midpoint[p] = (float) posit.midpointAbove(p);
-        }
-        values = kb.constant("posit.values", ScalarType.F32, Tensor.ofFloats(new long[] {count}, value));
-        midpoints = kb.constant("posit.midpoints", ScalarType.F32, Tensor.ofFloats(new long[] {count}, midpoint));
     }
 
-    /**
-     * The most significant bits of a point the rounding in {@code mode} compares q with, whose product with the
-     * divisor must be exact: N - 2 - es for the posits the bisection reads, N - 1 - es for the midpoints of the
-     * nearest modes, and stochastically with {@code srBits} random bits srBits + 2^es, the right side of its
-     * comparison without the divisor (see the class comment).
-     */
-    static int pointBits(PositGrid posit, RoundingMode mode, int srBits) {
-        int significand = posit.bits() - 2 - posit.es();
-        return switch (mode) {
-            case NEAREST_EVEN, NEAREST_AWAY -> significand + 1;
-            case STOCHASTIC -> Math.max(significand, srBits + (1 << posit.es()));
-            default -> significand;
-        };
-    }
-
-    /** The posit magnitude (F64) of m / d (m, d F64, m >= 0 a float32, d > 0 exact) rounded in {@code direction}. */
-    Expr round(Expr m, Expr d, ValueGrid.Direction direction) {
-        Expr pattern = below(m, d);
-        Expr product = mul(valueAt(pattern), d);
-        Expr inexact = ne(m, product);
-        Expr midpoint = mul(cast(ScalarType.F64, kb.load(midpoints, pattern)), d);
-        Expr odd = eq(rem(pattern, 2), idx(1));
+    /** The posit magnitude (F64) of q (F64, >= 0) rounded in {@code direction}. */
+    Expr round(Expr q, ValueGrid.Direction direction) {
+        Neighbours n = neighbours(q);
+        Expr inexact = ne(n.q(), n.low());
         Expr stepUp = switch (direction) {
-            case NEAREST_EVEN -> or(gt(m, midpoint), and(eq(m, midpoint), odd));
-            case NEAREST_AWAY -> ge(m, midpoint);
+            case NEAREST_EVEN -> or(gt(n.q(), n.midpoint()), and(eq(n.q(), n.midpoint()), n.lowIsOdd()));
+            case NEAREST_AWAY -> ge(n.q(), n.midpoint());
             case UP -> inexact;
             case TOWARD_ZERO -> bool(false);
-            case ODD -> and(inexact, not(odd));
+            case ODD -> and(inexact, not(n.lowIsOdd()));
         };
-        return clamped(m, pattern, stepUp);
+        return clamped(q, select(stepUp, n.high(), n.low()));
     }
 
     /**
-     * The posit magnitude (F64) of m / d rounded stochastically with the {@code bits} random bits {@code random}
-     * (I32): up from the posit lo below it to hi, the next, when (m - lo d) 2^bits >= (2^bits - random) (hi - lo) d
-     * (see the class comment); from maxpos, whose hi is itself, always up, which the clamp takes back.
+     * The posit magnitude (F64) of q rounded stochastically with the {@code bits} random bits {@code random} (I32): up
+     * from lo to hi when (q - lo) 2^bits >= (2^bits - random) (hi - lo).
      */
-    Expr roundStochastically(Expr m, Expr d, Expr random, int bits) {
-        Expr pattern = below(m, d);
-        Local low = kb.local("posit.low", valueAt(pattern));
-        Expr high = valueAt(min(add(pattern, idx(1)), idx(posit.largestPattern())));
-        Expr cut = mul(sub(m, mul(kb.get(low), d)), f64(Math.scalb(1.0, bits)));
-        Expr needed = mul(mul(sub(f64(Math.scalb(1.0, bits)), cast(ScalarType.F64, random)), sub(high, kb.get(low))), d);
-        return clamped(m, pattern, ge(cut, needed));
+    Expr roundStochastically(Expr q, Expr random, int bits) {
+        Neighbours n = neighbours(q);
+        Expr cut = mul(sub(n.q(), n.low()), f64(Math.scalb(1.0, bits)));
+        Expr needed = mul(sub(f64(Math.scalb(1.0, bits)), cast(ScalarType.F64, random)), sub(n.high(), n.low()));
+        return clamped(q, select(ge(cut, needed), n.high(), n.low()));
     }
 
-    /** The largest pattern p with value(p) d <= m, by bisection. */
-    private Expr below(Expr m, Expr d) {
-        Local below = kb.local("posit.below", idx(0));
-        for (long step = Long.highestOneBit(posit.largestPattern()); step >= 1; step >>= 1) {
-            Expr candidate = add(kb.get(below), idx(step));
-            kb.assign(below, select(le(mul(valueAt(candidate), d), m), candidate, kb.get(below)));
+    /**
+     * The posits lo <= q < hi around q clamped to minpos .. maxpos (F64; at the ends {@link #clamped} decides), the
+     * (N+1)-bit posit between them, and whether lo's pattern is odd.
+     */
+    private record Neighbours(Expr q, Expr low, Expr high, Expr midpoint, Expr lowIsOdd) {}
+
+    private Neighbours neighbours(Expr quotient) {
+        Local q = kb.local("posit.q", ActivationQuantizer.smaller(ActivationQuantizer.larger(quotient, f64(posit.smallest())), f64(posit.largest())));
+        // s = floor(log2 q) and 2^s, bit by bit from the lowest power of two that bounds the scales.
+        int top = Integer.highestOneBit(posit.maxExponent()) << 1;
+        Local power = kb.local("posit.binade", f64(Math.scalb(1.0, -top)));
+        Local scale = kb.local("posit.scale", idx(-top));
+        for (int step = top; step >= 1; step >>= 1) {
+            Local candidate = kb.local("posit.candidate", mul(kb.get(power), f64(Math.scalb(1.0, step))));
+            Local fits = kb.local("posit.fits", le(kb.get(candidate), kb.get(q)));
+            kb.assign(power, select(kb.get(fits), kb.get(candidate), kb.get(power)));
+            kb.assign(scale, select(kb.get(fits), add(kb.get(scale), idx(step)), kb.get(scale)));
         }
-        return kb.get(below);
+        // s + bias >= 0 with the bias a multiple of 2^es, so that divisions and remainders by powers of two floor.
+        long bias = (long) 2 * top << posit.es();
+        Local shifted = kb.local("posit.shifted", add(kb.get(scale), idx(bias)));
+        Local regime = kb.local("posit.regime", sub(div(kb.get(shifted), idx(1L << posit.es())), idx(bias >> posit.es())));
+        Expr regimeBits = select(ge(kb.get(regime), 0), add(kb.get(regime), idx(2)), sub(idx(1), kb.get(regime)));
+        Local fractionBits = kb.local("posit.fraction.bits", sub(idx(posit.bits() - 1 - posit.es()), regimeBits));
+        // f >= 0: multiples of u in the binade.
+        Local unit = kb.local("posit.unit", div(kb.get(power), powerOfTwo(max(kb.get(fractionBits), 0))));
+        Local steps = kb.local("posit.steps", ActivationQuantizer.floor(div(kb.get(q), kb.get(unit))));
+        Local linearLow = kb.local("posit.linear.low", mul(kb.get(steps), kb.get(unit)));
+        // f < 0: c = -f exponent bits cut, posits 2^(2^c) apart.
+        Local cut = kb.local("posit.cut", max(sub(idx(0), kb.get(fractionBits)), 0));
+        Local geometricLow = kb.local("posit.geometric.low", div(kb.get(power), powerOfTwo(rem(kb.get(shifted), shiftedOne(kb.get(cut))))));
+        Expr linear = ge(kb.get(fractionBits), 0);
+        Expr low = select(linear, kb.get(linearLow), kb.get(geometricLow));
+        Expr high = select(linear, add(kb.get(linearLow), kb.get(unit)), mul(kb.get(geometricLow), powerOfTwo(shiftedOne(kb.get(cut)))));
+        Expr midpoint = select(linear, add(kb.get(linearLow), mul(kb.get(unit), f64(0.5))),
+            mul(kb.get(geometricLow), powerOfTwo(shiftedOne(max(sub(kb.get(cut), idx(1)), 0)))));
+        Expr exponentBitOdd = eq(rem(shiftRight(kb.get(shifted), kb.get(cut)), idx(2)), idx(1));
+        Expr lastBitOdd = select(ge(kb.get(fractionBits), 1), not(ActivationQuantizer.isEven(kb.get(steps))),
+            select(lt(kb.get(cut), idx(posit.es())), exponentBitOdd, lt(kb.get(regime), 0)));
+        return new Neighbours(kb.get(q), kb.get(kb.local("posit.low", low)), kb.get(kb.local("posit.high", high)),
+            kb.get(kb.local("posit.midpoint", midpoint)), kb.get(kb.local("posit.low.odd", lastBitOdd)));
     }
 
-    /** The value of pattern, one up where {@code stepUp}, clamped to minpos .. maxpos for m > 0. */
-    private Expr clamped(Expr m, Expr pattern, Expr stepUp) {
-        Expr stepped = add(pattern, select(stepUp, idx(1), idx(0)));
-        return valueAt(min(max(stepped, select(gt(m, f64(0)), idx(1), idx(0))), idx(posit.largestPattern())));
+    /** The rounded posit, or 0 for q = 0 and the end for q at or beyond one (q F64, the unclamped quotient). */
+    private Expr clamped(Expr q, Expr rounded) {
+        Expr ends = select(ge(q, f64(posit.largest())), f64(posit.largest()), f64(posit.smallest()));
+        return select(eq(q, f64(0)), f64(0), select(or(ge(q, f64(posit.largest())), le(q, f64(posit.smallest()))), ends, rounded));
     }
 
-    private Expr valueAt(Expr pattern) { return cast(ScalarType.F64, kb.load(values, pattern)); }
+    /** 2^j (F64) of an integer 0 <= j <= 62 (I64). */
+    private static Expr powerOfTwo(Expr j) { return cast(ScalarType.F64, shiftedOne(j)); }
+
+    /** 1 << j of an integer 0 <= j <= 62 (I64): 2^62 shifted right. */
+    private static Expr shiftedOne(Expr j) { return shiftRight(idx(1L << 62), sub(idx(62), j)); }
 
     private static Expr f64(double value) { return constant(ScalarType.F64, value); }
 }

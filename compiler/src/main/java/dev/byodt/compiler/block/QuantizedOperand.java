@@ -41,10 +41,10 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
     }
 
     /**
-     * A constant's quantized elements (as {@link ElementStorage} keeps them: {@code elements} for float32s, else
-     * {@code integers}), block scales and tensor scale, in the layout it was quantized in.
+     * A constant's quantized elements (as {@link ElementStorage} keeps them, each as a double: {@link ElementStorage#storedValue}),
+     * block scales and tensor scale, in the layout it was quantized in.
      */
-    record Constant(ElementStorage storage, float[] elements, long[] integers, float[] scales, double tensorScale) {
+    record Constant(ElementStorage storage, double[] elements, float[] scales, double tensorScale) {
         /** {@code values} as [outer, length, inner], quantized in blocks along the middle axis. */
         static Constant of(KernelBuilder kb, BlockFormat format, String name, float[] values, long outer, long length, long inner) {
             double tensorScale = format.tensorScale(values);
@@ -52,8 +52,7 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
             long key = format.counterKey(kb.name(), name);
             int blocks = (int) blocks(format, length);
             ElementStorage storage = QuantizedOperand.storage(format);
-            float[] elements = new float[storage.integers() ? 0 : values.length];
-            long[] integers = new long[storage.integers() ? values.length : 0];
+            double[] elements = new double[values.length];
             float[] scales = new float[(int) (outer * blocks * inner)];
             float[] block = new float[format.blockSize()];
             for (int o = 0; o < outer; o++) {
@@ -66,19 +65,17 @@ record QuantizedOperand(KernelBuilder kb, Buffer elements, Buffer scales, long l
                         scales[(int) ((o * blocks + b) * inner + i)] = (float) q.scale();
                         for (int j = 0; j < count; j++) {
                             int at = (int) ((o * length + start + j) * inner + i);
-                            if (storage.integers()) integers[at] = storage.storedInteger(q.element(j));
-                            else elements[at] = (float) q.element(j);
+                            elements[at] = storage.storedValue(q.element(j));
                         }
                     }
                 }
             }
-            return new Constant(storage, elements, integers, scales, tensorScale);
+            return new Constant(storage, elements, scales, tensorScale);
         }
 
         /** This constant as an operand of the shape {@code shape} and blocks of {@code blockSize} ({@code scalesShape}: [outer, blocks, inner]). */
         QuantizedOperand operand(KernelBuilder kb, String name, long[] shape, long[] scalesShape, long blockSize) {
-            Buffer elementsBuffer = storage.integers() ? kb.constant(name + ".elements", ScalarType.I64, Tensor.ofLongs(shape, integers))
-                : kb.constant(name + ".elements", ScalarType.F32, Tensor.ofFloats(shape, elements));
+            Buffer elementsBuffer = kb.constant(name + ".elements", storage.type(), storage.tensor(shape, elements));
             Buffer scalesBuffer = kb.constant(name + ".scales", ScalarType.F32, Tensor.ofFloats(scalesShape, scales));
             return new QuantizedOperand(kb, elementsBuffer, scalesBuffer, shape[1], shape[2], scalesShape[1], blockSize, tensorScale(kb, name));
         }

@@ -46,18 +46,25 @@ final class RoundingToOdd {
     /**
      * RO(x / y) of doubles x >= 0 and y > 0 (F64) whose quotient and the products below stay within double's normal
      * range: q = x / y rounded to nearest, and the sign of x - q y, exact: q y = h + l with h its rounded product and l
-     * the product's error, exact by Dekker's product of Veltkamp's halves (each partial product of two 26-bit halves
-     * is exact); x - h is exact (Sterbenz: h is within a factor of two of x), and the rounded difference of it and l
+     * the product's error ({@link #productError}); x - h is exact (Sterbenz: h is within a factor of two of x), and the rounded difference of it and l
      * has the sign of the exact one.
      */
     static Expr quotient(KernelBuilder kb, Expr x, Expr y) {
         Local dividend = kb.local("dividend", x), divisor = kb.local("divisor", y);
         Local q = kb.local("quotient", div(kb.get(dividend), kb.get(divisor)));
         Local h = kb.local("product", mul(kb.get(q), kb.get(divisor)));
-        Local qHigh = kb.local("q.high", high(kb, kb.get(q))), yHigh = kb.local("y.high", high(kb, kb.get(divisor)));
-        Expr qLow = sub(kb.get(q), kb.get(qHigh)), yLow = sub(kb.get(divisor), kb.get(yHigh));
-        Expr error = add(add(add(sub(mul(kb.get(qHigh), kb.get(yHigh)), kb.get(h)), mul(kb.get(qHigh), yLow)), mul(qLow, kb.get(yHigh))), mul(qLow, yLow));
+        Expr error = productError(kb, kb.get(q), kb.get(divisor), kb.get(h));
         return towardExact(kb, kb.get(q), sub(sub(kb.get(dividend), kb.get(h)), error));
+    }
+
+    /**
+     * x y - h exactly, h the rounded product of doubles x and y (F64) whose products stay within double's normal range:
+     * Dekker's product of Veltkamp's halves, each partial product of two 26-bit halves exact (Dekker 1971).
+     */
+    static Expr productError(KernelBuilder kb, Expr x, Expr y, Expr h) {
+        Local xHigh = kb.local("x.high", high(kb, x)), yHigh = kb.local("y.high", high(kb, y));
+        Expr xLow = sub(x, kb.get(xHigh)), yLow = sub(y, kb.get(yHigh));
+        return add(add(add(sub(mul(kb.get(xHigh), kb.get(yHigh)), h), mul(kb.get(xHigh), yLow)), mul(xLow, kb.get(yHigh))), mul(xLow, yLow));
     }
 
     /** Veltkamp's high half of a: at most 26 significant bits, a less it exact in at most 26 more. */

@@ -72,6 +72,9 @@ public final class Exprs {
     /** a >>> bits: zeros shifted in. */
     public static Expr shiftRight(Expr a, long bits) { return foldOrMake(ScalarOp.SHIFT_RIGHT, a, new IntConst(a.type(), bits)); }
 
+    /** a >>> bits, by a count computed at run time (from 0 to 63). */
+    public static Expr shiftRight(Expr a, Expr bits) { return foldOrMake(ScalarOp.SHIFT_RIGHT, a, bits); }
+
     public static Expr neg(Expr a) { return op(ScalarOp.NEG, a.type(), a); }
 
     public static Expr abs(Expr a) { return op(ScalarOp.ABS, a.type(), a); }

@@ -70,7 +70,7 @@ class BlockStochasticRoundingTest {
     /**
      * The rows quantized when a kernel runs: its kernel is 'quantize', its source 'x'. Posit elements (with every
      * (N+1)-bit posit in BlockDotsTest's rows: neighbours near minpos and maxpos, where the regime cuts exponent
-     * bits) under E8M0, and under UE4M3 scales and a tensor scale. Wide elements: bfloat16 and float16, and fxp32_16
+     * bits) under E8M0, and under UE4M3 scales and a tensor scale; posit32 too, rounded arithmetically. Wide elements: bfloat16 and float16, and fxp32_16
      * (kept as integers); under a tensor scale, whose quotients are rounded to odd (fxp32_16 and fxp16_12 with 16 random
      * bits, float32, bfloat16); float32 without one below.
      */
@@ -81,7 +81,8 @@ class BlockStochasticRoundingTest {
         "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 16", "'block[custom[posit_es3]8,32,ue4m3,rceil]', 5",
         "'block[bfloat16,32,e8m0,floor]', 16", "'block[float16,16,ue4m3,nearest]', 5", "'block[float16,32,e8m0,ceil]', 3",
         "'block[fxp32_16,32,e8m0,floor]', 16", "'block[fxp32_16,16,ue4m3,nearest]', 16", "'block[fxp32_16,16,ue4m3,nearest,tensor]', 16",
-        "'block[fxp16_12,32,ue4m3,floor,tensor]', 16", "'block[float32,16,ue4m3,nearest,tensor]', 16", "'block[bfloat16,16,ue4m3,rceil,tensor]', 7"})
+        "'block[fxp16_12,32,ue4m3,floor,tensor]', 16", "'block[float32,16,ue4m3,nearest,tensor]', 16", "'block[bfloat16,16,ue4m3,rceil,tensor]', 7",
+        "'block[custom[posit]32,32,e8m0,floor]', 16", "'block[custom[posit]32,16,ue4m3,nearest,tensor]', 16", "'block[custom[posit_es3]32,32,e8m0,midmax]', 5"})
     void activationsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
         checkActivations(name, format, rows(format));
@@ -128,7 +129,7 @@ class BlockStochasticRoundingTest {
     /** The same rows as one weight tensor quantized at compile time (BlockFormat.quantize), counters from the key of node 'dot', operand 'W'. */
     @ParameterizedTest
     @CsvSource({"mxfp8e4m3, 16", "mxint8, 3", "nvfp4, 5", "'block[custom[posit]8,32,e8m0,floor]', 16", "'block[custom[posit_es1]8,16,ue4m3,nearest,tensor]', 5",
-        "'block[bfloat16,32,e8m0,floor]', 16", "'block[fxp32_16,32,e8m0,floor]', 16"})
+        "'block[bfloat16,32,e8m0,floor]', 16", "'block[fxp32_16,32,e8m0,floor]', 16", "'block[custom[posit]32,16,e8m0,rceil,tensor]', 16"})
     void weightsRoundAsTheReferenceGivenTheSameBits(String name, int bits) {
         BlockFormat format = format(name, bits, SEED);
         checkWeights(name, format, rows(format));

@@ -157,11 +157,14 @@ class WideBlockElementsTest {
      * one double never sums, extracted): run 0's rows wide, narrow, medium in blocks 0, 1, 2, run 1's medium, wide,
      * narrow, the columns narrow throughout, so that each run sums its blocks in each way. Posit elements whose block
      * sums outgrow a double are checked the same way (posit8 es 2 under E8M0: one double within 2^39, extracted within
-     * 2^86, limbs beyond, where its elements spread from minpos to maxpos; posit8 es 1 under UE4M3).
+     * 2^86, limbs beyond, where its elements spread from minpos to maxpos; posit8 es 1 under UE4M3); posit32's products
+     * of two parts extracted within 2^37 and in limbs beyond, with and without a tensor scale (which gives its elements
+     * 28 bits, so the products' low parts are not 0).
      */
     @ParameterizedTest
     @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,nearest]", "block[float32,32,e8m0,floor]", "block[float32,16,ue4m3,nearest]",
-        "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es1]8,16,ue4m3,nearest]"})
+        "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es1]8,16,ue4m3,nearest]", "block[custom[posit]32,32,e8m0,floor]",
+        "block[custom[posit]32,32,e8m0,rceil,tensor]"})
     void tilesSumInOneDoubleWhereTheirBlocksFitAndInLimbsElsewhere(String name) {
         int m = 16, n = 8;
         SplittableRandom random = new SplittableRandom(name.hashCode());
@@ -172,7 +175,8 @@ class WideBlockElementsTest {
         }
         for (int i = 0; i < b.length; i++) b[i] = spread(random, NARROW);
         Graph graph = BlockDotsTest.node("MatMul", new long[] {m, K}, new long[] {m, n}, Map.of(), Tensor.ofFloats(new long[] {K, n}, b), null);
-        float[] expected = BlockDotsTest.expectedMatMul(BlockDotsTest.reference(name), BlockDotsTest.named(name).blockSize(), a, b, n, Rational.of(1), Rational.of(1));
+        float[] expected = BlockDotsTest.expectedMatMul(BlockDotsTest.reference(name), BlockDotsTest.named(name).blockSize(), a, b, n,
+            BlockDotsTest.tensorScale(name, a), BlockDotsTest.tensorScale(name, b));
         BlockDotsTest.assertBits(name, expected, BlockDotsTest.run(graph, name, new long[] {m, K}, a));
     }
 

@@ -6,7 +6,7 @@ import dev.byodt.compiler.dtype.reference.Rational;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.List;
 import java.util.function.ToIntFunction;
 
@@ -31,6 +31,7 @@ public final class PositReference {
     private int random;
     /** The (N + k)-bit posits, whose patterns continue the N-bit ones by k bits (stochastic rounding). */
     private final PositReference extended;
+    /** The (N+1)-bit posits, whose values are the midpoints rounding to nearest reads; none for 33 bits, which only decode (the midpoints of posit32). */
     private final PositReference wider;
     /** Decoded positive patterns, filled lazily for small N (bisection revisits the same patterns). */
     private final Exact[] cache;
@@ -55,7 +56,7 @@ public final class PositReference {
         this.mode = mode;
         this.srBits = srBits;
         this.extended = mode == RoundingMode.STOCHASTIC && withWider ? new PositReference(n + srBits, es, RoundingMode.NEAREST_EVEN, 0, false) : null;
-        this.wider = withWider ? new PositReference(n + 1, es, mode, 0, false) : null;
+        this.wider = withWider && n < 33 ? new PositReference(n + 1, es, mode, 0, false) : null;
         this.cache = n <= 18 ? new Exact[1 << (n - 1)] : null;
     }
 
@@ -108,11 +109,24 @@ public final class PositReference {
         return Exact.dyadic(BigInteger.valueOf(significand), k * (1 << es) + exponent - fractionBits);
     }
 
-    /** The positive finite values, pattern by pattern: minPos .. maxPos (a block format's elements, BlockReference). */
+    /** The positive finite values, pattern by pattern: minPos .. maxPos (a block format's elements, BlockReference), each decoded when read. */
     public List<Rational> positiveValues() {
-        List<Rational> values = new ArrayList<>();
-        for (long p = 1; p <= maxPos(); p++) values.add(rational(value(p)));
-        return values;
+        return new AbstractList<>() {
+            @Override
+            public Rational get(int index) {
+                if (index < 0 || index >= size()) throw new IndexOutOfBoundsException(index);
+                return positiveValue(index + 1L);
+            }
+
+            @Override
+            public int size() { return (int) maxPos(); }
+        };
+    }
+
+    /** The value of the positive pattern 1 .. maxPos. */
+    public Rational positiveValue(long pattern) {
+        if (pattern < 1 || pattern > maxPos()) throw new IllegalArgumentException("pattern " + pattern + " of posit" + n);
+        return rational(value(pattern));
     }
 
     /**

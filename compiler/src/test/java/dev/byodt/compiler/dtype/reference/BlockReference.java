@@ -96,7 +96,8 @@ public final class BlockReference {
         }
         int es = positElement.group(1) == null ? 2 : Integer.parseInt(positElement.group(1));
         PositReference posits = new PositReference(Integer.parseInt(positElement.group(2)), es, elementRounding);
-        return new BlockReference(posits.positiveValues(), BUILT_IN_VALUES.get(scale), rule, elementRounding, posits);
+        List<Rational> values = posits.positiveValues();
+        return new BlockReference(new Ascending(values.size(), values::get), BUILT_IN_VALUES.get(scale), rule, elementRounding, posits);
     }
 
     /** The positive finite values of a minifloat. */
