@@ -111,7 +111,9 @@ public final class Interpreter {
     }
 
     private Object apply(Expr.Op o) {
-        Object[] a = o.args().stream().map(this::eval).toArray();
+        List<Expr> args = o.args();
+        Object[] a = new Object[args.size()];
+        for (int i = 0; i < a.length; i++) a[i] = eval(args.get(i));
         return switch (o.op()) {
             case SELECT -> truth(a[0]) ? a[1] : a[2];
             case CAST -> cast(o.type(), a[0]);
