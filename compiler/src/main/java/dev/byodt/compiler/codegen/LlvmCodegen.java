@@ -410,7 +410,7 @@ public final class LlvmCodegen {
         LLVMBuildBr(builder, exit);
 
         LLVMPositionBuilderAtEnd(builder, claim);
-        LLVMValueRef claimed = sharing.claim(builder, function, sharingState, runTag, chunks, claimedAll, name);
+        LLVMValueRef claimed = sharing.claim(builder, function, sharingState, runTag, part, chunks, claimedAll, name);
         LLVMValueRef start = LLVMBuildSDiv(builder, LLVMBuildNSWMul(builder, extent, claimed, ""), chunks, name + ".start");
         LLVMValueRef end = LLVMBuildSDiv(builder, LLVMBuildNSWMul(builder, extent,
             LLVMBuildNSWAdd(builder, claimed, LLVMConstInt(i64, 1, 0), ""), ""), chunks, name + ".end");

@@ -39,16 +39,16 @@ public final class SplitCost {
 
     /**
      * How many chunks {@code threads} threads cut one run of {@code loop} into: at most {@link #CHUNKS_PER_THREAD}
-     * per thread and one per iteration, each of at least {@code leastWork} over {@code threads} operations; 0 when
-     * the run has less than {@code leastWork} operations, or the loop's extent is not a constant (the caller's
-     * thread then runs the loop alone).
+     * per thread, one per iteration and {@link WorkSharing#MOST_CHUNKS} in all, each of at least {@code leastWork}
+     * over {@code threads} operations; 0 when the run has less than {@code leastWork} operations, or the loop's
+     * extent is not a constant (the caller's thread then runs the loop alone).
      */
     static long chunks(Stmt.For loop, int threads, long leastWork) {
         if (!(loop.extent() instanceof Expr.IntConst extent) || extent.value() < 2) return 0;
         long work = operations(List.of(loop));
         if (work < leastWork) return 0;
         long byWork = Math.max(threads, work / Math.max(1, leastWork / threads));
-        return Math.min(extent.value(), Math.min(threads * CHUNKS_PER_THREAD, byWork));
+        return Math.min(Math.min(extent.value(), WorkSharing.MOST_CHUNKS), Math.min(threads * CHUNKS_PER_THREAD, byWork));
     }
 
     /** The operations {@code body} runs (see the class comment). */

@@ -16,7 +16,8 @@ import static org.bytedeco.llvm.global.LLVM.*;
  *
  * <p>Part 0 runs every kernel in order. At each run of a split loop (once per kernel, or once per iteration of
  * the loops around it) it opens the run: it resets the count of finished chunks, then publishes the run's tag in
- * the high bits of the claim word, whose low {@link #CLAIM_BITS} bits count the chunks claimed. A tag is the
+ * the high bits of the claim word, whose low {@link #CLAIM_BITS} bits count the chunks claimed (from the front
+ * by part 0, from the back by the others: {@link #claim}). A tag is the
  * kernel's position among the split kernels, plus one, times {@link #RUNS_PER_KERNEL}, plus the run's number,
  * so tags grow through a call. Every thread that reaches a run while its tag is published claims chunks of it,
  * one at a time, by compare-and-swap on the claim word, and counts each chunk it finishes; it stops when none is
@@ -35,8 +36,12 @@ final class WorkSharing {
     private static final long CACHE_LINE = 64;
     /** The size of the shared state: two cache lines. */
     static final long STATE_BYTES = 2 * CACHE_LINE;
-    /** The low bits of the claim word that count the chunks claimed; the tag is above them. */
+    /** The low bits of the claim word that count the chunks claimed, from the front and from the back; the tag is above them. */
     static final int CLAIM_BITS = 24;
+    /** The bits of the claim word that count one end's chunks. */
+    static final int END_BITS = CLAIM_BITS / 2;
+    /** The most chunks one run of a split loop may be cut into: each end's count must not carry into the other's. */
+    static final long MOST_CHUNKS = (1L << END_BITS) - 1;
     /** The most runs a split loop may have in one call of its kernel (see the class comment). */
     static final long RUNS_PER_KERNEL = 1L << 20;
     /** Checks of a shared word before a waiting thread starts yielding its core between checks. */
@@ -103,26 +108,35 @@ final class WorkSharing {
 
     /**
      * In the builder's block, which nothing else is emitted into: claims the next chunk of the split kernel
-     * tagged {@code tag}, or branches to {@code none} when the kernel has no chunk left or is over. Leaves the
-     * builder where a chunk was claimed and returns its number. Emitted inline: a claim is a load and a
-     * compare-and-swap, begun again when another thread claimed in between.
+     * tagged {@code tag} for part {@code part}, or branches to {@code none} when the kernel has no chunk left or is
+     * over. Leaves the builder where a chunk was claimed and returns its number. Part 0 claims from the front,
+     * the other parts from the back (the claim word counts each end's chunks in {@link #END_BITS} bits), so that
+     * on two threads each takes the same end of every run: the outputs a thread computed are the inputs it reads
+     * in the next kernel, from its own cache, where claims in turn moved half of them from the other core's.
+     * Emitted inline: a claim is a load and a compare-and-swap, begun again when another thread claimed in between.
      */
-    LLVMValueRef claim(LLVMBuilderRef b, LLVMValueRef function, LLVMValueRef state, LLVMValueRef tag,
+    LLVMValueRef claim(LLVMBuilderRef b, LLVMValueRef function, LLVMValueRef state, LLVMValueRef tag, LLVMValueRef part,
                        LLVMValueRef chunks, LLVMBasicBlockRef none, String name) {
         LLVMBasicBlockRef retry = LLVMGetInsertBlock(b);
         LLVMBasicBlockRef take = LLVMAppendBasicBlockInContext(context, function, name + ".take");
         LLVMBasicBlockRef taken = LLVMAppendBasicBlockInContext(context, function, name + ".taken");
+        LLVMValueRef endMask = LLVMConstInt(i64, (1L << END_BITS) - 1, 0);
         LLVMValueRef word = atomicLoad(b, state, name + ".word");
-        LLVMValueRef claimed = LLVMBuildAnd(b, word, LLVMConstInt(i64, (1L << CLAIM_BITS) - 1, 0), name + ".claimed");
+        LLVMValueRef front = LLVMBuildAnd(b, word, endMask, name + ".front");
+        LLVMValueRef back = LLVMBuildAnd(b, LLVMBuildLShr(b, word, LLVMConstInt(i64, END_BITS, 0), ""), endMask, name + ".back");
         LLVMValueRef current = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildLShr(b, word, LLVMConstInt(i64, CLAIM_BITS, 0), ""), tag, "");
-        LLVMValueRef left = LLVMBuildICmp(b, LLVMIntSLT, claimed, chunks, "");
+        LLVMValueRef left = LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildAdd(b, front, back, ""), chunks, "");
         LLVMBuildCondBr(b, LLVMBuildAnd(b, current, left, ""), take, none);
         LLVMPositionBuilderAtEnd(b, take);
-        LLVMValueRef swap = LLVMBuildAtomicCmpXchg(b, state, word, LLVMBuildAdd(b, word, LLVMConstInt(i64, 1, 0), ""),
+        LLVMValueRef fromFront = LLVMBuildICmp(b, LLVMIntEQ, part, LLVMConstInt(i64, 0, 0), "");
+        LLVMValueRef count = LLVMBuildSelect(b, fromFront, LLVMConstInt(i64, 1, 0), LLVMConstInt(i64, 1L << END_BITS, 0), "");
+        LLVMValueRef fromBack = LLVMBuildSub(b, LLVMBuildSub(b, chunks, LLVMConstInt(i64, 1, 0), ""), back, "");
+        LLVMValueRef chunk = LLVMBuildSelect(b, fromFront, front, fromBack, name + ".chunk");
+        LLVMValueRef swap = LLVMBuildAtomicCmpXchg(b, state, word, LLVMBuildAdd(b, word, count, ""),
             LLVMAtomicOrderingSequentiallyConsistent, LLVMAtomicOrderingSequentiallyConsistent, 0);
         LLVMBuildCondBr(b, LLVMBuildExtractValue(b, swap, 1, ""), taken, retry);
         LLVMPositionBuilderAtEnd(b, taken);
-        return claimed;
+        return chunk;
     }
 
     /** At the builder's position: counts one finished chunk. */

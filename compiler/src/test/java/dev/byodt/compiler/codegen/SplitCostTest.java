@@ -52,5 +52,7 @@ class SplitCostTest {
         assertEquals(16, SplitCost.chunks(kernel, 2, 10), "at most 8 chunks a thread");
         assertEquals(24, SplitCost.chunks(kernel, 3, 0), "0: every run divided, 8 chunks a thread");
         assertEquals(5, SplitCost.chunks(scale(5), 2, 0), "at most a chunk an iteration");
+        assertEquals(WorkSharing.MOST_CHUNKS, SplitCost.chunks(scale(100_000), 1000, 0),
+            "no more chunks than each end of the claim word counts");
     }
 }
