@@ -383,7 +383,8 @@ public final class LlvmCodegen {
      * <pre>
      *              %tag = the run's tag; part 0 opens it, the others wait until it is open (or over)
      *              br %claim (%chunks: as many as SplitCost says, a constant)
-     * claim:       claim a chunk %c of the kernel tagged %tag, or br %claimed.all
+     * claim:       claim a chunk %c of the kernel tagged %tag (part 0 from the front, the others from the back),
+     *              or br %claimed.all
      * taken:       %start = extent * %c / %chunks; %end = extent * (%c + 1) / %chunks; (the loop over them)
      * finished:    count the chunk finished; br %claim
      * claimed.all: part 0 waits until all %chunks are finished; br %exit
