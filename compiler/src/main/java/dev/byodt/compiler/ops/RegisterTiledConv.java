@@ -15,6 +15,7 @@ import static dev.byodt.compiler.kernel.Exprs.flatIndex;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mul;
+import static dev.byodt.compiler.kernel.Exprs.ne;
 import static dev.byodt.compiler.kernel.Exprs.rem;
 
 /**
@@ -84,11 +85,20 @@ final class RegisterTiledConv {
         PaddedPlanes planes = PaddedPlanes.of(kb, kb.input(0), window, positions.planeBlock());
         Buffer tapSteps = tile.rows() * mapVectors <= SUMS_BESIDE_EARLY_LOADS ? tapSteps(kb, planes, channelsPerGroup, taps) : null;
         kb.loop(s.batch(), n -> {
-            planes.fill(kb, n, idx(0), s.channels());
+            // One group's tiles read only its channels' planes, so a convolution of several groups fills a group's
+            // planes as its first tile comes: each thread fills those of the groups it computes, not all of them.
+            Local filledGroup = s.groups() > 1 ? kb.local("filledGroup", idx(-1)) : null;
+            if (filledGroup == null) planes.fill(kb, n, idx(0), s.channels());
             kb.loop(s.groups() * mapTiles * positions.tiles(), true, tileIndex -> {
                 Expr groupTile = div(tileIndex, positions.tiles());
                 Expr positionTile = rem(tileIndex, positions.tiles());
                 Expr group = div(groupTile, mapTiles);
+                if (filledGroup != null) {
+                    kb.when(ne(group, kb.get(filledGroup)), () -> {
+                        planes.fill(kb, n, mul(group, channelsPerGroup), channelsPerGroup);
+                        kb.assign(filledGroup, group);
+                    });
+                }
                 Expr firstMap = mul(rem(groupTile, mapTiles), tile.columns());
                 Expr start = positions.firstOnGrid(kb, positionTile);
                 Expr panelStart = tile.panelStart(groupTile, terms);
