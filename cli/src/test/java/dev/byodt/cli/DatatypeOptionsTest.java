@@ -148,10 +148,10 @@ class DatatypeOptionsTest {
     void blockDatatypesModelsCannotComputeInYetAndTheirMisusesAreOneLineUsageErrors() {
         String[][] cases = {
             {"--dtype", "bfloat16", "--vector-dtype", "float32"}, {"--dtype", "mxfp4", "--accumulate", "int:16"}, {"--dtype", "mxfp4", "--vector-dtype", "mxint8"},
-            {"--dtype-map", "fc*=block[custom[posit]32,16,ue4m3,nearest,tensor]"}, {"--dtype", "block[custom[minifloat_e5]32,32,e8m0,floor]"}};
+            {"--dtype-map", "fc*=block[custom[posit]32,16,fxp16_12,nearest]"}, {"--dtype", "block[custom[minifloat_e5]32,32,e8m0,floor]"}};
         String[] expected = {"--vector-dtype float32 goes with a block datatype",
             "--accumulate int:16: a block datatype's dot products add their blocks' results in float32", "'mxint8' is a block datatype, which only run's and compile's --dtype take",
-            "a product of two of its posit elements takes up to 56 bits, and times two scales of 3 fraction bits (custom[ue4m3]8) more than a double's 53",
+            "its posit elements of up to 28 significant bits times two scales of 14 fraction bits (fxp16_12) take more than a double's 53",
             "block[custom[minifloat_e5]32,32,custom[e8m0]8,floor]: its element custom[minifloat_e5]32 has values neither float32 nor integers of at most 31 bits"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 2];
@@ -165,13 +165,15 @@ class DatatypeOptionsTest {
     /**
      * Formats that were usage errors run: wide elements and E8M0 under a tensor scale (which divides by at most 2^48),
      * and element quotients no double holds exactly (fxp32_16 under UE4M3 rounded stochastically with 16 random bits,
-     * fxp16_12 under a tensor scale), which the run-time quantizer rounds to odd; their bits are BlockDotsTest's and
-     * WideBlockElementsTest's.
+     * fxp16_12 under a tensor scale), which the run-time quantizer rounds to odd, and posit32 under UE4M3 scales, whose
+     * products times the scales take two doubles; their bits are BlockDotsTest's, WideBlockElementsTest's and
+     * TwoPartProductsTest's.
      */
     @Test
     void wideElementsAndTensorScalesThatWereRefusedRunTheModel() {
         String[][] cases = {{"--dtype", "block[custom[fp8e4m3]8,32,e8m0,floor,tensor]"}, {"--dtype-map", "fc*=block[bfloat16,16,ue4m3,nearest,tensor]"},
-            {"--dtype", "block[fxp16_12,32,ue4m3,floor,tensor]", "--rounding", "stochastic"}, {"--dtype", "block[fxp32_16,16,ue4m3,nearest]", "--rounding", "stochastic"}};
+            {"--dtype", "block[fxp16_12,32,ue4m3,floor,tensor]", "--rounding", "stochastic"}, {"--dtype", "block[fxp32_16,16,ue4m3,nearest]", "--rounding", "stochastic"},
+            {"--dtype", "block[custom[posit]32,16,ue4m3,nearest,tensor]"}};
         for (String[] options : cases) {
             String[] args = new String[options.length + 4];
             System.arraycopy(new String[] {"run", LENET.toString(), "--limit", "10"}, 0, args, 0, 4);

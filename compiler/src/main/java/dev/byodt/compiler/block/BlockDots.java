@@ -73,9 +73,9 @@ public final class BlockDots {
         if (activations != null) return Optional.of("block datatype " + format.name() + ": " + activations);
         if (ExactBlockSum.of(format).isEmpty()) {
             if (format.element() instanceof PositGrid posit) {
-                return Optional.of("block datatype " + format.name() + ": a product of two of its posit elements takes up to " + 2 * (posit.bits() - 2 - posit.es())
-                    + " bits, and times two scales of " + format.scale().fractionBits() + " fraction bits (" + format.name().scale()
-                    + ") more than a double's 53, which the block sums need exact; scales that are powers of two (e8m0) take posits of any width");
+                return Optional.of("block datatype " + format.name() + ": its posit elements of up to " + (posit.bits() - 2 - posit.es())
+                    + " significant bits times two scales of " + format.scale().fractionBits() + " fraction bits (" + format.name().scale()
+                    + ") take more than a double's 53, which the block sums need exact; scales of fewer fraction bits (ue4m3, e8m0) take posits of any width");
             }
             return Optional.of("block datatype " + format.name() + ": its block sums need more than two doubles' 53 bits");
         }

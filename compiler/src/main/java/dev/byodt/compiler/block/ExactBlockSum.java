@@ -47,7 +47,7 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * {@link ExactBlockTotal}'s limbs, exactly, and takes the limbs' sum rounded to odd (at least 27 bits); under scales
  * that are not powers of two (UE4M3) their sum must hold the scales' bits too (posit8 es 0: 29 + 8), or, in
  * limbs, each product times the scales enters the limbs, exact while a product's 2 (N - 2 - es) bits and the
- * scales' fit a double.
+ * scales' fit a double, else as two doubles ({@link #productsInTwoParts}).
  * <p>
  * Where the sum takes at most 24 bits (FP6, FP4, INT8) it is summed in float32, whose vectors hold twice a
  * double's lanes: each product of two elements is then a float32 too, and so is every partial sum.
@@ -111,8 +111,9 @@ final class ExactBlockSum {
     }
 
     /**
-     * How {@code format}'s block sums are computed exactly, or empty where even limbs cannot take a posit's products
-     * times its scales exactly, or an integer element's quotient sums times its scales outgrow a double.
+     * How {@code format}'s block sums are computed exactly, or empty where a posit element times its scales outgrows a
+     * double (scales of more than 11 fraction bits over posit32 es 2), or an integer element's quotient sums times its
+     * scales outgrow a double.
      */
     static Optional<ExactBlockSum> of(BlockFormat format) {
         int countBits = 64 - Long.numberOfLeadingZeros(format.blockSize() - 1L);
@@ -126,12 +127,12 @@ final class ExactBlockSum {
             if (sumBits + scaleBits(format) <= DOUBLE_BITS) {
                 return Optional.of(new ExactBlockSum(format, Optional.empty(), inFloat32 ? ScalarType.F32 : ScalarType.F64, false));
             }
-            int productBits = 2 * (posit.bits() - 2 - posit.es());
-            if (productBits > DOUBLE_BITS && scalesArePowersOfTwo(format)) {
+            int significantBits = posit.bits() - 2 - posit.es();
+            if (2 * significantBits + scaleBits(format) > DOUBLE_BITS) {
+                // In limbs a product times the scales must be exact: as two doubles, one element taking the scales first.
+                if (significantBits + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
                 return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true, false, Optional.empty(), true));
             }
-            // In limbs, a product of elements (at most 2 (N - 2 - es) bits) times scales that are not powers of two must stay exact.
-            if (productBits + scaleBits(format) > DOUBLE_BITS) return Optional.empty();
             // Checked as wide elements are, block by block: most blocks' products lie close enough together for one or two doubles.
             return Optional.of(new ExactBlockSum(format, Optional.empty(), ScalarType.F64, true));
         }
@@ -360,23 +361,26 @@ final class ExactBlockSum {
     }
 
     /**
-     * Whether a product of two elements takes more than a double's 53 bits (posits of more than 26 significant bits:
-     * posit32 es 2 has 28, so 56), under scales that are powers of two. Each product is then a b = h + l, h the rounded
-     * product and l its error, exact ({@link RoundingToOdd#productError}: Dekker's product, the operands within
-     * 2^-240 .. 2^240), both multiples of minpos^2 below the block's bound. In the tiles a block whose products lie
+     * Whether a product of two elements, or under scales that are not powers of two a product times its scales, takes
+     * more than a double's 53 bits (posits of more than 26 significant bits: posit32 es 2 has 28, so 56; under UE4M3
+     * scales, of more than 22). Each product is then a b = h + l, h the rounded product and l its error, exact
+     * ({@link RoundingToOdd#productError}: Dekker's product, the operands within 2^-240 .. 2^240), both multiples of
+     * minpos^2 below the block's bound. In the tiles a block whose products lie
      * close enough together ({@link #fitsExtracted}) is summed as two extracted parts ({@link #extractingBelow}), h and l
      * each split there: the high parts, multiples of W, sum as a single product's do; each remainder is at most W / 2, so
      * a product adds at most W to the low part, which is exact while 2^c W <= 2^(53 - b) L, one bit less room than single
      * products leave: products within 2^37 of each other for posit32 es 2 (M = 27) in blocks of 32. Any other block (and
      * a dot product outside the tiles) enters both parts into {@link ExactBlockTotal}'s limbs, whose sum rounded to odd
-     * times the scales is rounded to float32, as for the posits whose products one double holds. No block is summed in
-     * one double or split at a threshold: those take each product as one double.
+     * times the scales is rounded to float32, as for the posits whose products one double holds; under scales that are
+     * not powers of two, which do not keep a rounding to odd, the parts of (a s) b enter, s the scales (a s exact:
+     * {@link #scaledTwoProduct}), and the limbs' sum is rounded once. No block is summed in one double or split at a
+     * threshold: those take each product as one double.
      */
     boolean productsInTwoParts() { return twoPartProducts; }
 
-    /** The exact product a b (F64s) as two doubles, h + l ({@link #productsInTwoParts}). */
+    /** The exact product a b (elements, F32 or F64, or F64 elements times scales) as two doubles, h + l ({@link #productsInTwoParts}). */
     private static List<Expr> twoProduct(KernelBuilder kb, Expr a, Expr b) {
-        Local x = kb.local("a", a), y = kb.local("b", b);
+        Local x = kb.local("a", cast(ScalarType.F64, a)), y = kb.local("b", cast(ScalarType.F64, b));
         Local h = kb.local("product", mul(kb.get(x), kb.get(y)));
         return List.of(kb.get(h), RoundingToOdd.productError(kb, kb.get(x), kb.get(y), kb.get(h)));
     }
@@ -392,14 +396,28 @@ final class ExactBlockSum {
 
     /**
      * The block's exact sum of the products a(j) b(j) over j < count times {@code scales}, rounded once to float32 (F32),
-     * in limbs ({@link #emitInLimbs(KernelBuilder, Expr, Function, Expr)}); two-part products enter both their parts, under
-     * scales that are powers of two.
+     * in limbs ({@link #emitInLimbs(KernelBuilder, Expr, Function, Expr)}); two-part products enter both their parts.
      */
     Expr emitInLimbs(KernelBuilder kb, Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) {
         if (!twoPartProducts) return emitInLimbs(kb, count, j -> product(a.apply(j), b.apply(j)), scales);
-        ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
-        kb.loop(count, j -> twoProduct(kb, a.apply(j), b.apply(j)).forEach(sum::include));
-        return cast(ScalarType.F32, mul(sum.roundedToOdd(), scales));
+        if (scalesArePowersOfTwo(format)) {
+            ExactBlockTotal sum = ExactBlockTotal.ofProducts(kb, format);
+            kb.loop(count, j -> twoProduct(kb, a.apply(j), b.apply(j)).forEach(sum::include));
+            return cast(ScalarType.F32, mul(sum.roundedToOdd(), scales));
+        }
+        ExactBlockTotal sum = ExactBlockTotal.zero(kb, format);
+        kb.loop(count, j -> scaledTwoProduct(kb, a.apply(j), b.apply(j), scales).forEach(sum::include));
+        return sum.rounded();
+    }
+
+    /**
+     * The exact product a b times {@code scales} (F64s) as two doubles ({@link #productsInTwoParts}): under scales that are
+     * powers of two each part of a b times them; under others the product of a times them (at most N - 2 - es + 8 bits
+     * for UE4M3's, exact: {@link #of}) and b, whose up to 2 (N - 2 - es) + 8 bits two doubles hold.
+     */
+    private List<Expr> scaledTwoProduct(KernelBuilder kb, Expr a, Expr b, Expr scales) {
+        if (scalesArePowersOfTwo(format)) return twoProduct(kb, a, b).stream().map(part -> mul(part, scales)).toList();
+        return twoProduct(kb, mul(cast(ScalarType.F64, a), scales), b);
     }
 
     /** The block's exact sum of {@code product} over j < count (products from {@link #product}) times {@code scales} (F64), rounded once to float32 (F32). */
@@ -416,10 +434,10 @@ final class ExactBlockSum {
         return kb.get(result);
     }
 
-    /** Adds the block's exact sum of the products a(j) b(j) over j < count times {@code scales} (F64, powers of two for two-part products) to {@code total}, exactly. */
+    /** Adds the block's exact sum of the products a(j) b(j) over j < count times {@code scales} (F64) to {@code total}, exactly. */
     void emitScaledInto(KernelBuilder kb, ExactBlockTotal total, Expr count, Function<Expr, Expr> a, Function<Expr, Expr> b, Expr scales) {
         if (twoPartProducts) {
-            kb.loop(count, j -> twoProduct(kb, a.apply(j), b.apply(j)).forEach(part -> total.include(mul(part, scales))));
+            kb.loop(count, j -> scaledTwoProduct(kb, a.apply(j), b.apply(j), scales).forEach(total::include));
             return;
         }
         emitScaledInto(kb, total, count, j -> product(a.apply(j), b.apply(j)), scales);

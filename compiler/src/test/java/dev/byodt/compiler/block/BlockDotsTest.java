@@ -318,14 +318,15 @@ class BlockDotsTest {
     /**
      * Posit blocks sum in float32 (posit6 es 0), a double (posit8 es 0 and 1; es 0 under UE4M3 scales, whose 8 bits its
      * 29 leave room for) and limbs (posit8 es 2 and 3, posit16 es 1; posit8 es 1 and es 2 under UE4M3, each product
-     * times its scales).
+     * times its scales; posit28 and posit32 under UE4M3, each product times its scales as two doubles).
      */
     @ParameterizedTest
     @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxfp6e3m2", "mxfp6e2m3", "mxfp4", "mxint8", "nvfp4", "block[custom[fp4e2m1]4,32,ue4m3,floor,tensor]",
         "block[custom[posit_es0]6,32,e8m0,floor]", "block[custom[posit_es0]8,32,e8m0,floor]", "block[custom[posit_es1]8,32,e8m0,floor]",
         "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es3]8,32,e8m0,rceil]", "block[custom[posit_es1]16,32,e8m0,floor]",
         "block[custom[posit_es0]8,16,ue4m3,nearest,tensor]", "block[custom[posit_es1]8,32,ue4m3,rceil]", "block[custom[posit]8,16,ue4m3,floor,tensor]",
-        "block[custom[posit]24,32,e8m0,floor]", "block[custom[posit]32,32,e8m0,floor]", "block[custom[posit]32,16,e8m0,rceil,tensor]"})
+        "block[custom[posit]24,32,e8m0,floor]", "block[custom[posit]32,32,e8m0,floor]", "block[custom[posit]32,16,e8m0,rceil,tensor]",
+        "block[custom[posit]32,16,ue4m3,nearest,tensor]", "block[custom[posit]28,32,ue4m3,floor]"})
     void matMulSumsExactBlocksInFloat32(String name) {
         int m = 7, n = 5;
         float[] a = seeded(name.hashCode() + 1, 2 * m * K, 4), b = seeded(name.hashCode() + 2, K * n, 1);
@@ -571,7 +572,7 @@ class BlockDotsTest {
      */
     @ParameterizedTest
     @ValueSource(strings = {"mxfp8e4m3", "mxfp8e5m2", "mxint8", "mxfp4", "nvfp4", "block[custom[posit]8,32,e8m0,floor]",
-        "block[custom[posit_es1]8,32,e8m0,floor]", "block[custom[posit]32,32,e8m0,floor,tensor]"})
+        "block[custom[posit_es1]8,32,e8m0,floor]", "block[custom[posit]32,32,e8m0,floor,tensor]", "block[custom[posit]32,16,ue4m3,nearest,tensor]"})
     void accumulateExactRoundsTheWholeSumOnce(String name) {
         int m = 6, n = 5, k = 160;
         float[] a = seeded(name.hashCode() + 71, m * k, 4), b = seeded(name.hashCode() + 72, k * n, 1);
@@ -783,19 +784,20 @@ class BlockDotsTest {
     }
 
     /**
-     * Posits of any width under E8M0, and any scale for the run-time quantizer, which rounds arithmetically; products of
-     * posit32 es 2 (56 bits) times two UE4M3 scales (8) no longer fit a double, which limbs need, nor do posit28's (48 + 8).
+     * Posits of any width under E8M0 and UE4M3, and any scale for the run-time quantizer, which rounds arithmetically;
+     * a posit32 es 2 element (28 bits) times two fxp16_12 scales (14 fraction bits each, 30 together) no longer fits
+     * a double, which the products in limbs need.
      */
     @Test
     void positElementsTheDotProductsCannotTakeAreRefused() {
         assertEquals(Optional.empty(), BlockDots.unsupported(format("block[custom[posit]32,32,e8m0,floor]")));
         assertEquals(Optional.empty(), BlockDots.unsupported(format("block[custom[posit_es3]8,32,fxp8_6,nearest,tensor]").withElementRounding("stochastic")));
-        assertEquals(Optional.of("block datatype block[custom[posit]32,16,custom[ue4m3]8,nearest,tensor]: a product of two of its posit elements takes up to 56 "
-                + "bits, and times two scales of 3 fraction bits (custom[ue4m3]8) more than a double's 53, which the block sums need exact; scales that are "
-                + "powers of two (e8m0) take posits of any width"),
-            BlockDots.unsupported(format("block[custom[posit]32,16,ue4m3,nearest,tensor]")));
-        assertTrue(BlockDots.unsupported(format("block[custom[posit]28,32,ue4m3,floor]")).isPresent());
-        assertNull(ActivationQuantizer.unsupported(format("block[custom[posit]32,16,ue4m3,nearest,tensor]")));
+        assertEquals(Optional.empty(), BlockDots.unsupported(format("block[custom[posit]32,16,ue4m3,nearest,tensor]")));
+        assertEquals(Optional.empty(), BlockDots.unsupported(format("block[custom[posit]28,32,ue4m3,floor]")));
+        assertEquals(Optional.of("block datatype block[custom[posit]32,16,fxp16_12,nearest]: its posit elements of up to 28 significant bits times two "
+                + "scales of 14 fraction bits (fxp16_12) take more than a double's 53, which the block sums need exact; scales of fewer fraction "
+                + "bits (ue4m3, e8m0) take posits of any width"),
+            BlockDots.unsupported(format("block[custom[posit]32,16,fxp16_12,nearest]")));
     }
 
     /**

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that is not a power of two makes them), so the low parts are not zero as they are for float32 inputs under power-of-two scales.
  */
 class TwoPartProductsTest {
-    private static final String NAME = "block[custom[posit]32,32,e8m0,floor]";
+    private static final String NAME = "block[custom[posit]32,32,e8m0,floor]", UNDER_UE4M3 = "block[custom[posit]32,16,ue4m3,nearest,tensor]";
 
     /**
      * (1 + 2^-27)^2 + 3 2^-26 = 1 + 2^-24 + 2^-54: the float32 midpoint between 1 and 1 + 2^-23 plus the first product's
@@ -45,24 +45,42 @@ class TwoPartProductsTest {
     @ValueSource(booleans = {false, true})
     void aBlockSumReadsEachProductsLowPart(boolean inTheTiles) {
         double above = 1 + 0x1p-27, below = 1 - 0x1p-27;
-        assertEquals(1 + 0x1p-23f, blockSum(new double[] {above, 3 * 0x1p-26}, new double[] {above, 1}, inTheTiles));
-        assertEquals(-1 - 0x1p-23f, blockSum(new double[] {-above, 3 * 0x1p-26}, new double[] {above, -1}, inTheTiles));
-        assertEquals(1 + 0x1p-23f, blockSum(new double[] {above, 3 * 0x1p-24}, new double[] {below, 1}, inTheTiles));
+        assertEquals(1 + 0x1p-23f, blockSum(NAME, new double[] {above, 3 * 0x1p-26}, new double[] {above, 1}, 1, inTheTiles));
+        assertEquals(-1 - 0x1p-23f, blockSum(NAME, new double[] {-above, 3 * 0x1p-26}, new double[] {above, -1}, 1, inTheTiles));
+        assertEquals(1 + 0x1p-23f, blockSum(NAME, new double[] {above, 3 * 0x1p-24}, new double[] {below, 1}, 1, inTheTiles));
     }
 
     /**
-     * The block's exact sum of products of the elements a and b (posit32 values, as doubles) under scales 1, rounded
-     * once to float32, as compiled: in limbs, or as the tiles sum a block whose products lie close together, in two
+     * Under UE4M3 scales, whose product is not a power of two, a product of posit32 elements times the scales takes up
+     * to 64 bits: ((1 + 2^-27)^2 + 15 2^-26) 1.25 = 1.25 + 5 2^-24 + 1.25 2^-54 lies just above the float32 midpoint
+     * between 1.25 + 2^-22 (even) and 1.25 + 3 2^-23, so it rounds up, where a sum without the product's low part
+     * ties to the even one; the same negated. And x x - y, x = 1 + 17505053 2^-27 and y = 171510892 2^-27 the value of
+     * 28 bits nearest x x, times 1.25: 1.25 (x x - y) rounds to 0x1.b4699cp-30, where the product's rounded part times
+     * the scales, rounded to a double, or the sum without the product's low part, gives 0x1.b4699ap-30.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void underScalesOfSeveralBitsEachScaledProductKeepsItsLowPart(boolean inTheTiles) {
+        double above = 1 + 0x1p-27, scales = 1.25;
+        assertEquals(1.25f + 3 * 0x1p-23f, blockSum(UNDER_UE4M3, new double[] {above, 15 * 0x1p-26}, new double[] {above, 1}, scales, inTheTiles));
+        assertEquals(-1.25f - 3 * 0x1p-23f, blockSum(UNDER_UE4M3, new double[] {-above, -15 * 0x1p-26}, new double[] {above, 1}, scales, inTheTiles));
+        double x = 1 + 17505053 * 0x1p-27, nearest = 171510892 * 0x1p-27;
+        assertEquals(0x1.b4699cp-30f, blockSum(UNDER_UE4M3, new double[] {x, -nearest}, new double[] {x, 1}, scales, inTheTiles));
+    }
+
+    /**
+     * The block's exact sum of products of the elements a and b (posit32 values, as doubles) of format {@code name} times
+     * {@code scales}, rounded once to float32, as compiled: in limbs, or as the tiles sum a block whose products lie close together, in two
      * parts extracted below the largest product's magnitude (these blocks' products lie within 2^25 of each other).
      */
-    private static float blockSum(double[] a, double[] b, boolean inTheTiles) {
-        BlockFormat format = BlockDotsTest.format(NAME);
+    private static float blockSum(String name, double[] a, double[] b, double scales, boolean inTheTiles) {
+        BlockFormat format = BlockDotsTest.format(name);
         ExactBlockSum sum = ExactBlockSum.of(format).orElseThrow();
         assertTrue(sum.productsInTwoParts());
         long[] shape = {a.length};
         Buffer aIn = new Buffer("a", ScalarType.F64, shape), bIn = new Buffer("b", ScalarType.F64, shape), out = new Buffer("sum", ScalarType.F32, new long[] {1});
         KernelBuilder kb = new KernelBuilder("block", "BlockSum", List.of(aIn, bIn), List.of(out));
-        Expr one = constant(ScalarType.F64, 1);
+        Expr scale = constant(ScalarType.F64, scales);
         if (inTheTiles) {
             Expr largest = constant(ScalarType.F64, largest(a) * largest(b)), smallest = constant(ScalarType.F64, smallest(a) * smallest(b));
             ExactBlockSum extraction = sum.extractingBelow(kb, largest);
@@ -72,9 +90,9 @@ class TwoPartProductsTest {
                 bs.add(kb.load(bIn, constant(ScalarType.I64, j)));
             }
             List<Expr> parts = extraction.accumulate(kb, List.of(constant(ScalarType.F64, 0), constant(ScalarType.F64, 0)), as, bs);
-            kb.store(out, constant(ScalarType.I64, 0), select(sum.fitsExtracted(largest, smallest), extraction.rounded(kb, parts, one), constant(ScalarType.F32, Float.NaN)));
+            kb.store(out, constant(ScalarType.I64, 0), select(sum.fitsExtracted(largest, smallest), extraction.rounded(kb, parts, scale), constant(ScalarType.F32, Float.NaN)));
         } else {
-            kb.store(out, constant(ScalarType.I64, 0), sum.emitRounded(kb, constant(ScalarType.I64, a.length), j -> kb.load(aIn, j), j -> kb.load(bIn, j), one));
+            kb.store(out, constant(ScalarType.I64, 0), sum.emitRounded(kb, constant(ScalarType.I64, a.length), j -> kb.load(aIn, j), j -> kb.load(bIn, j), scale));
         }
         Program program = new Program("block", List.of(kb.build()), List.of(aIn, bIn),
             List.of(new TensorSpec("a", ElementType.DOUBLE, shape), new TensorSpec("b", ElementType.DOUBLE, shape)), List.of(out),

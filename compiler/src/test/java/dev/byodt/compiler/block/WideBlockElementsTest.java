@@ -159,12 +159,12 @@ class WideBlockElementsTest {
      * sums outgrow a double are checked the same way (posit8 es 2 under E8M0: one double within 2^39, extracted within
      * 2^86, limbs beyond, where its elements spread from minpos to maxpos; posit8 es 1 under UE4M3); posit32's products
      * of two parts extracted within 2^37 and in limbs beyond, with and without a tensor scale (which gives its elements
-     * 28 bits, so the products' low parts are not 0).
+     * 28 bits, so the products' low parts are not 0), and under UE4M3 scales (extracted within 2^23 for blocks of 16).
      */
     @ParameterizedTest
     @ValueSource(strings = {"block[bfloat16,32,e8m0,floor]", "block[float16,16,ue4m3,nearest]", "block[float32,32,e8m0,floor]", "block[float32,16,ue4m3,nearest]",
         "block[custom[posit]8,32,e8m0,floor]", "block[custom[posit_es1]8,16,ue4m3,nearest]", "block[custom[posit]32,32,e8m0,floor]",
-        "block[custom[posit]32,32,e8m0,rceil,tensor]"})
+        "block[custom[posit]32,32,e8m0,rceil,tensor]", "block[custom[posit]32,16,ue4m3,nearest,tensor]"})
     void tilesSumInOneDoubleWhereTheirBlocksFitAndInLimbsElsewhere(String name) {
         int m = 16, n = 8;
         SplittableRandom random = new SplittableRandom(name.hashCode());
