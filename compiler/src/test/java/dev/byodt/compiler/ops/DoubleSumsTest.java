@@ -28,6 +28,7 @@ import java.util.stream.Stream;
 import static dev.byodt.compiler.ops.DecodedOperandsTest.perProduct;
 import static dev.byodt.compiler.ops.DecodedOperandsTest.registered;
 import static dev.byodt.compiler.ops.DecodedOperandsTest.run;
+import static dev.byodt.compiler.ops.DecodedOperandsTest.runEach;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -103,14 +104,14 @@ class DoubleSumsTest {
         Graph graph = c.graph();
         Program reference = perProduct(GraphLowering.lower(graph));
         Program scheduled = GraphLowering.lowerScheduled(graph, node -> EXACT_IN_DOUBLE);
-        Map<String, List<Tensor>> data = Map.of("grid", c.runtimeInputs(), "wide range", wideRange(c.runtimeInputs()),
-            "a NaN", withSpecials(c.runtimeInputs(), Float.NaN, Float.NaN), "infinities", withSpecials(c.runtimeInputs(),
-                Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY));
-        for (var entry : data.entrySet()) {
-            assertArrayEquals(bits(reference, datatype, entry.getValue()), bits(scheduled, datatype, entry.getValue()),
-                c + " in " + datatype + ", " + entry.getKey());
+        List<String> names = List.of("grid", "wide range", "a NaN", "infinities");
+        List<List<Tensor>> data = List.of(c.runtimeInputs(), wideRange(c.runtimeInputs()), withSpecials(c.runtimeInputs(), Float.NaN, Float.NaN),
+            withSpecials(c.runtimeInputs(), Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY));
+        List<Tensor> expected = runEach(reference, datatype, AccumulationMode.EXACT, data), actual = runEach(scheduled, datatype, AccumulationMode.EXACT, data);
+        for (int set = 0; set < data.size(); set++) {
+            assertArrayEquals(TunedSchedulesTest.bits(expected.get(set)), TunedSchedulesTest.bits(actual.get(set)), c + " in " + datatype + ", " + names.get(set));
         }
-        assertArrayEquals(bits(reference, datatype, data.get("grid")), bits(doubleBranch(scheduled, datatype), datatype, data.get("grid")),
+        assertArrayEquals(TunedSchedulesTest.bits(expected.getFirst()), bits(doubleBranch(scheduled, datatype), datatype, data.getFirst()),
             c + " in " + datatype + ": the double branch alone");
     }
 
