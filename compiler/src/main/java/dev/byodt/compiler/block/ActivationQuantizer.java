@@ -104,10 +104,14 @@ final class ActivationQuantizer {
             kb.store(scales, add(mul(add(mul(at[0], blocks), at[2]), inner), at[1]), cast(ScalarType.F32, kb.get(scale)));
             // X * T is exact: at most 24 + 24 bits.
             Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
+            // A power of two's reciprocal is exact, and so is each magnitude times it: the quotients without a division each.
+            Expr reciprocal = divisorIsAPowerOfTwo() ? kb.get(kb.local("divisor.reciprocal", div(f64(1), kb.get(divisor)))) : null;
             kb.loop(count, j -> {
                 Expr v = value(kb, source, first, j, inner);
                 Expr counter = add(add(add(first, mul(j, inner)), firstItem), new Expr.IntConst(ScalarType.I64, key));
-                Expr element = select(special, f64(Double.NaN), signed(element(kb, v, kb.get(divisor), counter), v));
+                Expr quotient = reciprocal != null ? mul(abs(v), reciprocal)
+                    : doubleQuotientDecides() ? div(abs(v), kb.get(divisor)) : RoundingToOdd.quotient(kb, abs(v), kb.get(divisor));
+                Expr element = select(special, f64(Double.NaN), signed(element(kb, v, quotient, counter), v));
                 kb.store(elements, add(first, mul(j, inner)), storage.stored(element));
             });
         });
@@ -219,13 +223,14 @@ final class ActivationQuantizer {
     private static Expr nearestInteger(Expr x) { return sub(add(x, f64(TWO_52)), f64(TWO_52)); }
 
     /**
-     * The element magnitude of q = |v| / divisor >= 0 (the divisor X t) in the format's element rounding, clamped to the
-     * largest: to the nearest, or from the floor of q / s up by one step where the mode's direction for v's sign says
-     * so (q / s is exact as for nearest, so its floor and fraction are too); a posit's by {@link PositElementRounding}.
+     * The element magnitude of q = |v| / (X t) >= 0 ({@code quotient}, exact or rounded to odd as the class comment
+     * says) in the format's element rounding, clamped to the largest: to the nearest, or from the floor of q / s up by
+     * one step where the mode's direction for v's sign says so (q / s is exact as for nearest, so its floor and
+     * fraction are too); a posit's by {@link PositElementRounding}.
      */
-    private Expr element(KernelBuilder kb, Expr v, Expr divisor, Expr counter) {
+    private Expr element(KernelBuilder kb, Expr v, Expr quotient, Expr counter) {
         RoundingMode mode = format.elementRounding();
-        Local q = kb.local("q", doubleQuotientDecides() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor));
+        Local q = kb.local("q", quotient);
         if (format.element() instanceof PositGrid posit) {
             PositElementRounding rounding = new PositElementRounding(kb, posit);
             return switch (mode) {
@@ -262,6 +267,14 @@ final class ActivationQuantizer {
      * (NVFP4: 3 + 28 bits). Elsewhere the quotient is rounded to odd ({@link RoundingToOdd#quotient}), a few more
      * operations per element; for posit elements, whose points have up to 32 bits, wherever the divisor is not a power of two.
      */
+    /**
+     * Whether every block's divisor X T is a power of two (or NaN): no tensor scale, and a scale datatype of powers of
+     * two (E8M0) or a rule that chooses powers of two.
+     */
+    private boolean divisorIsAPowerOfTwo() {
+        return !format.name().tensorScale() && (format.scale().fractionBits() == 0 || format.name().rule().powersOfTwo());
+    }
+
     private boolean doubleQuotientDecides() {
         boolean tensor = format.name().tensorScale(), ontoTheScaleGrid = !format.name().rule().powersOfTwo() && format.scale().fractionBits() > 0;
         if (!tensor && !ontoTheScaleGrid) return true;

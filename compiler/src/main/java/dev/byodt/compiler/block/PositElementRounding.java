@@ -18,7 +18,8 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     compares); k = floor(s / 2^es), the regime; its length r = k + 2 for k >= 0, 1 - k below; and the fraction
  *     bits the pattern keeps, f = N - 1 - r - es.</li>
  * <li>Where f >= 0 the posits of the binade are the multiples of u = 2^(s - f): lo = floor(q / u) u (q / u exact,
- *     u a power of two), hi = lo + u (2^(s+1) at the binade's top, the next binade's first posit), and the (N+1)-bit
+ *     u a power of two; taken as q 2^-s 2^f, 2^-s kept beside 2^s by the bisection, as a multiplication is cheaper
+ *     than a division), hi = lo + u (2^(s+1) at the binade's top, the next binade's first posit), and the (N+1)-bit
  *     posit between them, where rounding to nearest turns, lo + u / 2.</li>
  * <li>Where f < 0 the regime leaves es - c exponent bits, c = -f: the posits are 2^(s - s mod 2^c) = lo, hi =
  *     lo 2^(2^c) (the next pattern up, across the regime's boundary too) and the midpoint, one exponent bit more,
@@ -80,13 +81,16 @@ final class PositElementRounding {
     private Neighbours neighbours(Expr quotient) {
         Local q = kb.local("posit.q", ActivationQuantizer.smaller(ActivationQuantizer.larger(quotient, f64(posit.smallest())), f64(posit.largest())));
         // s = floor(log2 q) and 2^s, bit by bit from the lowest power of two that bounds the scales.
+        // 2^-s beside it: the divisions by powers of two below become multiplications, with the same exact results.
         int top = Integer.highestOneBit(posit.maxExponent()) << 1;
         Local power = kb.local("posit.binade", f64(Math.scalb(1.0, -top)));
+        Local inversePower = kb.local("posit.binade.inverse", f64(Math.scalb(1.0, top)));
         Local scale = kb.local("posit.scale", idx(-top));
         for (int step = top; step >= 1; step >>= 1) {
             Local candidate = kb.local("posit.candidate", mul(kb.get(power), f64(Math.scalb(1.0, step))));
             Local fits = kb.local("posit.fits", le(kb.get(candidate), kb.get(q)));
             kb.assign(power, select(kb.get(fits), kb.get(candidate), kb.get(power)));
+            kb.assign(inversePower, select(kb.get(fits), mul(kb.get(inversePower), f64(Math.scalb(1.0, -step))), kb.get(inversePower)));
             kb.assign(scale, select(kb.get(fits), add(kb.get(scale), idx(step)), kb.get(scale)));
         }
         // s + bias >= 0 with the bias a multiple of 2^es, so that divisions and remainders by powers of two floor.
@@ -96,12 +100,12 @@ final class PositElementRounding {
         Expr regimeBits = select(ge(kb.get(regime), 0), add(kb.get(regime), idx(2)), sub(idx(1), kb.get(regime)));
         Local fractionBits = kb.local("posit.fraction.bits", sub(idx(posit.bits() - 1 - posit.es()), regimeBits));
         // f >= 0: multiples of u in the binade.
-        Local unit = kb.local("posit.unit", div(kb.get(power), powerOfTwo(max(kb.get(fractionBits), 0))));
-        Local steps = kb.local("posit.steps", ActivationQuantizer.floor(div(kb.get(q), kb.get(unit))));
+        Local unit = kb.local("posit.unit", mul(kb.get(power), inversePowerOfTwo(max(kb.get(fractionBits), 0))));
+        Local steps = kb.local("posit.steps", ActivationQuantizer.floor(mul(kb.get(q), mul(kb.get(inversePower), powerOfTwo(max(kb.get(fractionBits), 0))))));
         Local linearLow = kb.local("posit.linear.low", mul(kb.get(steps), kb.get(unit)));
         // f < 0: c = -f exponent bits cut, posits 2^(2^c) apart.
         Local cut = kb.local("posit.cut", max(sub(idx(0), kb.get(fractionBits)), 0));
-        Local geometricLow = kb.local("posit.geometric.low", div(kb.get(power), powerOfTwo(rem(kb.get(shifted), shiftedOne(kb.get(cut))))));
+        Local geometricLow = kb.local("posit.geometric.low", mul(kb.get(power), inversePowerOfTwo(rem(kb.get(shifted), shiftedOne(kb.get(cut))))));
         Expr linear = ge(kb.get(fractionBits), 0);
         Expr low = select(linear, kb.get(linearLow), kb.get(geometricLow));
         Expr high = select(linear, add(kb.get(linearLow), kb.get(unit)), mul(kb.get(geometricLow), powerOfTwo(shiftedOne(kb.get(cut)))));
@@ -122,6 +126,9 @@ final class PositElementRounding {
 
     /** 2^j (F64) of an integer 0 <= j <= 62 (I64). */
     private static Expr powerOfTwo(Expr j) { return cast(ScalarType.F64, shiftedOne(j)); }
+
+    /** 2^-j (F64) of an integer 0 <= j <= 62 (I64), exact: 2^(62 - j) 2^-62. */
+    private static Expr inversePowerOfTwo(Expr j) { return mul(powerOfTwo(sub(idx(62), j)), f64(Math.scalb(1.0, -62))); }
 
     /** 1 << j of an integer 0 <= j <= 62 (I64): 2^62 shifted right. */
     private static Expr shiftedOne(Expr j) { return shiftRight(idx(1L << 62), sub(idx(62), j)); }
