@@ -48,7 +48,7 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  *     integers of at most 31 bits times the smallest element), so what is stored is the element and the scale exactly.</li>
  * </ul>
  * Special blocks as the exact quantizer: a NaN or infinity anywhere makes every value of the block NaN; zeros keep
- * their signs (1 / -0 is -infinity tells -0 apart).
+ * their signs (a zero's element is the zero itself).
  */
 final class ActivationQuantizer {
     private static final double TWO_52 = 0x1p52;
@@ -236,7 +236,7 @@ final class ActivationQuantizer {
             return switch (mode) {
                 case NEAREST_EVEN -> rounding.round(kb.get(q), ValueGrid.Direction.NEAREST_EVEN);
                 case STOCHASTIC -> rounding.roundStochastically(kb.get(q), StochasticRounding.randomBits(counter, format.srBits()), format.srBits());
-                default -> select(isNegative(v), rounding.round(kb.get(q), ValueGrid.Direction.of(mode, true)),
+                default -> select(lt(v, f64(0)), rounding.round(kb.get(q), ValueGrid.Direction.of(mode, true)),
                     rounding.round(kb.get(q), ValueGrid.Direction.of(mode, false)));
             };
         }
@@ -254,7 +254,7 @@ final class ActivationQuantizer {
         }
         Expr down = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, true), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
         Expr up = smaller(mul(add(floor, select(stepsUp(ValueGrid.Direction.of(mode, false), floor, fraction), f64(1), f64(0))), step), f64(grid.largest()));
-        return select(isNegative(v), down, up);
+        return select(lt(v, f64(0)), down, up);
     }
 
     /**
@@ -312,12 +312,12 @@ final class ActivationQuantizer {
         return eq(nearestInteger(half), half);
     }
 
-    /** Whether v is negative, -0 included (1 / -0 is -infinity). */
-    private static Expr isNegative(Expr v) { return or(lt(v, f64(0)), lt(div(f64(1), v), f64(0))); }
-
-    /** magnitude with the sign of v, -0 included. */
+    /**
+     * magnitude with the sign of v, -0 included: a zero v quantizes to a zero magnitude in every mode, so v itself
+     * is the element (no division 1 / v to tell -0 apart, one an element).
+     */
     private static Expr signed(Expr magnitude, Expr v) {
-        return select(isNegative(v), neg(magnitude), magnitude);
+        return select(lt(v, f64(0)), neg(magnitude), select(eq(v, f64(0)), v, magnitude));
     }
 
     /** 2^floor(log2 a) of a positive double, by Veltkamp's split (see the class comment). */
