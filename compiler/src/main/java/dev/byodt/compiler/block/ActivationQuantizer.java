@@ -258,6 +258,14 @@ final class ActivationQuantizer {
     }
 
     /**
+     * Whether every block's divisor X T is a power of two (or NaN): no tensor scale, and a scale datatype of powers of
+     * two (E8M0) or a rule that chooses powers of two.
+     */
+    private boolean divisorIsAPowerOfTwo() {
+        return !format.name().tensorScale() && (format.scale().fractionBits() == 0 || format.name().rule().powersOfTwo());
+    }
+
+    /**
      * Whether the element quotient |v| / (X t) rounded once in double decides as the exact one: exact where the divisor
      * is a power of two (no tensor scale, and a power-of-two rule or scale grid); else while the points the rounding
      * reads (M + 1 + b bits, b those it reads below a step: 1 to nearest, 0 in the directed modes, --sr-bits
@@ -267,17 +275,9 @@ final class ActivationQuantizer {
      * (NVFP4: 3 + 28 bits). Elsewhere the quotient is rounded to odd ({@link RoundingToOdd#quotient}), a few more
      * operations per element; for posit elements, whose points have up to 32 bits, wherever the divisor is not a power of two.
      */
-    /**
-     * Whether every block's divisor X T is a power of two (or NaN): no tensor scale, and a scale datatype of powers of
-     * two (E8M0) or a rule that chooses powers of two.
-     */
-    private boolean divisorIsAPowerOfTwo() {
-        return !format.name().tensorScale() && (format.scale().fractionBits() == 0 || format.name().rule().powersOfTwo());
-    }
-
     private boolean doubleQuotientDecides() {
+        if (divisorIsAPowerOfTwo()) return true;
         boolean tensor = format.name().tensorScale(), ontoTheScaleGrid = !format.name().rule().powersOfTwo() && format.scale().fractionBits() > 0;
-        if (!tensor && !ontoTheScaleGrid) return true;
         if (format.element() instanceof PositGrid) return false;
         int bitsRead = switch (format.elementRounding()) {
             case NEAREST_EVEN, NEAREST_AWAY -> 1;
