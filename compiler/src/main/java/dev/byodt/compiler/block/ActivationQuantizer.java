@@ -94,27 +94,61 @@ final class ActivationQuantizer {
         ElementStorage storage = QuantizedOperand.storage(format);
         long key = format.counterKey(kb.name(), source.name());
         Expr firstItem = format.items().map(items -> items.offset(idx(outer * length * inner))).orElse(idx(0));
-        kb.loops(new long[] {outer, inner, blocks}, at -> {
-            Expr first = add(add(mul(at[0], length * inner), at[1]), mul(mul(at[2], size), inner));
-            Expr count = min(idx(size), sub(idx(length), mul(at[2], size)));
-            Local amax = kb.local("amax", f64(0));
-            kb.loop(count, j -> kb.assign(amax, larger(kb.get(amax), abs(value(kb, source, first, j, inner)))));
-            Expr special = not(le(kb.get(amax), f64(FLOAT32_LARGEST)));
-            Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb, kb.get(amax), tensor)));
-            kb.store(scales, add(mul(add(mul(at[0], blocks), at[2]), inner), at[1]), cast(ScalarType.F32, kb.get(scale)));
-            // X * T is exact: at most 24 + 24 bits.
-            Local divisor = kb.local("divisor", mul(kb.get(scale), tensor));
-            // A power of two's reciprocal is exact, and so is each magnitude times it: the quotients without a division each.
-            Expr reciprocal = divisorIsAPowerOfTwo() ? kb.get(kb.local("divisor.reciprocal", div(f64(1), kb.get(divisor)))) : null;
-            kb.loop(count, j -> {
-                Expr v = value(kb, source, first, j, inner);
-                Expr counter = add(add(add(first, mul(j, inner)), firstItem), new Expr.IntConst(ScalarType.I64, key));
-                Expr quotient = reciprocal != null ? mul(abs(v), reciprocal)
-                    : doubleQuotientDecides() ? div(abs(v), kb.get(divisor)) : RoundingToOdd.quotient(kb, abs(v), kb.get(divisor));
-                Expr element = select(special, f64(Double.NaN), signed(element(kb, v, quotient, counter), v));
-                kb.store(elements, add(first, mul(j, inner)), storage.stored(element));
+        Expr counterBase = add(firstItem, new Expr.IntConst(ScalarType.I64, key));
+        if (inner == 1) {
+            kb.loops(new long[] {outer, blocks}, at -> {
+                Expr first = add(mul(at[0], length), mul(at[1], size));
+                Local amaxBits = kb.local("amax.bits", i32(0));
+                kb.loop(blockLength(at[1], length), j -> kb.assign(amaxBits, max(kb.get(amaxBits), magnitudeBits(kb, source, add(first, j)))));
+                Local divisor = kb.local("divisor", divisor(kb, kb.get(amaxBits), tensor, scales, add(mul(at[0], blocks), at[1])));
+                kb.loop(blockLength(at[1], length), j -> quantize(kb, source, elements, add(first, j), kb.get(divisor), counterBase, storage));
             });
+            return;
+        }
+        // Blocks down a strided axis (a Conv's channels at each position, B's columns of a MatMul): every loop runs along
+        // the contiguous inner axis, the blocks of a row of it side by side, so that each vectorizes without gathers.
+        Buffer maxima = kb.scratch("block.amax.bits", ScalarType.I32, new long[] {inner});
+        Buffer divisors = kb.scratch("block.divisors", ScalarType.F64, new long[] {inner});
+        kb.loops(new long[] {outer, blocks}, at -> {
+            Expr first = add(mul(at[0], length * inner), mul(mul(at[1], size), inner));
+            kb.loop(inner, i -> kb.store(maxima, i, i32(0)));
+            kb.loop(blockLength(at[1], length), j -> kb.loop(inner, i ->
+                kb.store(maxima, i, max(kb.load(maxima, i), magnitudeBits(kb, source, add(add(first, mul(j, inner)), i))))));
+            kb.loop(inner, i -> kb.store(divisors, i, divisor(kb, kb.load(maxima, i), tensor, scales, add(mul(add(mul(at[0], blocks), at[1]), inner), i))));
+            kb.loop(blockLength(at[1], length), j -> kb.loop(inner, i ->
+                quantize(kb, source, elements, add(add(first, mul(j, inner)), i), kb.load(divisors, i), counterBase, storage)));
         });
+    }
+
+    /** The values in block b of an axis of that length: the block size, or fewer in the last block. */
+    private Expr blockLength(Expr b, long length) {
+        return min(idx(format.blockSize()), sub(idx(length), mul(b, format.blockSize())));
+    }
+
+    /**
+     * Stores the scale of a block whose largest magnitude has the float32 pattern {@code amaxBits} (NaN for a block
+     * holding a NaN or an infinity) into scales[scaleIndex], and gives what its values are divided by: X t, or its
+     * reciprocal where that is a power of two ({@link #divisorIsAPowerOfTwo}); NaN for such a block.
+     */
+    private Expr divisor(KernelBuilder kb, Expr amaxBits, Expr tensor, Buffer scales, Expr scaleIndex) {
+        // A NaN's pattern is above infinity's, so amax is NaN where the block holds one.
+        Local amax = kb.local("amax", magnitude(amaxBits));
+        Expr special = not(le(kb.get(amax), f64(FLOAT32_LARGEST)));
+        Local scale = kb.local("scale", select(special, f64(Double.NaN), scale(kb, kb.get(amax), tensor)));
+        kb.store(scales, scaleIndex, cast(ScalarType.F32, kb.get(scale)));
+        // X * T is exact: at most 24 + 24 bits.
+        Expr divisor = mul(kb.get(scale), tensor);
+        // A power of two's reciprocal is exact, and so is each magnitude times it: the quotients without a division each.
+        return divisorIsAPowerOfTwo() ? div(f64(1), divisor) : divisor;
+    }
+
+    /** Quantizes source[index] into elements[index] under its block's {@link #divisor} (NaN: the element is NaN). */
+    private void quantize(KernelBuilder kb, Buffer source, Buffer elements, Expr index, Expr divisor, Expr counterBase, ElementStorage storage) {
+        Expr v = cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, index)));
+        Expr quotient = divisorIsAPowerOfTwo() ? mul(abs(v), divisor)
+            : doubleQuotientDecides() ? div(abs(v), divisor) : RoundingToOdd.quotient(kb, abs(v), divisor);
+        Expr element = select(ne(divisor, divisor), f64(Double.NaN), signed(element(kb, v, quotient, add(index, counterBase)), v));
+        kb.store(elements, index, storage.stored(element));
     }
 
     /**
@@ -123,18 +157,27 @@ final class ActivationQuantizer {
      * values rounded to float32 is the exact quotient rounded once); 1 when that is 0.
      */
     private Expr tensorScale(KernelBuilder kb, Buffer source, long size) {
-        Local amax = kb.local("tensor.amax", f64(0));
+        Local amaxBits = kb.local("tensor.amax.bits", i32(0));
         kb.loop(size, i -> {
-            Expr magnitude = abs(cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, i))));
-            kb.assign(amax, larger(kb.get(amax), select(le(magnitude, f64(FLOAT32_LARGEST)), magnitude, f64(0))));
+            Expr bits = magnitudeBits(kb, source, i);
+            Expr finite = le(bits, i32(Float.floatToRawIntBits(Float.MAX_VALUE)));
+            kb.assign(amaxBits, max(kb.get(amaxBits), select(finite, bits, i32(0))));
         });
-        Expr quotient = cast(ScalarType.F64, cast(ScalarType.F32, div(kb.get(amax), f64(format.tensorScaleDivisor()))));
+        Expr quotient = cast(ScalarType.F64, cast(ScalarType.F32, div(magnitude(kb.get(amaxBits)), f64(format.tensorScaleDivisor()))));
         return select(gt(quotient, f64(0)), quotient, f64(1));
     }
 
-    private static Expr value(KernelBuilder kb, Buffer source, Expr first, Expr j, long inner) {
-        return cast(ScalarType.F64, cast(ScalarType.F32, kb.load(source, add(first, mul(j, inner)))));
+    /**
+     * The bit pattern of source[index]'s float32 magnitude, an I32 that orders as the magnitude does (NaN patterns
+     * above infinity's): the block maxima are integer maxima, which vectorize, where a maximum of doubles that keeps
+     * NaN is a compare and a select a step, which does not.
+     */
+    private static Expr magnitudeBits(KernelBuilder kb, Buffer source, Expr index) {
+        return bitcast(ScalarType.I32, abs(cast(ScalarType.F32, kb.load(source, index))));
     }
+
+    /** The magnitude whose float32 pattern {@link #magnitudeBits} gave, as a double. */
+    private static Expr magnitude(Expr bits) { return cast(ScalarType.F64, bitcast(ScalarType.F32, bits)); }
 
     /**
      * The block's scale for its largest magnitude under tensor scale t (the smallest scale for an all-zero
@@ -338,4 +381,6 @@ final class ActivationQuantizer {
     static Expr smaller(Expr a, Expr b) { return select(or(lt(b, a), ne(b, b)), b, a); }
 
     private static Expr f64(double value) { return constant(ScalarType.F64, value); }
+
+    private static Expr i32(long value) { return new Expr.IntConst(ScalarType.I32, value); }
 }

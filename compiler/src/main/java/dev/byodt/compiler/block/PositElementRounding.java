@@ -14,12 +14,11 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * that rounded to odd) to a posit element of any width up to 32 bits, giving what {@link PositGrid#round} and
  * {@link PositGrid#roundStochastically} give, computed from q's binade rather than from a table of posits:
  * <ul>
- * <li>s = floor(log2 q) and 2^s, by a bisection over the posit's scales (a few multiplies by powers of two and
- *     compares); k = floor(s / 2^es), the regime; its length r = k + 2 for k >= 0, 1 - k below; and the fraction
+ * <li>s = floor(log2 q), 2^s and 2^-s, from the exponent field of q's bits (q is clamped to minpos .. maxpos first,
+ *     within 2^-240 .. 2^240, so a normal double); k = floor(s / 2^es), the regime; its length r = k + 2 for k >= 0, 1 - k below; and the fraction
  *     bits the pattern keeps, f = N - 1 - r - es.</li>
  * <li>Where f >= 0 the posits of the binade are the multiples of u = 2^(s - f): lo = floor(q / u) u (q / u exact,
- *     u a power of two; taken as q 2^-s 2^f, 2^-s kept beside 2^s by the bisection, as a multiplication is cheaper
- *     than a division), hi = lo + u (2^(s+1) at the binade's top, the next binade's first posit), and the (N+1)-bit
+ *     u a power of two; taken as q 2^-s 2^f, as a multiplication is cheaper than a division), hi = lo + u (2^(s+1) at the binade's top, the next binade's first posit), and the (N+1)-bit
  *     posit between them, where rounding to nearest turns, lo + u / 2.</li>
  * <li>Where f < 0 the regime leaves es - c exponent bits, c = -f: the posits are 2^(s - s mod 2^c) = lo, hi =
  *     lo 2^(2^c) (the next pattern up, across the regime's boundary too) and the midpoint, one exponent bit more,
@@ -80,21 +79,13 @@ final class PositElementRounding {
 
     private Neighbours neighbours(Expr quotient) {
         Local q = kb.local("posit.q", ActivationQuantizer.smaller(ActivationQuantizer.larger(quotient, f64(posit.smallest())), f64(posit.largest())));
-        // s = floor(log2 q) and 2^s, bit by bit from the lowest power of two that bounds the scales.
-        // 2^-s beside it: the divisions by powers of two below become multiplications, with the same exact results.
-        int top = Integer.highestOneBit(posit.maxExponent()) << 1;
-        Local power = kb.local("posit.binade", f64(Math.scalb(1.0, -top)));
-        Local inversePower = kb.local("posit.binade.inverse", f64(Math.scalb(1.0, top)));
-        Local scale = kb.local("posit.scale", idx(-top));
-        for (int step = top; step >= 1; step >>= 1) {
-            Local candidate = kb.local("posit.candidate", mul(kb.get(power), f64(Math.scalb(1.0, step))));
-            Local fits = kb.local("posit.fits", le(kb.get(candidate), kb.get(q)));
-            kb.assign(power, select(kb.get(fits), kb.get(candidate), kb.get(power)));
-            kb.assign(inversePower, select(kb.get(fits), mul(kb.get(inversePower), f64(Math.scalb(1.0, -step))), kb.get(inversePower)));
-            kb.assign(scale, select(kb.get(fits), add(kb.get(scale), idx(step)), kb.get(scale)));
-        }
+        // s = floor(log2 q), 2^s and 2^-s from q's exponent field, s + 1023: q is a normal double.
+        Local biased = kb.local("posit.biased.exponent", shiftRight(bitcast(ScalarType.I64, kb.get(q)), 52));
+        Local power = kb.local("posit.binade", bitcast(ScalarType.F64, mul(kb.get(biased), idx(1L << 52))));
+        Local inversePower = kb.local("posit.binade.inverse", bitcast(ScalarType.F64, mul(sub(idx(2 * 1023), kb.get(biased)), idx(1L << 52))));
+        Local scale = kb.local("posit.scale", sub(kb.get(biased), idx(1023)));
         // s + bias >= 0 with the bias a multiple of 2^es, so that divisions and remainders by powers of two floor.
-        long bias = (long) 2 * top << posit.es();
+        long bias = (long) Integer.highestOneBit(posit.maxExponent()) << 2 << posit.es();
         Local shifted = kb.local("posit.shifted", add(kb.get(scale), idx(bias)));
         Local regime = kb.local("posit.regime", sub(div(kb.get(shifted), idx(1L << posit.es())), idx(bias >> posit.es())));
         Expr regimeBits = select(ge(kb.get(regime), 0), add(kb.get(regime), idx(2)), sub(idx(1), kb.get(regime)));
@@ -105,7 +96,7 @@ final class PositElementRounding {
         Local linearLow = kb.local("posit.linear.low", mul(kb.get(steps), kb.get(unit)));
         // f < 0: c = -f exponent bits cut, posits 2^(2^c) apart.
         Local cut = kb.local("posit.cut", max(sub(idx(0), kb.get(fractionBits)), 0));
-        Local geometricLow = kb.local("posit.geometric.low", mul(kb.get(power), inversePowerOfTwo(rem(kb.get(shifted), shiftedOne(kb.get(cut))))));
+        Local geometricLow = kb.local("posit.geometric.low", mul(kb.get(power), inversePowerOfTwo(remainder(kb.get(shifted), kb.get(cut)))));
         Expr linear = ge(kb.get(fractionBits), 0);
         Expr low = select(linear, kb.get(linearLow), kb.get(geometricLow));
         Expr high = select(linear, add(kb.get(linearLow), kb.get(unit)), mul(kb.get(geometricLow), powerOfTwo(shiftedOne(kb.get(cut)))));
@@ -129,6 +120,12 @@ final class PositElementRounding {
 
     /** 2^-j (F64) of an integer 0 <= j <= 62 (I64), exact: 2^(62 - j) 2^-62. */
     private static Expr inversePowerOfTwo(Expr j) { return mul(powerOfTwo(sub(idx(62), j)), f64(Math.scalb(1.0, -62))); }
+
+    /**
+     * x mod 2^j of integers x >= 0 and 0 <= j <= 62 (I64), by shifts and a multiply: a remainder by a divisor known
+     * only at run time is an integer division, which no vector unit has, so each lane would divide on its own.
+     */
+    private static Expr remainder(Expr x, Expr j) { return sub(x, mul(shiftRight(x, j), shiftedOne(j))); }
 
     /** 1 << j of an integer 0 <= j <= 62 (I64): 2^62 shifted right. */
     private static Expr shiftedOne(Expr j) { return shiftRight(idx(1L << 62), sub(idx(62), j)); }

@@ -522,6 +522,7 @@ public final class LlvmCodegen {
         return switch (o.op()) {
             case SELECT -> LLVMBuildSelect(builder, a.get(0), a.get(1), a.get(2), "");
             case CAST -> cast(a.get(0), operand, o.type());
+            case BITCAST -> LLVMBuildBitCast(builder, a.get(0), type(o.type()), "");
             case AND -> LLVMBuildAnd(builder, a.get(0), a.get(1), "");
             case OR -> LLVMBuildOr(builder, a.get(0), a.get(1), "");
             case NOT -> LLVMBuildNot(builder, a.get(0), "");

@@ -155,6 +155,14 @@ public final class Exprs {
         return new Op(ScalarOp.CAST, to, List.of(a));
     }
 
+    /** a's bits as {@code to}: F32 and I32, or F64 and I64, either way. */
+    public static Expr bitcast(ScalarType to, Expr a) {
+        boolean float32 = a.type() == ScalarType.F32 && to == ScalarType.I32 || a.type() == ScalarType.I32 && to == ScalarType.F32;
+        boolean float64 = a.type() == ScalarType.F64 && to == ScalarType.I64 || a.type() == ScalarType.I64 && to == ScalarType.F64;
+        if (!float32 && !float64) throw new IllegalArgumentException("no bitcast from " + a.type() + " to " + to);
+        return new Op(ScalarOp.BITCAST, to, List.of(a));
+    }
+
     /** acc + a * b, accumulated as the accumulation mode says (a and b REAL, acc ACC). */
     public static Expr mac(Expr acc, Expr a, Expr b) {
         requireType(acc, ScalarType.ACC, "mac accumulator");

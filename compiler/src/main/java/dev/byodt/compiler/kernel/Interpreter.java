@@ -117,6 +117,9 @@ public final class Interpreter {
         return switch (o.op()) {
             case SELECT -> truth(a[0]) ? a[1] : a[2];
             case CAST -> cast(o.type(), a[0]);
+            // Values here are float32s whatever their machine type, so a double's bits are not at hand: the block
+            // quantizers that reinterpret bits run compiled only.
+            case BITCAST -> throw new IllegalStateException("the interpreter has no bit patterns of its values");
             case AND -> truth(a[0]) && truth(a[1]);
             case OR -> truth(a[0]) || truth(a[1]);
             case NOT -> !truth(a[0]);

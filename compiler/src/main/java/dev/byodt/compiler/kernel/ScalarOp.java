@@ -57,6 +57,12 @@ public enum ScalarOp {
     /** Conversion to the Op's result type: between REAL, ACC, integers and machine floats. */
     CAST(Category.STRUCTURE, 1),
     /**
+     * The same bits as the Op's result type: a machine float's bit pattern as the integer of its width (F32 to I32,
+     * F64 to I64) or back. A magnitude's pattern orders as its value, NaN above infinity, so a block's largest
+     * magnitude is an integer maximum, a reduction every target vectorizes.
+     */
+    BITCAST(Category.STRUCTURE, 1),
+    /**
      * mac(acc, a, b) = acc + a * b in the accumulator: how reductions accumulate products. On machine floats (float32's
      * sums, --accumulate float32's) it rounds as {@link MultiplyAdd} says: by default a multiply then an add, two
      * roundings, which is what ONNX's reference computes; with --multiply-add fused one fused multiply-add.
