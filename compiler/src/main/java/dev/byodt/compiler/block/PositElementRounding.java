@@ -14,15 +14,17 @@ import static dev.byodt.compiler.kernel.Exprs.*;
  * that rounded to odd) to a posit element of any width up to 32 bits, giving what {@link PositGrid#round} and
  * {@link PositGrid#roundStochastically} give, computed from q's binade rather than from a table of posits:
  * <ul>
- * <li>s = floor(log2 q), 2^s and 2^-s, from the exponent field of q's bits (q is clamped to minpos .. maxpos first,
- *     within 2^-240 .. 2^240, so a normal double); k = floor(s / 2^es), the regime; its length r = k + 2 for k >= 0, 1 - k below; and the fraction
- *     bits the pattern keeps, f = N - 1 - r - es.</li>
- * <li>Where f >= 0 the posits of the binade are the multiples of u = 2^(s - f): lo = floor(q / u) u (q / u exact,
- *     u a power of two; taken as q 2^-s 2^f, as a multiplication is cheaper than a division), hi = lo + u (2^(s+1) at the binade's top, the next binade's first posit), and the (N+1)-bit
- *     posit between them, where rounding to nearest turns, lo + u / 2.</li>
+ * <li>s = floor(log2 q) from the exponent field of q's bits (q is clamped to minpos .. maxpos first, within
+ *     2^-240 .. 2^240, so a normal double); k = floor(s / 2^es), the regime; its length r = k + 2 for k >= 0, 1 - k
+ *     below; and the fraction bits the pattern keeps, f = N - 1 - r - es. The neighbours are computed on q's bits: a
+ *     positive double's bits order as its value, and one more in the bits above its fraction's last place is one unit
+ *     more there, a carry out of the fraction the next binade.</li>
+ * <li>Where f >= 0 the posits of the binade are the multiples of u = 2^(s - f): lo = floor(q / u) u, q's bits with
+ *     all but the first f fraction bits cleared; hi = lo + u (2^(s+1) at the binade's top, the next binade's first
+ *     posit), and the (N+1)-bit posit between them, where rounding to nearest turns, lo + u / 2.</li>
  * <li>Where f < 0 the regime leaves es - c exponent bits, c = -f: the posits are 2^(s - s mod 2^c) = lo, hi =
  *     lo 2^(2^c) (the next pattern up, across the regime's boundary too) and the midpoint, one exponent bit more,
- *     lo 2^(2^(c-1)): geometric.</li>
+ *     lo 2^(2^(c-1)): geometric, steps of the exponent field.</li>
  * <li>The pattern's last bit, for ties to even and rounding to odd: the fraction's last bit where f >= 1; else the
  *     last exponent bit kept, bit c of s (e = s - k 2^es has s's low bits), or where none is kept the regime's
  *     terminating bit, 1 below k = 0.</li>
@@ -79,34 +81,36 @@ final class PositElementRounding {
 
     private Neighbours neighbours(Expr quotient) {
         Local q = kb.local("posit.q", ActivationQuantizer.smaller(ActivationQuantizer.larger(quotient, f64(posit.smallest())), f64(posit.largest())));
-        // s = floor(log2 q), 2^s and 2^-s from q's exponent field, s + 1023: q is a normal double.
-        Local biased = kb.local("posit.biased.exponent", shiftRight(bitcast(ScalarType.I64, kb.get(q)), 52));
-        Local power = kb.local("posit.binade", bitcast(ScalarType.F64, mul(kb.get(biased), idx(1L << 52))));
-        Local inversePower = kb.local("posit.binade.inverse", bitcast(ScalarType.F64, mul(sub(idx(2 * 1023), kb.get(biased)), idx(1L << 52))));
-        Local scale = kb.local("posit.scale", sub(kb.get(biased), idx(1023)));
-        // s + bias >= 0 with the bias a multiple of 2^es, so that divisions and remainders by powers of two floor.
+        // q is a normal double: its bits are the exponent field s + 1023 above 52 fraction bits, and the bits of
+        // positive doubles order and step as their values do, so the neighbours are q's bits cut and moved.
+        Local bits = kb.local("posit.q.bits", bitcast(ScalarType.I64, kb.get(q)));
+        // s + bias >= 0 with the bias a multiple of 2^es, so that shifts and remainders by powers of two floor.
         long bias = (long) Integer.highestOneBit(posit.maxExponent()) << 2 << posit.es();
-        Local shifted = kb.local("posit.shifted", add(kb.get(scale), idx(bias)));
-        Local regime = kb.local("posit.regime", sub(div(kb.get(shifted), idx(1L << posit.es())), idx(bias >> posit.es())));
+        Local shifted = kb.local("posit.shifted", add(shiftRight(kb.get(bits), 52), idx(bias - 1023)));
+        Local regime = kb.local("posit.regime", sub(shiftRight(kb.get(shifted), posit.es()), idx(bias >> posit.es())));
         Expr regimeBits = select(ge(kb.get(regime), 0), add(kb.get(regime), idx(2)), sub(idx(1), kb.get(regime)));
         Local fractionBits = kb.local("posit.fraction.bits", sub(idx(posit.bits() - 1 - posit.es()), regimeBits));
-        // f >= 0: multiples of u in the binade.
-        Local unit = kb.local("posit.unit", mul(kb.get(power), inversePowerOfTwo(max(kb.get(fractionBits), 0))));
-        Local steps = kb.local("posit.steps", ActivationQuantizer.floor(mul(kb.get(q), mul(kb.get(inversePower), powerOfTwo(max(kb.get(fractionBits), 0))))));
-        Local linearLow = kb.local("posit.linear.low", mul(kb.get(steps), kb.get(unit)));
-        // f < 0: c = -f exponent bits cut, posits 2^(2^c) apart.
+        // f >= 0: lo is q with all but its first f fraction bits cleared, hi one unit 2^(52 - f) of the bits above
+        // (a carry out of the fraction is the next binade, 2^(s+1)), the midpoint half a unit.
+        Local dropped = kb.local("posit.dropped", sub(idx(52), max(kb.get(fractionBits), 0)));
+        Local unit = kb.local("posit.unit", shiftedOne(kb.get(dropped)));
+        Local kept = kb.local("posit.kept", shiftRight(kb.get(bits), kb.get(dropped)));
+        Local linearLow = kb.local("posit.linear.low", mul(kb.get(kept), kb.get(unit)));
+        // f < 0: c = -f exponent bits cut, lo = 2^(s - s mod 2^c) and the posits 2^(2^c) apart, steps of the exponent field.
         Local cut = kb.local("posit.cut", max(sub(idx(0), kb.get(fractionBits)), 0));
-        Local geometricLow = kb.local("posit.geometric.low", mul(kb.get(power), inversePowerOfTwo(remainder(kb.get(shifted), kb.get(cut)))));
+        Local geometricLow = kb.local("posit.geometric.low",
+            mul(add(sub(kb.get(shifted), remainder(kb.get(shifted), kb.get(cut))), idx(1023 - bias)), idx(1L << 52)));
         Expr linear = ge(kb.get(fractionBits), 0);
         Expr low = select(linear, kb.get(linearLow), kb.get(geometricLow));
-        Expr high = select(linear, add(kb.get(linearLow), kb.get(unit)), mul(kb.get(geometricLow), powerOfTwo(shiftedOne(kb.get(cut)))));
-        Expr midpoint = select(linear, add(kb.get(linearLow), mul(kb.get(unit), f64(0.5))),
-            mul(kb.get(geometricLow), powerOfTwo(shiftedOne(max(sub(kb.get(cut), idx(1)), 0)))));
-        Expr exponentBitOdd = eq(rem(shiftRight(kb.get(shifted), kb.get(cut)), idx(2)), idx(1));
-        Expr lastBitOdd = select(ge(kb.get(fractionBits), 1), not(ActivationQuantizer.isEven(kb.get(steps))),
+        Expr high = select(linear, add(kb.get(linearLow), kb.get(unit)), add(kb.get(geometricLow), mul(shiftedOne(kb.get(cut)), idx(1L << 52))));
+        Expr midpoint = select(linear, add(kb.get(linearLow), shiftRight(kb.get(unit), 1)),
+            add(kb.get(geometricLow), mul(shiftedOne(max(sub(kb.get(cut), idx(1)), 0)), idx(1L << 52))));
+        Expr exponentBitOdd = eq(remainder(shiftRight(kb.get(shifted), kb.get(cut)), idx(1)), idx(1));
+        Expr lastBitOdd = select(ge(kb.get(fractionBits), 1), eq(remainder(kb.get(kept), idx(1)), idx(1)),
             select(lt(kb.get(cut), idx(posit.es())), exponentBitOdd, lt(kb.get(regime), 0)));
-        return new Neighbours(kb.get(q), kb.get(kb.local("posit.low", low)), kb.get(kb.local("posit.high", high)),
-            kb.get(kb.local("posit.midpoint", midpoint)), kb.get(kb.local("posit.low.odd", lastBitOdd)));
+        return new Neighbours(kb.get(q), kb.get(kb.local("posit.low", bitcast(ScalarType.F64, low))),
+            kb.get(kb.local("posit.high", bitcast(ScalarType.F64, high))),
+            kb.get(kb.local("posit.midpoint", bitcast(ScalarType.F64, midpoint))), kb.get(kb.local("posit.low.odd", lastBitOdd)));
     }
 
     /** The rounded posit, or 0 for q = 0 and the end for q at or beyond one (q F64, the unclamped quotient). */
@@ -114,12 +118,6 @@ final class PositElementRounding {
         Expr ends = select(ge(q, f64(posit.largest())), f64(posit.largest()), f64(posit.smallest()));
         return select(eq(q, f64(0)), f64(0), select(or(ge(q, f64(posit.largest())), le(q, f64(posit.smallest()))), ends, rounded));
     }
-
-    /** 2^j (F64) of an integer 0 <= j <= 62 (I64). */
-    private static Expr powerOfTwo(Expr j) { return cast(ScalarType.F64, shiftedOne(j)); }
-
-    /** 2^-j (F64) of an integer 0 <= j <= 62 (I64), exact: 2^(62 - j) 2^-62. */
-    private static Expr inversePowerOfTwo(Expr j) { return mul(powerOfTwo(sub(idx(62), j)), f64(Math.scalb(1.0, -62))); }
 
     /**
      * x mod 2^j of integers x >= 0 and 0 <= j <= 62 (I64), by shifts and a multiply: a remainder by a divisor known
