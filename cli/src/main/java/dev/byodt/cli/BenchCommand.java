@@ -21,15 +21,10 @@ import picocli.CommandLine.Parameters;
 
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Measure float32 inference throughput of a model compiled by byodt side by side with ONNX Runtime "
@@ -58,7 +53,7 @@ final class BenchCommand implements Callable<Integer> {
         description = "Batch sizes to measure (default: ${DEFAULT-VALUE}).")
     List<Integer> batches;
 
-    @Option(names = "--seconds", defaultValue = "2", paramLabel = "S", description = "Measuring time per engine and batch size (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seconds", defaultValue = "2", paramLabel = "S", description = "Measuring time per engine and batch size (default: ${DEFAULT-VALUE}), taken in ten turns, the engines alternating, so that a change in the machine's load falls on each alike.")
     double seconds;
 
     @Mixin
@@ -99,18 +94,26 @@ final class BenchCommand implements Callable<Integer> {
                      HostModel byodt = Compiler.jit(module);
                      OnnxTensor ortInput = OnnxTensor.createTensor(env, FloatBuffer.wrap(input.toFloatArray()), shape)) {
                     double compileSeconds = (System.nanoTime() - compileStart) / 1e9;
-                    double ours = imagesPerSecond(seconds, batch, () -> byodt.run(List.of(input)));
-                    double theirs = imagesPerSecond(seconds, batch, () -> {
+                    Runnable ours = () -> byodt.run(List.of(input));
+                    Runnable theirs = () -> {
                         try (OrtSession.Result r = session.run(Map.of(inputName, ortInput))) {
                             r.get(0);
                         } catch (OrtException e) {
                             throw new IllegalStateException(e);
                         }
-                    });
+                    };
                     boolean spreads = cores > 1 && batch % cores == 0;
-                    double spread = spreads ? spreadImagesPerSecond(model, options, seconds, inputName, shape, cores) : Double.NaN;
-                    System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %20s  %8s  %11.2f s%n", batch, ours, theirs, ours / theirs,
-                        spreads ? String.format("%.0f", spread) : "-", spreads ? String.format("%.2fx", spread / theirs) : "-",
+                    double[] rates;
+                    if (spreads) {
+                        try (SpreadInference spreadInference = new SpreadInference(model, options, inputName, shape, cores)) {
+                            rates = InterleavedTiming.imagesPerSecond(seconds, batch, List.of(ours, theirs, spreadInference::run));
+                        }
+                    } else {
+                        rates = InterleavedTiming.imagesPerSecond(seconds, batch, List.of(ours, theirs));
+                    }
+                    double spread = spreads ? rates[2] : Double.NaN;
+                    System.out.printf("%6d  %14.0f  %18.0f  %7.2fx  %20s  %8s  %11.2f s%n", batch, rates[0], rates[1], rates[0] / rates[1],
+                        spreads ? String.format("%.0f", spread) : "-", spreads ? String.format("%.2fx", spread / rates[1]) : "-",
                         compileSeconds);
                 }
             }
@@ -118,51 +121,10 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * Images per second of byodt with the batch split evenly over {@code cores} threads: the model compiled for
-     * one share, each thread running it on its own share (its own input, output and workspace) at the same time.
-     */
-    static double spreadImagesPerSecond(Path model, CompileOptions options, double seconds, String inputName, long[] shape, int cores) {
-        long[] share = shape.clone();
-        share[0] = shape[0] / cores;
-        List<Tensor> inputs = new ArrayList<>();
-        for (int c = 0; c < cores; c++) inputs.add(randomInput(share));
-        try (CompiledModule module = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, share)), options);
-             HostModel byodt = Compiler.jit(module);
-             ExecutorService threads = Executors.newFixedThreadPool(cores)) {
-            List<Callable<List<Tensor>>> calls = inputs.stream()
-                .map(in -> (Callable<List<Tensor>>) () -> byodt.run(List.of(in))).toList();
-            return imagesPerSecond(seconds, (int) shape[0], () -> {
-                try {
-                    for (Future<List<Tensor>> f : threads.invokeAll(calls)) f.get();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                } catch (ExecutionException e) {
-                    throw new IllegalStateException(e.getCause());
-                }
-            });
-        }
-    }
-
     static Tensor randomInput(long[] shape) {
         Tensor t = Tensor.zeros(ElementType.FLOAT32, shape);
         Random random = new Random(1);
         for (long i = 0; i < t.elementCount(); i++) t.setFloat(i, random.nextFloat());
         return t;
-    }
-
-    /** Runs the inference repeatedly: a warm-up of a quarter of the time, then counts calls for the measuring time. */
-    static double imagesPerSecond(double seconds, int batch, Runnable inference) {
-        long warmupEnd = System.nanoTime() + (long) (seconds * 0.25e9);
-        while (System.nanoTime() < warmupEnd) inference.run();
-        long start = System.nanoTime(), end = start + (long) (seconds * 1e9);
-        long calls = 0, now;
-        do {
-            inference.run();
-            calls++;
-            now = System.nanoTime();
-        } while (now < end);
-        return calls * batch / ((now - start) / 1e9);
     }
 }

@@ -92,18 +92,23 @@ final class EqualThreadsBench {
             try (OrtSession.Result result = session.run(Map.of(inputName, ortInput))) {
                 difference = relativeDifference(oneThread.run(List.of(input)).getFirst(), (OnnxTensor) result.get(0));
             }
-            double ort = BenchCommand.imagesPerSecond(seconds, batch, () -> {
+            Runnable ort = () -> {
                 try (OrtSession.Result r = session.run(Map.of(inputName, ortInput))) {
                     r.get(0);
                 } catch (OrtException e) {
                     throw new IllegalStateException(e);
                 }
-            });
-            double single = BenchCommand.imagesPerSecond(seconds, batch, () -> oneThread.run(List.of(input)));
-            double byodt;
-            if (threads == 1) byodt = single;
-            else if (batch > 1 && batch % threads == 0) {
-                byodt = BenchCommand.spreadImagesPerSecond(model, options, seconds, inputName, shape, threads);
+            };
+            Runnable single = () -> oneThread.run(List.of(input));
+            if (threads == 1) {
+                double[] rates = InterleavedTiming.imagesPerSecond(seconds, batch, List.of(ort, single));
+                return new Row(rates[1], rates[0], rates[1], difference);
+            }
+            double[] rates;
+            if (batch > 1 && batch % threads == 0) {
+                try (SpreadInference spread = new SpreadInference(model, options, inputName, shape, threads)) {
+                    rates = InterleavedTiming.imagesPerSecond(seconds, batch, List.of(ort, single, spread::run));
+                }
             } else {
                 try (CompiledModule module = Compiler.compile(OnnxLoader.load(model, Map.of(inputName, shape)),
                          options.withThreads(threads));
@@ -113,10 +118,10 @@ final class EqualThreadsBench {
                     if (!Arrays.equals(first.toFloatArray(), oneThread.run(List.of(input)).getFirst().toFloatArray())) {
                         throw new IllegalStateException(model + ": the model on " + threads + " threads computed other bits than on one");
                     }
-                    byodt = BenchCommand.imagesPerSecond(seconds, batch, () -> split.run(List.of(input)));
+                    rates = InterleavedTiming.imagesPerSecond(seconds, batch, List.of(ort, single, () -> split.run(List.of(input))));
                 }
             }
-            return new Row(byodt, ort, single, difference);
+            return new Row(rates[2], rates[0], rates[1], difference);
         }
     }
 
