@@ -95,13 +95,7 @@ final class BenchCommand implements Callable<Integer> {
                      OnnxTensor ortInput = OnnxTensor.createTensor(env, FloatBuffer.wrap(input.toFloatArray()), shape)) {
                     double compileSeconds = (System.nanoTime() - compileStart) / 1e9;
                     Runnable ours = () -> byodt.run(List.of(input));
-                    Runnable theirs = () -> {
-                        try (OrtSession.Result r = session.run(Map.of(inputName, ortInput))) {
-                            r.get(0);
-                        } catch (OrtException e) {
-                            throw new IllegalStateException(e);
-                        }
-                    };
+                    Runnable theirs = ortInference(session, inputName, ortInput);
                     boolean spreads = cores > 1 && batch % cores == 0;
                     double[] rates;
                     if (spreads) {
@@ -119,6 +113,17 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** One call of ONNX Runtime's session on {@code input}, its first output read. */
+    static Runnable ortInference(OrtSession session, String inputName, OnnxTensor input) {
+        return () -> {
+            try (OrtSession.Result r = session.run(Map.of(inputName, input))) {
+                r.get(0);
+            } catch (OrtException e) {
+                throw new IllegalStateException(e);
+            }
+        };
     }
 
     static Tensor randomInput(long[] shape) {

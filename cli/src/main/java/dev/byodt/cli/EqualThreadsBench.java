@@ -92,13 +92,7 @@ final class EqualThreadsBench {
             try (OrtSession.Result result = session.run(Map.of(inputName, ortInput))) {
                 difference = relativeDifference(oneThread.run(List.of(input)).getFirst(), (OnnxTensor) result.get(0));
             }
-            Runnable ort = () -> {
-                try (OrtSession.Result r = session.run(Map.of(inputName, ortInput))) {
-                    r.get(0);
-                } catch (OrtException e) {
-                    throw new IllegalStateException(e);
-                }
-            };
+            Runnable ort = BenchCommand.ortInference(session, inputName, ortInput);
             Runnable single = () -> oneThread.run(List.of(input));
             if (threads == 1) {
                 double[] rates = InterleavedTiming.imagesPerSecond(seconds, batch, List.of(ort, single));

@@ -96,6 +96,8 @@ final class ActivationQuantizer {
         Expr firstItem = format.items().map(items -> items.offset(idx(outer * length * inner))).orElse(idx(0));
         Expr counterBase = add(firstItem, new Expr.IntConst(ScalarType.I64, key));
         if (inner == 1) {
+            // Blocks along the contiguous axis: each block's maximum and divisor stay in registers, where the scratch
+            // rows below would put a load and a store in every step of the maximum's loop.
             kb.loops(new long[] {outer, blocks}, at -> {
                 Expr first = add(mul(at[0], length), mul(at[1], size));
                 Local amaxBits = kb.local("amax.bits", i32(0));
