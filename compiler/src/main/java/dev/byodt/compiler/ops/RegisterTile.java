@@ -233,9 +233,36 @@ final class RegisterTile {
 
     /** {@link #sum(KernelBuilder, long, Buffer, Expr, BiFunction)}, with {@code beforeTerm(term)}'s statements before each term's multiply-adds. */
     void sum(KernelBuilder kb, long terms, Buffer panels, Expr panelStart, Consumer<Expr> beforeTerm, BiFunction<Expr, Integer, Expr> input) {
-        Term term = (sum, k, r, c) -> mac(sum, input.apply(k, r), kb.load(panels, add(add(panelStart, mul(k, columns)), c)));
+        Term term = panelTerm(kb, panels, panelStart, input);
         if (terms == 0) sum(kb, terms, term);
         else addTerms(kb, idx(0), terms, term, null, acc, idx(0), beforeTerm);
+    }
+
+    /** A term's multiply-add with the weights of the panel at {@code panelStart}, {@code input(term, row)} the input of the tile's row. */
+    private Term panelTerm(KernelBuilder kb, Buffer panels, Expr panelStart, BiFunction<Expr, Integer, Expr> input) {
+        return (sum, k, r, c) -> mac(sum, input.apply(k, r), kb.load(panels, add(add(panelStart, mul(k, columns)), c)));
+    }
+
+    /**
+     * Sets the tile's sums to +0: the start of sums taken by {@link #accumulate} in the body of a loop nest over the
+     * terms, across which LLVM keeps the sums in registers as it does across {@link #sum}'s one loop. LLVM makes the
+     * zeroing a memset of the tile that the nest loads back, a few dozen instructions against a convolution tile's
+     * thousands of multiply-adds (where a tile has few terms, {@link #sum} starts them from +0 at the first).
+     */
+    void zeroSums(KernelBuilder kb) {
+        for (int r = 0; r < rows; r++) {
+            int row = r;
+            kb.vectorLoop(columns, c -> kb.store(acc, add(c, row * columns), constant(ScalarType.ACC, 0)));
+        }
+    }
+
+    /**
+     * Emits term {@code k}'s multiply-adds into the tile's sums, the weights from the panel at {@code panelStart} and
+     * {@code input(k, row)} the input of the tile's row {@code row}: where a loop nest takes the terms in order, from
+     * {@link #zeroSums}, each output's sum is {@link #sum}'s.
+     */
+    void accumulate(KernelBuilder kb, Expr k, Buffer panels, Expr panelStart, BiFunction<Expr, Integer, Expr> input) {
+        addTerm(kb, k, panelTerm(kb, panels, panelStart, input), (row, column) -> kb.load(acc, add(column, row * columns)), acc, idx(0));
     }
 
     /** One term's multiply-add into the sum of a tile's row {@code row} and column {@code column}. */

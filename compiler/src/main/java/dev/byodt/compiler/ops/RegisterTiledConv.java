@@ -36,14 +36,6 @@ final class RegisterTiledConv {
      * 14 positions by two vectors of maps took ResNet-18's 14x14 layers in a tenth less time than 12 did.
      */
     private static final long MOST_SUMS = 28;
-    /**
-     * Sums a tile may hold and still find its inputs at a running address ({@link #tapSteps}): the other registers
-     * hold the term's weights and the inputs LLVM then loads ahead. Tiles of 28 sums, so addressed, spilled them
-     * (ResNet-18's stride-1 layers of 28x28 and 14x14 took twice as long); found by divisions, each input's address
-     * comes late enough that they do not.
-     */
-    private static final long SUMS_BESIDE_EARLY_LOADS = 24;
-
     private RegisterTiledConv() {}
 
     /** Whether this schedule applies: two spatial axes, constant weights, tiles of the maps of a group. */
@@ -53,10 +45,12 @@ final class RegisterTiledConv {
 
     /**
      * How far each term's input is on a group's planes from the term before it's (the first term's from the tap (0, 0) of
-     * the group's first channel): a constant the tile loop adds to the address of its inputs at each term, in place of
-     * the divisions that find a term's channel, tap and stride phase (with stride 2 they were 28 of the 66
-     * instructions a term of ResNet-18's layer2.0.conv1 took). A running address, not a table of offsets from the
-     * tile's first position: from those LLVM made an address register for each position, and spilled the sums.
+     * the group's first channel), for a strided convolution: a constant the tile loop adds to the address of its
+     * inputs at each term, in place of the divisions that find a term's channel, tap and stride phase (with stride 2
+     * they were 28 of the 66 instructions a term of ResNet-18's layer2.0.conv1 took). A running address, not a table
+     * of offsets from the tile's first position: from those LLVM made an address register for each position, and
+     * spilled the sums. Not a nest over channels and taps, whose address changes phase plane from tap to tap:
+     * layer2.0.conv1 so took 3 to 10% more time.
      */
     private static Buffer tapSteps(KernelBuilder kb, PaddedPlanes planes, long channels, long[] taps) {
         long[] steps = new long[Math.toIntExact(channels * taps[0] * taps[1])];
@@ -83,7 +77,8 @@ final class RegisterTiledConv {
         long mapTiles = tile.columnTiles(maps);
         Buffer panels = tile.panels(kb, weights, s.groups(), maps, terms);
         PaddedPlanes planes = PaddedPlanes.of(kb, kb.input(0), window, positions.planeBlock());
-        Buffer tapSteps = tile.rows() * mapVectors <= SUMS_BESIDE_EARLY_LOADS ? tapSteps(kb, planes, channelsPerGroup, taps) : null;
+        boolean strided = window.stride(0) > 1 || window.stride(1) > 1;
+        Buffer tapSteps = strided ? tapSteps(kb, planes, channelsPerGroup, taps) : null;
         kb.loop(s.batch(), n -> {
             // One group's tiles read only its channels' planes, so a convolution of several groups fills a group's
             // planes as its first tile comes: each thread fills those of the groups it computes, not all of them.
@@ -104,17 +99,22 @@ final class RegisterTiledConv {
                 Expr panelStart = tile.panelStart(groupTile, terms);
                 // The input of a term for a position of the tile, given where the term's tap is for the tile's first.
                 BiFunction<Expr, Integer, Expr> input = (tap, position) -> kb.load(planes.buffer(), add(tap, positions.offsetOnGrid(position)));
-                // One loop over the terms, not a nest over channels and taps: LLVM keeps the tile in registers
-                // across the iterations of the innermost loop only, and stores and reloads it around the others.
-                if (tapSteps != null) {
+                if (strided) {
                     Local tap = kb.local("tap", add(planes.tap(mul(group, channelsPerGroup), idx(0), idx(0)), start));
                     tile.sum(kb, terms, panels, panelStart, term -> kb.assign(tap, add(kb.get(tap), kb.load(tapSteps, term))),
                         (term, position) -> input.apply(kb.get(tap), position));
                 } else {
-                    tile.sum(kb, terms, panels, panelStart, (term, position) -> {
-                        Expr channel = add(mul(group, channelsPerGroup), div(term, taps[0] * taps[1]));
-                        return input.apply(add(planes.tap(channel, rem(div(term, taps[1]), taps[0]), rem(term, taps[1])), start), position);
-                    });
+                    // A nest over channel, ky and kx, in the terms' order, whose inputs LLVM finds by running
+                    // addresses (a term is two weight loads, a broadcast a position and its multiply-adds). One loop
+                    // over the terms found each term's input by dividing the term, 8 instructions a term, 5 in a chain
+                    // before its first broadcast: ResNet-18's 3x3 layers of 64 channels at 56x56 and of 256 at 14x14,
+                    // RegNet's grouped ones and layer4's 7x7 ones take 6 to 22% less time so.
+                    tile.zeroSums(kb);
+                    kb.loop(channelsPerGroup, c -> kb.loop(taps[0], ky -> kb.loop(taps[1], kx -> {
+                        Expr tap = add(planes.tap(add(mul(group, channelsPerGroup), c), ky, kx), start);
+                        tile.accumulate(kb, add(mul(add(mul(c, taps[0]), ky), taps[1]), kx), panels, panelStart,
+                            (term, position) -> input.apply(tap, position));
+                    })));
                 }
                 // Positions outside, maps inside: where a position is, and whether it is stored, once.
                 kb.loop(tile.rows(), p -> positions.whereStored(kb, positionTile, p, (row, column) -> kb.loop(tile.columns(), m -> {
