@@ -36,6 +36,7 @@ final class RegisterTiledConv {
      * 14 positions by two vectors of maps took ResNet-18's 14x14 layers in a tenth less time than 12 did.
      */
     private static final long MOST_SUMS = 28;
+
     private RegisterTiledConv() {}
 
     /** Whether this schedule applies: two spatial axes, constant weights, tiles of the maps of a group. */
