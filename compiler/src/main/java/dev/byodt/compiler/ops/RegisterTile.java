@@ -252,7 +252,7 @@ final class RegisterTile {
     void zeroSums(KernelBuilder kb) {
         for (int r = 0; r < rows; r++) {
             int row = r;
-            kb.vectorLoop(columns, c -> kb.store(acc, add(c, row * columns), constant(ScalarType.ACC, 0)));
+            kb.vectorLoop(columns, c -> kb.store(acc, inTile(row, c), constant(ScalarType.ACC, 0)));
         }
     }
 
@@ -262,7 +262,7 @@ final class RegisterTile {
      * {@link #zeroSums}, each output's sum is {@link #sum}'s.
      */
     void accumulate(KernelBuilder kb, Expr k, Buffer panels, Expr panelStart, BiFunction<Expr, Integer, Expr> input) {
-        addTerm(kb, k, panelTerm(kb, panels, panelStart, input), (row, column) -> kb.load(acc, add(column, row * columns)), acc, idx(0));
+        addTerm(kb, k, panelTerm(kb, panels, panelStart, input), tileSums(kb), acc, idx(0));
     }
 
     /** One term's multiply-add into the sum of a tile's row {@code row} and column {@code column}. */
@@ -300,11 +300,10 @@ final class RegisterTile {
 
     /** {@link #addTerms(KernelBuilder, Expr, long, Term, Buffer, Buffer, Expr)}, with {@code alongside(k)}'s statements before each term k's multiply-adds. */
     private void addTerms(KernelBuilder kb, Expr first, long count, Term term, Buffer from, Buffer into, Expr at, Consumer<Expr> alongside) {
-        BiFunction<Integer, Expr, Expr> inTile = (row, column) -> add(column, row * columns);
         BiFunction<Integer, Expr, Expr> start = from == null
             ? (row, column) -> constant(ScalarType.ACC, 0)
-            : (row, column) -> kb.load(from, add(at, inTile.apply(row, column)));
-        BiFunction<Integer, Expr, Expr> accumulated = (row, column) -> kb.load(acc, inTile.apply(row, column));
+            : (row, column) -> kb.load(from, add(at, inTile(row, column)));
+        BiFunction<Integer, Expr, Expr> accumulated = tileSums(kb);
         if (count == 1) {
             alongside.accept(first);
             addTerm(kb, first, term, start, into, at);
@@ -325,9 +324,15 @@ final class RegisterTile {
     private void addTerm(KernelBuilder kb, Expr k, Term term, BiFunction<Integer, Expr, Expr> sum, Buffer into, Expr at) {
         for (int r = 0; r < rows; r++) {
             int row = r;
-            kb.vectorLoop(columns, c -> kb.store(into, add(at, add(c, row * columns)), term.multiplyAdd(sum.apply(row, c), k, row, c)));
+            kb.vectorLoop(columns, c -> kb.store(into, add(at, inTile(row, c)), term.multiplyAdd(sum.apply(row, c), k, row, c)));
         }
     }
+
+    /** The tile's sums so far, by row and column, as the terms between the first and the last add to them. */
+    private BiFunction<Integer, Expr, Expr> tileSums(KernelBuilder kb) { return (row, column) -> kb.load(acc, inTile(row, column)); }
+
+    /** Where the sum of the tile's row {@code row} and column {@code column} is in a tile's worth of sums. */
+    private Expr inTile(int row, Expr column) { return add(column, row * columns); }
 
     /** The rounded sum of the tile's row {@code row} and column {@code column}, once {@link #sum} has run. */
     Expr result(KernelBuilder kb, Expr row, Expr column) {
