@@ -22,6 +22,16 @@ public final class ScheduleCases {
         return Tensor.ofFloats(shape, v);
     }
 
+    /**
+     * Values in [-2, 2) with all of float32's significand bits: sums of them round in every datatype, float32's too,
+     * so that the order a schedule sums in shows in its bits.
+     */
+    public static Tensor valuesWhoseSumsRound(long[] shape, Random random) {
+        float[] v = new float[(int) Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
+        for (int i = 0; i < v.length; i++) v[i] = random.nextFloat() * 4 - 2;
+        return Tensor.ofFloats(shape, v);
+    }
+
     /** Node attributes from names and values: long[] (ints), Long (int) or Float (float). */
     public static Map<String, Attribute> attributes(Object... nameValue) {
         Map<String, Attribute> map = new LinkedHashMap<>();

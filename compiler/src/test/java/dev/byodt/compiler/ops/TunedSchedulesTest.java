@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, patches by maps, across output channels,
  * depthwise, on padded planes, along output rows) and MatMul's and
  * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums,
- * LayerNormalization's, Softmax's and LogSoftmax's rows in blocks, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
+ * LayerNormalization's, Softmax's and LogSoftmax's rows in blocks, global pooling's vectors of channels, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
  * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
  * 16 and 32 bits: by default each case in one of them, taken in turn, so every schedule runs in several
@@ -67,7 +67,7 @@ class TunedSchedulesTest {
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
         REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc"),
-        STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights");
+        STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights"), POOLED_CHANNELS("pooledChannels");
 
         final String buffer;
 
@@ -233,6 +233,14 @@ class TunedSchedulesTest {
         new Case("log softmax, rows in blocks", Schedule.SOFTMAX_IN_BLOCKS, "LogSoftmax", Map.of(),
             List.of(s(2, 9, 13)), new boolean[] {false}));
 
+    /** Global pooling, a vector of channels at a time, each channel in the reference's order. */
+    static final List<Case> POOLING_CASES = List.of(
+        // A last vector of channels that starts early (37 channels in vectors of 2, 4, 8 or 16), batch 2.
+        new Case("global average pool, 37 channels, batch 2", Schedule.POOLED_CHANNELS, "GlobalAveragePool", Map.of(),
+            List.of(s(2, 37, 5, 7)), new boolean[] {false}),
+        new Case("global max pool, 3-D, 16 channels", Schedule.POOLED_CHANNELS, "GlobalMaxPool", Map.of(),
+            List.of(s(1, 16, 3, 4, 5)), new boolean[] {false}));
+
     static Stream<Arguments> eachCaseInOneDatatype() {
         return CasesInTurn.eachCaseInOneVariant(allCases(), CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
     }
@@ -255,12 +263,14 @@ class TunedSchedulesTest {
     }
 
     private static void checkAgainstTheReference(Case c, String datatype) {
-        Graph graph = c.graph();
-        List<Tensor> inputs = c.runtimeInputs();
+        // Pooling has no products, whose grid values would round; its sums must, to show their order.
+        Values values = c.schedule() == Schedule.POOLED_CHANNELS ? ScheduleCases::valuesWhoseSumsRound : ScheduleCases::gridValues;
+        Graph graph = c.graph(values);
+        List<Tensor> inputs = c.runtimeInputs(values);
         Program reference = GraphLowering.lower(graph);
         assertEquals(List.of(), scheduleBuffers(reference, c.schedule()), "the reference nest has no schedule's buffers");
         int[] bits = bits(run(reference, datatype, inputs));
-        for (int lanes : c.schedule() == Schedule.PADDED_PLANES || c.schedule() == Schedule.DEPTHWISE ? LANES : tiled(c) ? TILE_LANES : new int[] {16}) {
+        for (int lanes : c.schedule() == Schedule.PADDED_PLANES || c.schedule() == Schedule.DEPTHWISE || c.schedule() == Schedule.POOLED_CHANNELS ? LANES : tiled(c) ? TILE_LANES : new int[] {16}) {
             Program scheduled = GraphLowering.lowerScheduled(graph, node -> new NodeArithmetic(lanes, true));
             assertEquals(List.of(c.schedule().buffer), scheduleBuffers(scheduled, c.schedule()), c.schedule() + " chosen");
             assertArrayEquals(bits, bits(run(scheduled, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
@@ -322,7 +332,7 @@ class TunedSchedulesTest {
 
     static Stream<Case> tiledCases() { return allCases().stream().filter(TunedSchedulesTest::tiled); }
 
-    private static List<Case> allCases() { return Stream.concat(CASES.stream(), ROW_BLOCK_CASES.stream()).toList(); }
+    private static List<Case> allCases() { return Stream.of(CASES, ROW_BLOCK_CASES, POOLING_CASES).flatMap(List::stream).toList(); }
 
     private static boolean tiled(Case c) {
         return c.schedule() == Schedule.REGISTER_TILES || c.schedule() == Schedule.TILES_IN_BLOCKS || c.schedule() == Schedule.POINTWISE
