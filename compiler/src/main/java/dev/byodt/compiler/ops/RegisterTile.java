@@ -131,6 +131,11 @@ final class RegisterTile {
         });
     }
 
+    /** Prefetches the lines of term {@code k}'s weights in the panel at {@code panelStart}, {@link #PREFETCH_BYTES} ahead (within the panels). */
+    void prefetchTerm(KernelBuilder kb, Buffer panels, Expr panelStart, Expr k) {
+        prefetch(kb, panels, add(panelStart, mul(k, columns)));
+    }
+
     /** Prefetches the lines of a term's weights, from {@code at} in {@code panels}, {@link #PREFETCH_BYTES} ahead (within the panels). */
     private void prefetch(KernelBuilder kb, Buffer panels, Expr at) {
         prefetchLines(kb, panels, add(at, PREFETCH_BYTES / Float.BYTES), this.columns);

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -310,12 +311,35 @@ class TunedSchedulesTest {
      * Tiles of rows taking blocks of terms prefetch their panels ahead of their reads (the first tile of rows of a
      * block waited on memory); tiles that take their panels whole, which later tiles read from the caches, do not.
      * Pointwise tiles whose input rows take a page or more prefetch the input of their next tile of positions
-     * (each row of the input a stream of its own, more than the hardware's prefetchers follow); others do not.
+     * (each row of the input a stream of its own, more than the hardware's prefetchers follow); others do not, nor
+     * do convolutions whose weights a core's second-level cache holds, as all of these cases' do.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("tiledCases")
     void tilesPrefetchOnlyWhatTheCachesWouldNotHold(Case c) {
         Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> new NodeArithmetic(16, true)).kernels().getFirst();
+        List<String> expected = c.schedule() == Schedule.TILES_IN_BLOCKS ? List.of("panels")
+            : c.schedule() == Schedule.POINTWISE && c.inputShapes().getFirst()[2] * c.inputShapes().getFirst()[3] >= 1024 ? List.of("in0")
+            : List.of();
+        assertEquals(expected, prefetchedBuffers(kernel), c.toString());
+    }
+
+    /**
+     * A convolution whose packed weights outgrow a core's second-level cache (512 maps of 128 channels, 3x3: 2.4 MB)
+     * prefetches each term's weights ahead of its tiles, in both of the tiles' loops (stride 1, the nest over channel
+     * and taps; stride 2, the running address), and computes the reference's bits.
+     */
+    @ParameterizedTest(name = "stride {0}")
+    @ValueSource(longs = {1, 2})
+    void tilesPrefetchWeightsTheSecondLevelCacheWouldNotHold(long stride) {
+        Case c = conv("register tiles, 2.4 MB of weights, stride " + stride, Schedule.REGISTER_TILES, s(1, 128, 4, 4),
+            s(512, 128, 3, 3), true, "pads", s(1, 1, 1, 1), "strides", s(stride, stride));
+        Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> new NodeArithmetic(16, true)).kernels().getFirst();
+        assertEquals(List.of("panels"), prefetchedBuffers(kernel), c.toString());
+        checkAgainstTheReference(c, "float32");
+    }
+
+    private static List<String> prefetchedBuffers(Kernel kernel) {
         List<String> prefetched = new ArrayList<>();
         new KernelRewriter() {
             @Override
@@ -324,10 +348,7 @@ class TunedSchedulesTest {
                 return super.stmt(s);
             }
         }.body(kernel.body());
-        List<String> expected = c.schedule() == Schedule.TILES_IN_BLOCKS ? List.of("panels")
-            : c.schedule() == Schedule.POINTWISE && c.inputShapes().getFirst()[2] * c.inputShapes().getFirst()[3] >= 1024 ? List.of("in0")
-            : List.of();
-        assertEquals(expected, prefetched.stream().distinct().toList(), c.toString());
+        return prefetched.stream().distinct().toList();
     }
 
     static Stream<Case> tiledCases() { return allCases().stream().filter(TunedSchedulesTest::tiled); }
