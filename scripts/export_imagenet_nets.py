@@ -18,11 +18,10 @@ Usage: /usr/bin/python3 scripts/export_imagenet_nets.py OUT_DIR [NAME...]
 Requires the Debian packages python3-torch, python3-torchvision and python3-onnx.
 """
 
-import argparse
-import os
-
 import torch
 import torchvision
+
+from model_cache import export_missing
 
 SEED = 20261127
 OPSET = 17
@@ -37,27 +36,9 @@ def export(name, path):
         # torchvision starts the classifier at zero (all logits 0); random weights make the outputs differ.
         torch.nn.init.normal_(model.heads.head.weight, std=0.02)
     image = torch.randn(1, 3, 224, 224)
-    tmp = path + ".tmp"
-    torch.onnx.export(model, image, tmp, opset_version=OPSET, input_names=["image"], output_names=["logits"],
+    torch.onnx.export(model, image, path, opset_version=OPSET, input_names=["image"], output_names=["logits"],
                       dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
-    os.replace(tmp, path)
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir")
-    parser.add_argument("names", nargs="*", metavar="NAME", help="some of " + ", ".join(NETS) + " (default: all)")
-    args = parser.parse_args()
-    unknown = [n for n in args.names if n not in NETS]
-    if unknown:
-        parser.error("unknown net " + unknown[0] + "; choose among " + ", ".join(NETS))
-    os.makedirs(args.out_dir, exist_ok=True)
-    for name in args.names or NETS:
-        path = os.path.join(args.out_dir, name + ".onnx")
-        if not os.path.exists(path):
-            export(name, path)
-        print(path)
 
 
 if __name__ == "__main__":
-    main()
+    export_missing(__doc__.splitlines()[0], "net", NETS, export)
