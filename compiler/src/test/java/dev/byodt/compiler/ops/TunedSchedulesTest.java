@@ -264,7 +264,8 @@ class TunedSchedulesTest {
     }
 
     private static void checkAgainstTheReference(Case c, String datatype) {
-        // Pooling has no products, whose grid values would round; its sums must, to show their order.
+        // Sums of grid values are exact in float32 and seldom round in the other datatypes; pooling, which has no
+        // products to round, takes values whose sums round, so that the order it sums in shows in its bits.
         Values values = c.schedule() == Schedule.POOLED_CHANNELS ? ScheduleCases::valuesWhoseSumsRound : ScheduleCases::gridValues;
         Graph graph = c.graph(values);
         List<Tensor> inputs = c.runtimeInputs(values);
