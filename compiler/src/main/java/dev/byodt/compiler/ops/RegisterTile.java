@@ -106,7 +106,7 @@ final class RegisterTile {
      * CPU). Between blocks a tile's sums wait in a scratch row of their own, stored and loaded as they are, so each
      * output still sums its terms from +0 in their order and is rounded once. Threads divide the tiles of columns.
      * The first tile of rows, which reads each block from memory, prefetches the weights {@link #PREFETCH_BYTES}
-     * further on at every term ({@link #prefetch}; into the next block at the end of one): otherwise it waited on
+     * further on at every term ({@link #prefetchTerm}; into the next block at the end of one): otherwise it waited on
      * memory while the other tiles, reading the block from the first-level cache, left memory idle (a ViT's 50 rows
      * use each weight 50 times, so its 336 MB of weights stream from memory for each image).
      */
@@ -120,9 +120,8 @@ final class RegisterTile {
             BiConsumer<Expr, Boolean> block = (first, fromZero) -> kb.loop(rowTiles, rowTile -> {
                 Expr firstRow = mul(rowTile, this.rows);
                 Expr slot = mul(rowTile, tileSums);
-                addTerms(kb, first, blockTerms, (sum, k, r, c) ->
-                    mac(sum, input.apply(min(add(firstRow, r), rows - 1), k), kb.load(panels, add(add(panelStart, mul(k, this.columns)), c))),
-                    fromZero ? null : sums, sums, slot, k -> kb.when(eq(rowTile, idx(0)), () -> prefetch(kb, panels, add(panelStart, mul(k, this.columns)))));
+                addTerms(kb, first, blockTerms, panelTerm(kb, panels, panelStart, (k, r) -> input.apply(min(add(firstRow, r), rows - 1), k)),
+                    fromZero ? null : sums, sums, slot, k -> kb.when(eq(rowTile, idx(0)), () -> prefetchTerm(kb, panels, panelStart, k)));
             });
             block.accept(idx(0), true);
             kb.loop(terms / blockTerms - 1, b -> block.accept(mul(add(b, 1), blockTerms), false));
@@ -133,12 +132,7 @@ final class RegisterTile {
 
     /** Prefetches the lines of term {@code k}'s weights in the panel at {@code panelStart}, {@link #PREFETCH_BYTES} ahead (within the panels). */
     void prefetchTerm(KernelBuilder kb, Buffer panels, Expr panelStart, Expr k) {
-        prefetch(kb, panels, add(panelStart, mul(k, columns)));
-    }
-
-    /** Prefetches the lines of a term's weights, from {@code at} in {@code panels}, {@link #PREFETCH_BYTES} ahead (within the panels). */
-    private void prefetch(KernelBuilder kb, Buffer panels, Expr at) {
-        prefetchLines(kb, panels, add(at, PREFETCH_BYTES / Float.BYTES), this.columns);
+        prefetchLines(kb, panels, add(add(panelStart, mul(k, columns)), PREFETCH_BYTES / Float.BYTES), columns);
     }
 
     /** Prefetches the cache lines of the {@code count} float32 values from {@code at} in {@code buffer}, a line at a time (within the buffer). */
