@@ -25,6 +25,8 @@ pointwise layers (C -> 4C -> C, or MobileNet's expansion and projection) repeats
     depthwise_576_14    depthwise 3x3: 576 channels, 14x14
     grouped_64_56       RegNetX-400MF: 3x3 in groups of 16 channels, 64 channels, 56x56
     grouped_160_14      RegNetX-400MF: 3x3 in groups of 16 channels, 160 channels, 14x14
+    stem_7x7_64         ResNet-18/50's first layer: 7x7 of stride 2, 3 to 64 channels, 224x224 to 112x112
+    stem_3x3_32         MobileNetV2's, EfficientNet-B0's and RegNet's first layer: 3x3 of stride 2, 3 to 32 channels
 
 Each NAME.onnx is written only when it is missing (the folder is a cache). Prints the path of each file.
 
@@ -61,6 +63,8 @@ LAYERS = {
     "depthwise_576_14": (576, 14, [(576, 3, 1, 576)] * 2),
     "grouped_64_56": (64, 56, [(64, 3, 1, 4)] * 4),
     "grouped_160_14": (160, 14, [(160, 3, 1, 10)] * 4),
+    "stem_7x7_64": (3, 224, [(64, 7, 2, 1)]),
+    "stem_3x3_32": (3, 224, [(32, 3, 2, 1)]),
 }
 
 

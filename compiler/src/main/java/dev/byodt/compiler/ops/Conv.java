@@ -112,10 +112,11 @@ final class Conv implements Operator {
     }
 
     /**
-     * One of seven tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights and two spatial axes,
+     * One of eight tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights and two spatial axes,
      * a pointwise convolution (1x1, stride 1, no padding) with at least a vector of positions as maps by positions in register tiles where
      * that computes less ({@link PointwiseConv}), else a convolution over non-overlapping patches as the matrix product of patches by maps
-     * ({@link PatchConv}), else, with at least a vector of output maps a group, as a matrix product in register
+     * ({@link PatchConv}), else, with one group and output rows of a vector or more, as maps by runs of output rows in register tiles
+     * where that computes less, stores counted ({@link OutputRowConv}), else, with at least a vector of output maps a group, as a matrix product in register
      * tiles of positions by maps ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
      * group has more channels than an output row has positions (the weights packed at compile time, or at run
      * time when they are inputs, as in training), else along output rows: in two dimensions, each output's sum in
@@ -133,6 +134,7 @@ final class Conv implements Operator {
             PointwiseConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
         }
         else if (PatchConv.fits(s, weights.isConstant(), arithmetic)) PatchConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
+        else if (OutputRowConv.fits(s, weights.isConstant(), arithmetic)) OutputRowConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
         else if (RegisterTiledConv.fits(s, weights.isConstant(), arithmetic)) {
             RegisterTiledConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
         }

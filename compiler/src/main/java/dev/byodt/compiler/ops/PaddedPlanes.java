@@ -56,8 +56,11 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
     }
 
     /** The length of a row of the planes of the input {@code x} of a convolution in {@code window}: the grid's width. */
-    static long width(Buffer x, WindowGeometry window) {
-        return ceilDiv(window.padBefore(1) + x.dim(3) + window.padAfter(1), window.stride(1));
+    static long width(Buffer x, WindowGeometry window) { return width(x.dim(3), window); }
+
+    /** The length of a row of the planes of an input {@code inputWidth} columns wide. */
+    static long width(long inputWidth, WindowGeometry window) {
+        return ceilDiv(window.padBefore(1) + inputWidth + window.padAfter(1), window.stride(1));
     }
 
     /**

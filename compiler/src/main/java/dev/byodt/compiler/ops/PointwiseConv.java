@@ -48,7 +48,7 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  */
 final class PointwiseConv {
     /** What an output stored on its own, by {@link RegisterTiledConv}, costs: about a cycle, two vectors' multiply-adds. */
-    private static final long STORE_IN_MULTIPLY_ADD_VECTORS = 2;
+    static final long STORE_IN_MULTIPLY_ADD_VECTORS = 2;
 
     /**
      * Bytes of a page: the hardware's prefetchers follow a stream within a page and a few dozen streams at once, so

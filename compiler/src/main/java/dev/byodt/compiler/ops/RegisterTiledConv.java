@@ -76,6 +76,22 @@ final class RegisterTiledConv {
         return kb.constant("tapSteps", ScalarType.I64, Tensor.ofLongs(new long[] {steps.length}, steps));
     }
 
+    /**
+     * The multiply-adds of an image's tiles ({@link #lower}'s, with their zero maps and recomputed positions), each
+     * result's store counted as {@link PointwiseConv#STORE_IN_MULTIPLY_ADD_VECTORS} vectors of them: what the
+     * schedules of tiles of maps by positions weigh against.
+     */
+    static long multiplyAddsWithStores(Conv.Shape s, long lanes) {
+        long mapColumns = RegisterTile.columnsFor(lanes, s.mapsPerGroup());
+        TilePositions positions = TilePositions.of(s.window(), PaddedPlanes.width(s.inputSpatial()[1], s.window()),
+            MOST_SUMS / (mapColumns / lanes));
+        long[] out = s.window().outputShape();
+        long terms = s.channelsPerGroup() * s.window().kernelSize(0) * s.window().kernelSize(1);
+        long tiles = s.groups() * positions.tiles() * ((s.mapsPerGroup() + mapColumns - 1) / mapColumns);
+        return tiles * positions.positions() * mapColumns * terms
+            + PointwiseConv.STORE_IN_MULTIPLY_ADD_VECTORS * lanes * out[0] * out[1] * s.featureMaps();
+    }
+
     static void lower(Conv.Shape s, Tensor weights, KernelBuilder kb, long lanes) {
         Buffer bias = kb.input(2);
         Buffer y = kb.output(0);

@@ -41,8 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's seven
- * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, patches by maps, across output channels,
+ * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's eight
+ * schedules (register tiles of positions by maps, pointwise tiles of maps by positions, tiles of maps by runs of output rows,
+ * patches by maps, across output channels,
  * depthwise, on padded planes, along output rows) and MatMul's and
  * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums,
  * LayerNormalization's, Softmax's and LogSoftmax's rows in blocks, global pooling's vectors of channels, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
@@ -67,7 +68,7 @@ class TunedSchedulesTest {
 
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
-        REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc"),
+        REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), OUTPUT_ROWS("rowPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc"),
         STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights"), POOLED_CHANNELS("pooledChannels");
 
         final String buffer;
@@ -130,7 +131,8 @@ class TunedSchedulesTest {
     static final List<Case> CASES = List.of(
         // Constant weights in 2-D, a vector of maps or more: register tiles; maps that fill no whole tile, grids
         // that fill no whole tile of positions, uneven pads, dilations, strides (planes in phases), groups, 1x1.
-        conv("register tiles, 20 maps, uneven pads, dilation", Schedule.REGISTER_TILES, s(1, 3, 7, 9), s(20, 3, 3, 3), true,
+        // (Rows of 7 outputs, fewer than a vector of 8: with rows of 10, 27 terms took tiles of maps by output rows.)
+        conv("register tiles, 20 maps, uneven pads, dilation", Schedule.REGISTER_TILES, s(1, 3, 7, 6), s(20, 3, 3, 3), true,
             "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
         conv("register tiles, groups, 17 maps each, batch 2", Schedule.REGISTER_TILES, s(2, 4, 6, 5), s(34, 2, 2, 3), true,
             "group", 2L, "pads", s(0, 1, 1, 0)),
@@ -164,6 +166,15 @@ class TunedSchedulesTest {
         // Rows of input of a page or more (1,089 positions): the next tile of positions prefetched; the last tile
         // starting early, the second tile of maps in part.
         conv("pointwise, rows of a page, 13 maps, batch 2", Schedule.POINTWISE, s(2, 3, 33, 33), s(13, 3, 1, 1), true),
+        // Few terms a sum (a net's first layer), output rows of a vector or more: maps by runs of an output row in
+        // register tiles on the planes; 3x3 of stride 2 over 3 channels with a last run starting early (19 columns)
+        // and a last tile of maps in part (26 maps), batch 2; 7x7 of stride 2 with pads of 3; dilation, uneven pads.
+        conv("output rows, 3x3 stride 2, 26 maps, batch 2", Schedule.OUTPUT_ROWS, s(2, 3, 20, 38), s(26, 3, 3, 3), true,
+            "strides", s(2, 2), "pads", s(1, 1, 1, 1)),
+        conv("output rows, 7x7 stride 2, pads of 3", Schedule.OUTPUT_ROWS, s(1, 2, 21, 32), s(16, 2, 7, 7), true,
+            "strides", s(2, 2), "pads", s(3, 3, 3, 3)),
+        conv("output rows, dilation, uneven pads", Schedule.OUTPUT_ROWS, s(1, 2, 9, 24), s(16, 2, 3, 3), true,
+            "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
         // More maps per group than positions per row, constant weights: across maps, padded, strided, grouped.
         conv("across maps, groups, stride 2, pads", Schedule.ACROSS_MAPS, s(1, 4, 5, 5), s(12, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 0, 1, 1)),
@@ -358,6 +369,7 @@ class TunedSchedulesTest {
 
     private static boolean tiled(Case c) {
         return c.schedule() == Schedule.REGISTER_TILES || c.schedule() == Schedule.TILES_IN_BLOCKS || c.schedule() == Schedule.POINTWISE
+            || c.schedule() == Schedule.OUTPUT_ROWS
             || c.schedule() == Schedule.STATISTICS_IN_BLOCKS || c.schedule() == Schedule.SOFTMAX_IN_BLOCKS;
     }
 
