@@ -27,6 +27,7 @@ public final class KernelBuilder {
     private final Deque<List<Stmt>> scopes = new ArrayDeque<>();
     private Buffer transformed;
     private StoreTransform transform;
+    private boolean transformThroughLibrary;
     private int nextId;
 
     public KernelBuilder(String name, String opType, List<Buffer> inputs, List<Buffer> outputs) {
@@ -88,10 +89,18 @@ public final class KernelBuilder {
      * the transform depends on nothing but the value and the operands at that element, and no operand shares the
      * output's memory ({@code MemoryPlan}).
      */
-    public void transformStores(Buffer buffer, StoreTransform transform) {
+    public void transformStores(Buffer buffer, StoreTransform transform, boolean throughLibrary) {
         this.transformed = buffer;
         this.transform = transform;
+        this.transformThroughLibrary = throughLibrary;
     }
+
+    /**
+     * Whether the stores into {@code buffer} compute one of float32's library functions ({@link
+     * ScalarOp.Float32Lowering#LIBRARY}: a fused SiLU's Sigmoid, in double, 8 lanes a vector): LLVM then vectorizes
+     * the loop that stores at that width, so a schedule keeps such stores out of the loops of its multiply-adds.
+     */
+    public boolean storesThroughLibrary(Buffer buffer) { return buffer == transformed && transformThroughLibrary; }
 
     public void store(Buffer buffer, Expr index, Expr value) {
         if (buffer == transformed) value = transform.apply(index, value);

@@ -5,6 +5,7 @@ import dev.byodt.compiler.graph.Value;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.ScalarOp;
 import dev.byodt.runtime.ElementType;
 
 import java.util.Arrays;
@@ -76,6 +77,7 @@ public final class FusedActivations {
         long[] shape = chain.output().type().shape();
         Map<Value, Integer> uses = new HashMap<>();
         chain.activations().forEach(a -> a.inputs().forEach(v -> uses.merge(v, 1, Integer::sum)));
+        boolean throughLibrary = chain.activations().stream().anyMatch(FusedActivations::throughLibrary);
         kb.transformStores(kb.output(0), (index, value) -> {
             Map<Value, Expr> computed = new HashMap<>();
             computed.put(chain.producer().output(0), once(kb, value, uses.get(chain.producer().output(0))));
@@ -87,8 +89,14 @@ public final class FusedActivations {
                 computed.put(a.output(0), once(kb, formula(a, kb, input), uses.getOrDefault(a.output(0), 1)));
             }
             return computed.get(chain.output());
-        });
+        }, throughLibrary);
         Operators.lookup(chain.producer().opType()).lowerScheduled(chain.producer(), kb, arithmetic);
+    }
+
+    /** Whether the activation is one of float32's library functions (Sigmoid, Tanh, Exp, Erf, ...). */
+    private static boolean throughLibrary(Node activation) {
+        return Arrays.stream(ScalarOp.values()).anyMatch(op -> op.float32Lowering() == ScalarOp.Float32Lowering.LIBRARY
+            && op.onnxOperator().filter(activation.opType()::equals).isPresent());
     }
 
     /** The activation's formula of its inputs' values. */
