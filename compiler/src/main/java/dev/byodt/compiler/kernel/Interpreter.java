@@ -41,9 +41,22 @@ public final class Interpreter {
         List<Tensor> outputs = kernel.outputs().stream().map(b -> Tensor.zeros(elementTypeOf(b), b.shape())).toList();
         for (int i = 0; i < outputs.size(); i++) tensors.put(kernel.outputs().get(i), outputs.get(i));
         tensors.putAll(kernel.constants());
-        for (Buffer b : kernel.scratch()) tensors.put(b, Tensor.zeros(elementTypeOf(b), b.shape()));
+        for (Buffer b : kernel.scratch()) tensors.put(b, unwritten(b));
         new Interpreter(tensors, multiplyAdd).execute(kernel.body());
         return outputs;
+    }
+
+    /**
+     * A scratch buffer as a kernel finds it: what other kernels left in the workspace, here NaN in every float element
+     * (zeros in the others), so that a schedule that reads scratch it has not written computes NaN, where zeros would
+     * pass for the padding it forgot to write.
+     */
+    private static Tensor unwritten(Buffer b) {
+        Tensor t = Tensor.zeros(elementTypeOf(b), b.shape());
+        if (t.type() == ElementType.FLOAT32) {
+            for (long i = 0; i < t.elementCount(); i++) t.setFloat(i, Float.NaN);
+        }
+        return t;
     }
 
     private static ElementType elementTypeOf(Buffer b) {

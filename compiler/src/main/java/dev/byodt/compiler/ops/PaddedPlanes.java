@@ -78,7 +78,7 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
         long sy = window.stride(0), sx = window.stride(1);
         long left = window.padBefore(1);
         if (oneChannel && count != 1) throw new IllegalArgumentException("planes of one channel filled with " + count);
-        kb.loop(count * channelLength, i -> kb.store(buffer, add(mul(held(first), channelLength), i), constant(ScalarType.REAL, 0)));
+        zeroPadding(kb, first, count);
         // The columns j of every phase b whose padded column j*sx + b is in the input: from the first j of phase 0 to
         // the last of phase sx - 1.
         long firstWhole = firstColumn(0), endWhole = Math.max(firstWhole, endColumn(sx - 1));
@@ -101,6 +101,50 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
                 kb.loop(endColumn(b) - after, k -> copy.accept(phase, add(k, after)));
             }
         });
+    }
+
+    /**
+     * Emits the zeroing of what {@link #fill} does not copy into the planes of channels [first, first + count): in each
+     * phase's plane the rows above and below the input's, the plane's tail, and in the input's rows the columns left
+     * and right of it. Zeroing the whole planes before the copy, a memset as long as the planes, took 1.4 to 3.1% of
+     * resnet18's, mobilenet_v2's and regnet_x_400mf's time.
+     */
+    private void zeroPadding(KernelBuilder kb, Expr first, long count) {
+        long sy = window.stride(0), sx = window.stride(1);
+        kb.loop(count, c -> {
+            for (long a = 0; a < sy; a++) {
+                for (long b = 0; b < sx; b++) {
+                    Expr plane = mul(add(mul(held(add(first, c)), phases()), a * sx + b), planeLength);
+                    long top = firstRow(a), bottom = Math.max(top, endRow(a));
+                    zero(kb, plane, 0, top * width);
+                    zero(kb, plane, bottom * width, planeLength);
+                    long left = firstColumn(b), right = endColumn(b);
+                    if (left > 0 || right < width) {
+                        kb.loop(bottom - top, i -> {
+                            Expr row = add(plane, mul(add(i, top), width));
+                            zero(kb, row, 0, left);
+                            zero(kb, row, right, width);
+                        });
+                    }
+                }
+            }
+        });
+    }
+
+    /** Emits the zeroing of the buffer's elements [at + from, at + to). */
+    private void zero(KernelBuilder kb, Expr at, long from, long to) {
+        kb.loop(to - from, k -> kb.store(buffer, add(at, add(k, from)), constant(ScalarType.REAL, 0)));
+    }
+
+    /** The first row i of phase a's planes whose padded row i*sy + a is in the input. */
+    private long firstRow(long a) {
+        return ceilDiv(Math.max(0, window.padBefore(0) - a), window.stride(0));
+    }
+
+    /** One past the last row i of phase a's planes whose padded row i*sy + a is in the input. */
+    private long endRow(long a) {
+        long last = window.padBefore(0) + x.dim(2) - 1;
+        return last < a ? 0 : (last - a) / window.stride(0) + 1;
     }
 
     /** The first column j of phase b's planes whose padded column j*sx + b is in the input. */
