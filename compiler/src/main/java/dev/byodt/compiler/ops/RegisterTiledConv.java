@@ -105,15 +105,18 @@ final class RegisterTiledConv {
         RegisterTile tile = RegisterTile.of(kb, lanes, positions.positions(), maps);
         long mapTiles = tile.columnTiles(maps);
         Buffer panels = tile.panels(kb, weights, s.groups(), maps, terms);
-        PaddedPlanes planes = PaddedPlanes.of(kb, kb.input(0), window, positions.planeBlock());
+        boolean readsInput = PaddedPlanes.areTheInput(window);
+        PaddedPlanes planes = readsInput ? PaddedPlanes.input(kb.input(0), window) : PaddedPlanes.of(kb, kb.input(0), window, positions.planeBlock());
         boolean strided = window.stride(0) > 1 || window.stride(1) > 1;
         Buffer tapSteps = strided ? tapSteps(kb, planes, channelsPerGroup, taps) : null;
         boolean prefetches = panels.size() * Float.BYTES > SECOND_LEVEL_CACHE_BYTES;
         kb.loop(s.batch(), n -> {
             // One group's tiles read only its channels' planes, so a convolution of several groups fills a group's
             // planes as its first tile comes: each thread fills those of the groups it computes, not all of them.
-            Local filledGroup = s.groups() > 1 ? kb.local("filledGroup", idx(-1)) : null;
-            if (filledGroup == null) planes.fill(kb, n, idx(0), s.channels());
+            Local filledGroup = s.groups() > 1 && !readsInput ? kb.local("filledGroup", idx(-1)) : null;
+            if (filledGroup == null && !readsInput) planes.fill(kb, n, idx(0), s.channels());
+            // Image n's first channel on the planes: the input's n*C where the planes are the input.
+            Expr imageChannels = readsInput ? mul(n, s.channels()) : idx(0);
             kb.loop(s.groups() * mapTiles * positions.tiles(), true, tileIndex -> {
                 Expr groupTile = div(tileIndex, positions.tiles());
                 Expr positionTile = rem(tileIndex, positions.tiles());
@@ -133,7 +136,7 @@ final class RegisterTiledConv {
                 // The input of a term for a position of the tile, given where the term's tap is for the tile's first.
                 BiFunction<Expr, Integer, Expr> input = (tap, position) -> kb.load(planes.buffer(), add(tap, positions.offsetOnGrid(position)));
                 if (strided) {
-                    Local tap = kb.local("tap", add(planes.tap(mul(group, channelsPerGroup), idx(0), idx(0)), start));
+                    Local tap = kb.local("tap", add(planes.tap(add(imageChannels, mul(group, channelsPerGroup)), idx(0), idx(0)), start));
                     tile.sum(kb, terms, panels, panelStart, term -> {
                         kb.assign(tap, add(kb.get(tap), kb.load(tapSteps, term)));
                         prefetch.accept(term);
@@ -146,7 +149,7 @@ final class RegisterTiledConv {
                     // RegNet's grouped ones and layer4's 7x7 ones run 1.06 to 1.22 times as fast so.
                     tile.zeroSums(kb);
                     kb.loop(channelsPerGroup, c -> kb.loop(taps[0], ky -> kb.loop(taps[1], kx -> {
-                        Expr tap = add(planes.tap(add(mul(group, channelsPerGroup), c), ky, kx), start);
+                        Expr tap = add(planes.tap(add(imageChannels, add(mul(group, channelsPerGroup), c)), ky, kx), start);
                         Expr k = add(mul(add(mul(c, taps[0]), ky), taps[1]), kx);
                         prefetch.accept(k);
                         tile.accumulate(kb, k, panels, panelStart,

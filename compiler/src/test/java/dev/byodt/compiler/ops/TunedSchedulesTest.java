@@ -23,6 +23,7 @@ import dev.byodt.compiler.target.Target;
 import dev.byodt.runtime.ElementType;
 import dev.byodt.runtime.Tensor;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -137,6 +138,8 @@ class TunedSchedulesTest {
         conv("register tiles, groups, 17 maps each, batch 2", Schedule.REGISTER_TILES, s(2, 4, 6, 5), s(34, 2, 2, 3), true,
             "group", 2L, "pads", s(0, 1, 1, 0)),
         conv("register tiles, 1x1, 48 maps, fewer positions than a vector", Schedule.REGISTER_TILES, s(1, 5, 2, 3), s(48, 5, 1, 1), true),
+        // 1x1 without padding: the tiles read the input in place, no planes; groups, batch 2.
+        conv("register tiles, 1x1, groups, batch 2", Schedule.REGISTER_TILES, s(2, 6, 2, 3), s(32, 3, 1, 1), true, "group", 2L),
         conv("register tiles, strides 2 and 3, dilation, pads", Schedule.REGISTER_TILES, s(1, 3, 11, 13), s(16, 3, 3, 2), true,
             "strides", s(2, 3), "dilations", s(1, 3), "pads", s(1, 2, 2, 0)),
         conv("register tiles, 7x7 stride 2, 40 maps", Schedule.REGISTER_TILES, s(1, 2, 12, 9), s(40, 2, 7, 7), true,
@@ -349,6 +352,22 @@ class TunedSchedulesTest {
         Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> new NodeArithmetic(16, true)).kernels().getFirst();
         assertEquals(List.of("panels"), prefetchedBuffers(kernel), c.toString());
         checkAgainstTheReference(c, "float32");
+    }
+
+    /**
+     * Register tiles of a 1x1 convolution without padding read the input where it is, image by image: their planes
+     * would be a copy of it. With padding, they copy it into planes.
+     */
+    @Test
+    void pointwiseRegisterTilesReadTheInputInPlace() {
+        for (Case c : CASES) {
+            if (!c.name().startsWith("register tiles")) continue;
+            long[] w = c.inputShapes().get(1);
+            boolean pointwise = w[2] == 1 && w[3] == 1 && !c.attributes().containsKey("pads") && !c.attributes().containsKey("strides");
+            Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> FLOAT32_VECTORS).kernels().getFirst();
+            List<String> scratch = kernel.scratch().stream().map(b -> hint(kernel, b)).toList();
+            assertEquals(!pointwise, scratch.contains("planes"), c + ": " + scratch);
+        }
     }
 
     private static List<String> prefetchedBuffers(Kernel kernel) {
