@@ -7,11 +7,8 @@ import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Tensor;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.and;
 import static dev.byodt.compiler.kernel.Exprs.div;
-import static dev.byodt.compiler.kernel.Exprs.ge;
 import static dev.byodt.compiler.kernel.Exprs.idx;
-import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.mul;
@@ -89,17 +86,7 @@ final class OutputRowConv {
                 kb.loop(rows, mapInTile -> {
                     Expr map = add(mul(mapTile, rows), mapInTile);
                     Expr outputStart = add(mul(add(mul(add(mul(n, maps), map), out[0]), row), out[1]), first);
-                    kb.vectorLoop(columns, column -> {
-                        Expr own = out[1] % columns == 0 ? null : ge(column, recomputed);
-                        if (maps % rows != 0) own = own == null ? lt(map, maps) : and(own, lt(map, maps));
-                        Runnable store = () -> {
-                            Expr result = tile.result(kb, mapInTile, column);
-                            if (bias != null) result = add(result, kb.load(bias, map));
-                            kb.store(y, add(outputStart, column), result);
-                        };
-                        if (own == null) store.run();
-                        else kb.when(own, store);
-                    });
+                    tile.storeRow(kb, mapInTile, y, outputStart, out[1] % columns == 0 ? null : recomputed, map, maps, bias, map);
                 });
             });
         });

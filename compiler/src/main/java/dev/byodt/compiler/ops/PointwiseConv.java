@@ -9,12 +9,9 @@ import dev.byodt.runtime.Tensor;
 import java.util.function.Consumer;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
-import static dev.byodt.compiler.kernel.Exprs.and;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.eq;
-import static dev.byodt.compiler.kernel.Exprs.ge;
 import static dev.byodt.compiler.kernel.Exprs.idx;
-import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.min;
 import static dev.byodt.compiler.kernel.Exprs.mul;
@@ -64,12 +61,7 @@ final class PointwiseConv {
      */
     static boolean fits(Conv.Shape s, boolean constantWeights, NodeArithmetic arithmetic) {
         WindowGeometry window = s.window();
-        if (!constantWeights || window.rank() != 2) return false;
-        for (int axis = 0; axis < 2; axis++) {
-            if (window.kernelSize(axis) != 1 || window.stride(axis) != 1 || window.padBefore(axis) != 0 || window.padAfter(axis) != 0) {
-                return false;
-            }
-        }
+        if (!constantWeights || window.rank() != 2 || !PaddedPlanes.areTheInput(window)) return false;
         long positions = positions(s);
         if (!RegisterTile.fits(arithmetic, positions)) return false;
         long lanes = arithmetic.tileLanes();
@@ -112,18 +104,9 @@ final class PointwiseConv {
                 prefetches ? prefetchNextTile : term -> { });
             kb.loop(rows, row -> {
                 Expr mapInGroup = add(mul(mapTile, rows), row);
-                Expr outputStart = add(mul(add(mul(n, s.featureMaps()), add(mul(group, maps), mapInGroup)), positions), first);
-                kb.vectorLoop(columns, column -> {
-                    Expr own = positions % columns == 0 ? null : ge(column, recomputed);
-                    if (maps % rows != 0) own = own == null ? lt(mapInGroup, maps) : and(own, lt(mapInGroup, maps));
-                    Runnable store = () -> {
-                        Expr result = tile.result(kb, row, column);
-                        if (bias != null) result = add(result, kb.load(bias, add(mul(group, maps), mapInGroup)));
-                        kb.store(y, add(outputStart, column), result);
-                    };
-                    if (own == null) store.run();
-                    else kb.when(own, store);
-                });
+                Expr map = add(mul(group, maps), mapInGroup);
+                Expr outputStart = add(mul(add(mul(n, s.featureMaps()), map), positions), first);
+                tile.storeRow(kb, row, y, outputStart, positions % columns == 0 ? null : recomputed, mapInGroup, maps, bias, map);
             });
         }));
     }

@@ -18,6 +18,7 @@ import static dev.byodt.compiler.kernel.Exprs.cast;
 import static dev.byodt.compiler.kernel.Exprs.constant;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.eq;
+import static dev.byodt.compiler.kernel.Exprs.ge;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.mul;
@@ -332,6 +333,29 @@ final class RegisterTile {
 
     /** Where the sum of the tile's row {@code row} and column {@code column} is in a tile's worth of sums. */
     private Expr inTile(int row, Expr column) { return add(column, row * columns); }
+
+    /**
+     * Emits the stores of the tile's row {@code row}, its rounded sums plus {@code bias[biasIndex]} where there is a
+     * bias, as a loop over the row's columns into {@code y} from {@code outputStart}, which LLVM makes vector stores:
+     * tiles whose columns run along an output row ({@link PointwiseConv}, {@link OutputRowConv}). The columns before
+     * {@code recomputed} (null: none) were stored by the tile before (a last tile that starts early), and a row whose
+     * {@code mapInGroup} is not below {@code maps} is a map past the last: their stores are conditional, which LLVM
+     * makes masked vector stores.
+     */
+    void storeRow(KernelBuilder kb, Expr row, Buffer y, Expr outputStart, Expr recomputed, Expr mapInGroup, long maps, Buffer bias,
+                  Expr biasIndex) {
+        kb.vectorLoop(columns, column -> {
+            Expr own = recomputed == null ? null : ge(column, recomputed);
+            if (maps % rows != 0) own = own == null ? lt(mapInGroup, maps) : and(own, lt(mapInGroup, maps));
+            Runnable store = () -> {
+                Expr result = result(kb, row, column);
+                if (bias != null) result = add(result, kb.load(bias, biasIndex));
+                kb.store(y, add(outputStart, column), result);
+            };
+            if (own == null) store.run();
+            else kb.when(own, store);
+        });
+    }
 
     /** The rounded sum of the tile's row {@code row} and column {@code column}, once {@link #sum} has run. */
     Expr result(KernelBuilder kb, Expr row, Expr column) {
