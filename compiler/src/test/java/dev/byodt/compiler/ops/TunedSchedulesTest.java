@@ -169,6 +169,12 @@ class TunedSchedulesTest {
         // Rows of input of a page or more (1,089 positions): the next tile of positions prefetched; the last tile
         // starting early, the second tile of maps in part.
         conv("pointwise, rows of a page, 13 maps, batch 2", Schedule.POINTWISE, s(2, 3, 33, 33), s(13, 3, 1, 1), true),
+        // 32 channels or more and 4 tiles of maps or more: each tile of positions' input copied into a panel, once per
+        // image, group and tile of positions; one tile of positions an image; groups with a last tile starting early;
+        // rows of a page.
+        conv("pointwise, input copied, one tile of positions an image, batch 2", Schedule.POINTWISE, s(2, 32, 4, 4), s(40, 32, 1, 1), true),
+        conv("pointwise, input copied, groups, 35 positions", Schedule.POINTWISE, s(1, 64, 5, 7), s(80, 32, 1, 1), true, "group", 2L),
+        conv("pointwise, input copied, rows of a page", Schedule.POINTWISE, s(1, 32, 32, 32), s(40, 32, 1, 1), true),
         // Few terms a sum (a net's first layer), output rows of a vector or more: maps by runs of an output row in
         // register tiles on the planes; 3x3 of stride 2 over 3 channels with a last run starting early (19 columns)
         // and a last tile of maps in part (26 maps), batch 2; 7x7 of stride 2 with pads of 3; dilation, uneven pads.
@@ -367,6 +373,20 @@ class TunedSchedulesTest {
             Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> FLOAT32_VECTORS).kernels().getFirst();
             List<String> scratch = kernel.scratch().stream().map(b -> hint(kernel, b)).toList();
             assertEquals(!pointwise, scratch.contains("planes"), c + ": " + scratch);
+        }
+    }
+
+    /**
+     * Pointwise tiles copy a tile of positions' input into a panel where 32 channels or more and 4 tiles of maps or
+     * more read it (the cases named so), and read it where it is otherwise.
+     */
+    @Test
+    void pointwiseTilesCopyTheirInputWhereManyChannelsAndTilesOfMapsReadIt() {
+        for (Case c : CASES) {
+            if (c.schedule() != Schedule.POINTWISE) continue;
+            Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> FLOAT32_VECTORS).kernels().getFirst();
+            List<String> scratch = kernel.scratch().stream().map(b -> hint(kernel, b)).toList();
+            assertEquals(c.name().contains("input copied"), scratch.contains("inputPanel"), c + ": " + scratch);
         }
     }
 
