@@ -26,7 +26,7 @@ import static dev.byodt.compiler.kernel.Exprs.rem;
 
 /**
  * The inner kernel of a matrix product with constant weights, as ONNX Runtime's packed GEMM has it: a tile of
- * the output, a few rows by one or two vectors' worth of columns, takes every term of its sums before the next
+ * the output, a few rows by one to three vectors' worth of columns, takes every term of its sums before the next
  * tile starts. For each term, each of the tile's rows reads one input value and the tile's columns read one
  * contiguous row of weights, packed at compile time into panels [column tile][term][column in the tile]
  * ({@link PackedWeights#panels}): a broadcast per row and one multiply-add per row and vector of columns. The
@@ -185,7 +185,11 @@ final class RegisterTile {
 
     /** A tile of {@code rows} rows (at most {@link #MOST_ROWS}) for outputs of {@code columns} columns. */
     static RegisterTile of(KernelBuilder kb, long lanes, long rows, long columns) {
-        long tileColumns = columnsFor(lanes, columns);
+        return ofWidth(kb, rows, columnsFor(lanes, columns));
+    }
+
+    /** A tile of {@code rows} rows by {@code tileColumns} columns, whole vectors, for a schedule that chose its width. */
+    static RegisterTile ofWidth(KernelBuilder kb, long rows, long tileColumns) {
         return new RegisterTile(rows, tileColumns, kb.scratch("acc", ScalarType.ACC, new long[] {rows, tileColumns}));
     }
 

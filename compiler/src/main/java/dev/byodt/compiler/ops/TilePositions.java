@@ -34,7 +34,7 @@ sealed interface TilePositions {
      */
     static TilePositions of(WindowGeometry window, long width, long mostPositions) {
         long[] out = window.outputShape();
-        if (window.stride(0) > 1 || window.stride(1) > 1) return new RunsOnGrid(out, width, RegisterTile.MOST_ROWS);
+        if (window.stride(0) > 1 || window.stride(1) > 1) return new RunsOnGrid(out, width, Math.min(RegisterTile.MOST_ROWS, mostPositions));
         return OutputBlocks.cheapest(out, width, mostPositions);
     }
 

@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -40,6 +41,7 @@ import java.util.stream.Stream;
 import static dev.byodt.compiler.ops.ScheduleCases.attributes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every tuned schedule computes what its operator's reference loop nest computes, bit for bit: Conv's eight
@@ -137,7 +139,13 @@ class TunedSchedulesTest {
             "pads", s(1, 2, 0, 1), "dilations", s(2, 1)),
         conv("register tiles, groups, 17 maps each, batch 2", Schedule.REGISTER_TILES, s(2, 4, 6, 5), s(34, 2, 2, 3), true,
             "group", 2L, "pads", s(0, 1, 1, 0)),
-        conv("register tiles, 1x1, 48 maps, fewer positions than a vector", Schedule.REGISTER_TILES, s(1, 5, 2, 3), s(48, 5, 1, 1), true),
+        conv("register tiles, 1x1, 64 maps, fewer positions than a vector", Schedule.REGISTER_TILES, s(1, 5, 2, 3), s(64, 5, 1, 1), true),
+        // Three vectors of maps (48), where they leave no more zero maps than two: tiles of 9 positions at most, a
+        // 7x7 output's rows of 7 (more channels than pointwise tiles' 64 positions for 49 would pay for), and runs
+        // on the grid of stride 2.
+        conv("register tiles, 1x1, three vectors of maps, 7x7", Schedule.REGISTER_TILES, s(1, 256, 7, 7), s(96, 256, 1, 1), true),
+        conv("register tiles, three vectors of maps, stride 2", Schedule.REGISTER_TILES, s(1, 32, 9, 9), s(48, 32, 3, 3), true,
+            "pads", s(1, 1, 1, 1), "strides", s(2, 2)),
         // 1x1 without padding: the tiles read the input in place, no planes; groups, batch 2.
         conv("register tiles, 1x1, groups, batch 2", Schedule.REGISTER_TILES, s(2, 6, 2, 3), s(32, 3, 1, 1), true, "group", 2L),
         conv("register tiles, strides 2 and 3, dilation, pads", Schedule.REGISTER_TILES, s(1, 3, 11, 13), s(16, 3, 3, 2), true,
@@ -373,6 +381,25 @@ class TunedSchedulesTest {
             Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> FLOAT32_VECTORS).kernels().getFirst();
             List<String> scratch = kernel.scratch().stream().map(b -> hint(kernel, b)).toList();
             assertEquals(!pointwise, scratch.contains("planes"), c + ": " + scratch);
+        }
+    }
+
+    /**
+     * Register tiles of positions by maps take three vectors of maps (48) where that leaves no more zero maps than
+     * two, with at most 9 positions (27 sums in registers), and no more than two vectors otherwise.
+     */
+    @Test
+    void registerTilesTakeThreeVectorsOfMapsWhereTheyLeaveNoMoreZeroMaps() {
+        for (Case c : CASES) {
+            if (!c.name().startsWith("register tiles")) continue;
+            Kernel kernel = GraphLowering.lowerScheduled(c.graph(), node -> FLOAT32_VECTORS).kernels().getFirst();
+            long[] tile = kernel.scratch().stream().filter(b -> hint(kernel, b).equals("acc")).findFirst().orElseThrow().shape();
+            long[] w = c.inputShapes().get(1);
+            long maps = w[0] / (c.attributes().get("group") instanceof Attribute.IntAttr group ? group.value() : 1);
+            boolean three = maps > 32 && (maps + 47) / 48 * 48 <= (maps + 31) / 32 * 32;
+            assertEquals(three, tile[1] == 48, c + ": tile " + Arrays.toString(tile));
+            assertTrue(tile[1] <= 48 && tile[0] * tile[1] / 16 <= 28, c + ": tile " + Arrays.toString(tile));
+            if (c.name().contains("three vectors of maps")) assertTrue(three, c.toString());
         }
     }
 
