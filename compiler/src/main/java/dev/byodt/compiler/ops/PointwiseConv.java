@@ -10,7 +10,6 @@ import dev.byodt.runtime.Tensor;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 
-
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.eq;
@@ -47,12 +46,12 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * whole tile of maps compute with zero weights and are not stored. Each output sums its channels from +0 in their
  * order and is rounded once, then the bias is added, as in the reference nest. Threads divide the tiles, each a run
  * of them, tile of positions by tile of positions, the maps innermost: a thread copies a tile of positions' panel
- * when its run comes to that tile (a local says which tile of which image its panel holds, so a run that starts
- * among a tile's maps copies it too), and reads the panel from cache for every tile of maps. Where a row of the
- * input takes a page or more (56x56 positions and more), the copy prefetches each channel's input for the next tile
- * of positions: each channel's row is a stream of its own, more streams than the hardware's prefetchers follow, and
- * the loads waited on the third-level cache (a quarter of the time of mobilenet_v2's projection of 144 channels at
- * 56x56).
+ * when its run comes to that tile (a local says which tile of which image and group its panel holds, so a run that
+ * starts among a tile's maps copies it too), and reads the panel from cache for every tile of maps. Where a row of
+ * the input takes a page or more (56x56 positions and more), the copy (or, where the tiles read the input in place,
+ * the first tile of maps at each term) prefetches each channel's input for the next tile of positions: each
+ * channel's row is a stream of its own, more streams than the hardware's prefetchers follow, and the loads waited on
+ * the third-level cache (a quarter of the time of mobilenet_v2's projection of 144 channels at 56x56).
  */
 final class PointwiseConv {
     /**
