@@ -49,7 +49,7 @@ final class OutputRowConv {
         if (!RegisterTile.fits(arithmetic, out[1]) || !RegisterTiledConv.fits(s, true, arithmetic)) return false;
         long lanes = arithmetic.tileLanes();
         long rows = RegisterTile.evenRows(s.featureMaps());
-        long own = out[0] * ceilDiv(out[1], lanes) * lanes * ceilDiv(s.featureMaps(), rows) * rows * terms(s);
+        long own = out[0] * Math.ceilDiv(out[1], lanes) * lanes * Math.ceilDiv(s.featureMaps(), rows) * rows * terms(s);
         return own <= RegisterTiledConv.multiplyAddsWithStores(s, lanes);
     }
 
@@ -63,13 +63,14 @@ final class OutputRowConv {
         RegisterTile tile = RegisterTile.of(kb, lanes, RegisterTile.evenRows(maps), lanes);
         long rows = tile.rows();
         long columns = tile.columns();
-        long mapTiles = ceilDiv(maps, rows);
-        long runs = ceilDiv(out[1], columns);
+        long mapTiles = Math.ceilDiv(maps, rows);
+        long runs = Math.ceilDiv(out[1], columns);
         Buffer panels = kb.constant("rowPanels", ScalarType.REAL, PackedWeights.panels(weights, 1, maps, terms, rows));
         // A run of an output row reads its taps on the grid, whose rows are the planes' width apart: blocks of one
         // position make the planes hold every tap of the grid's positions, and no further.
         PaddedPlanes planes = PaddedPlanes.of(kb, kb.input(0), window, 1);
-        Buffer tapOffsets = tapOffsets(kb, planes, s.channels(), window);
+        long[] offsets = planes.tapOffsets(s.channels());
+        Buffer tapOffsets = kb.constant("tapOffsets", ScalarType.I64, Tensor.ofLongs(new long[] {offsets.length}, offsets));
         kb.loop(s.batch(), n -> {
             planes.fill(kb, n, idx(0), s.channels());
             kb.loop(out[0] * runs * mapTiles, true, index -> {
@@ -92,15 +93,6 @@ final class OutputRowConv {
         });
     }
 
-    /** Where each term's tap is on the planes for the grid's first position, in the terms' order (channel, ky, kx). */
-    private static Buffer tapOffsets(KernelBuilder kb, PaddedPlanes planes, long channels, WindowGeometry window) {
-        long kh = window.kernelSize(0), kw = window.kernelSize(1);
-        long[] offsets = new long[Math.toIntExact(channels * kh * kw)];
-        for (int term = 0; term < offsets.length; term++) offsets[term] = planes.tapAt(term / (kh * kw), term / kw % kh, term % kw);
-        return kb.constant("tapOffsets", ScalarType.I64, Tensor.ofLongs(new long[] {offsets.length}, offsets));
-    }
-
     private static long terms(Conv.Shape s) { return s.channels() * s.window().kernelSize(0) * s.window().kernelSize(1); }
 
-    private static long ceilDiv(long a, long b) { return (a + b - 1) / b; }
 }

@@ -46,10 +46,10 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
         long paddedHeight = window.padBefore(0) + x.dim(2) + window.padAfter(0);
         long width = width(x, window);
         long grid = window.outputShape()[0] * width;
-        long blocks = ceilDiv(grid, blockLength);
+        long blocks = Math.ceilDiv(grid, blockLength);
         long reach = (window.kernelSize(0) - 1) * window.dilation(0) / window.stride(0) * width
             + (window.kernelSize(1) - 1) * window.dilation(1) / window.stride(1);
-        long planeLength = Math.max(blocks * blockLength + reach, ceilDiv(paddedHeight, window.stride(0)) * width);
+        long planeLength = Math.max(blocks * blockLength + reach, Math.ceilDiv(paddedHeight, window.stride(0)) * width);
         long planes = (oneChannel ? 1 : x.dim(1)) * window.stride(0) * window.stride(1);
         Buffer buffer = kb.scratch(hint, ScalarType.REAL, new long[] {planes, planeLength});
         return new PaddedPlanes(buffer, window, x, width, planeLength, blocks, oneChannel);
@@ -84,7 +84,7 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
 
     /** The length of a row of the planes of an input {@code inputWidth} columns wide. */
     static long width(long inputWidth, WindowGeometry window) {
-        return ceilDiv(window.padBefore(1) + inputWidth + window.padAfter(1), window.stride(1));
+        return Math.ceilDiv(window.padBefore(1) + inputWidth + window.padAfter(1), window.stride(1));
     }
 
     /**
@@ -162,7 +162,7 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
 
     /** The first row i of phase a's planes whose padded row i*sy + a is in the input. */
     private long firstRow(long a) {
-        return ceilDiv(Math.max(0, window.padBefore(0) - a), window.stride(0));
+        return Math.ceilDiv(Math.max(0, window.padBefore(0) - a), window.stride(0));
     }
 
     /** One past the last row i of phase a's planes whose padded row i*sy + a is in the input. */
@@ -173,7 +173,7 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
 
     /** The first column j of phase b's planes whose padded column j*sx + b is in the input. */
     private long firstColumn(long b) {
-        return ceilDiv(Math.max(0, window.padBefore(1) - b), window.stride(1));
+        return Math.ceilDiv(Math.max(0, window.padBefore(1) - b), window.stride(1));
     }
 
     /** One past the last column j of phase b's planes whose padded column j*sx + b is in the input. */
@@ -190,9 +190,17 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
         return add(mul(plane, planeLength), add(mul(div(y, sy), width), div(x, sx)));
     }
 
-    /** Where the tap (ky, kx) of grid position 0 is in the buffer, on the planes of {@code channel}: {@link #tap} of constants. */
-    long tapAt(long channel, long ky, long kx) {
-        return ((Expr.IntConst) tap(idx(channel), idx(ky), idx(kx))).value();
+    /**
+     * Where each term's tap is in the buffer for grid position 0, the terms of {@code channels} channels in the
+     * reference's order (channel, ky, kx): {@link #tap} of constants.
+     */
+    long[] tapOffsets(long channels) {
+        long kh = window.kernelSize(0), kw = window.kernelSize(1);
+        long[] offsets = new long[Math.toIntExact(channels * kh * kw)];
+        for (int term = 0; term < offsets.length; term++) {
+            offsets[term] = ((Expr.IntConst) tap(idx(term / (kh * kw)), idx(term / kw % kh), idx(term % kw))).value();
+        }
+        return offsets;
     }
 
     /** Where the planes of {@code channel} are among the channels the buffer holds. */
@@ -200,5 +208,4 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
 
     private long phases() { return window.stride(0) * window.stride(1); }
 
-    private static long ceilDiv(long a, long b) { return (a + b - 1) / b; }
 }

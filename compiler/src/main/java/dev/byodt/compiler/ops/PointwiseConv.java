@@ -9,6 +9,7 @@ import dev.byodt.runtime.Tensor;
 
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.div;
@@ -100,7 +101,7 @@ final class PointwiseConv {
         long maps = s.mapsPerGroup();
         long tileColumns = RegisterTile.columnsWithin(lanes, positions);
         long rows = RegisterTile.evenRows(maps);
-        long own = ceilDiv(positions, tileColumns) * tileColumns * ceilDiv(maps, rows) * rows * s.channelsPerGroup() * s.groups();
+        long own = Math.ceilDiv(positions, tileColumns) * tileColumns * Math.ceilDiv(maps, rows) * rows * s.channelsPerGroup() * s.groups();
         return !RegisterTiledConv.fits(s, true, arithmetic) || own <= RegisterTiledConv.multiplyAddsWithStores(s, lanes);
     }
 
@@ -114,8 +115,8 @@ final class PointwiseConv {
         RegisterTile tile = RegisterTile.of(kb, lanes, RegisterTile.evenRows(maps), RegisterTile.columnsWithin(lanes, positions));
         long rows = tile.rows();
         long columns = tile.columns();
-        long mapTiles = ceilDiv(maps, rows);
-        long positionTiles = ceilDiv(positions, columns);
+        long mapTiles = Math.ceilDiv(maps, rows);
+        long positionTiles = Math.ceilDiv(positions, columns);
         boolean prefetches = positions * Float.BYTES >= PAGE_BYTES;
         Buffer panels = kb.constant("mapPanels", ScalarType.REAL, PackedWeights.panels(weights, s.groups(), maps, channels, rows));
         boolean copiesInput = mapTiles >= LEAST_MAP_TILES_TO_COPY && channels >= LEAST_CHANNELS_TO_COPY;
@@ -129,6 +130,9 @@ final class PointwiseConv {
             Expr recomputed = sub(mul(positionTile, columns), first);
             Expr panelStart = mul(add(mul(group, mapTiles), mapTile), channels * rows);
             Expr inputStart = add(mul(add(mul(n, s.channels()), mul(group, channels)), positions), first);
+            // Where channel c's run of the tile's positions starts in the input, and the next tile's prefetched.
+            Function<Expr, Expr> inputRow = channel -> add(inputStart, mul(channel, positions));
+            Consumer<Expr> prefetchNextTile = channel -> RegisterTile.prefetchLines(kb, x, add(inputRow.apply(channel), columns), columns);
             // Term (channel) t's input at column c of the tile, in the panel or where it is.
             BiFunction<Expr, Expr, Expr> input;
             Consumer<Expr> beforeTerm = term -> { };
@@ -136,17 +140,16 @@ final class PointwiseConv {
                 Expr imagePositionTile = add(mul(n, s.groups() * positionTiles), div(index, mapTiles));
                 kb.when(ne(kb.get(copiedTile), imagePositionTile), () -> {
                     kb.loop(channels, channel -> {
-                        Expr row = add(inputStart, mul(channel, positions));
-                        if (prefetches) RegisterTile.prefetchLines(kb, x, add(row, columns), columns);
-                        kb.vectorLoop(columns, column -> kb.store(inputPanel, add(mul(channel, columns), column), kb.load(x, add(row, column))));
+                        if (prefetches) prefetchNextTile.accept(channel);
+                        kb.vectorLoop(columns, column ->
+                            kb.store(inputPanel, add(mul(channel, columns), column), kb.load(x, add(inputRow.apply(channel), column))));
                     });
                     kb.assign(copiedTile, imagePositionTile);
                 });
                 input = (term, column) -> kb.load(inputPanel, add(mul(term, columns), column));
             } else {
-                input = (term, column) -> kb.load(x, add(add(inputStart, mul(term, positions)), column));
-                if (prefetches) beforeTerm = term -> kb.when(eq(mapTile, idx(0)),
-                    () -> RegisterTile.prefetchLines(kb, x, add(add(inputStart, mul(term, positions)), columns), columns));
+                input = (term, column) -> kb.load(x, add(inputRow.apply(term), column));
+                if (prefetches) beforeTerm = term -> kb.when(eq(mapTile, idx(0)), () -> prefetchNextTile.accept(term));
             }
             tile.sum(kb, channels, (sum, term, row, column) -> mac(sum, input.apply(term, column),
                 kb.load(panels, add(add(panelStart, mul(term, rows)), row))), beforeTerm);
@@ -161,5 +164,4 @@ final class PointwiseConv {
 
     private static long positions(Conv.Shape s) { return s.inputSpatial()[0] * s.inputSpatial()[1]; }
 
-    private static long ceilDiv(long a, long b) { return (a + b - 1) / b; }
 }

@@ -73,14 +73,9 @@ final class RegisterTiledConv {
      * spilled the sums. Not a nest over channels and taps, whose address changes phase plane from tap to tap:
      * layer2.0.conv1 so took 3 to 10% more time.
      */
-    private static Buffer tapSteps(KernelBuilder kb, PaddedPlanes planes, long channels, long[] taps) {
-        long[] steps = new long[Math.toIntExact(channels * taps[0] * taps[1])];
-        long previous = 0;
-        for (int term = 0; term < steps.length; term++) {
-            long offset = planes.tapAt(term / (taps[0] * taps[1]), term / taps[1] % taps[0], term % taps[1]);
-            steps[term] = offset - previous;
-            previous = offset;
-        }
+    private static Buffer tapSteps(KernelBuilder kb, PaddedPlanes planes, long channels) {
+        long[] steps = planes.tapOffsets(channels);
+        for (int term = steps.length - 1; term > 0; term--) steps[term] -= steps[term - 1];
         return kb.constant("tapSteps", ScalarType.I64, Tensor.ofLongs(new long[] {steps.length}, steps));
     }
 
@@ -134,7 +129,7 @@ final class RegisterTiledConv {
         boolean readsInput = PaddedPlanes.areTheInput(window);
         PaddedPlanes planes = readsInput ? PaddedPlanes.input(kb.input(0), window) : PaddedPlanes.of(kb, kb.input(0), window, positions.planeBlock());
         boolean strided = window.stride(0) > 1 || window.stride(1) > 1;
-        Buffer tapSteps = strided ? tapSteps(kb, planes, channelsPerGroup, taps) : null;
+        Buffer tapSteps = strided ? tapSteps(kb, planes, channelsPerGroup) : null;
         boolean prefetches = panels.size() * Float.BYTES > SECOND_LEVEL_CACHE_BYTES;
         kb.loop(s.batch(), n -> {
             // One group's tiles read only its channels' planes, so a convolution of several groups fills a group's
