@@ -23,8 +23,8 @@ static const double TWO_OVER_SQRT_PI = 1.12837916709551255856e+00;
 
 DOUBLE_MATH uint64_t bits_of(double x) { union { double d; uint64_t u; } v = { x }; return v.u; }
 DOUBLE_MATH double double_of(uint64_t u) { union { uint64_t u; double d; } v = { u }; return v.d; }
-/* 2^k for -1022 <= k <= 1023, built from its exponent bits. */
-DOUBLE_MATH double pow2(int k) { return double_of((uint64_t)(k + 1023) << 52); }
+/* 2^k for -1022 <= k <= 1023, built from its exponent bits (k as wide as the double, for vectors of both). */
+DOUBLE_MATH double pow2(int64_t k) { return double_of((uint64_t)(k + 1023) << 52); }
 DOUBLE_MATH double abs_d(double x) { return double_of(bits_of(x) & 0x7fffffffffffffffULL); }
 DOUBLE_MATH double clamp_d(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 DOUBLE_MATH double nan_d(void) { return double_of(0x7ff8000000000000ULL); }
