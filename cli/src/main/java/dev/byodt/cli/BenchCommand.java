@@ -36,7 +36,8 @@ import java.util.concurrent.Callable;
         + "every core.",
         "With --threads N, one table for all the models given: both engines on N threads (ONNX Runtime's intra-op "
         + "threads; byodt's batch of 1 split within each convolution and matrix product, a batch that divides by N "
-        + "spread over the threads), byodt on one thread beside them, and how far byodt's outputs are from ONNX "
+        + "spread over the threads, a share a call or one image a call, whichever a short timing of both found "
+        + "faster, shown as 'per call'), byodt on one thread beside them, and how far byodt's outputs are from ONNX "
         + "Runtime's on the same images (largest difference over largest |output|; more than 1e-4 fails the run)."})
 final class BenchCommand implements Callable<Integer> {
     /** The largest difference from ONNX Runtime's outputs, over the largest of them, that --threads accepts. */
@@ -99,7 +100,7 @@ final class BenchCommand implements Callable<Integer> {
                     boolean spreads = cores > 1 && batch % cores == 0;
                     double[] rates;
                     if (spreads) {
-                        try (SpreadInference spreadInference = new SpreadInference(model, options, inputName, shape, cores)) {
+                        try (SpreadInference spreadInference = new SpreadInference(model, options, inputName, shape, cores, batch / cores)) {
                             rates = InterleavedTiming.imagesPerSecond(seconds, batch, List.of(ours, theirs, spreadInference::run));
                         }
                     } else {

@@ -18,19 +18,28 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * byodt running a batch split evenly over {@code cores} threads, the way `byodt run` spreads images: the model
- * compiled for one share, each thread running it on its own share (its own input, output and workspace) at once.
+ * byodt running a batch split evenly over {@code cores} threads, the ways `byodt run` spreads images: each thread
+ * computes its share of the batch, {@code itemsPerCall} images a call (its share at once, as with `--batch` of the
+ * share, or fewer, down to one image a call, `byodt run`'s default), every call with its own input, output and
+ * workspace.
  */
 final class SpreadInference implements AutoCloseable {
+    private final long itemsPerCall;
     private final CompiledModule module;
     private final HostModel model;
     private final ExecutorService threads;
-    private final List<Callable<List<Tensor>>> calls;
+    private final List<Callable<Void>> shares;
 
-    SpreadInference(Path modelFile, CompileOptions options, String inputName, long[] shape, int cores) {
-        long[] share = shape.clone();
-        share[0] = shape[0] / cores;
-        this.module = Compiler.compile(OnnxLoader.load(modelFile, Map.of(inputName, share)), options);
+    /** {@code itemsPerCall} must divide the share of each of the {@code cores} threads. */
+    SpreadInference(Path modelFile, CompileOptions options, String inputName, long[] shape, int cores, long itemsPerCall) {
+        long share = shape[0] / cores;
+        if (share * cores != shape[0] || share % itemsPerCall != 0) {
+            throw new IllegalArgumentException("a batch of " + shape[0] + " does not divide into " + cores + " shares of calls of " + itemsPerCall);
+        }
+        long[] callShape = shape.clone();
+        callShape[0] = itemsPerCall;
+        this.itemsPerCall = itemsPerCall;
+        this.module = Compiler.compile(OnnxLoader.load(modelFile, Map.of(inputName, callShape)), options);
         try {
             this.model = Compiler.jit(module);
         } catch (RuntimeException e) {
@@ -38,18 +47,25 @@ final class SpreadInference implements AutoCloseable {
             throw e;
         }
         this.threads = Executors.newFixedThreadPool(cores);
-        List<Callable<List<Tensor>>> shares = new ArrayList<>();
+        List<Callable<Void>> calls = new ArrayList<>();
         for (int c = 0; c < cores; c++) {
-            Tensor input = BenchCommand.randomInput(share);
-            shares.add(() -> model.run(List.of(input)));
+            List<Tensor> inputs = new ArrayList<>();
+            for (long call = 0; call < share / itemsPerCall; call++) inputs.add(BenchCommand.randomInput(callShape));
+            calls.add(() -> {
+                for (Tensor input : inputs) model.run(List.of(input));
+                return null;
+            });
         }
-        this.calls = shares;
+        this.shares = calls;
     }
 
-    /** Computes the whole batch: every share at once, one per thread. */
+    /** Images each call computes. */
+    long itemsPerCall() { return itemsPerCall; }
+
+    /** Computes the whole batch: every thread its share at once. */
     void run() {
         try {
-            for (Future<List<Tensor>> f : threads.invokeAll(calls)) f.get();
+            for (Future<Void> f : threads.invokeAll(shares)) f.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
