@@ -4,10 +4,10 @@ import dev.byodt.compiler.dtype.builtin.Float32Datatypes;
 import dev.byodt.compiler.dtype.harness.FunctionShape;
 import dev.byodt.compiler.dtype.harness.NativeLibrary;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
 import java.util.Map;
