@@ -94,5 +94,4 @@ final class OutputRowConv {
     }
 
     private static long terms(Conv.Shape s) { return s.channels() * s.window().kernelSize(0) * s.window().kernelSize(1); }
-
 }

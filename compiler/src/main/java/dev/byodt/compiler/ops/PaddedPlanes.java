@@ -207,5 +207,4 @@ record PaddedPlanes(Buffer buffer, WindowGeometry window, Buffer x, long width, 
     private Expr held(Expr channel) { return oneChannel ? idx(0) : channel; }
 
     private long phases() { return window.stride(0) * window.stride(1); }
-
 }

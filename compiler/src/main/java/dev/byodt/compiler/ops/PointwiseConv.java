@@ -163,5 +163,4 @@ final class PointwiseConv {
     }
 
     private static long positions(Conv.Shape s) { return s.inputSpatial()[0] * s.inputSpatial()[1]; }
-
 }

@@ -102,9 +102,9 @@ final class RegisterTiledConv {
     private static long mapColumns(long lanes, long maps) {
         long best = lanes;
         long fewestComputed = Long.MAX_VALUE;
-        for (long vectors = 1; vectors <= Math.min(MOST_MAP_VECTORS, (maps + lanes - 1) / lanes); vectors++) {
+        for (long vectors = 1; vectors <= Math.min(MOST_MAP_VECTORS, Math.ceilDiv(maps, lanes)); vectors++) {
             long columns = vectors * lanes;
-            long computed = (maps + columns - 1) / columns * columns;
+            long computed = Math.ceilDiv(maps, columns) * columns;
             if (computed <= fewestComputed) {
                 best = columns;
                 fewestComputed = computed;
