@@ -70,7 +70,7 @@ final class BenchCommand implements Callable<Integer> {
         if (models.size() != 1) throw new UsageException("several models need --threads");
         Path model = models.getFirst();
         OrtEnvironment env = OrtEnvironment.getEnvironment();
-        System.out.printf("%s, float32 (multiply-add %s), host, %d cores%n", model, options.multiplyAdd().optionName(),
+        System.out.printf("%s, float32 (%s), host, %d cores%n", model, MultiplyAddOption.describeFloat32(options),
             Runtime.getRuntime().availableProcessors());
         int cores = Runtime.getRuntime().availableProcessors();
         String spreadColumn = "byodt " + cores + " threads";

@@ -107,7 +107,7 @@ final class ComparisonRun {
         ReportEntry entry = new ReportEntry(0, datatype, modelOptions.accumulation(), chosenOption(test, "rounding"),
             chosenOption(test, "overflow"), figures);
         RunSetup setup = new RunSetup(modelOptions.model.toString(), ModelHash.sha256(modelOptions.model),
-            MultiplyAddOption.describeTarget(executor.describe(), test.multiplyAdd()), test.multiplyAdd().optionName(), Version.get(),
+            MultiplyAddOption.describeTarget(executor.describe(), test), test.multiplyAdd().optionName(), Version.get(),
             data.description(), referenceDescription);
         ComparisonReport report = new ComparisonReport(setup, 1, null, List.of(entry));
         Optional<String> violation = gate.violation(entry);

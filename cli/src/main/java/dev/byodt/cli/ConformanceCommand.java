@@ -1,6 +1,7 @@
 package dev.byodt.cli;
 
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.ConvAlgorithm;
 import dev.byodt.compiler.conformance.CaseResult;
 import dev.byodt.compiler.conformance.ConformanceRunner;
 import dev.byodt.compiler.conformance.GraphExecutor;
@@ -51,7 +52,9 @@ final class ConformanceCommand implements Callable<Integer> {
                 System.out.println("unsupported  " + r.name() + "  " + r.detail());
             }
         }
-        System.out.println(tally.summary() + (multiplyAdd.mode() == MultiplyAdd.SEPARATE ? "" : ", multiply-add " + multiplyAdd.mode().optionName()));
+        CompileOptions options = multiplyAdd.applyTo(CompileOptions.host());
+        boolean defaults = options.multiplyAdd() == MultiplyAdd.SEPARATE && options.convAlgorithm() == ConvAlgorithm.DIRECT;
+        System.out.println(tally.summary() + (defaults ? "" : ", " + MultiplyAddOption.describeFloat32(options)));
         return tally.count(CaseResult.Outcome.FAILED) == 0 ? 0 : Main.MODEL_ERROR;
     }
 }

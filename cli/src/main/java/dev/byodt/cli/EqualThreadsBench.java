@@ -50,8 +50,8 @@ final class EqualThreadsBench {
 
     /** Prints the table; false when some model's outputs differ from ONNX Runtime's by more than the tolerance. */
     boolean run() throws OrtException {
-        System.out.printf("float32 (multiply-add %s), host, %d cores, load average %s; byodt and ONNX Runtime (intra-op threads) "
-            + "on %d thread%s each%n", options.multiplyAdd().optionName(), Runtime.getRuntime().availableProcessors(), loadAverage(),
+        System.out.printf("float32 (%s), host, %d cores, load average %s; byodt and ONNX Runtime (intra-op threads) "
+            + "on %d thread%s each%n", MultiplyAddOption.describeFloat32(options), Runtime.getRuntime().availableProcessors(), loadAverage(),
             threads, threads == 1 ? "" : "s");
         System.out.printf("%-22s %5s  %8s  %12s  %12s  %7s  %14s  %10s%n", "model", "batch", "per call", "byodt img/s", "ort img/s",
             "ratio", "byodt 1 thread", "difference");

@@ -175,7 +175,7 @@ final class SweepCommand implements Callable<Integer> {
         for (SweepPoint point : mine) entries.add(measure(graph, baseline, point, host));
         double seconds = (System.nanoTime() - start) / 1e9;
 
-        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), MultiplyAddOption.describeTarget(host.describe(), multiplyAdd.mode()),
+        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), MultiplyAddOption.describeTarget(host.describe(), multiplyAdd.applyTo(CompileOptions.host())),
             multiplyAdd.mode().optionName(), Version.get(), source.description(),
             baseline.description());
         ComparisonReport report = new ComparisonReport(setup, all.size(), part.equals(Shard.WHOLE) ? null : part.toString(), entries);

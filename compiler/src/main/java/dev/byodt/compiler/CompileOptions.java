@@ -33,10 +33,12 @@ import dev.byodt.compiler.target.Target;
  * @param fuseChains      float32 element-wise nodes computed by the kernel before them as it stores
  *                        ({@link dev.byodt.compiler.lower.ActivationChains}); off, every node has its own kernel, as
  *                        in an emulated datatype (bench-dtypes compares element-wise operations pass for pass)
+ * @param convAlgorithm   how float32 3x3 convolutions of stride 1 compute: as the reference does, or by Winograd's
+ *                        transforms where those are faster
  */
 public record CompileOptions(Target target, String entrySymbol, DatatypeChoice datatypes, boolean optimize,
                              boolean inlineLibraries, BlockChoice blocks, int threads, boolean callCounter,
-                             MultiplyAdd multiplyAdd, long leastSplitWork, boolean fuseChains) {
+                             MultiplyAdd multiplyAdd, long leastSplitWork, boolean fuseChains, ConvAlgorithm convAlgorithm) {
     public static final String DEFAULT_ENTRY = "byodt_model";
 
     public CompileOptions {
@@ -46,41 +48,41 @@ public record CompileOptions(Target target, String entrySymbol, DatatypeChoice d
 
     /**
      * float32, optimized, for this machine, entry {@value #DEFAULT_ENTRY}, one thread, no call counter, multiply-adds
-     * rounded twice, element-wise chains fused.
+     * rounded twice, element-wise chains fused, convolutions direct.
      */
     public static CompileOptions host() {
         return new CompileOptions(Target.host(), DEFAULT_ENTRY, DatatypeChoice.float32(), true, true, BlockChoice.none(), 1, false, MultiplyAdd.SEPARATE,
-            SplitCost.LEAST_WORK, true);
+            SplitCost.LEAST_WORK, true, ConvAlgorithm.DIRECT);
     }
 
     /** Each call run by {@code n} threads (1: by the caller's thread alone). */
     public CompileOptions withThreads(int n) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n, callCounter, multiplyAdd, leastSplitWork, fuseChains);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, n, callCounter, multiplyAdd, leastSplitWork, fuseChains, convAlgorithm);
     }
 
-    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
+    public CompileOptions withTarget(Target t) { return new CompileOptions(t, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains, convAlgorithm); }
 
-    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
+    public CompileOptions withEntrySymbol(String s) { return new CompileOptions(target, s, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains, convAlgorithm); }
 
-    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
+    public CompileOptions withDatatypes(DatatypeChoice d) { return new CompileOptions(target, entrySymbol, d, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains, convAlgorithm); }
 
     /** Every float tensor in {@code datatype} (a --dtype name), the rest of the choice unchanged. */
     public CompileOptions withDatatype(String datatype) { return withDatatypes(datatypes.withDatatype(datatype)); }
 
-    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
+    public CompileOptions withOptimize(boolean o) { return new CompileOptions(target, entrySymbol, datatypes, o, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains, convAlgorithm); }
 
-    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains); }
+    public CompileOptions withInlineLibraries(boolean i) { return new CompileOptions(target, entrySymbol, datatypes, optimize, i, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains, convAlgorithm); }
 
     /** MatMul, Gemm and Conv in the block datatype {@code b}, everything else in the datatypes chosen. */
     public CompileOptions withBlock(Optional<BlockDatatypeName> b) { return withBlocks(BlockChoice.everywhere(b)); }
 
     public CompileOptions withBlocks(BlockChoice b) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, b, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains, convAlgorithm);
     }
 
     /** With {@code c}, each call's stochastic rounding moves on to other random bits (see {@code callCounter}). */
     public CompileOptions withCallCounter(boolean c) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, c, multiplyAdd, leastSplitWork, fuseChains);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, c, multiplyAdd, leastSplitWork, fuseChains, convAlgorithm);
     }
 
     /**
@@ -88,16 +90,21 @@ public record CompileOptions(Target target, String entrySymbol, DatatypeChoice d
      * every one (the tests that check the bits on several threads do).
      */
     public CompileOptions withLeastSplitWork(long operations) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, operations, fuseChains);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, operations, fuseChains, convAlgorithm);
     }
 
     /** Each float32 multiply-add of a sum rounded as {@code m} says. */
     public CompileOptions withMultiplyAdd(MultiplyAdd m) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, m, leastSplitWork, fuseChains);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, m, leastSplitWork, fuseChains, convAlgorithm);
     }
 
     /** With {@code f} false, no element-wise chain is fused: every node has its own kernel (see {@code fuseChains}). */
     public CompileOptions withFusedChains(boolean f) {
-        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, f);
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, f, convAlgorithm);
+    }
+
+    /** float32 3x3 convolutions of stride 1 computed as {@code a} says. */
+    public CompileOptions withConvAlgorithm(ConvAlgorithm a) {
+        return new CompileOptions(target, entrySymbol, datatypes, optimize, inlineLibraries, blocks, threads, callCounter, multiplyAdd, leastSplitWork, fuseChains, a);
     }
 }

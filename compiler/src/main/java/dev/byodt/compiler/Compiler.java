@@ -114,7 +114,7 @@ public final class Compiler {
      * the machine's float32: the reference datatype's products and sums are float32 instructions whatever
      * --accumulate says, every other datatype's are emulated (library calls, decoding, rounding, wider sums); and the
      * lanes of the register tiles that suit its sums: float32's, or, where an emulated datatype's exact sums may run in
-     * double on the host (DoubleSums), the target's doubles.
+     * double on the host (DoubleSums), the target's doubles; and whether its convolutions may take Winograd's transforms.
      */
     public static Function<Node, NodeArithmetic> arithmeticOf(CompileOptions options) {
         return node -> {
@@ -127,7 +127,7 @@ public final class Compiler {
             boolean doubleSums = options.target().loweringTarget() == LoweringTarget.HOST && !StochasticRounding.isStochastic(instance)
                 && choice.accumulationOf(instance).equals(AccumulationMode.EXACT) && instance.exactSumsInDouble();
             return new NodeArithmetic(lanes, reference, reference ? lanes : doubleSums ? options.target().lanes(Double.SIZE) : 0,
-                StochasticRounding.isStochastic(instance));
+                StochasticRounding.isStochastic(instance), options.convAlgorithm() == ConvAlgorithm.WINOGRAD);
         };
     }
 

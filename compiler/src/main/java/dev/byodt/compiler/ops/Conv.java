@@ -133,6 +133,7 @@ final class Conv implements Operator {
         if (PointwiseConv.fits(s, weights.isConstant(), arithmetic)) {
             PointwiseConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
         }
+        else if (WinogradConv.fits(s, weights.isConstant(), arithmetic)) WinogradConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
         else if (PatchConv.fits(s, weights.isConstant(), arithmetic)) PatchConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
         else if (OutputRowConv.fits(s, weights.isConstant(), arithmetic)) OutputRowConv.lower(s, weights.constant(), kb, arithmetic.tileLanes());
         else if (RegisterTiledConv.fits(s, weights.isConstant(), arithmetic)) {

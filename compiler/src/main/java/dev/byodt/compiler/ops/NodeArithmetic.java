@@ -11,9 +11,15 @@ package dev.byodt.compiler.ops;
  * double multiply-adds (dev.byodt.compiler.lower.DoubleSums), 0 where no tile suits. {@code itemsApart}: whether
  * the schedule must take the items of a call one after the other, each in the nest a call of one item has (a
  * stochastically rounding node, whose counters number each item's roundings by its place in the run:
- * dev.byodt.compiler.dtype.CallItems), so no schedule that groups rows across items.
+ * dev.byodt.compiler.dtype.CallItems), so no schedule that groups rows across items. {@code winograd}: float32's 3x3
+ * convolutions may take {@link WinogradConv} (--conv-algorithm winograd).
  */
-public record NodeArithmetic(int lanes, boolean machineFloat32, int tileLanes, boolean itemsApart) {
+public record NodeArithmetic(int lanes, boolean machineFloat32, int tileLanes, boolean itemsApart, boolean winograd) {
+    /** A node whose convolutions are direct. */
+    public NodeArithmetic(int lanes, boolean machineFloat32, int tileLanes, boolean itemsApart) {
+        this(lanes, machineFloat32, tileLanes, itemsApart, false);
+    }
+
     /** A node whose schedule may group rows of several items. */
     public NodeArithmetic(int lanes, boolean machineFloat32, int tileLanes) {
         this(lanes, machineFloat32, tileLanes, false);

@@ -242,6 +242,16 @@ final class RegisterTile {
         else addTerms(kb, idx(0), terms, term, null, acc, idx(0), beforeTerm);
     }
 
+    /**
+     * {@link #sum(KernelBuilder, long, Buffer, Expr, Consumer, BiFunction)} over at least one term, the sums stored into a
+     * tile's worth of {@code into} from {@code at} (row after row of {@link #columns} sums), not into the tile's own
+     * accumulators: for a schedule that keeps several tiles' sums, as Winograd's sixteen products.
+     */
+    void sumInto(KernelBuilder kb, long terms, Buffer panels, Expr panelStart, Consumer<Expr> beforeTerm, BiFunction<Expr, Integer, Expr> input,
+                 Buffer into, Expr at) {
+        addTerms(kb, idx(0), terms, panelTerm(kb, panels, panelStart, input), null, into, at, beforeTerm);
+    }
+
     /** A term's multiply-add with the weights of the panel at {@code panelStart}, {@code input(term, row)} the input of the tile's row. */
     private Term panelTerm(KernelBuilder kb, Buffer panels, Expr panelStart, BiFunction<Expr, Integer, Expr> input) {
         return (sum, k, r, c) -> mac(sum, input.apply(k, r), kb.load(panels, add(add(panelStart, mul(k, columns)), c)));

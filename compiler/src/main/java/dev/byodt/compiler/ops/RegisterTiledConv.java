@@ -55,7 +55,7 @@ final class RegisterTiledConv {
      * for the prefetches' instructions. Prefetching in the first tile of each tile of maps only, which reads the
      * weights from beyond the cache, kept the gain at 14x14 and lost it at 7x7.
      */
-    private static final long SECOND_LEVEL_CACHE_BYTES = 2 * 1024 * 1024;
+    static final long SECOND_LEVEL_CACHE_BYTES = 2 * 1024 * 1024;
 
     private RegisterTiledConv() {}
 

@@ -93,6 +93,20 @@ public final class WindowGeometry {
         return new WindowGeometry(inputSpatial.clone(), kernel.clone(), strides, dilations, begin, end, output);
     }
 
+    /**
+     * The windows of {@code kernel} taps, {@code strides} apart, without dilation, over an input of shape {@code input}
+     * padded by {@code padBegin} and {@code padEnd}: as many as fit.
+     */
+    static WindowGeometry of(long[] input, long[] kernel, long[] strides, long[] padBegin, long[] padEnd) {
+        long[] output = new long[input.length];
+        long[] dilations = new long[input.length];
+        for (int d = 0; d < input.length; d++) {
+            output[d] = (input[d] + padBegin[d] + padEnd[d] - kernel[d]) / strides[d] + 1;
+            dilations[d] = 1;
+        }
+        return new WindowGeometry(input.clone(), kernel.clone(), strides.clone(), dilations, padBegin.clone(), padEnd.clone(), output);
+    }
+
     private static long explicitOutputSize(Node node, long input, long padBegin, long padEnd, long extent, long stride,
                                            boolean ceilMode) {
         long room = input + padBegin + padEnd - extent;

@@ -72,7 +72,9 @@ class TunedSchedulesTest {
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
         REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), OUTPUT_ROWS("rowPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc"),
-        STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights"), POOLED_CHANNELS("pooledChannels");
+        STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights"), POOLED_CHANNELS("pooledChannels"),
+        /** Chosen only by --conv-algorithm winograd: {@link WinogradConvTest}'s cases. */
+        WINOGRAD("patches");
 
         final String buffer;
 
@@ -439,7 +441,7 @@ class TunedSchedulesTest {
             || c.schedule() == Schedule.STATISTICS_IN_BLOCKS || c.schedule() == Schedule.SOFTMAX_IN_BLOCKS;
     }
 
-    private static List<String> scheduleBuffers(Program program, Schedule schedule) {
+    static List<String> scheduleBuffers(Program program, Schedule schedule) {
         Kernel kernel = program.kernels().getFirst();
         return Stream.concat(kernel.scratch().stream(), kernel.constants().keySet().stream())
             .map(b -> hint(kernel, b)).filter(schedule.buffer::equals).distinct().toList();
