@@ -2,6 +2,7 @@ package dev.byodt.cli;
 
 import dev.byodt.cli.compare.Baseline;
 import dev.byodt.compiler.CompileOptions;
+import dev.byodt.compiler.ConvAlgorithm;
 import dev.byodt.compiler.graph.Graph;
 import dev.byodt.compiler.onnx.OnnxLoader;
 import dev.byodt.compiler.train.Loss;
@@ -95,6 +96,9 @@ final class TrainingStepOptions {
 
     /** The model's compile options with each node's gradient kernels in its datatype, and the updates in float32 with master weights. */
     CompileOptions compileOptions(ModelOptions model) {
+        if (model.multiplyAdd.convAlgorithm() == ConvAlgorithm.WINOGRAD) {
+            throw new UsageException("--conv-algorithm winograd computes convolutions whose weights are constants; a training step's are its inputs");
+        }
         CompileOptions perNode = NodeDatatypes.withGradients(model.compileOptions());
         return masterWeights != null ? MasterWeights.inFloat32(perNode) : perNode;
     }

@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * --conv-algorithm reaches the code the commands compile: compile's IR changes for a 3x3 convolution, bench measures
- * Winograd's model, says so and finds it within its tolerance of ONNX Runtime, and an unknown algorithm is a
- * one-line usage error.
+ * Winograd's model, says so and finds it within its tolerance of ONNX Runtime; training, whose weights are inputs,
+ * refuses it, and an unknown algorithm is a one-line usage error.
  */
 class ConvAlgorithmOptionTest {
     @TempDir
@@ -47,6 +47,15 @@ class ConvAlgorithmOptionTest {
         assertEquals(Main.USAGE_ERROR, run.exitCode(), run.err());
         assertTrue(run.oneLineError(), run.err());
         assertTrue(run.err().contains("unknown --conv-algorithm 'fft' (direct or winograd)"), run.err());
+    }
+
+    @Test
+    void trainingRefusesItsWeightsBeingInputs() {
+        Path untrained = Path.of(System.getProperty("byodt.modelsDir", "../models")).resolve("lenet5-fashion-untrained.onnx");
+        CommandLineRun run = CommandLineRun.of("train", untrained.toString(), "--conv-algorithm", "winograd", "--out", dir.resolve("t").toString());
+        assertEquals(Main.USAGE_ERROR, run.exitCode(), run.err());
+        assertTrue(run.oneLineError(), run.err());
+        assertTrue(run.err().contains("--conv-algorithm winograd computes convolutions whose weights are constants"), run.err());
     }
 
     /** A 3x3 convolution of 8 channels to 16 maps at 12x12, padded, weights that differ from map to map. */
