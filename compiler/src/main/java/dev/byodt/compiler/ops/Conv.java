@@ -26,7 +26,8 @@ import static dev.byodt.compiler.kernel.Exprs.mul;
  * with weights W (M x C/group x K1..Kn) plus an optional bias B (M). Each output element sums its input
  * channels times its kernel window, in that order, one term after the other (no reassociation). Its tuned
  * schedules keep that order for each output and put the loop over outputs innermost, so that it vectorizes:
- * along output rows or across output channels, whichever is longer.
+ * along output rows or across output channels, whichever is longer; all but Winograd's ({@link WinogradConv}),
+ * which --conv-algorithm winograd asks for.
  */
 final class Conv implements Operator {
     static void registerAll() {
@@ -112,9 +113,10 @@ final class Conv implements Operator {
     }
 
     /**
-     * One of eight tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights and two spatial axes,
+     * One of nine tuned schedules, by the shape: in sums that suit register tiles ({@link NodeArithmetic#tileLanes}), with constant weights and two spatial axes,
      * a pointwise convolution (1x1, stride 1, no padding) with at least a vector of positions as maps by positions in register tiles where
-     * that computes less ({@link PointwiseConv}), else a convolution over non-overlapping patches as the matrix product of patches by maps
+     * that computes less ({@link PointwiseConv}), else, asked for and faster, a 3x3 convolution of stride 1 by Winograd's transforms
+     * ({@link WinogradConv}), else a convolution over non-overlapping patches as the matrix product of patches by maps
      * ({@link PatchConv}), else, with one group and output rows of a vector or more, as maps by runs of output rows in register tiles
      * where that computes less, stores counted ({@link OutputRowConv}), else, with at least a vector of output maps a group, as a matrix product in register
      * tiles of positions by maps ({@link RegisterTiledConv}); else across output channels ({@link ConvAcrossMaps}) where a
