@@ -55,8 +55,9 @@ class WinogradConvTest {
             conv("24 maps (a tile of zero maps), 7x9, pads 1: odd rows and columns", s(1, 5, 7, 9), s(24, 5, 3, 3), "pads", s(1, 1, 1, 1)),
             conv("32 maps, no padding, batch 2", s(2, 3, 6, 11), s(32, 3, 3, 3)),
             conv("asymmetric pads", s(1, 4, 9, 6), s(16, 4, 3, 3), "pads", s(0, 1, 2, 0)),
-            conv("weights past the second-level cache, 36 tiles: transformed an image at a time", s(1, 192, 12, 12), s(192, 192, 3, 3),
-                "pads", s(1, 1, 1, 1)));
+            conv("one output, one tile", s(1, 6, 3, 3), s(16, 6, 3, 3)),
+            conv("weights past the second-level cache, 36 tiles: transformed an image at a time, batch 2", s(2, 192, 12, 12),
+                s(192, 192, 3, 3), "pads", s(1, 1, 1, 1)));
     }
 
     @ParameterizedTest(name = "{0}")
