@@ -44,8 +44,9 @@ class WinogradConvTest {
     private static final double TOLERANCE = 0x1p-20;
 
     /**
-     * The largest convolution the interpreter checks, in its multiply-adds: the case of 192 channels, 48 million, took
-     * it most of a minute; its compiled code runs the same loops as the others' (transformed an image at a time).
+     * The largest convolution the interpreter checks, in its multiply-adds: the case of 192 channels (48 million an
+     * image) took it most of a minute; its compiled code runs the same loops as the others' (transformed an image at a
+     * time).
      */
     private static final long MOST_INTERPRETED_MULTIPLY_ADDS = 1_000_000;
 
