@@ -213,7 +213,7 @@ final class BenchDtypesCommand implements Callable<Integer> {
         System.out.printf("add, mul: %d elements, ns per element; matmul: %dx%dx%d, conv: 3x3, %d to %d channels, %dx%d, pads 1,%n",
             elements, matrix, matrix, matrix, convChannels, convChannels, convSize, convSize);
         System.out.printf("constant weights (the scalar library not timed): ns per multiply-add (accumulate %s, %s).%n",
-            accumulate == null ? "dtype, block datatypes float32" : accumulate, MultiplyAddOption.describeFloat32(multiplyAdd.applyTo(CompileOptions.host())));
+            accumulate == null ? "dtype, block datatypes float32" : accumulate, MultiplyAddOption.describeFloat32(unfused()));
         System.out.println("Inputs and outputs are float32, so each figure is the cost of one more operation: a chain of nodes");
         System.out.printf("op(...op(x, y)..., y) of depth 1+K (K = %d for add and mul, %d for matmul and conv) timed against depth 1, the%n",
             ELEMENTWISE_EXTRA_NODES, MATMUL_EXTRA_NODES);

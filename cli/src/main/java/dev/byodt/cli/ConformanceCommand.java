@@ -41,7 +41,8 @@ final class ConformanceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        GraphExecutor executor = GraphExecutor.compiled(multiplyAdd.applyTo(CompileOptions.host()));
+        CompileOptions options = multiplyAdd.applyTo(CompileOptions.host());
+        GraphExecutor executor = GraphExecutor.compiled(options);
         Tally tally = new ConformanceRunner(rtol, atol, executor).runAll(dir, r -> {
             if (listAll || r.outcome() == CaseResult.Outcome.FAILED) {
                 System.out.println(r.outcome().name().toLowerCase() + "  " + r.name() + (r.detail().isEmpty() ? "" : "  " + r.detail()));
@@ -52,7 +53,6 @@ final class ConformanceCommand implements Callable<Integer> {
                 System.out.println("unsupported  " + r.name() + "  " + r.detail());
             }
         }
-        CompileOptions options = multiplyAdd.applyTo(CompileOptions.host());
         boolean defaults = options.multiplyAdd() == MultiplyAdd.SEPARATE && options.convAlgorithm() == ConvAlgorithm.DIRECT;
         System.out.println(tally.summary() + (defaults ? "" : ", " + MultiplyAddOption.describeFloat32(options)));
         return tally.count(CaseResult.Outcome.FAILED) == 0 ? 0 : Main.MODEL_ERROR;

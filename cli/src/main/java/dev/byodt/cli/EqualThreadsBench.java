@@ -135,19 +135,14 @@ final class EqualThreadsBench {
         long share = shape[0] / threads;
         SpreadInference shares = new SpreadInference(model, options, inputName, shape, threads, share);
         if (share == 1) return shares;
-        SpreadInference singles;
-        try {
-            singles = new SpreadInference(model, options, inputName, shape, threads, 1);
-        } catch (RuntimeException e) {
-            shares.close();
-            throw e;
-        }
+        SpreadInference singles = null;
         double[] rates;
         try {
+            singles = new SpreadInference(model, options, inputName, shape, threads, 1);
             rates = InterleavedTiming.imagesPerSecond(seconds / 5, (int) shape[0], List.of(shares::run, singles::run));
         } catch (RuntimeException e) {
             shares.close();
-            singles.close();
+            if (singles != null) singles.close();
             throw e;
         }
         SpreadInference faster = rates[0] >= rates[1] ? shares : singles;

@@ -6,6 +6,8 @@ import dev.byodt.compiler.kernel.MultiplyAdd;
 import dev.byodt.runtime.ByodtException;
 import picocli.CommandLine.Option;
 
+import java.util.function.Supplier;
+
 /**
  * --multiply-add, how float32 multiply-adds round, and --conv-algorithm, how float32 3x3 convolutions compute, for
  * the commands that compile (README, "Accuracy" and "Speed").
@@ -28,18 +30,14 @@ final class MultiplyAddOption {
     String convAlgorithm;
 
     /** The mode chosen; an unknown one is a usage error. */
-    MultiplyAdd mode() {
-        try {
-            return MultiplyAdd.parse(multiplyAdd);
-        } catch (ByodtException e) {
-            throw new UsageException(e.getMessage());
-        }
-    }
+    MultiplyAdd mode() { return parsed(() -> MultiplyAdd.parse(multiplyAdd)); }
 
     /** The convolution algorithm chosen; an unknown one is a usage error. */
-    ConvAlgorithm convAlgorithm() {
+    ConvAlgorithm convAlgorithm() { return parsed(() -> ConvAlgorithm.parse(convAlgorithm)); }
+
+    private static <T> T parsed(Supplier<T> parse) {
         try {
-            return ConvAlgorithm.parse(convAlgorithm);
+            return parse.get();
         } catch (ByodtException e) {
             throw new UsageException(e.getMessage());
         }

@@ -169,13 +169,14 @@ final class SweepCommand implements Callable<Integer> {
         DataOptions.Loaded loaded = dataOptions.load(data, model, shapes.parse(), Map.of(), host);
         Graph graph = loaded.graph();
         DataSource source = loaded.data();
-        Baseline baseline = Baseline.compute(graph, model, multiplyAdd.applyTo(CompileOptions.host()), reference, source, classAxis.classAxis, host,
+        CompileOptions float32 = multiplyAdd.applyTo(CompileOptions.host());
+        Baseline baseline = Baseline.compute(graph, model, float32, reference, source, classAxis.classAxis, host,
             ComparisonRun::warnFallback);
         List<ReportEntry> entries = new ArrayList<>();
         for (SweepPoint point : mine) entries.add(measure(graph, baseline, point, host));
         double seconds = (System.nanoTime() - start) / 1e9;
 
-        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), MultiplyAddOption.describeTarget(host.describe(), multiplyAdd.applyTo(CompileOptions.host())),
+        RunSetup setup = new RunSetup(model.toString(), ModelHash.sha256(model), MultiplyAddOption.describeTarget(host.describe(), float32),
             multiplyAdd.mode().optionName(), Version.get(), source.description(),
             baseline.description());
         ComparisonReport report = new ComparisonReport(setup, all.size(), part.equals(Shard.WHOLE) ? null : part.toString(), entries);

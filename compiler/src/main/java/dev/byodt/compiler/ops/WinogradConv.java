@@ -76,8 +76,12 @@ final class WinogradConv {
         return arithmetic.winograd() && arithmetic.machineFloat32() && constantWeights && w.rank() == 2 && s.groups() == 1
             && w.kernelSize(0) == 3 && w.kernelSize(1) == 3 && w.stride(0) == 1 && w.stride(1) == 1 && w.dilation(0) == 1
             && w.dilation(1) == 1 && RegisterTile.fits(arithmetic, s.featureMaps())
-            && (16 * s.channels() * s.featureMaps() * Float.BYTES <= RegisterTiledConv.SECOND_LEVEL_CACHE_BYTES
-                || Math.ceilDiv(w.outputShape()[0], 2) * Math.ceilDiv(w.outputShape()[1], 2) >= LEAST_TILES_FOR_LARGE_WEIGHTS);
+            && (weightsFitTheCache(s) || Math.ceilDiv(w.outputShape()[0], 2) * Math.ceilDiv(w.outputShape()[1], 2) >= LEAST_TILES_FOR_LARGE_WEIGHTS);
+    }
+
+    /** Whether the transformed weights (16 x channels x maps) fit the second-level cache. */
+    private static boolean weightsFitTheCache(Conv.Shape s) {
+        return 16 * s.channels() * s.featureMaps() * Float.BYTES <= RegisterTiledConv.SECOND_LEVEL_CACHE_BYTES;
     }
 
     static void lower(Conv.Shape s, Tensor weights, KernelBuilder kb, long lanes) {
@@ -92,7 +96,7 @@ final class WinogradConv {
         long mapTiles = tile.columnTiles(maps);
         Buffer panels = tile.panels(kb, transformedWeights(weights, channels, maps), 16, maps, channels);
         Buffer sums = kb.scratch("sums", ScalarType.ACC, new long[] {16, blockTiles, tile.columns()});
-        boolean wholeImage = panels.size() * Float.BYTES > RegisterTiledConv.SECOND_LEVEL_CACHE_BYTES;
+        boolean wholeImage = !weightsFitTheCache(s);
         long held = wholeImage ? blocks * blockTiles : blockTiles;
         Buffer patches = kb.scratch("patches", ScalarType.REAL, new long[] {16, channels, held});
         kb.loop(s.batch(), n -> {
