@@ -75,6 +75,17 @@ final class Pooling implements Operator {
         return WindowGeometry.of(node, Arrays.copyOfRange(x.shape(), 2, x.rank()), kernel);
     }
 
+    /** A float MaxPool over two spatial axes without Indices takes {@link MaxPoolRows} where it fits; the rest, the reference nest. */
+    @Override
+    public void lowerScheduled(Node node, KernelBuilder kb, NodeArithmetic arithmetic) {
+        TensorType x = input(node);
+        WindowGeometry window = window(node, x);
+        if (!average && !indicesWanted(node) && x.elementType() == ElementType.FLOAT32 && MaxPoolRows.fits(window)) {
+            MaxPoolRows.lower(kb, window, kb.input(0), kb.output(0));
+        }
+        else lower(node, kb);
+    }
+
     @Override
     public void lower(Node node, KernelBuilder kb) {
         WindowGeometry window = window(node, input(node));

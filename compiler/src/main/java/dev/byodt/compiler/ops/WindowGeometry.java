@@ -166,6 +166,9 @@ public final class WindowGeometry {
     /** The output's spatial shape. */
     public long[] outputShape() { return output.clone(); }
 
+    /** The input's size along spatial axis {@code axis}. */
+    public long inputSize(int axis) { return input[axis]; }
+
     public long stride(int axis) { return strides[axis]; }
 
     public long kernelSize(int axis) { return kernel[axis]; }

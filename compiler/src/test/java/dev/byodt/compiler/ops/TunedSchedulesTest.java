@@ -49,7 +49,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * patches by maps, across output channels,
  * depthwise, on padded planes, along output rows) and MatMul's and
  * Gemm's register tiles (with blocks of terms where tiles of rows share long panels) and rows of sums,
- * LayerNormalization's, Softmax's and LogSoftmax's rows in blocks, global pooling's vectors of channels, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
+ * LayerNormalization's, Softmax's and LogSoftmax's rows in blocks, global pooling's vectors of channels, MaxPool's rows, on small shapes that reach their edge cases (padding on each side, strides, groups, dilations, 1-D
  * and 3-D windows, weights packed at compile time and at run time, block lengths that are no multiple of the
  * lane count, broadcast batches, transposed and constant operands), in float32 and in custom datatypes of 8,
  * 16 and 32 bits: by default each case in one of them, taken in turn, so every schedule runs in several
@@ -72,7 +72,7 @@ class TunedSchedulesTest {
     /** The distinguishing buffer of each schedule, which the reference nests have none of. */
     enum Schedule {
         REGISTER_TILES("panels"), TILES_IN_BLOCKS("sums"), POINTWISE("mapPanels"), OUTPUT_ROWS("rowPanels"), ACROSS_MAPS("packed"), DEPTHWISE("channelPlanes"), PADDED_PLANES("planes"), ALONG_ROWS("acc"), ROW_OF_SUMS("acc"),
-        STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights"), POOLED_CHANNELS("pooledChannels"),
+        STATISTICS_IN_BLOCKS("means"), SOFTMAX_IN_BLOCKS("blockWeights"), POOLED_CHANNELS("pooledChannels"), MAX_POOL_ROWS("rowMaxima"),
         /** Chosen only by --conv-algorithm winograd: {@link WinogradConvTest}'s cases. */
         WINOGRAD("patches");
 
@@ -264,13 +264,23 @@ class TunedSchedulesTest {
         new Case("log softmax, rows in blocks", Schedule.SOFTMAX_IN_BLOCKS, "LogSoftmax", Map.of(),
             List.of(s(2, 9, 13)), new boolean[] {false}));
 
-    /** Global pooling, a vector of channels at a time, each channel in the reference's order. */
+    /** Global pooling, a vector of channels at a time, each channel in the reference's order; MaxPool's rows. */
     static final List<Case> POOLING_CASES = List.of(
         // A last vector of channels that starts early (37 channels in vectors of 2, 4, 8 or 16), batch 2.
         new Case("global average pool, 37 channels, batch 2", Schedule.POOLED_CHANNELS, "GlobalAveragePool", Map.of(),
             List.of(s(2, 37, 5, 7)), new boolean[] {false}),
         new Case("global max pool, 3-D, 16 channels", Schedule.POOLED_CHANNELS, "GlobalMaxPool", Map.of(),
-            List.of(s(1, 16, 3, 4, 5)), new boolean[] {false}));
+            List.of(s(1, 16, 3, 4, 5)), new boolean[] {false}),
+        // MaxPool's rows: windows past every edge (ResNet's 3x3 of stride 2, odd sizes), none (LeNet-5's 2x2),
+        // asymmetric pads with other strides along each axis, and ceil_mode's last windows that run past the input.
+        new Case("max pool 3x3 of stride 2, padded, batch 2", Schedule.MAX_POOL_ROWS, "MaxPool",
+            attributes("kernel_shape", s(3, 3), "strides", s(2, 2), "pads", s(1, 1, 1, 1)), List.of(s(2, 3, 9, 11)), new boolean[] {false}),
+        new Case("max pool 2x2 of stride 2", Schedule.MAX_POOL_ROWS, "MaxPool",
+            attributes("kernel_shape", s(2, 2), "strides", s(2, 2)), List.of(s(1, 4, 8, 6)), new boolean[] {false}),
+        new Case("max pool 3x2, strides 1 and 3, asymmetric pads", Schedule.MAX_POOL_ROWS, "MaxPool",
+            attributes("kernel_shape", s(3, 2), "strides", s(1, 3), "pads", s(2, 0, 0, 1)), List.of(s(1, 3, 7, 10)), new boolean[] {false}),
+        new Case("max pool 3x3 of stride 2, ceil mode", Schedule.MAX_POOL_ROWS, "MaxPool",
+            attributes("kernel_shape", s(3, 3), "strides", s(2, 2), "ceil_mode", 1L), List.of(s(1, 2, 8, 10)), new boolean[] {false}));
 
     static Stream<Arguments> eachCaseInOneDatatype() {
         return CasesInTurn.eachCaseInOneVariant(allCases(), CasesInTurn.oneArgumentEach((Object[]) DATATYPES));
@@ -302,7 +312,8 @@ class TunedSchedulesTest {
         Program reference = GraphLowering.lower(graph);
         assertEquals(List.of(), scheduleBuffers(reference, c.schedule()), "the reference nest has no schedule's buffers");
         int[] bits = bits(run(reference, datatype, inputs));
-        for (int lanes : c.schedule() == Schedule.PADDED_PLANES || c.schedule() == Schedule.DEPTHWISE || c.schedule() == Schedule.POOLED_CHANNELS ? LANES : tiled(c) ? TILE_LANES : new int[] {16}) {
+        for (int lanes : c.schedule() == Schedule.PADDED_PLANES || c.schedule() == Schedule.DEPTHWISE || c.schedule() == Schedule.POOLED_CHANNELS
+            || c.schedule() == Schedule.MAX_POOL_ROWS ? LANES : tiled(c) ? TILE_LANES : new int[] {16}) {
             Program scheduled = GraphLowering.lowerScheduled(graph, node -> new NodeArithmetic(lanes, true));
             assertEquals(List.of(c.schedule().buffer), scheduleBuffers(scheduled, c.schedule()), c.schedule() + " chosen");
             assertArrayEquals(bits, bits(run(scheduled, datatype, inputs)), c + " in " + datatype + ", " + lanes + " lanes");
@@ -374,6 +385,21 @@ class TunedSchedulesTest {
      * Register tiles of a 1x1 convolution without padding read the input where it is, image by image: their planes
      * would be a copy of it. With padding, they copy it into planes.
      */
+    /** MaxPool's rows stay out of windows that may hold no input row or column, and of dilated windows: the reference nest takes them. */
+    @Test
+    void maxPoolRowsOnlyWhereEveryWindowHoldsTheInput() {
+        for (Case c : List.of(
+            new Case("max pool, dilated", Schedule.MAX_POOL_ROWS, "MaxPool",
+                attributes("kernel_shape", s(2, 2), "dilations", s(2, 2)), List.of(s(1, 2, 7, 7)), new boolean[] {false}),
+            new Case("max pool, windows wholly in the padding", Schedule.MAX_POOL_ROWS, "MaxPool",
+                attributes("kernel_shape", s(2, 2), "pads", s(2, 0, 2, 0)), List.of(s(1, 2, 5, 5)), new boolean[] {false}))) {
+            Program scheduled = GraphLowering.lowerScheduled(c.graph(), node -> FLOAT32_VECTORS);
+            assertEquals(List.of(), scheduleBuffers(scheduled, c.schedule()), c.name());
+            assertArrayEquals(bits(GraphInterpreter.run(GraphLowering.lower(c.graph()), c.runtimeInputs()).getFirst()),
+                bits(GraphInterpreter.run(scheduled, c.runtimeInputs()).getFirst()), c.name());
+        }
+    }
+
     @Test
     void pointwiseRegisterTilesReadTheInputInPlace() {
         for (Case c : CASES) {
