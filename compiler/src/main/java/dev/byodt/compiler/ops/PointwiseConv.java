@@ -17,6 +17,7 @@ import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.idx;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.min;
+import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.ne;
 import static dev.byodt.compiler.kernel.Exprs.rem;
@@ -157,7 +158,8 @@ final class PointwiseConv {
                 Expr mapInGroup = add(mul(mapTile, rows), row);
                 Expr map = add(mul(group, maps), mapInGroup);
                 Expr outputStart = add(mul(add(mul(n, s.featureMaps()), map), positions), first);
-                tile.storeRow(kb, row, y, outputStart, positions % columns == 0 ? null : recomputed, mapInGroup, maps, bias, map);
+                tile.storeRow(kb, row, y, outputStart, positions % columns == 0 ? null : recomputed, maps % rows == 0 ? null : lt(mapInGroup, maps),
+                    bias, map);
             });
         }));
     }

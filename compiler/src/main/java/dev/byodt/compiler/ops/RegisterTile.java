@@ -195,7 +195,12 @@ final class RegisterTile {
 
     /** Rows a tile takes of {@code rows} rows: as even as whole rows make the fewest tiles of at most {@link #MOST_ROWS}. */
     static long evenRows(long rows) {
-        long fewestTiles = (rows + MOST_ROWS - 1) / MOST_ROWS;
+        return evenRows(rows, MOST_ROWS);
+    }
+
+    /** Rows a tile takes of {@code rows} rows: as even as whole rows make the fewest tiles of at most {@code most}. */
+    static long evenRows(long rows, long most) {
+        long fewestTiles = (rows + most - 1) / most;
         return (rows + fewestTiles - 1) / fewestTiles;
     }
 
@@ -352,15 +357,14 @@ final class RegisterTile {
      * Emits the stores of the tile's row {@code row}, its rounded sums plus {@code bias[biasIndex]} where there is a
      * bias, as a loop over the row's columns into {@code y} from {@code outputStart}, which LLVM makes vector stores:
      * tiles whose columns run along an output row ({@link PointwiseConv}, {@link OutputRowConv}). The columns before
-     * {@code recomputed} (null: none) were stored by the tile before (a last tile that starts early), and a row whose
-     * {@code mapInGroup} is not below {@code maps} is a map past the last: their stores are conditional, which LLVM
-     * makes masked vector stores.
+     * {@code recomputed} (null: none) were stored by the tile before (a last tile that starts early), and the row is
+     * stored only where {@code stored} holds (null: always; false for a map past the last): such stores are
+     * conditional, which LLVM makes masked vector stores.
      */
-    void storeRow(KernelBuilder kb, Expr row, Buffer y, Expr outputStart, Expr recomputed, Expr mapInGroup, long maps, Buffer bias,
-                  Expr biasIndex) {
+    void storeRow(KernelBuilder kb, Expr row, Buffer y, Expr outputStart, Expr recomputed, Expr stored, Buffer bias, Expr biasIndex) {
         kb.vectorLoop(columns, column -> {
             Expr own = recomputed == null ? null : ge(column, recomputed);
-            if (maps % rows != 0) own = own == null ? lt(mapInGroup, maps) : and(own, lt(mapInGroup, maps));
+            if (stored != null) own = own == null ? stored : and(own, stored);
             Runnable store = () -> {
                 Expr result = result(kb, row, column);
                 if (bias != null) result = add(result, kb.load(bias, biasIndex));
