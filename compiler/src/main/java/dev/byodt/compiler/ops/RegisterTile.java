@@ -3,6 +3,7 @@ package dev.byodt.compiler.ops;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
+import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Tensor;
 
@@ -362,17 +363,21 @@ final class RegisterTile {
      * conditional, which LLVM makes masked vector stores.
      */
     void storeRow(KernelBuilder kb, Expr row, Buffer y, Expr outputStart, Expr recomputed, Expr stored, Buffer bias, Expr biasIndex) {
-        kb.vectorLoop(columns, column -> {
-            Expr own = recomputed == null ? null : ge(column, recomputed);
-            if (stored != null) own = own == null ? stored : and(own, stored);
-            Runnable store = () -> {
-                Expr result = result(kb, row, column);
-                if (bias != null) result = add(result, kb.load(bias, biasIndex));
-                kb.store(y, add(outputStart, column), result);
-            };
-            if (own == null) store.run();
-            else kb.when(own, store);
-        });
+        Runnable storeRow = () -> {
+            // The bias is read once, before the loop: read in it under the stores' condition, its one address
+            // became a masked gather per vector, a tenth of a 1x1 layer's time at 28x28.
+            Expr biasValue = bias == null ? null : kb.get(kb.local("bias", kb.load(bias, biasIndex)));
+            kb.vectorLoop(columns, column -> {
+                Runnable store = () -> {
+                    Expr result = result(kb, row, column);
+                    kb.store(y, add(outputStart, column), biasValue == null ? result : add(result, biasValue));
+                };
+                if (recomputed == null) store.run();
+                else kb.when(ge(column, recomputed), store);
+            });
+        };
+        if (stored == null) storeRow.run();
+        else kb.when(stored, storeRow);
     }
 
     /** The rounded sum of the tile's row {@code row} and column {@code column}, once {@link #sum} has run. */
