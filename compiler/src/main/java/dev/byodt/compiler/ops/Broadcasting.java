@@ -6,6 +6,7 @@ import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
 import dev.byodt.runtime.Shapes;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
@@ -88,21 +89,58 @@ final class Broadcasting {
     }
 
     /**
-     * out = formula(inputs...) element by element, each input read at its broadcast position. When no input
-     * broadcasts, the elements are visited by one flat loop: a single long run vectorizes with full vectors,
-     * where a nest would run short rows (28 floats are 1.75 vectors of 16). Each element is its own, so threads
-     * may divide the outermost loop.
+     * out = formula(inputs...) element by element, each input read at its broadcast position, in a loop nest over
+     * the output's {@link #coalesced} dimensions. Each element is its own, so threads may divide the outermost loop.
      */
     static void map(KernelBuilder kb, Buffer out, List<Buffer> inputs, Function<List<Expr>, Expr> formula) {
-        long[] shape = out.shape();
-        if (inputs.stream().allMatch(b -> Arrays.equals(b.shape(), shape))) {
-            kb.splitLoop(Shapes.elementCount(shape, out.name()), i ->
-                kb.store(out, i, formula.apply(inputs.stream().map(b -> kb.load(b, i)).toList())));
-            return;
-        }
-        kb.splitLoops(shape, i -> {
-            List<Expr> args = inputs.stream().map(b -> kb.load(b, index(b.shape(), i))).toList();
-            kb.store(out, flatIndex(shape, i), formula.apply(args));
+        long[][] shapes = coalesced(out.shape(), inputs.stream().map(Buffer::shape).toList());
+        kb.splitLoops(shapes[0], i -> {
+            List<Expr> args = new ArrayList<>();
+            for (int input = 0; input < inputs.size(); input++) args.add(kb.load(inputs.get(input), index(shapes[input + 1], i)));
+            kb.store(out, flatIndex(shapes[0], i), formula.apply(args));
         });
+    }
+
+    /**
+     * The output's shape and the operands' with neighbouring dimensions merged wherever every operand either
+     * holds both whole or stretches both (and with the output's dimensions of 1 dropped), so that the innermost
+     * loop of a nest over them is as long as the operands allow: first the output's, then each operand's, all of
+     * one rank. Row-major layouts make each merged shape index the same elements. Where no operand stretches, one
+     * flat run; a squeeze-and-excitation's scale of [1, C, 1, 1] over [1, C, 7, 7] becomes [C, 1] over [C, 49].
+     * The nest's innermost dimension was the output's last, and a short row vectorizes badly or not at all
+     * (28 floats are 1.75 vectors of 16; 7 none).
+     */
+    static long[][] coalesced(long[] out, List<long[]> operands) {
+        List<long[]> merged = new ArrayList<>();
+        boolean[] lastStretches = null;
+        for (int d = 0; d < out.length; d++) {
+            if (out[d] == 1) continue;
+            boolean[] stretches = new boolean[operands.size()];
+            for (int i = 0; i < operands.size(); i++) {
+                long[] operand = operands.get(i);
+                int inDimension = d - (out.length - operand.length);
+                stretches[i] = inDimension < 0 || operand[inDimension] == 1;
+            }
+            long[] sizes = new long[operands.size() + 1];
+            sizes[0] = out[d];
+            for (int i = 0; i < operands.size(); i++) sizes[i + 1] = stretches[i] ? 1 : out[d];
+            if (lastStretches != null && Arrays.equals(stretches, lastStretches)) {
+                long[] last = merged.getLast();
+                for (int k = 0; k < sizes.length; k++) last[k] *= sizes[k];
+            } else {
+                merged.add(sizes);
+            }
+            lastStretches = stretches;
+        }
+        if (merged.isEmpty()) {
+            long[] one = new long[operands.size() + 1];
+            Arrays.fill(one, 1);
+            merged.add(one);
+        }
+        long[][] shapes = new long[operands.size() + 1][merged.size()];
+        for (int d = 0; d < merged.size(); d++) {
+            for (int k = 0; k < shapes.length; k++) shapes[k][d] = merged.get(d)[k];
+        }
+        return shapes;
     }
 }

@@ -54,9 +54,9 @@ final class ElementwiseBinary implements Operator {
     @Override
     public void lower(Node node, KernelBuilder kb) {
         Buffer a = kb.input(0), b = kb.input(1), out = kb.output(0);
-        long[] bShape = bShape(node);
-        kb.splitLoops(out.shape(), i -> kb.store(out, flatIndex(out.shape(), i),
-            formula.apply(kb.load(a, Broadcasting.index(a.shape(), i)), kb.load(b, Broadcasting.index(bShape, i)))));
+        long[][] shapes = Broadcasting.coalesced(out.shape(), List.of(a.shape(), bShape(node)));
+        kb.splitLoops(shapes[0], i -> kb.store(out, flatIndex(shapes[0], i),
+            formula.apply(kb.load(a, Broadcasting.index(shapes[1], i)), kb.load(b, Broadcasting.index(shapes[2], i)))));
     }
 
     /** The operator's formula for the elements a and b. */

@@ -160,22 +160,22 @@ class PExtensionTest {
     @CsvSource({
         "Add, 7, 7, fxp16_13, '', @byodt_p16x4_add_saturate(",
         "Add, 7, 7, fxp16_13x2, '', @byodt_p16x2_add_saturate(",
-        "Add, 2x9, 2x9, fxp16_13, overflow=wrap, ",
+        "Add, 2x9, 9, fxp16_13, overflow=wrap, ",
         "Add, 3x12, 12, fxp16_13, overflow=wrap, @byodt_p16x4_add_wrap(",
-        "Sub, 3x6, 3x6, fxp16_13, '', @byodt_p16x2_sub_saturate(",
+        "Sub, 3x6, 6, fxp16_13, '', @byodt_p16x2_sub_saturate(",
         "Sub, 11, 11, fxp16_13x2, overflow=wrap, @byodt_p16x2_sub_wrap(",
         "Max, 3x8, 8, fxp16_12, '', @byodt_p16x4_max(",
         "Min, 4x8, 4x1, fxp16_12, '', @byodt_p16x4_min(",
         "Relu, 5x12, , fxp16_10, '', @byodt_p16x4_max(",
         "Mul, 13, 13, fxp16_15, rounding=truncate, @byodt_p16x4_q15_mul(",
         "Add, 19, 19, fxp8_4, '', @byodt_p8x8_add_saturate(",
-        "Add, 2x9, 2x9, fxp8_4, overflow=wrap, ",
+        "Add, 2x9, 9, fxp8_4, overflow=wrap, ",
         "Add, 3x12, 12, fxp8_4, overflow=wrap, @byodt_p8x4_add_wrap(",
         "Sub, 3x16, 3x16, fxp8_4, '', @byodt_p8x8_sub_saturate(",
         "Sub, 13, 13, fxp8_3, overflow=wrap, @byodt_p8x8_sub_wrap(",
         "Max, 3x8, 8, fxp8_3, '', @byodt_p8x8_max(",
         "Min, 4x8, 4x1, fxp8_4, '', @byodt_p8x8_min(",
-        "Min, 3x4, 1, fxp8_4, '', @byodt_p8x4_min(",
+        "Min, 3x4, 3x1, fxp8_4, '', @byodt_p8x4_min(",
         "Relu, 5x16, , fxp8_5, '', @byodt_p8x8_max(", "Add, 19, 19, fxp8_4x4, '', @byodt_p8x4_add_saturate("})
     void packedKernelsHaveTheSameBitsWithThePModel(String op, String aShape, String bShape, String datatype, String option, String call) {
         Map<String, String> options = option.isEmpty() ? Map.of() : Map.of(option.split("=")[0], option.split("=")[1]);
@@ -448,7 +448,7 @@ class PExtensionTest {
     }
 
     @ParameterizedTest(name = "{0} {1} --accumulate {2} calls {3}")
-    @CsvSource({"test_add, fxp16_13, dtype, @byodt_p16_add_saturate(", "test_gemm_default_no_bias, fxp16_13, exact, @byodt_p16_acc_mac4(",
+    @CsvSource({"test_add, fxp16_13, dtype, @byodt_p16x4_add_saturate(", "test_gemm_default_no_bias, fxp16_13, exact, @byodt_p16_acc_mac4(",
         "test_matmul_2d, fxp16_13, exact, @byodt_p16_acc_mac4(", "test_matmul_2d, fxp16_13x2, exact, @byodt_p16_acc_mac2("})
     void thePModelIsWhatTheHostBuildRuns(String testCase, String datatype, String accumulate, String call) {
         Graph graph = OnnxLoader.load(NODE_TESTS.resolve(testCase).resolve("model.onnx"));
