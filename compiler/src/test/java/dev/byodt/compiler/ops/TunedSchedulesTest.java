@@ -154,7 +154,8 @@ class TunedSchedulesTest {
             "strides", s(2, 3), "dilations", s(1, 3), "pads", s(1, 2, 2, 0)),
         conv("register tiles, 7x7 stride 2, 40 maps", Schedule.REGISTER_TILES, s(1, 2, 12, 9), s(40, 2, 7, 7), true,
             "strides", s(2, 2), "pads", s(3, 3, 3, 3)),
-        conv("register tiles, 1x1 stride 2", Schedule.REGISTER_TILES, s(1, 4, 7, 8), s(16, 4, 1, 1), true, "strides", s(2, 2)),
+        // 1x1 of stride 2 on the planes: 6 positions, fewer than a vector, which the pointwise tiles need.
+        conv("register tiles, 1x1 stride 2", Schedule.REGISTER_TILES, s(1, 4, 5, 4), s(64, 4, 1, 1), true, "strides", s(2, 2)),
         conv("register tiles, groups of 16 maps, stride 2, odd rows", Schedule.REGISTER_TILES, s(1, 4, 9, 12), s(32, 2, 3, 3), true,
             "group", 2L, "strides", s(2, 2), "pads", s(1, 1, 1, 1)),
         // Stride 1: tiles of blocks of output rows and columns; blocks that do not divide the output, the last of a
@@ -185,6 +186,12 @@ class TunedSchedulesTest {
         conv("pointwise, input copied, one tile of positions an image, batch 2", Schedule.POINTWISE, s(2, 32, 4, 4), s(40, 32, 1, 1), true),
         conv("pointwise, input copied, groups, 35 positions", Schedule.POINTWISE, s(1, 64, 5, 7), s(80, 32, 1, 1), true, "group", 2L),
         conv("pointwise, input copied, rows of a page", Schedule.POINTWISE, s(1, 32, 32, 32), s(40, 32, 1, 1), true),
+        // At a stride (ResNet's downsampling, output rows of a vector or more) the input is always copied, each
+        // position from its place in the plane: both axes, batch 2, a last tile of positions starting early; other
+        // strides along each axis, with groups.
+        conv("pointwise at stride 2, input copied, batch 2", Schedule.POINTWISE, s(2, 8, 6, 34), s(20, 8, 1, 1), true, "strides", s(2, 2)),
+        conv("pointwise at strides 3 and 2, input copied, groups", Schedule.POINTWISE, s(1, 16, 7, 33), s(24, 8, 1, 1), true,
+            "group", 2L, "strides", s(3, 2)),
         // Few terms a sum (a net's first layer), output rows of a vector or more: maps by runs of an output row in
         // register tiles on the planes; 3x3 of stride 2 over 3 channels with a last run starting early (19 columns)
         // and a last tile of maps in part (26 maps), batch 2; 7x7 of stride 2 with pads of 3; dilation, uneven pads.
