@@ -15,9 +15,9 @@ import static dev.byodt.compiler.kernel.Exprs.add;
 import static dev.byodt.compiler.kernel.Exprs.div;
 import static dev.byodt.compiler.kernel.Exprs.eq;
 import static dev.byodt.compiler.kernel.Exprs.idx;
+import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mac;
 import static dev.byodt.compiler.kernel.Exprs.min;
-import static dev.byodt.compiler.kernel.Exprs.lt;
 import static dev.byodt.compiler.kernel.Exprs.mul;
 import static dev.byodt.compiler.kernel.Exprs.ne;
 import static dev.byodt.compiler.kernel.Exprs.rem;
@@ -33,12 +33,12 @@ import static dev.byodt.compiler.kernel.Exprs.sub;
  * computed a fifth more positions than it kept). Register tiles ({@link RegisterTile}) of a few maps by one or two
  * vectors of positions take, for each term (an input channel), one weight per map, broadcast (the weights packed at
  * compile time so that a tile's are neighbours, {@link PackedWeights#panels}), and one vector of the input per
- * vector of positions, from a panel
- * holding the tile's positions of every channel, side by side, where many channels and tiles of maps read it (see
- * {@link #LEAST_CHANNELS_TO_COPY}). Read where they were, a term's vectors lay a row of the input beyond the last
- * term's (a page every five terms at 14x14), and the tiles waited on those loads: with the panel, ResNet-50's 14x14
- * bottleneck layers (256 channels to 1,024 and back) ran 1.04 to 1.06 times as fast, resnet50, regnet_x_400mf and
- * densenet121 1.02 to 1.06. Each tile's results are stored as whole vectors along the output's rows.
+ * vector of positions, from a panel holding the tile's positions of every channel, side by side, where many channels
+ * and tiles of maps read it (see {@link #LEAST_CHANNELS_TO_COPY}). Read where they were, a term's vectors lay a row
+ * of the input beyond the last term's (a page every five terms at 14x14), and the tiles waited on those loads: with
+ * the panel, ResNet-50's 14x14 bottleneck layers (256 channels to 1,024 and back) ran 1.04 to 1.06 times as fast,
+ * resnet50, regnet_x_400mf and densenet121 1.02 to 1.06. Each tile's results are stored as whole vectors along the
+ * output's rows.
  * {@link RegisterTiledConv} tiles positions by maps instead, which stores each result on its own and first copies
  * the input into padded planes; it is kept where so few positions would leave this schedule's vectors partly empty
  * that it computes less.

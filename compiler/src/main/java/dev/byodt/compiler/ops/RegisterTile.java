@@ -3,7 +3,6 @@ package dev.byodt.compiler.ops;
 import dev.byodt.compiler.kernel.Buffer;
 import dev.byodt.compiler.kernel.Expr;
 import dev.byodt.compiler.kernel.KernelBuilder;
-import dev.byodt.compiler.kernel.Local;
 import dev.byodt.compiler.kernel.ScalarType;
 import dev.byodt.runtime.Tensor;
 

@@ -388,10 +388,6 @@ class TunedSchedulesTest {
         checkAgainstTheReference(c, "float32");
     }
 
-    /**
-     * Register tiles of a 1x1 convolution without padding read the input where it is, image by image: their planes
-     * would be a copy of it. With padding, they copy it into planes.
-     */
     /** MaxPool's rows stay out of windows that may hold no input row or column, and of dilated windows: the reference nest takes them. */
     @Test
     void maxPoolRowsOnlyWhereEveryWindowHoldsTheInput() {
@@ -407,6 +403,10 @@ class TunedSchedulesTest {
         }
     }
 
+    /**
+     * Register tiles of a 1x1 convolution without padding read the input where it is, image by image: their planes
+     * would be a copy of it. With padding, they copy it into planes.
+     */
     @Test
     void pointwiseRegisterTilesReadTheInputInPlace() {
         for (Case c : CASES) {
